@@ -1,0 +1,963 @@
+"""The compatibility engine: pair tools by name, compare schemas per direction, confirm witnesses.
+
+Direction decides everything (DESIGN.md §2). The engine compares a *producing* schema P with a
+*validating* schema V and asks whether every value P declares is accepted by V:
+
+- ``outputSchema``: P = new (what the server now returns), V = old (what hosts cached);
+- ``inputSchema``:  P = old (what the model builds from the cache), V = new (what the server checks).
+
+The walk is lockstep over both schemas. ``$ref`` targets are compared once per pair of schema
+nodes (memoized by identity), and a pair already on the stack is assumed compatible, so recursive
+schemas terminate and shared subschemas are never expanded into trees. Unions (``anyOf``,
+``oneOf``, ``type`` lists, nullable spellings) are compared branch by branch. Every issue carries a
+relative witness that is wrapped as the walk returns, so the root receives a whole instance
+(the tool result or the argument object); ``_confirm`` then validates it against both sides with
+each host profile, and a breaking claim that does not confirm is downgraded to a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mcp_schema_audit.rules import RULES, SEVERITY_RANK
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
+from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.witness import NoSample, bound, deref, number_candidates, sample, string_candidates
+
+#: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
+MAX_DEPTH = 200
+#: Node pairs compared per tool and direction before the engine gives up with a warning.
+WORK_BUDGET = 50_000
+_NO = object()  # "no witness"
+_ANNOTATIONS = {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
+                "writeOnly", "$schema", "$id", "$anchor", "$defs", "definitions", "$vocabulary", "$dynamicAnchor",
+                "contentMediaType", "contentEncoding", "contentSchema"}
+_UNMODELLED = ("not", "if", "then", "else", "dependentSchemas", "dependencies", "unevaluatedItems", "contains",
+               "minContains", "maxContains", "propertyNames", "dependentRequired", "$dynamicRef", "$recursiveRef")
+
+# neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
+_KINDS = {
+    "enum-extra-p": ("output-enum-value-added", "input-enum-value-removed"),
+    "enum-extra-v": ("output-enum-value-removed", "input-enum-value-added"),
+    "const-changed": ("output-const-changed", "input-const-changed"),
+    "enum-only-v": ("output-enum-removed", "input-enum-introduced"),
+    "enum-only-p": ("output-enum-introduced", "input-enum-removed"),
+    "type-extra-p": ("output-type-widened", "input-type-narrowed"),
+    "type-extra-v": ("output-type-narrowed", "input-type-widened"),
+    "type-only-v": ("output-type-removed", "input-type-narrowed"),
+    "prop-extra-p-closed": ("output-property-added-to-closed-object", "input-property-removed-from-closed-object"),
+    "prop-extra-p-open": ("output-property-added", "input-property-removed"),
+    "prop-extra-v": ("output-property-removed", "input-property-added"),
+    "required-extra-v": ("output-required-removed", "input-required-added"),
+    "required-extra-p": ("output-required-added", "input-required-removed"),
+    "opened-p": ("output-object-opened", "input-object-closed"),
+    "closed-p": ("output-object-closed", "input-object-opened"),
+    "looser-p": ("output-constraint-relaxed", "input-constraint-tightened"),
+    "looser-v": ("output-constraint-tightened", "input-constraint-relaxed"),
+    "format": ("output-format-changed", "input-format-changed"),
+    "pattern": ("output-pattern-changed", "input-pattern-changed"),
+    "branch-extra-p": ("output-union-branch-added", "input-union-branch-removed"),
+    "branch-extra-v": ("output-union-branch-removed", "input-union-branch-added"),
+    "oneof-overlap": ("output-oneof-overlap", "input-oneof-overlap"),
+    "undecidable": ("schema-undecidable", "schema-undecidable"),
+    "invalid": ("schema-invalid", "schema-invalid"),
+}
+
+
+@dataclass
+class Finding:
+    """One classified change.
+
+    ``pointer`` is an RFC 6901 JSON Pointer into the tool's schema of ``direction`` (``""`` = root;
+    the new schema's location when it exists there, else the old one's); ``old``/``new`` are the
+    values on each side (``None`` when absent). ``witness`` is ``None`` or
+    ``{"instance", "accepted_by": "new"|"old", "error", "instance_pointer"}``. ``hosts`` lists the
+    host profiles a breaking finding was confirmed against.
+    """
+
+    rule: str
+    severity: str
+    tool: str
+    direction: str
+    pointer: str
+    message: str
+    old: Any = None
+    new: Any = None
+    old_pointer: str | None = None
+    new_pointer: str | None = None
+    witness: dict[str, Any] | None = None
+    hosts: list[str] = field(default_factory=list)
+    reason: str | None = None
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable id: sha256 of rule, tool, direction and pointer (not of the message), 16 hex chars."""
+        key = "\x1f".join((self.rule, self.tool, self.direction, self.pointer))
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (the report contract; keys are only ever added)."""
+        out: dict[str, Any] = {
+            "rule": self.rule, "severity": self.severity, "tool": self.tool, "direction": self.direction,
+            "pointer": self.pointer, "message": self.message, "old": self.old, "new": self.new,
+            "old_pointer": self.old_pointer, "new_pointer": self.new_pointer, "hosts": self.hosts,
+            "fingerprint": self.fingerprint, "witness": self.witness,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.tags:
+            out["tags"] = self.tags
+        return out
+
+
+@dataclass
+class _Issue:
+    """A change found at one pair of nodes, in P/V terms, with paths relative to that pair."""
+
+    kind: str
+    p_path: list[str]
+    v_path: list[str]
+    p_val: Any
+    v_val: Any
+    detail: str
+    witness: Any = _NO
+    inst: list[Any] = field(default_factory=list)
+    p_abs: bool = False
+    v_abs: bool = False
+
+
+class _Budget(Exception):
+    pass
+
+
+def pointer(tokens: list[Any]) -> str:
+    """RFC 6901 JSON Pointer for a token list (``[]`` → ``""``)."""
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """JSON equality as JSON Schema's enum uses it (1 == 1.0, True != 1)."""
+    return json_type(a) == json_type(b) and _canon(a) == _canon(b) or (
+        isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
+        and not isinstance(b, bool) and a == b)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Comparer:
+    """Compares one pair of tool schemas (P, V) in P/V terms; see the module docstring."""
+
+    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+        self.p_doc, self.v_doc = p_doc, v_doc
+        self.memo: dict[tuple[int, int], tuple[Any, Any, list[_Issue]]] = {}
+        self.active: set[tuple[int, int]] = set()
+        self.work = 0
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _valid(self, doc: SchemaDoc, node: Any, value: Any) -> bool | None:
+        """Is ``value`` valid under ``node`` (a subschema of ``doc``)? ``None`` when it cannot be evaluated."""
+        try:
+            return doc.validator("python-sdk").evolve(schema=node).is_valid(value)
+        except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
+            return None
+
+    def _pick(self, p: Any, v: Any, candidates: list[Any]) -> Any:
+        """The first candidate valid under P's node and invalid under V's, or ``_NO``."""
+        for cand in candidates:
+            if self._valid(self.p_doc, p, cand) and self._valid(self.v_doc, v, cand) is False:
+                return cand
+        return _NO
+
+    def _sample_p(self, node: Any) -> Any:
+        try:
+            return sample(node, self.p_doc)
+        except (NoSample, RecursionError):
+            return _NO
+
+    def _deref(self, node: Any, doc: SchemaDoc) -> tuple[Any, list[str] | None]:
+        """Follow ``$ref``; returns (target, absolute tokens of the target or None when no ref)."""
+        tokens: list[str] | None = None
+        for _ in range(32):
+            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+                return node, tokens
+            target, tokens = doc.lookup(node["$ref"])
+            siblings = {k: v for k, v in node.items() if k != "$ref" and k not in _ANNOTATIONS}
+            node = {**target, **siblings} if siblings and isinstance(target, dict) else target
+        raise RefError(f"$ref chain from {node.get('$ref')!r} is too long or cyclic")
+
+    # -- walk ----------------------------------------------------------------------------------
+    def compare(self, p: Any, v: Any, depth: int = 0) -> list[_Issue]:
+        """Issues where P declares values V rejects (and informational differences), memoized per node pair."""
+        key = (id(p), id(v))
+        if key in self.memo:
+            return self.memo[key][2]
+        if key in self.active:
+            return []
+        self.work += 1
+        if self.work > WORK_BUDGET:
+            raise _Budget()
+        if depth > MAX_DEPTH:
+            return [_Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
+        self.active.add(key)
+        try:
+            issues = self._compare(p, v, depth)
+        finally:
+            self.active.discard(key)
+        self.memo[key] = (p, v, issues)
+        return issues
+
+    def _compare(self, p: Any, v: Any, depth: int) -> list[_Issue]:
+        try:
+            p2, p_tok = self._deref(p, self.p_doc)
+        except RefError as exc:
+            return [_Issue("invalid", [], [], p, None, str(exc))]
+        try:
+            v2, v_tok = self._deref(v, self.v_doc)
+        except RefError as exc:
+            return [_Issue("invalid", [], [], None, v, str(exc))]
+        if p_tok is not None or v_tok is not None:
+            inner = self.compare(p2, v2, depth + 1)
+            return [self._rebase(i, p_tok, v_tok) for i in inner]
+        p, v = (p2 if p2 is not True else {}), (v2 if v2 is not True else {})
+        if p is False:
+            return []
+        if not isinstance(p, dict) or not isinstance(v, (dict, bool)):
+            return [_Issue("invalid", [], [], p, v, "subschema is neither an object nor a boolean")]
+        if v is False:
+            w = self._sample_p(p)
+            return [_Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
+        p, v = self._merge_all_of(p), self._merge_all_of(v)
+        bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
+        if len(bp) == 1 and len(bv) == 1 and not bp[0][1] and not bv[0][1]:
+            return self._compare_single(p, v, depth)
+        return self._compare_union(bp, bv, v, depth)
+
+    @staticmethod
+    def _rebase(issue: _Issue, p_tok: list[str] | None, v_tok: list[str] | None) -> _Issue:
+        out = replace(issue)
+        if p_tok is not None and not issue.p_abs and not (p_tok and p_tok[0].startswith("$ref:")):
+            out.p_path, out.p_abs = list(p_tok) + issue.p_path, True
+        if v_tok is not None and not issue.v_abs and not (v_tok and v_tok[0].startswith("$ref:")):
+            out.v_path, out.v_abs = list(v_tok) + issue.v_path, True
+        return out
+
+    @staticmethod
+    def _prefix(issues: list[_Issue], p_steps: list[Any], v_steps: list[Any], inst_step: Any = None,
+                wrap: Any = None) -> list[_Issue]:
+        out = []
+        for i in issues:
+            j = replace(i)
+            if not i.p_abs:
+                j.p_path = list(p_steps) + i.p_path
+            if not i.v_abs:
+                j.v_path = list(v_steps) + i.v_path
+            if inst_step is not None:
+                j.inst = [inst_step] + i.inst
+            if wrap is not None and i.witness is not _NO:
+                j.witness = wrap(i.witness)
+            out.append(j)
+        return out
+
+    def _merge_all_of(self, node: dict[str, Any]) -> dict[str, Any]:
+        """Merge an ``allOf`` of plain object constraints into its parent (properties, required, …)."""
+        subs = node.get("allOf")
+        if not isinstance(subs, list):
+            return node
+        merged = {k: v for k, v in node.items() if k != "allOf"}
+        for sub in subs:
+            try:
+                sub, _ = self._deref(sub, self.p_doc if node is not None else self.v_doc)
+            except RefError:
+                return node
+            if sub is True:
+                continue
+            if not isinstance(sub, dict) or any(k in sub for k in ("anyOf", "oneOf", "allOf", "not", "if")):
+                return node
+            for k, val in sub.items():
+                if k in _ANNOTATIONS:
+                    continue
+                if k == "properties" and isinstance(val, dict):
+                    props = dict(merged.get("properties", {}))
+                    for pk, ps in val.items():
+                        props[pk] = {"allOf": [props[pk], ps]} if pk in props and props[pk] != ps else ps
+                    merged["properties"] = props
+                elif k == "required" and isinstance(val, list):
+                    merged["required"] = list(dict.fromkeys(list(merged.get("required", [])) + val))
+                elif k not in merged or _canon(merged[k]) == _canon(val):
+                    merged[k] = val
+                else:
+                    return node
+        return merged
+
+    def _branches(self, node: dict[str, Any], doc: SchemaDoc) -> list[tuple[dict[str, Any], list[Any]]]:
+        """Flatten unions into branches: ``(branch schema, pointer steps)``; nullable spellings coincide."""
+        for kw in ("anyOf", "oneOf"):
+            subs = node.get(kw)
+            if isinstance(subs, list) and subs:
+                base = {k: v for k, v in node.items() if k != kw and k not in _ANNOTATIONS}
+                out: list[tuple[dict[str, Any], list[Any]]] = []
+                for i, sub in enumerate(subs):
+                    try:
+                        sub, _ = self._deref(sub, doc)
+                    except RefError:
+                        pass
+                    if sub is False:
+                        continue
+                    sub = {} if sub is True else sub
+                    if not isinstance(sub, dict):
+                        continue
+                    merged = self._merge_all_of({**base, **sub} if base else sub)
+                    for b, steps in self._branches(merged, doc):
+                        out.append((b, [kw, i] + steps))
+                return out or [({"not": {}}, [])]
+        ts = node.get("type")
+        if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
+            return [({**node, "type": t}, ["type"]) for t in dict.fromkeys(t for t in ts if isinstance(t, str))]
+        return [(node, [])]
+
+    def _compare_union(self, bp: list[tuple[dict[str, Any], list[Any]]], bv: list[tuple[dict[str, Any], list[Any]]],
+                       v_node: dict[str, Any], depth: int) -> list[_Issue]:
+        issues: list[_Issue] = []
+        perfect: set[int] = set()
+        matched_v: set[int] = set()
+        results: list[tuple[int, int | None, list[_Issue]]] = []
+        for pi, (pb, _) in enumerate(bp):
+            best: tuple[int, int | None, list[_Issue]] | None = None
+            for vi, (vb, _) in enumerate(bv):
+                if not self._types_overlap(pb, vb):
+                    continue
+                trial = self.compare(pb, vb, depth + 1)
+                score = sum(100 if self._hard(i) else 1 if RULE_SEVERITY_FOR_KIND.get(i.kind) == "warning" else 0
+                            for i in trial)
+                if best is None or score < best[0]:
+                    best = (score, vi, trial)
+                if score == 0:
+                    break
+            if best is not None and best[0] == 0:
+                perfect.add(best[1])  # type: ignore[arg-type]
+            results.append((pi, best[1] if best else None, best[2] if best else []))
+            if best is not None and best[1] is not None:
+                matched_v.add(best[1])
+        for pi, vi, trial in results:
+            pb, p_steps = bp[pi]
+            if vi is None or (any(self._hard(i) for i in trial) and vi in perfect and len(bp) > len(bv)):
+                w = self._sample_p(pb)
+                pure = set(pb) <= {"type"} | _ANNOTATIONS
+                kind = "type-extra-p" if pure or vi is None and len(bv) == 1 else "branch-extra-p"
+                what = _short(pb.get("type")) if pure else "a new alternative"
+                issues.append(_Issue(kind, list(p_steps), [], pb.get("type") if pure else pb, None,
+                                     f"{what} in the {{P}} schema is accepted by no branch of the {{V}} schema", w))
+                continue
+            v_steps = bv[vi][1]
+            issues.extend(self._prefix(trial, p_steps, v_steps))
+        for vi, (vb, v_steps) in enumerate(bv):
+            if vi not in matched_v and vb != {"not": {}}:
+                pure = set(vb) <= {"type"} | _ANNOTATIONS
+                kind = "type-extra-v" if pure else "branch-extra-v"
+                issues.append(_Issue(kind, [], list(v_steps), None, vb.get("type") if pure else vb,
+                                     f"{_short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema"))
+        if isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
+            issues.extend(self._oneof_overlap(bp, v_node))
+        return issues
+
+    def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[_Issue]:
+        """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects)."""
+        out: list[_Issue] = []
+        branches = v_node["oneOf"]
+        for pb, p_steps in bp:
+            w = self._sample_p(pb)
+            if w is _NO:
+                continue
+            hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, w)]
+            if len(hits) > 1:
+                out.append(_Issue("oneof-overlap", list(p_steps), ["oneOf"], None, None,
+                                  f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema", w))
+        return out
+
+    @staticmethod
+    def _types_overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        ta, tb = type_set(a), type_set(b)
+        if ta is None or tb is None:
+            return True
+        ta2 = ta | ({"integer"} if "number" in ta else set())
+        tb2 = tb | ({"integer"} if "number" in tb else set())
+        return bool(ta2 & tb2)
+
+    @staticmethod
+    def _hard(issue: _Issue) -> bool:
+        return RULE_SEVERITY_FOR_KIND.get(issue.kind) == "breaking"
+
+    # -- single branch -------------------------------------------------------------------------
+    def _compare_single(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
+        issues: list[_Issue] = []
+        tp, tv = self._types_of(p), self._types_of(v)
+        common: set[str] | None
+        if tv is None:
+            common = tp
+            if tp is not None and type_set(p) is not None and type_set(v) is None and "enum" not in v \
+                    and "const" not in v:
+                issues.append(_Issue("type-extra-v", ["type"], [], p.get("type"), None,
+                                     f"the {{P}} schema has type {_short(p.get('type'))}, the {{V}} schema no type"))
+        elif tp is None:
+            others = [t for t in ("string", "integer", "boolean", "object", "array", "null", "number")
+                      if not self._allowed(tv, t)]
+            w = self._pick(p, v, [self._sample_typed(p, t) for t in others])
+            issues.append(_Issue("type-only-v", [], ["type"], None, v.get("type"),
+                                 f"the {{P}} schema has no type, the {{V}} schema requires {_short(v.get('type'))}", w))
+            common = tv
+        else:
+            extra = [t for t in sorted(tp) if not self._allowed(tv, t)]
+            for t in extra:
+                cands = [0.5, 1.5] if t == "number" else []
+                cands.append(self._sample_typed(p, t))
+                w = self._pick(p, v, [c for c in cands if c is not _NO])
+                issues.append(_Issue("type-extra-p", ["type"], ["type"], p.get("type"), v.get("type"),
+                                     f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {_short(v.get('type'))}", w))
+            missing = [t for t in sorted(tv) if not self._allowed(tp, t) and not (t == "number" and "integer" in tp)]
+            if missing:
+                issues.append(_Issue("type-extra-v", ["type"], ["type"], p.get("type"), v.get("type"),
+                                     f"type {_short(v.get('type'))} in the {{V}} schema, {_short(p.get('type'))} in the {{P}} schema"))
+            common = {t for t in tp if self._allowed(tv, t)}
+            if not common:
+                return issues
+        values = self._value_issues(p, v)
+        if values is not None:
+            return issues + values
+        def has(t: str) -> bool:
+            return common is None or t in common or (t == "number" and "integer" in common) or (
+                t == "integer" and "number" in common)
+        if has("integer") or has("number"):
+            issues += self._numbers(p, v, integer=common is not None and "number" not in common)
+        if has("string"):
+            issues += self._strings(p, v)
+        if has("array"):
+            issues += self._arrays(p, v, depth)
+        if has("object"):
+            issues += self._objects(p, v, depth)
+        for kw in _UNMODELLED:
+            if kw in p or kw in v:
+                if _canon(p.get(kw)) != _canon(v.get(kw)):
+                    issues.append(_Issue("undecidable", [kw] if kw in p else [], [kw] if kw in v else [],
+                                         p.get(kw), v.get(kw), f"'{kw}' changed and is not modelled by the engine"))
+        return issues
+
+    @staticmethod
+    def _types_of(node: dict[str, Any]) -> set[str] | None:
+        ts = type_set(node)
+        if ts is None:
+            vals = node.get("enum") if isinstance(node.get("enum"), list) else (
+                [node["const"]] if "const" in node else None)
+            if vals is not None:
+                return {json_type(x) for x in vals}
+        return ts
+
+    @staticmethod
+    def _allowed(ts: set[str], t: str) -> bool:
+        return t in ts or (t == "integer" and "number" in ts)
+
+    def _sample_typed(self, p: dict[str, Any], t: str) -> Any:
+        node = {k: val for k, val in p.items() if k not in ("enum", "const")}
+        node["type"] = t
+        got = self._sample_p(node)
+        if got is _NO:
+            return {"string": "x", "integer": 0, "number": 0.5, "boolean": True, "null": None,
+                    "object": {}, "array": []}[t]
+        return got
+
+    def _value_issues(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue] | None:
+        """enum/const comparison; returns None when neither side constrains values (keep comparing)."""
+        pv = self._values(p)
+        vv = self._values(v)
+        if pv is None and vv is None:
+            return None
+        out: list[_Issue] = []
+        kw_p = "const" if "const" in p else "enum"
+        kw_v = "const" if "const" in v else "enum"
+        if pv is not None:
+            for x in pv:
+                if vv is not None and any(_same_value(x, y) for y in vv):
+                    if self._valid(self.v_doc, v, x) is not False:
+                        continue
+                elif vv is None and self._valid(self.v_doc, v, x) is not False:
+                    continue
+                if self._valid(self.p_doc, p, x) is False:
+                    continue  # P lists it but its other keywords reject it: never produced
+                kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
+                detail = (f"const {_short(x)} in the {{P}} schema, {_short(vv[0])} in the {{V}} schema" if kind == "const-changed"
+                          else f"value {_short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {_short(vv)}" if vv is not None
+                          else f"value {_short(x)} of the {{P}} schema is rejected by the {{V}} schema")
+                out.append(_Issue(kind, [kw_p], [kw_v] if vv is not None else [], p.get(kw_p), v.get(kw_v), detail, x))
+            if vv is not None:
+                extra_v = [y for y in vv if not any(_same_value(y, x) for x in pv)]
+                if extra_v and not any(i.kind == "const-changed" for i in out):
+                    out.append(_Issue("enum-extra-v", [kw_p], [kw_v], p.get(kw_p), v.get(kw_v),
+                                      f"values {_short(extra_v)} are listed only by the {{V}} schema"))
+            else:
+                out.append(_Issue("enum-only-p", [kw_p], [], p.get(kw_p), None,
+                                  f"the {{P}} schema restricts values to {_short(pv)}, the {{V}} schema does not"))
+            return out
+        assert vv is not None
+        cands: list[Any] = [self._sample_p(p)]
+        cands += string_candidates(extra=("other-value", "zzz-not-listed"))
+        cands += number_candidates(p, integer=False) + [True, False, None, {}, []]
+        cands += [max([x for x in vv if isinstance(x, (int, float)) and not isinstance(x, bool)], default=0) + 1]
+        w = self._pick(p, v, [c for c in cands if c is not _NO])
+        out.append(_Issue("enum-only-v", [], [kw_v], None, v.get(kw_v),
+                          f"the {{P}} schema allows any value, the {{V}} schema only {_short(vv)}", w))
+        return out
+
+    @staticmethod
+    def _values(node: dict[str, Any]) -> list[Any] | None:
+        if "const" in node:
+            return [node["const"]]
+        if isinstance(node.get("enum"), list):
+            return list(node["enum"])
+        return None
+
+    def _bounds(self, p: dict[str, Any], v: dict[str, Any], kw: str, upper: bool, cands: list[Any],
+                p_val: Any, v_val: Any) -> list[_Issue]:
+        """Compare one bound keyword; P looser than V is breaking (with a witness from ``cands``)."""
+        if _canon(p_val) == _canon(v_val):
+            return []
+        if v_val is None:
+            p_looser = False
+        elif p_val is None:
+            p_looser = True
+        else:
+            p_looser = p_val > v_val if upper else p_val < v_val
+        kind = "looser-p" if p_looser else "looser-v"
+        w = self._pick(p, v, cands) if p_looser else _NO
+        what = "no" if p_val is None else _short(p_val)
+        return [_Issue(kind, [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
+                       f"{kw} {what} in the {{P}} schema, {'none' if v_val is None else _short(v_val)} in the {{V}} schema", w)]
+
+    def _numbers(self, p: dict[str, Any], v: dict[str, Any], integer: bool) -> list[_Issue]:
+        out: list[_Issue] = []
+        cands = number_candidates(p, integer=integer) + number_candidates(v, integer=integer)
+        for which, upper in (("min", False), ("max", True)):
+            pb, px = bound(p, which)
+            vb, vx = bound(v, which)
+            if (pb, px) == (vb, vx):
+                continue
+            kw = ("exclusiveM" if (px or vx) else "m") + ("aximum" if upper else "inimum")
+            if pb is not None and vb is not None and pb == vb:
+                p_looser = vx and not px
+                kind = "looser-p" if p_looser else "looser-v"
+                w = self._pick(p, v, cands) if p_looser else _NO
+                out.append(_Issue(kind, [kw], [kw], pb, vb, f"bound {pb} is {'exclusive' if px else 'inclusive'} in the {{P}} schema, {'exclusive' if vx else 'inclusive'} in the {{V}} schema", w))
+                continue
+            out += self._bounds(p, v, kw, upper, cands, pb, vb)
+        pm, vm = p.get("multipleOf"), v.get("multipleOf")
+        if _canon(pm) != _canon(vm):
+            p_looser = vm is not None and (pm is None or not _is_multiple(pm, vm))
+            w = self._pick(p, v, cands + [pm] if pm is not None else cands) if p_looser else _NO
+            out.append(_Issue("looser-p" if p_looser else "looser-v", ["multipleOf"] if pm is not None else [],
+                              ["multipleOf"] if vm is not None else [], pm, vm,
+                              f"multipleOf {pm} in the {{P}} schema, {vm} in the {{V}} schema", w))
+        return out
+
+    def _strings(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue]:
+        out: list[_Issue] = []
+        lo = p.get("minLength") if isinstance(p.get("minLength"), int) else 0
+        hi = p.get("maxLength") if isinstance(p.get("maxLength"), int) else None
+        base = self._sample_p({**p, "type": "string"})
+        base = base if isinstance(base, str) else "a"
+        lengths = [lo, (v.get("maxLength") or 0) + 1 if isinstance(v.get("maxLength"), int) else None,
+                   max((v.get("minLength") or 1) - 1, 0) if isinstance(v.get("minLength"), int) else None, hi]
+        cands = [(base * (n // max(len(base), 1) + 1))[:n] if base else "a" * n for n in lengths if n is not None]
+        cands += string_candidates(lo, hi, extra=(base,))
+        for kw, upper in (("minLength", False), ("maxLength", True)):
+            out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
+        pp, vp = p.get("pattern"), v.get("pattern")
+        if pp != vp and vp is not None:
+            w = self._pick(p, v, cands)
+            if w is not _NO:
+                out.append(_Issue("looser-p", ["pattern"] if pp else [], ["pattern"], pp, vp,
+                                  f"the {{P}} schema's pattern {_short(pp)} admits strings the {{V}} schema's {_short(vp)} rejects", w))
+            else:
+                out.append(_Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
+                                  f"pattern {_short(vp)} in the {{V}} schema, {_short(pp)} in the {{P}} schema: inclusion not proven"))
+        pf, vf = p.get("format"), v.get("format")
+        if pf != vf and vf is not None:
+            w = _NO
+            for cand in ["not-a-" + str(vf).replace("-", ""), "x", base]:
+                if self._valid(self.p_doc, p, cand):
+                    w = cand
+                    break
+            out.append(_Issue("format", ["format"] if pf else [], ["format"], pf, vf,
+                              f"format {_short(vf)} in the {{V}} schema, {_short(pf) if pf else 'none'} in the {{P}} schema: "
+                              "format-checking hosts reject values outside it", w))
+        return out
+
+    def _arrays(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
+        out: list[_Issue] = []
+        p_pre = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else []
+        v_pre = v.get("prefixItems") if isinstance(v.get("prefixItems"), list) else []
+        p_items, v_items = p.get("items"), v.get("items")
+        if isinstance(p_items, list) or isinstance(v_items, list):  # draft-04..07 tuple form
+            if _canon(p_items) != _canon(v_items):
+                out.append(_Issue("undecidable", ["items"], ["items"], p_items, v_items,
+                                  "tuple-form 'items' changed and is not modelled by the engine"))
+            p_items = v_items = None
+        p_base = self._sample_p({k: val for k, val in p.items() if k not in ("minItems",)} | {"type": "array"})
+        p_base = p_base if isinstance(p_base, list) else []
+        for i in range(max(len(p_pre), len(v_pre))):
+            ps = p_pre[i] if i < len(p_pre) else (p_items if p_items is not None else True)
+            vs = v_pre[i] if i < len(v_pre) else (v_items if v_items is not None else True)
+            if i >= len(p_pre) and i >= len(v_pre):
+                break
+            out += self._prefix(self.compare(ps, vs, depth + 1),
+                                ["prefixItems", i] if i < len(p_pre) else ["items"],
+                                ["prefixItems", i] if i < len(v_pre) else ["items"], i,
+                                self._array_wrap(p, i))
+        if v_items is not None and v_items is not True or p_items is not None:
+            ps = p_items if p_items is not None else True
+            vs = v_items if v_items is not None else True
+            idx = max(len(p_pre), len(v_pre))
+            if not (ps is True and vs is True):
+                out += self._prefix(self.compare(ps, vs, depth + 1), ["items"] if p_items is not None else [],
+                                    ["items"] if v_items is not None else [], idx, self._array_wrap(p, idx))
+        item = p_base[0] if p_base else self._sample_p(p_items if p_items is not None else True)
+        item = None if item is _NO else item
+        cands: list[Any] = []
+        for n in {0, 1, 2, p.get("minItems") or 0, (v.get("maxItems") or 0) + 1, max((v.get("minItems") or 1) - 1, 0)}:
+            if isinstance(n, int) and 0 <= n <= 1000:
+                cands.append((p_base + [item] * n)[: max(n, len(p_pre))] if n >= len(p_base) else p_base[:n])
+        for kw, upper in (("minItems", False), ("maxItems", True)):
+            out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
+        if bool(p.get("uniqueItems")) != bool(v.get("uniqueItems")):
+            looser = bool(v.get("uniqueItems"))
+            w = self._pick(p, v, [[item, item]]) if looser else _NO
+            out.append(_Issue("looser-p" if looser else "looser-v", ["uniqueItems"] if "uniqueItems" in p else [],
+                              ["uniqueItems"] if "uniqueItems" in v else [], p.get("uniqueItems"),
+                              v.get("uniqueItems"), "uniqueItems changed", w))
+        return out
+
+    def _array_wrap(self, p: dict[str, Any], index: int) -> Any:
+        def wrap(child: Any) -> Any:
+            base = self._sample_p({**p, "type": "array"})
+            arr = list(base) if isinstance(base, list) else []
+            filler = self._sample_p(p.get("items", True)) if not isinstance(p.get("items"), list) else None
+            filler = None if filler is _NO else filler
+            while len(arr) <= index:
+                arr.append(filler)
+            arr[index] = child
+            return arr
+        return wrap
+
+    def _obj_wrap(self, p: dict[str, Any], key: str, drop: str | None = None) -> Any:
+        def wrap(child: Any) -> Any:
+            base = self._sample_p({**p, "type": "object"})
+            obj = dict(base) if isinstance(base, dict) else {}
+            obj[key] = child
+            if drop is not None:
+                obj.pop(drop, None)
+            return obj
+        return wrap
+
+    @staticmethod
+    def _closed(node: dict[str, Any]) -> str | None:
+        if node.get("additionalProperties") is False:
+            return "additionalProperties"
+        if node.get("unevaluatedProperties") is False and "additionalProperties" not in node:
+            return "unevaluatedProperties"
+        return None
+
+    def _objects(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
+        out: list[_Issue] = []
+        pprops = p.get("properties") if isinstance(p.get("properties"), dict) else {}
+        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
+        ppat = p.get("patternProperties") if isinstance(p.get("patternProperties"), dict) else {}
+        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        p_closed, v_closed = self._closed(p), self._closed(v)
+        p_addl = p.get("additionalProperties", p.get("unevaluatedProperties", True))
+        v_addl = v.get("additionalProperties", v.get("unevaluatedProperties", True))
+        preq = [k for k in p.get("required", []) if isinstance(k, str)] if isinstance(p.get("required"), list) else []
+        vreq = [k for k in v.get("required", []) if isinstance(k, str)] if isinstance(v.get("required"), list) else []
+        for key, ps in pprops.items():
+            wrap = self._obj_wrap(p, key)
+            if key in vprops:
+                out += self._prefix(self.compare(ps, vprops[key], depth + 1), ["properties", key],
+                                    ["properties", key], key, wrap)
+                continue
+            pat = next((pt for pt in vpat if _search(pt, key)), None)
+            if pat is not None:
+                out += self._prefix(self.compare(ps, vpat[pat], depth + 1), ["properties", key],
+                                    ["patternProperties", pat], key, wrap)
+            elif v_closed:
+                child = self._sample_p(ps)
+                w = wrap(child) if child is not _NO else _NO
+                out.append(_Issue("prop-extra-p-closed", ["properties", key], [v_closed], ps, False,
+                                  f"property {key!r} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)", w,
+                                  [key]))
+            elif isinstance(v_addl, dict):
+                out += self._prefix(self.compare(ps, v_addl, depth + 1), ["properties", key],
+                                    ["additionalProperties"], key, wrap)
+            else:
+                out.append(_Issue("prop-extra-p-open", ["properties", key], [], ps, None,
+                                  f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key]))
+        for key, vs in vprops.items():
+            if key in pprops:
+                continue
+            if isinstance(p_addl, dict):
+                out += self._prefix(self.compare(p_addl, vs, depth + 1), ["additionalProperties"],
+                                    ["properties", key], key, self._obj_wrap(p, key))
+            elif not (key in vreq and key not in preq):
+                out.append(_Issue("prop-extra-v", [], ["properties", key], None, vs,
+                                  f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
+        for key in [k for k in vreq if k not in preq]:
+            base = self._sample_p({**p, "type": "object"})
+            w = _NO
+            if isinstance(base, dict):
+                base = dict(base)
+                base.pop(key, None)
+                w = base
+            out.append(_Issue("required-extra-v", ["properties", key] if key in pprops else ["required"],
+                              ["properties", key] if key in vprops else ["required"], False, True,
+                              f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key]))
+        for key in [k for k in preq if k not in vreq]:
+            out.append(_Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
+                              ["properties", key] if key in vprops else ["required"], True, False,
+                              f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key]))
+        if v_closed and not p_closed:
+            if isinstance(p_addl, dict) and p_addl != {}:
+                extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
+                child = self._sample_p(p_addl)
+                w = self._obj_wrap(p, extra)(child) if child is not _NO else _NO
+                out.append(_Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
+                                  "the {P} schema declares additional properties, the {V} object is closed", w, [extra]))
+            else:
+                out.append(_Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
+                                  [v_closed], p.get("additionalProperties"), False,
+                                  f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)"))
+        elif p_closed and not v_closed:
+            out.append(_Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
+                              False, v.get("additionalProperties"), f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema"))
+        elif isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
+            extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
+            out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],
+                                ["additionalProperties"], extra, self._obj_wrap(p, extra))
+        for pat in set(ppat) | set(vpat):
+            if pat in ppat and pat in vpat:
+                out += self._prefix(self.compare(ppat[pat], vpat[pat], depth + 1), ["patternProperties", pat],
+                                    ["patternProperties", pat])
+            elif pat in ppat and v_closed:
+                out.append(_Issue("undecidable", ["patternProperties", pat], [], ppat[pat], None,
+                                  f"patternProperties {pat!r} of the {{P}} schema is not compared against the closed {{V}} object"))
+        for kw, upper in (("minProperties", False), ("maxProperties", True)):
+            out += self._bounds(p, v, kw, upper, [], p.get(kw), v.get(kw))
+        return out
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+
+
+def _is_multiple(a: Any, b: Any) -> bool:
+    try:
+        q = a / b
+        return abs(q - round(q)) < 1e-9
+    except (TypeError, ZeroDivisionError, OverflowError):
+        return False
+
+
+RULE_SEVERITY_FOR_KIND = {k: RULES[v[0]].severity for k, v in _KINDS.items()}
+for _k, (_o, _i) in _KINDS.items():
+    # a kind is "hard" when either direction's rule is breaking (used only for branch scoring)
+    if RULES[_i].severity == "breaking":
+        RULE_SEVERITY_FOR_KIND[_k] = "breaking"
+
+
+# -- public API --------------------------------------------------------------------------------------
+def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> list[Finding]:
+    """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
+
+    ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent. Returns findings sorted
+    by (pointer, rule). Breaking findings carry a witness confirmed with python ``jsonschema`` per
+    host profile; an unconfirmed one is returned as a warning with ``reason`` set. Never raises for
+    bad schemas: they become ``schema-invalid``/``schema-undecidable`` findings.
+    """
+    if direction not in ("input", "output"):
+        raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
+    if direction == "output":
+        if old is None and new is None:
+            return []
+        if old is None:
+            return [_finding("output-schema-added", tool, "", "outputSchema added", None, new)]
+        if new is None:
+            return [_finding("output-schema-removed", tool, "", "outputSchema removed", old, None)]
+    old = {} if old is None else old
+    new = {} if new is None else new
+    old_doc, new_doc = SchemaDoc(old), SchemaDoc(new)
+    findings: list[Finding] = []
+    if old_doc.dialect != new_doc.dialect:
+        findings.append(_finding("dialect-changed", tool, "/$schema", f"dialect {old_doc.dialect} → {new_doc.dialect}",
+                                 old_doc.dialect, new_doc.dialect, direction=direction))
+    if direction == "input" and isinstance(old, dict) and isinstance(new, dict) \
+            and old.get("type") == "object" and new.get("type") != "object":
+        findings.append(_finding("input-schema-not-object", tool, "/type",
+                                 "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
+                                 old.get("type"), new.get("type"), direction="input"))
+    p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
+    comparer = _Comparer(p_doc, v_doc)
+    try:
+        issues = comparer.compare(p_doc.root, v_doc.root)
+    except _Budget:
+        issues = [_Issue("undecidable", [], [], None, None,
+                         f"work budget of {WORK_BUDGET} schema node pairs exceeded; the rest was not compared")]
+    except RecursionError:
+        issues = [_Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
+    seen: set[tuple[str, str, str]] = set()
+    for issue in issues:
+        f = _issue_to_finding(issue, tool, direction, p_doc, v_doc)
+        key = (f.rule, f.pointer, f.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(f)
+    return sorted(findings, key=lambda f: (f.pointer, f.rule, f.message))
+
+
+def _finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any, *, direction: str | None = None,
+             witness: dict[str, Any] | None = None) -> Finding:
+    rule = RULES[rule_id]
+    return Finding(rule=rule_id, severity=rule.severity, tool=tool, direction=direction or rule.direction,
+                   pointer=ptr, message=f"{tool}: {rule.title} at {ptr or '(root)'}: {detail}", old=old, new=new,
+                   witness=witness)
+
+
+def _issue_to_finding(issue: _Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
+    out_rule, in_rule = _KINDS[issue.kind]
+    rule_id = out_rule if direction == "output" else in_rule
+    p_ptr, v_ptr = pointer(issue.p_path), pointer(issue.v_path)
+    if direction == "output":
+        old_ptr, new_ptr, old_val, new_val = v_ptr, p_ptr, issue.v_val, issue.p_val
+    else:
+        old_ptr, new_ptr, old_val, new_val = p_ptr, v_ptr, issue.p_val, issue.v_val
+    ptr = new_ptr if (direction == "output") == bool(issue.p_path or not issue.v_path) else new_ptr
+    # the new side's location, unless the change lives only in the old schema
+    if direction == "input" and not issue.v_path and issue.p_path:
+        ptr = old_ptr
+    if direction == "output" and not issue.p_path and issue.v_path:
+        ptr = old_ptr
+    names = {"P": "new", "V": "cached"} if direction == "output" else {"P": "cached", "V": "new"}
+    detail = issue.detail.replace("{P}", names["P"]).replace("{V}", names["V"])
+    f = _finding(rule_id, tool, ptr, detail, old_val, new_val, direction=direction)
+    f.old_pointer, f.new_pointer = old_ptr, new_ptr
+    if f.severity == "breaking":
+        _confirm(f, issue, direction, p_doc, v_doc)
+    return f
+
+
+def _confirm(f: Finding, issue: _Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+    """Validate the witness on both sides per host profile; set hosts, or downgrade to warning."""
+    if issue.witness is _NO:
+        f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
+        return
+    instance = issue.witness
+    hosts: list[str] = []
+    error = ""
+    problems: list[str] = []
+    for profile in HOST_PROFILES:
+        try:
+            accepted = not p_doc.errors(instance, profile)
+            errs = v_doc.errors(instance, profile)
+        except (RefError, ValueError, RecursionError) as exc:
+            problems.append(f"{profile}: {exc}")
+            continue
+        if accepted and errs:
+            hosts.append(profile)
+            if not error:
+                error = errs[0].message
+    inst_ptr = pointer(issue.inst)
+    if not hosts:
+        f.severity = "warning"
+        f.reason = "witness not confirmed by any host profile" + (f" ({problems[0]})" if problems else "")
+        return
+    f.hosts = hosts
+    f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
+                 "error": error[:500], "instance_pointer": inst_ptr}
+
+
+_RISKY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+
+
+def _tool_findings(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[Finding]:
+    out: list[Finding] = []
+    for key, rule_id in (("description", "tool-description-changed"), ("title", "tool-title-changed")):
+        if old.get(key) != new.get(key):
+            f = _finding(rule_id, name, f"/{key}", f"{key} changed", old.get(key), new.get(key))
+            if key == "description":
+                f.tags = ["security"]
+            out.append(f)
+    oa = old.get("annotations") if isinstance(old.get("annotations"), dict) else {}
+    na = new.get("annotations") if isinstance(new.get("annotations"), dict) else {}
+    for hint, safe in _RISKY.items():
+        before, after = oa.get(hint, _DEFAULTS[hint]), na.get(hint, _DEFAULTS[hint])
+        if before != after and isinstance(before, bool) and isinstance(after, bool):
+            riskier = before == safe and after != safe
+            rule_id = "tool-annotation-riskier" if riskier else "tool-annotation-changed"
+            f = _finding(rule_id, name, f"/annotations/{hint}", f"{hint} {before} → {after}", before, after)
+            f.tags = ["security"]
+            out.append(f)
+    return out
+
+
+def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
+    """All findings between two snapshots, tools paired by name.
+
+    Returns findings sorted by (tool, direction: tool < input < output, pointer, rule). Removed tools
+    are breaking (witness: arguments the cached inputSchema allows, now sent to an unknown tool).
+    """
+    om, nm = old.tool_map(), new.tool_map()
+    out: list[Finding] = []
+    for name in sorted(set(om) | set(nm)):
+        if name not in nm:
+            f = _finding("tool-removed", name, "", "the new server no longer lists it", name, None)
+            args: Any = {}
+            try:
+                args = sample(om[name].get("inputSchema", {}), SchemaDoc(om[name].get("inputSchema", {})))
+            except (NoSample, RecursionError):
+                args = {}
+            f.witness = {"instance": {"name": name, "arguments": args}, "accepted_by": "old",
+                         "error": f"Unknown tool: {name}", "instance_pointer": "/name"}
+            f.hosts = list(HOST_PROFILES)
+            out.append(f)
+            continue
+        if name not in om:
+            out.append(_finding("tool-added", name, "", "new tool", None, name))
+            continue
+        o, n = om[name], nm[name]
+        out += _tool_findings(name, o, n)
+        out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
+        out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
+    order = {"tool": 0, "input": 1, "output": 2}
+    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+
+
+def summarize(findings: list[Finding]) -> dict[str, int]:
+    """Counts per severity: ``{"breaking": n, "warning": n, "info": n}``."""
+    counts = {"breaking": 0, "warning": 0, "info": 0}
+    for f in findings:
+        counts[f.severity] += 1
+    return counts
+
+
+def max_severity(findings: list[Finding]) -> str | None:
+    """The highest severity among ``findings`` (``None`` when empty)."""
+    return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default=None)

@@ -1,0 +1,51 @@
+"""Exit codes and the exception hierarchy; the CLI maps every exception to an exit code in one place.
+
+Library code raises these; only ``cli`` formats them (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes (DESIGN.md §3). Stable: CI scripts depend on them."""
+
+    OK = 0  #: gate passed: no finding at or above ``--fail-on``
+    GATE_FAILED = 1  #: findings at or above ``--fail-on``
+    USAGE = 2  #: bad flags, unreadable or invalid input file
+    CAPTURE = 3  #: the server did not start, timed out or broke the protocol
+    INTERNAL = 4  #: an unexpected error (a bug in schema-audit)
+
+
+class SchemaAuditError(Exception):
+    """Base class. ``exit_code`` says how the CLI exits; ``hint`` is an optional second sentence."""
+
+    exit_code: ExitCode = ExitCode.INTERNAL
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and hint as a single line (newlines folded), as printed by the CLI."""
+        text = str(self) if not self.hint else f"{self} ({self.hint})"
+        return " ".join(text.split())
+
+
+class UsageError(SchemaAuditError):
+    """A flag or argument is wrong (exit 2)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class InputError(SchemaAuditError):
+    """An input file (snapshot, tools/list JSON) is missing, unreadable or of the wrong shape (exit 2)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class CaptureError(SchemaAuditError):
+    """Capturing ``tools/list`` from a server failed (exit 3): start, handshake, timeout, protocol."""
+
+    exit_code = ExitCode.CAPTURE

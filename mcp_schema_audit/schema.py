@@ -1,0 +1,183 @@
+"""Schema model: dialect detection, local ``$ref`` resolution with no network, and host-profile validators.
+
+A ``SchemaDoc`` wraps one tool schema (inputSchema or outputSchema) as a document with a
+``referencing.Registry`` that holds only that document: remote references (``http://…``,
+``https://…``, ``file://…``) are never retrieved — resolving one raises ``RefError``.
+
+Host profiles (DESIGN.md §1) are emulated with python ``jsonschema``:
+
+- ``python-sdk``: validator chosen by ``$schema`` (default 2020-12), formats not checked;
+- ``ts-sdk-v1``: Ajv's draft-07 class for every schema (2020-12-only keywords ignored), formats checked;
+- ``ts-sdk-v2``: Ajv2020/2019/draft-07 chosen by ``$schema``, formats checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DIALECTS = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+    "http://json-schema.org/draft-04/schema": "draft-04",
+}
+DEFAULT_DIALECT = "2020-12"
+HOST_PROFILES = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+#: Keywords only 2020-12 (or 2019-09) validators enforce; ts-sdk-v1 (draft-07 Ajv) ignores them.
+MODERN_ONLY_KEYWORDS = ("prefixItems", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "dependentSchemas")
+
+
+class RefError(Exception):
+    """A ``$ref`` cannot be resolved locally (missing pointer, remote URI, cycle of bare refs)."""
+
+
+def dialect_of(schema: Any) -> str:
+    """The dialect name of ``schema`` from ``$schema`` ("2020-12", "2019-09", "draft-07", …).
+
+    No ``$schema`` → ``DEFAULT_DIALECT``; an unrecognized URI → ``"unknown:<uri>"``.
+    """
+    if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
+        return DEFAULT_DIALECT
+    uri = schema["$schema"].rstrip("#")
+    return DIALECTS.get(uri, f"unknown:{schema['$schema']}")
+
+
+def _validator_class(dialect: str, profile: str) -> Any:
+    from jsonschema import Draft4Validator, Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator
+
+    if profile == "ts-sdk-v1":
+        return Draft7Validator
+    return {
+        "2020-12": Draft202012Validator,
+        "2019-09": Draft201909Validator,
+        "draft-07": Draft7Validator,
+        "draft-06": Draft7Validator if profile == "ts-sdk-v2" else Draft6Validator,
+        "draft-04": Draft4Validator,
+    }.get(dialect, Draft202012Validator)
+
+
+@dataclass
+class SchemaDoc:
+    """One tool schema as a document. ``root`` is the schema (dict or bool) exactly as sent."""
+
+    root: Any
+    dialect: str = field(init=False)
+    _registry: Any = field(init=False, default=None, repr=False)
+    _resolver: Any = field(init=False, default=None, repr=False)
+    _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.dialect = dialect_of(self.root)
+
+    @property
+    def resolver(self) -> Any:
+        """A ``referencing`` resolver rooted at the document (no retrieval of remote resources)."""
+        if self._resolver is None:
+            from referencing import Registry, Resource
+            from referencing.jsonschema import DRAFT7, DRAFT202012
+
+            spec = DRAFT7 if self.dialect in ("draft-07", "draft-06", "draft-04") else DRAFT202012
+            resource = Resource.from_contents(self.root, default_specification=spec) if isinstance(
+                self.root, dict) else Resource(contents=self.root, specification=spec)
+            uri = "urn:schema-audit:root"
+            self._registry = Registry().with_resource(uri, resource)
+            self._resolver = self._registry.resolver(base_uri=uri)
+        return self._resolver
+
+    def lookup(self, ref: str) -> tuple[Any, list[str]]:
+        """Resolve a ``$ref`` string found in this document.
+
+        Returns ``(target_schema, pointer_tokens)`` where the tokens locate the target inside the
+        document (``[]`` for the root; ``None``-free). Raises ``RefError`` for remote or missing targets.
+        """
+        if ref.startswith("#"):
+            fragment = ref[1:]
+            if fragment == "" or fragment.startswith("/"):
+                tokens = [t.replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]] if fragment else []
+                from urllib.parse import unquote
+
+                tokens = [unquote(t) for t in tokens]
+                node: Any = self.root
+                for tok in tokens:
+                    if isinstance(node, dict) and tok in node:
+                        node = node[tok]
+                    elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+                        node = node[int(tok)]
+                    else:
+                        raise RefError(f"$ref {ref!r} points to nothing")
+                return node, tokens
+        try:
+            resolved = self.resolver.lookup(ref)
+        except Exception as exc:  # referencing.exceptions.Unresolvable and friends
+            if "://" in ref or ref.startswith("file:"):
+                raise RefError(f"remote $ref {ref!r} is not fetched") from exc
+            raise RefError(f"$ref {ref!r} cannot be resolved") from exc
+        return resolved.contents, ["$ref:" + ref]
+
+    def validator(self, profile: str = "python-sdk") -> Any:
+        """A jsonschema validator for the whole document as host ``profile`` would build it.
+
+        Explicit empty registry (no network), format checking per profile. Raises ``RefError`` when the
+        schema's ``$ref``s do not resolve at validation time (see ``validate``).
+        """
+        if profile not in self._validators:
+            from referencing import Registry
+
+            cls = _validator_class(self.dialect, profile)
+            checker = None if profile == "python-sdk" else cls.FORMAT_CHECKER
+            self._validators[profile] = cls(self.root, registry=Registry(), format_checker=checker)
+        return self._validators[profile]
+
+    def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
+        """The validation errors for ``instance`` (empty = valid), best match first.
+
+        Raises ``RefError`` for an unresolvable ``$ref``; ``ValueError`` for a schema jsonschema rejects.
+        """
+        from jsonschema import exceptions as jexc
+        from referencing.exceptions import Unresolvable
+
+        try:
+            errs = list(self.validator(profile).iter_errors(instance))
+        except Unresolvable as exc:
+            raise RefError(str(exc)) from exc
+        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, TypeError, AttributeError) as exc:
+            raise ValueError(f"schema cannot be evaluated: {exc}") from exc
+        if len(errs) > 1:
+            best = jexc.best_match(errs)
+            errs.remove(best)
+            errs.insert(0, best)
+        return errs
+
+
+def type_set(schema: dict[str, Any]) -> set[str] | None:
+    """The set of JSON types ``schema``'s ``type`` keyword allows, or ``None`` when it has no ``type``.
+
+    ``integer`` is kept distinct from ``number``; callers treat ``integer ⊂ number``.
+    """
+    t = schema.get("type")
+    if t is None:
+        return None
+    if isinstance(t, str):
+        return {t}
+    if isinstance(t, list):
+        return {x for x in t if isinstance(x, str)}
+    return set()
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a JSON value (``integer`` for whole numbers, as JSON Schema does)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

@@ -1,0 +1,302 @@
+"""Snapshot model, loading of every accepted input form, canonical JSON and the snapshot store.
+
+A snapshot is a versioned envelope around the tools of one ``tools/list`` capture::
+
+    {
+      "format": "schema-audit/snapshot", "format_version": 1,
+      "label": "v0.2.6",
+      "server": {"name": str|None, "title": str|None, "version": str|None},
+      "protocol_version": str|None,          # negotiated, e.g. "2025-11-25" or "2026-07-28"
+      "capabilities": {...},                 # server capabilities as sent
+      "transport": "stdio"|"http"|"sse"|"file",
+      "tools": [tool, ...],                  # exactly as sent, sorted by name
+      "tool_hashes": {name: "sha256:…"},     # content hash per tool (pinning)
+      "meta": {...}                          # volatile facts; never compared by diff
+    }
+
+Never stored: header values, environment values, credentials embedded in URLs, the server command line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp_schema_audit.errors import InputError, UsageError
+
+FORMAT_ID = "schema-audit/snapshot"
+FORMAT_VERSION = 1
+DEFAULT_STORE = Path(".schema-audit")
+#: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,127}$")
+
+
+@dataclass
+class Snapshot:
+    """One server's tools at one version.
+
+    ``tools`` is a list of raw tool objects (dicts, as sent on the wire) sorted by ``name``.
+    ``meta`` holds volatile facts (capture time, duration, SDK version, page count) that diff ignores.
+    """
+
+    label: str
+    tools: list[dict[str, Any]]
+    server: dict[str, Any] = field(default_factory=dict)
+    protocol_version: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    transport: str = "file"
+    meta: dict[str, Any] = field(default_factory=dict)
+    source: str = ""  #: where it was read from (path or label); not serialized
+
+    def tool_map(self) -> dict[str, dict[str, Any]]:
+        """Tools keyed by name (names are unique: checked on load)."""
+        return {t["name"]: t for t in self.tools}
+
+    def to_json(self) -> dict[str, Any]:
+        """The envelope as a JSON-ready dict (see the module docstring)."""
+        return {
+            "format": FORMAT_ID,
+            "format_version": FORMAT_VERSION,
+            "label": self.label,
+            "server": self.server,
+            "protocol_version": self.protocol_version,
+            "capabilities": self.capabilities,
+            "transport": self.transport,
+            "tools": self.tools,
+            "tool_hashes": {t["name"]: tool_hash(t) for t in self.tools},
+            "meta": self.meta,
+        }
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize as canonical JSON: sorted keys, 2-space indent, UTF-8 text, final newline.
+
+    Raises ``InputError`` for values JSON cannot represent (NaN, Infinity).
+    """
+    try:
+        return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError as exc:
+        raise InputError(f"cannot write canonical JSON: {exc}") from exc
+
+
+def tool_hash(tool: dict[str, Any]) -> str:
+    """``sha256:<hex>`` over the canonical JSON of name, description, inputSchema, outputSchema, annotations.
+
+    Key order inside the tool does not change the hash; other tool fields (``_meta``, icons) do not count.
+    """
+    core = {k: tool.get(k) for k in ("name", "description", "inputSchema", "outputSchema", "annotations")}
+    text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def parse_json_text(text: str | bytes, source: str) -> Any:
+    """Parse strict JSON (no NaN/Infinity, no out-of-range floats, valid UTF-8).
+
+    Raises ``InputError`` naming ``source`` and the position of the problem.
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})") from exc
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise InputError(f"{source}: JSON nested too deeply") from exc
+    except ValueError as exc:
+        raise InputError(f"{source}: {exc}") from exc
+
+
+def read_json_file(path: Path) -> Any:
+    """Read and parse a JSON file of at most ``MAX_INPUT_BYTES``. Raises ``InputError``."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise InputError(f"{path}: file is {size} bytes, more than the {MAX_INPUT_BYTES}-byte limit")
+        data = path.read_bytes()
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory, not a JSON file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_json_text(data, str(path))
+
+
+def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
+    """Check the tool list is pairable and return it sorted by name.
+
+    Only what pairing needs is enforced: a list of objects, each with a non-empty string ``name``,
+    names unique, ``inputSchema`` (when present) an object and ``outputSchema`` an object or boolean.
+    Anything else (unknown fields, invalid JSON Schema, a missing ``type``) is kept as sent: the diff
+    reports it as a finding. Raises ``InputError``.
+    """
+    if not isinstance(tools, list):
+        raise InputError(f"{source}: 'tools' must be a list, got {type(tools).__name__}")
+    seen: set[str] = set()
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise InputError(f"{source}: tools[{i}] is not an object")
+        name = tool.get("name")
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{source}: tools[{i}] has no name")
+        if name in seen:
+            raise InputError(f"{source}: duplicate tool name {name!r}")
+        seen.add(name)
+        if "inputSchema" in tool and not isinstance(tool["inputSchema"], dict):
+            raise InputError(f"{source}: tool {name!r}: inputSchema is not an object")
+        out = tool.get("outputSchema")
+        if out is not None and not isinstance(out, (dict, bool)):
+            raise InputError(f"{source}: tool {name!r}: outputSchema is not an object")
+    return sorted(tools, key=lambda t: t["name"])
+
+
+def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> Snapshot:
+    """Build a Snapshot from any accepted JSON form.
+
+    Accepted: a snapshot envelope; a raw ``tools/list`` result (``{"tools": [...]}``, extra keys such
+    as ``server``/``protocolVersion``/``capabilities`` used when present); a JSON-RPC response wrapping
+    one (``{"jsonrpc": "2.0", "result": {...}}``); the MCP Inspector CLI's JSON output
+    (``{"result": {...}}`` or a bare result). ``label`` overrides the envelope's label; otherwise a raw
+    file's label is the file name without ``.json``. Raises ``InputError``.
+    """
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a JSON object (a snapshot or a tools/list result), got {type(data).__name__}")
+    if "format" in data and data.get("format") == FORMAT_ID:
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise InputError(
+                f"{source}: snapshot format_version {version!r} is not supported (this schema-audit reads {FORMAT_VERSION})",
+                hint="upgrade schema-audit or re-capture the snapshot",
+            )
+        tools = check_tools(data.get("tools"), source)
+        server = data.get("server") if isinstance(data.get("server"), dict) else {}
+        caps = data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {}
+        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        lab = label or data.get("label")
+        if not isinstance(lab, str) or not lab:
+            lab = _default_label(source)
+        proto = data.get("protocol_version")
+        return Snapshot(
+            label=lab,
+            tools=tools,
+            server=server,
+            protocol_version=proto if isinstance(proto, str) else None,
+            capabilities=caps,
+            transport=str(data.get("transport") or "file"),
+            meta=meta,
+            source=source,
+        )
+    if "format" in data and isinstance(data.get("format"), str) and data["format"].startswith("schema-audit/"):
+        raise InputError(f"{source}: unknown format {data['format']!r}")
+    if "error" in data and "result" not in data and "tools" not in data:
+        err = data["error"]
+        msg = err.get("message") if isinstance(err, dict) else err
+        raise InputError(f"{source}: is a JSON-RPC error response, not a tools/list result: {str(msg)[:200]}")
+    result = data
+    if "tools" not in data and isinstance(data.get("result"), dict):
+        result = data["result"]
+    if "tools" not in result:
+        raise InputError(
+            f"{source}: not a snapshot or a tools/list result (no 'tools' key)",
+            hint="expected a schema-audit snapshot, {\"tools\": [...]}, a JSON-RPC response or MCP Inspector CLI JSON",
+        )
+    tools = check_tools(result["tools"], source)
+    server: dict[str, Any] = {}
+    raw_server = data.get("server") or data.get("serverInfo") or result.get("serverInfo")
+    if isinstance(raw_server, dict):
+        server = {k: raw_server.get(k) for k in ("name", "title", "version") if raw_server.get(k) is not None}
+    proto = data.get("protocolVersion") or result.get("protocolVersion")
+    caps = data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {}
+    return Snapshot(
+        label=label or _default_label(source),
+        tools=tools,
+        server=server,
+        protocol_version=proto if isinstance(proto, str) else None,
+        capabilities=caps,
+        transport="file",
+        meta={"source_form": "tools/list"},
+        source=source,
+    )
+
+
+def _default_label(source: str) -> str:
+    name = Path(source).name
+    return name[: -len(".json")] if name.endswith(".json") else name
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if usable as a store file name (letters, digits, ``._+-``, ≤128). Raises ``UsageError``."""
+    if not _LABEL_RE.match(label or ""):
+        raise UsageError(f"invalid label {label!r}: use letters, digits and . _ + - (not starting with . or -)")
+    return label
+
+
+def store_path(store: Path, label: str) -> Path:
+    """Path of the snapshot labelled ``label`` in ``store``: ``<store>/snapshots/<label>.json``."""
+    return store / "snapshots" / f"{check_label(label)}.json"
+
+
+def load_snapshot(ref: str, *, store: Path = DEFAULT_STORE) -> Snapshot:
+    """Load a snapshot named by ``ref``: an existing file path, or else a label in ``store``.
+
+    Raises ``InputError`` when neither exists or the content is not an accepted form.
+    """
+    path = Path(ref)
+    if path.is_file():
+        return snapshot_from_data(read_json_file(path), source=str(path))
+    if _LABEL_RE.match(ref):
+        stored = store / "snapshots" / f"{ref}.json"
+        if stored.is_file():
+            return snapshot_from_data(read_json_file(stored), source=str(stored))
+    if path.exists():
+        raise InputError(f"{ref}: not a regular file")
+    raise InputError(
+        f"no snapshot {ref!r}: not a file, and no label {ref!r} in store {store}",
+        hint=f"capture it with: schema-audit snapshot --label {ref} -- <server command>" if _LABEL_RE.match(ref) else None,
+    )
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, rename).
+
+    A crash mid-write leaves the old file intact. Creates missing parent folders. Raises ``InputError``.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise

@@ -1,0 +1,265 @@
+"""Witness building blocks: minimal valid instances of a schema, and candidate values near a bound.
+
+``sample`` builds a small instance meant to be valid under a schema (required properties only,
+``minItems`` copies, bounds respected). It is a best effort: the engine always confirms a witness
+with a real validator before it calls a change breaking, so a sample that happens to be invalid
+only costs a witness, never a wrong verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
+
+_TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
+_FORMAT_SAMPLES = {
+    "date-time": "2026-01-01T00:00:00Z",
+    "date": "2026-01-01",
+    "time": "00:00:00Z",
+    "email": "user@example.com",
+    "idn-email": "user@example.com",
+    "hostname": "example.com",
+    "idn-hostname": "example.com",
+    "ipv4": "127.0.0.1",
+    "ipv6": "::1",
+    "uri": "https://example.com/",
+    "uri-reference": "https://example.com/",
+    "iri": "https://example.com/",
+    "iri-reference": "https://example.com/",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+    "duration": "P1D",
+    "json-pointer": "/a",
+    "relative-json-pointer": "0",
+    "regex": "a",
+    "uri-template": "https://example.com/{id}",
+}
+_STRING_CANDIDATES = ("", "a", "x", "abc", "A", "0", "1", "_", "-", "a-b", "a1", "ab12", "hello world", "Z9", "é")
+
+
+class NoSample(Exception):
+    """No instance could be built (``false`` schema, unresolvable ``$ref``, depth exceeded)."""
+
+
+def deref(node: Any, doc: SchemaDoc, limit: int = 32) -> Any:
+    """Follow ``$ref`` chains from ``node`` (siblings of ``$ref`` are merged over the target).
+
+    Raises ``RefError`` for a missing or remote target, or a chain longer than ``limit``.
+    """
+    for _ in range(limit):
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            return node
+        target, _tokens = doc.lookup(node["$ref"])
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        node = {**target, **siblings} if siblings and isinstance(target, dict) else target
+    raise RefError("$ref chain too long or cyclic")
+
+
+def infer_types(schema: dict[str, Any]) -> list[str]:
+    """Types ``schema`` allows, in preference order; inferred from keywords when ``type`` is absent."""
+    ts = type_set(schema)
+    if ts is not None:
+        return [t for t in _TYPE_PREFERENCE if t in ts]
+    for kw, t in (("properties", "object"), ("required", "object"), ("additionalProperties", "object"),
+                  ("items", "array"), ("prefixItems", "array"), ("minItems", "array"),
+                  ("minLength", "string"), ("maxLength", "string"), ("pattern", "string"), ("format", "string"),
+                  ("minimum", "number"), ("maximum", "number"), ("multipleOf", "number")):
+        if kw in schema:
+            return [t]
+    return []
+
+
+def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
+    """A small instance meant to satisfy ``node`` (a subschema of ``doc``).
+
+    Raises ``NoSample`` when none can be built. Never performs I/O.
+    """
+    if depth > 48:
+        raise NoSample("schema nested too deeply")
+    if node is True or node == {}:
+        return None
+    if node is False or not isinstance(node, dict):
+        raise NoSample("false schema")
+    try:
+        node = deref(node, doc)
+    except RefError as exc:
+        raise NoSample(str(exc)) from exc
+    if not isinstance(node, dict):
+        return sample(node, doc, depth + 1)
+    if "const" in node:
+        return node["const"]
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return node["enum"][0]
+    if isinstance(node.get("allOf"), list):
+        merged = dict(node)
+        del merged["allOf"]
+        for sub in node["allOf"]:
+            try:
+                sub = deref(sub, doc)
+            except RefError as exc:
+                raise NoSample(str(exc)) from exc
+            if isinstance(sub, dict):
+                for k, v in sub.items():
+                    if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
+                        merged[k] = {**merged[k], **v}
+                    elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
+                        merged[k] = list(dict.fromkeys(merged[k] + v))
+                    else:
+                        merged.setdefault(k, v)
+        return sample(merged, doc, depth + 1)
+    for kw in ("anyOf", "oneOf"):
+        if isinstance(node.get(kw), list) and node[kw]:
+            base = {k: v for k, v in node.items() if k != kw}
+            for branch in node[kw]:
+                try:
+                    b = deref(branch, doc)
+                    if b is True:
+                        b = {}
+                    if not isinstance(b, dict):
+                        continue
+                    return sample({**base, **b}, doc, depth + 1)
+                except (NoSample, RefError):
+                    continue
+            raise NoSample(f"no {kw} branch can be sampled")
+    types = infer_types(node)
+    if not types:
+        return None
+    non_null = [t for t in types if t != "null"]
+    return _sample_type(node, non_null[0] if non_null else "null", doc, depth)
+
+
+def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> Any:
+    if t == "null":
+        return None
+    if t == "boolean":
+        return True
+    if t in ("integer", "number"):
+        return number_candidates(node, integer=(t == "integer"))[0]
+    if t == "string":
+        fmt = node.get("format")
+        base = _FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
+        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
+        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
+        s = base
+        if len(s) < lo:
+            s = s + "a" * (lo - len(s))
+        if hi is not None and len(s) > hi:
+            s = s[:hi]
+        if isinstance(node.get("pattern"), str):
+            s = pattern_candidate(node["pattern"], lo, hi) or s
+        return s
+    if t == "array":
+        out: list[Any] = []
+        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
+        for sub in prefix[: max(lo, 0)]:
+            out.append(sample(sub, doc, depth + 1))
+        items = node.get("items", True)
+        while len(out) < lo:
+            out.append(sample(items if not isinstance(items, list) else True, doc, depth + 1))
+        if "contains" in node and not out:
+            out.append(sample(node["contains"], doc, depth + 1))
+        return out
+    # object
+    obj: dict[str, Any] = {}
+    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    required = [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(node.get("required"), list) else []
+    for key in required:
+        sub = props.get(key)
+        if sub is None:
+            addl = node.get("additionalProperties", True)
+            sub = addl if isinstance(addl, dict) else True
+        obj[key] = sample(sub, doc, depth + 1)
+    lo = node.get("minProperties") if isinstance(node.get("minProperties"), int) else 0
+    for key, sub in props.items():
+        if len(obj) >= lo:
+            break
+        if key not in obj:
+            obj[key] = sample(sub, doc, depth + 1)
+    return obj
+
+
+def number_candidates(node: dict[str, Any], *, integer: bool) -> list[Any]:
+    """Candidate numbers for ``node``: 0, the bounds, just inside and just outside them (first is in range)."""
+    lo, lo_x = _bound(node, "minimum", "exclusiveMinimum")
+    hi, hi_x = _bound(node, "maximum", "exclusiveMaximum")
+    step = 1 if integer else 0.5
+    cands: list[Any] = []
+    if lo is not None:
+        start = (math.floor(lo) + 1 if lo_x else math.ceil(lo)) if integer else (lo + step if lo_x else lo)
+        cands.append(start)
+    if hi is not None:
+        end = (math.ceil(hi) - 1 if hi_x else math.floor(hi)) if integer else (hi - step if hi_x else hi)
+        cands.append(end)
+    cands.append(0)
+    mult = node.get("multipleOf")
+    if isinstance(mult, (int, float)) and not isinstance(mult, bool) and mult > 0:
+        base = cands[0]
+        m = math.ceil(base / mult) * mult
+        cands.insert(0, int(m) if integer else m)
+    for b in (lo, hi):
+        if b is not None:
+            cands.extend([b - 1, b + 1, b - 0.5, b + 0.5, b])
+    cands.extend([1, -1, 0.5, 10**6, -(10**6), 1.5])
+    out: list[Any] = []
+    for c in cands:
+        if integer and isinstance(c, float):
+            if not c.is_integer():
+                continue
+            c = int(c)
+        if c not in out or type(c) is not type(out[out.index(c)]):
+            out.append(c)
+    return out
+
+
+def _bound(node: dict[str, Any], incl: str, excl: str) -> tuple[float | None, bool]:
+    """(value, exclusive) of a lower or upper bound; handles draft-04 boolean ``exclusive*``."""
+    v_in = node.get(incl)
+    v_ex = node.get(excl)
+    v_in = v_in if isinstance(v_in, (int, float)) and not isinstance(v_in, bool) else None
+    if isinstance(v_ex, bool):
+        return (v_in, v_ex) if v_in is not None else (None, False)
+    v_ex = v_ex if isinstance(v_ex, (int, float)) and not isinstance(v_ex, bool) else None
+    if v_in is None and v_ex is None:
+        return None, False
+    if v_ex is None:
+        return v_in, False
+    if v_in is None:
+        return v_ex, True
+    is_lower = incl == "minimum"
+    if is_lower:
+        return (v_ex, True) if v_ex >= v_in else (v_in, False)
+    return (v_ex, True) if v_ex <= v_in else (v_in, False)
+
+
+def bound(node: dict[str, Any], which: str) -> tuple[float | None, bool]:
+    """The lower (``which="min"``) or upper (``"max"``) numeric bound of ``node`` as (value, exclusive)."""
+    return _bound(node, "minimum", "exclusiveMinimum") if which == "min" else _bound(node, "maximum", "exclusiveMaximum")
+
+
+def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str | None:
+    """A short string matching ``pattern`` (searched, as JSON Schema does) within the length bounds, or None."""
+    import re
+
+    try:
+        rx = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    for cand in string_candidates(lo, hi):
+        if rx.search(cand):
+            return cand
+    return None
+
+
+def string_candidates(lo: int = 0, hi: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:
+    """Short candidate strings for witness search, respecting the given length bounds when possible."""
+    out: list[str] = []
+    for s in extra + _STRING_CANDIDATES + tuple(_FORMAT_SAMPLES.values()) + ("not-a-" + "value",):
+        if len(s) < lo:
+            s = s + "a" * (lo - len(s))
+        if hi is not None and len(s) > hi:
+            s = s[:hi]
+        if s not in out:
+            out.append(s)
+    return out
