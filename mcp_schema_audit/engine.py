@@ -33,6 +33,7 @@ MAX_DEPTH = 200
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
 WORK_BUDGET = 50_000
 _NO = object()  # "no witness"
+_ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a real key
 _ANNOTATIONS = {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
                 "writeOnly", "$schema", "$id", "$anchor", "$defs", "definitions", "$vocabulary", "$dynamicAnchor",
                 "contentMediaType", "contentEncoding", "contentSchema"}
@@ -166,10 +167,10 @@ class _Comparer:
         self.work = 0
 
     # -- helpers -------------------------------------------------------------------------------
-    def _valid(self, doc: SchemaDoc, node: Any, value: Any) -> bool | None:
-        """Is ``value`` valid under ``node`` (a subschema of ``doc``)? ``None`` when it cannot be evaluated."""
+    def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
+        """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
         try:
-            return doc.validator("python-sdk").evolve(schema=node).is_valid(value)
+            return doc.validator(profile).evolve(schema=node).is_valid(value)
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
             return None
 
@@ -212,7 +213,7 @@ class _Comparer:
             return [_Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
         self.active.add(key)
         try:
-            issues = self._compare(p, v, depth)
+            issues = self._dedupe(self._compare(p, v, depth))
         finally:
             self.active.discard(key)
         self.memo[key] = (p, v, issues)
@@ -245,6 +246,18 @@ class _Comparer:
         return self._compare_union(bp, bv, v, depth)
 
     @staticmethod
+    def _dedupe(issues: list[_Issue]) -> list[_Issue]:
+        """Keep one issue per change: a shared ``$ref`` target reached by several paths reports once."""
+        seen: set[tuple[Any, ...]] = set()
+        out = []
+        for i in issues:
+            key = (i.kind, tuple(i.p_path), tuple(i.v_path), i.p_abs, i.v_abs, i.detail)
+            if key not in seen:
+                seen.add(key)
+                out.append(i)
+        return out
+
+    @staticmethod
     def _rebase(issue: _Issue, p_tok: list[str] | None, v_tok: list[str] | None) -> _Issue:
         out = replace(issue)
         if p_tok is not None and not issue.p_abs and not (p_tok and p_tok[0].startswith("$ref:")):
@@ -257,12 +270,15 @@ class _Comparer:
     def _prefix(issues: list[_Issue], p_steps: list[Any], v_steps: list[Any], inst_step: Any = None,
                 wrap: Any = None) -> list[_Issue]:
         out = []
+        p_abs, v_abs = p_steps[:1] == [_ABS], v_steps[:1] == [_ABS]
+        p_steps = [t for t in p_steps if t is not _ABS]
+        v_steps = [t for t in v_steps if t is not _ABS]
         for i in issues:
             j = replace(i)
             if not i.p_abs:
-                j.p_path = list(p_steps) + i.p_path
+                j.p_path, j.p_abs = list(p_steps) + i.p_path, p_abs
             if not i.v_abs:
-                j.v_path = list(v_steps) + i.v_path
+                j.v_path, j.v_abs = list(v_steps) + i.v_path, v_abs
             if inst_step is not None:
                 j.inst = [inst_step] + i.inst
             if wrap is not None and i.witness is not _NO:
@@ -309,8 +325,11 @@ class _Comparer:
                 base = {k: v for k, v in node.items() if k != kw and k not in _ANNOTATIONS}
                 out: list[tuple[dict[str, Any], list[Any]]] = []
                 for i, sub in enumerate(subs):
+                    here: list[Any] = [kw, i]
                     try:
-                        sub, _ = self._deref(sub, doc)
+                        sub, tokens = self._deref(sub, doc)
+                        if tokens is not None and not (tokens and str(tokens[0]).startswith("$ref:")):
+                            here = [_ABS] + list(tokens)
                     except RefError:
                         pass
                     if sub is False:
@@ -320,7 +339,7 @@ class _Comparer:
                         continue
                     merged = self._merge_all_of({**base, **sub} if base else sub)
                     for b, steps in self._branches(merged, doc):
-                        out.append((b, [kw, i] + steps))
+                        out.append((b, steps if steps[:1] == [_ABS] else here + steps))
                 return out or [({"not": {}}, [])]
         ts = node.get("type")
         if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
@@ -357,8 +376,9 @@ class _Comparer:
                 pure = set(pb) <= {"type"} | _ANNOTATIONS
                 kind = "type-extra-p" if pure or vi is None and len(bv) == 1 else "branch-extra-p"
                 what = _short(pb.get("type")) if pure else "a new alternative"
-                issues.append(_Issue(kind, list(p_steps), [], pb.get("type") if pure else pb, None,
-                                     f"{what} in the {{P}} schema is accepted by no branch of the {{V}} schema", w))
+                issues.append(_Issue(kind, [t for t in p_steps if t is not _ABS], [], pb.get("type") if pure else pb, None,
+                                     f"{what} in the {{P}} schema is accepted by no branch of the {{V}} schema", w,
+                                     p_abs=p_steps[:1] == [_ABS]))
                 continue
             v_steps = bv[vi][1]
             issues.extend(self._prefix(trial, p_steps, v_steps))
@@ -366,8 +386,9 @@ class _Comparer:
             if vi not in matched_v and vb != {"not": {}}:
                 pure = set(vb) <= {"type"} | _ANNOTATIONS
                 kind = "type-extra-v" if pure else "branch-extra-v"
-                issues.append(_Issue(kind, [], list(v_steps), None, vb.get("type") if pure else vb,
-                                     f"{_short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema"))
+                issues.append(_Issue(kind, [], [t for t in v_steps if t is not _ABS], None, vb.get("type") if pure else vb,
+                                     f"{_short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema",
+                                     v_abs=v_steps[:1] == [_ABS]))
         if isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
@@ -382,7 +403,7 @@ class _Comparer:
                 continue
             hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, w)]
             if len(hits) > 1:
-                out.append(_Issue("oneof-overlap", list(p_steps), ["oneOf"], None, None,
+                out.append(_Issue("oneof-overlap", [t for t in p_steps if t is not _ABS], ["oneOf"], None, None,
                                   f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema", w))
         return out
 
@@ -442,6 +463,8 @@ class _Comparer:
             issues += self._numbers(p, v, integer=common is not None and "number" not in common)
         if has("string"):
             issues += self._strings(p, v)
+        if "format" in p or "format" in v:
+            issues += self._format(p, v)
         if has("array"):
             issues += self._arrays(p, v, depth)
         if has("object"):
@@ -562,7 +585,8 @@ class _Comparer:
         pm, vm = p.get("multipleOf"), v.get("multipleOf")
         if _canon(pm) != _canon(vm):
             p_looser = vm is not None and (pm is None or not _is_multiple(pm, vm))
-            w = self._pick(p, v, cands + [pm] if pm is not None else cands) if p_looser else _NO
+            extra = [x for x in (pm, vm / 2 if _num(vm) else None, vm * 1.5 if _num(vm) else None) if _num(x)]
+            w = self._pick(p, v, cands + extra) if p_looser else _NO
             out.append(_Issue("looser-p" if p_looser else "looser-v", ["multipleOf"] if pm is not None else [],
                               ["multipleOf"] if vm is not None else [], pm, vm,
                               f"multipleOf {pm} in the {{P}} schema, {vm} in the {{V}} schema", w))
@@ -589,11 +613,19 @@ class _Comparer:
             else:
                 out.append(_Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
                                   f"pattern {_short(vp)} in the {{V}} schema, {_short(pp)} in the {{P}} schema: inclusion not proven"))
+        return out
+
+    def _format(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue]:
+        """``format`` dropped or changed: breaks format-checking hosts (witness checked per TS profile)."""
+        out: list[_Issue] = []
+        base = self._sample_p(p)
         pf, vf = p.get("format"), v.get("format")
         if pf != vf and vf is not None:
             w = _NO
-            for cand in ["not-a-" + str(vf).replace("-", ""), "x", base]:
-                if self._valid(self.p_doc, p, cand):
+            for cand in ["not-a-" + str(vf).replace("-", ""), "not a valid value", "%%%", "x", base, 3_000_000_000,
+                         2**63, 0.5, -1]:
+                if cand is not _NO and self._valid(self.p_doc, p, cand) and any(
+                        self._valid(self.v_doc, v, cand, prof) is False for prof in ("ts-sdk-v2", "ts-sdk-v1")):
                     w = cand
                     break
             out.append(_Issue("format", ["format"] if pf else [], ["format"], pf, vf,
@@ -621,14 +653,14 @@ class _Comparer:
             out += self._prefix(self.compare(ps, vs, depth + 1),
                                 ["prefixItems", i] if i < len(p_pre) else ["items"],
                                 ["prefixItems", i] if i < len(v_pre) else ["items"], i,
-                                self._array_wrap(p, i))
+                                self._array_wrap(p, v, i))
         if v_items is not None and v_items is not True or p_items is not None:
             ps = p_items if p_items is not None else True
             vs = v_items if v_items is not None else True
             idx = max(len(p_pre), len(v_pre))
             if not (ps is True and vs is True):
                 out += self._prefix(self.compare(ps, vs, depth + 1), ["items"] if p_items is not None else [],
-                                    ["items"] if v_items is not None else [], idx, self._array_wrap(p, idx))
+                                    ["items"] if v_items is not None else [], idx, self._array_wrap(p, v, idx))
         item = p_base[0] if p_base else self._sample_p(p_items if p_items is not None else True)
         item = None if item is _NO else item
         cands: list[Any] = []
@@ -645,21 +677,83 @@ class _Comparer:
                               v.get("uniqueItems"), "uniqueItems changed", w))
         return out
 
-    def _array_wrap(self, p: dict[str, Any], index: int) -> Any:
+    def _common(self, p: Any, v: Any, depth: int = 0) -> Any:
+        """A small value valid under P's node and, when possible, under V's node too.
+
+        Witnesses are built from it so the rejecting side fails for the reason the finding names
+        and nothing else. Falls back to a P-only sample, or ``_NO``.
+        """
+        first = self._sample_p(p)
+        if first is not _NO and self._valid(self.v_doc, v, first):
+            return first
+        try:
+            other = sample(v, self.v_doc)
+            if self._valid(self.p_doc, p, other) and self._valid(self.v_doc, v, other):
+                return other
+        except (NoSample, RecursionError):
+            pass
+        if depth > 16:
+            return first
+        try:
+            p2, _ = self._deref(p, self.p_doc)
+            v2, _ = self._deref(v, self.v_doc)
+        except RefError:
+            return first
+        if not isinstance(p2, dict) or not isinstance(v2, dict):
+            return first
+        values = self._values(p2)
+        if values is not None:
+            for x in values:
+                if self._valid(self.p_doc, p2, x) and self._valid(self.v_doc, v2, x):
+                    return x
+            return first
+        types = self._types_of(p2)
+        if types is None or "object" in types:
+            pprops = p2.get("properties") if isinstance(p2.get("properties"), dict) else {}
+            vprops = v2.get("properties") if isinstance(v2.get("properties"), dict) else {}
+            keys = [k for k in self._required(p2) + self._required(v2) if k in pprops or k in vprops]
+            obj: dict[str, Any] = {}
+            for k in dict.fromkeys(keys):
+                got = self._common(pprops.get(k, True), vprops.get(k, True), depth + 1)
+                obj[k] = None if got is _NO else got
+            if self._valid(self.p_doc, p2, obj):
+                return obj
+        if types is not None and "array" in types:
+            item = self._common(p2.get("items", True), v2.get("items", True), depth + 1)
+            for arr in ([], [None if item is _NO else item]):
+                if self._valid(self.p_doc, p2, arr) and self._valid(self.v_doc, v2, arr):
+                    return arr
+        return first
+
+    @staticmethod
+    def _required(node: dict[str, Any]) -> list[str]:
+        req = node.get("required")
+        return [k for k in req if isinstance(k, str)] if isinstance(req, list) else []
+
+    def _array_wrap(self, p: dict[str, Any], v: dict[str, Any], index: int) -> Any:
         def wrap(child: Any) -> Any:
-            base = self._sample_p({**p, "type": "array"})
+            base = self._common({**p, "type": "array"}, v)
             arr = list(base) if isinstance(base, list) else []
-            filler = self._sample_p(p.get("items", True)) if not isinstance(p.get("items"), list) else None
+            p_items = p.get("items", True) if not isinstance(p.get("items"), list) else True
+            v_items = v.get("items", True) if not isinstance(v.get("items"), list) else True
+            filler = self._common(p_items, v_items)
             filler = None if filler is _NO else filler
+            p_pre = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else []
+            v_pre = v.get("prefixItems") if isinstance(v.get("prefixItems"), list) else []
             while len(arr) <= index:
-                arr.append(filler)
+                j = len(arr)
+                if j < len(p_pre):
+                    got = self._common(p_pre[j], v_pre[j] if j < len(v_pre) else v_items)
+                    arr.append(None if got is _NO else got)
+                else:
+                    arr.append(filler)
             arr[index] = child
             return arr
         return wrap
 
-    def _obj_wrap(self, p: dict[str, Any], key: str, drop: str | None = None) -> Any:
+    def _obj_wrap(self, p: dict[str, Any], v: dict[str, Any], key: str, drop: str | None = None) -> Any:
         def wrap(child: Any) -> Any:
-            base = self._sample_p({**p, "type": "object"})
+            base = self._common({**p, "type": "object"}, v)
             obj = dict(base) if isinstance(base, dict) else {}
             obj[key] = child
             if drop is not None:
@@ -687,7 +781,7 @@ class _Comparer:
         preq = [k for k in p.get("required", []) if isinstance(k, str)] if isinstance(p.get("required"), list) else []
         vreq = [k for k in v.get("required", []) if isinstance(k, str)] if isinstance(v.get("required"), list) else []
         for key, ps in pprops.items():
-            wrap = self._obj_wrap(p, key)
+            wrap = self._obj_wrap(p, v, key)
             if key in vprops:
                 out += self._prefix(self.compare(ps, vprops[key], depth + 1), ["properties", key],
                                     ["properties", key], key, wrap)
@@ -713,12 +807,12 @@ class _Comparer:
                 continue
             if isinstance(p_addl, dict):
                 out += self._prefix(self.compare(p_addl, vs, depth + 1), ["additionalProperties"],
-                                    ["properties", key], key, self._obj_wrap(p, key))
+                                    ["properties", key], key, self._obj_wrap(p, v, key))
             elif not (key in vreq and key not in preq):
                 out.append(_Issue("prop-extra-v", [], ["properties", key], None, vs,
                                   f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
         for key in [k for k in vreq if k not in preq]:
-            base = self._sample_p({**p, "type": "object"})
+            base = self._common({**p, "type": "object"}, v)
             w = _NO
             if isinstance(base, dict):
                 base = dict(base)
@@ -735,7 +829,7 @@ class _Comparer:
             if isinstance(p_addl, dict) and p_addl != {}:
                 extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
                 child = self._sample_p(p_addl)
-                w = self._obj_wrap(p, extra)(child) if child is not _NO else _NO
+                w = self._obj_wrap(p, v, extra)(child) if child is not _NO else _NO
                 out.append(_Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
                                   "the {P} schema declares additional properties, the {V} object is closed", w, [extra]))
             else:
@@ -748,7 +842,7 @@ class _Comparer:
         elif isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
             out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],
-                                ["additionalProperties"], extra, self._obj_wrap(p, extra))
+                                ["additionalProperties"], extra, self._obj_wrap(p, v, extra))
         for pat in set(ppat) | set(vpat):
             if pat in ppat and pat in vpat:
                 out += self._prefix(self.compare(ppat[pat], vpat[pat], depth + 1), ["patternProperties", pat],
@@ -766,6 +860,10 @@ def _search(pattern: str, text: str) -> bool:
         return re.search(pattern, text) is not None
     except (re.error, RecursionError, OverflowError, ValueError):
         return False
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _is_multiple(a: Any, b: Any) -> bool:
@@ -810,9 +908,18 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
                                  old_doc.dialect, new_doc.dialect, direction=direction))
     if direction == "input" and isinstance(old, dict) and isinstance(new, dict) \
             and old.get("type") == "object" and new.get("type") != "object":
-        findings.append(_finding("input-schema-not-object", tool, "/type",
-                                 "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
-                                 old.get("type"), new.get("type"), direction="input"))
+        f = _finding("input-schema-not-object", tool, "/type",
+                     "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
+                     old.get("type"), new.get("type"), direction="input")
+        listing = {"name": tool, "inputSchema": new}
+        if not SchemaDoc(_TOOL_LISTING_SCHEMA).errors(listing) or SchemaDoc(_TOOL_LISTING_SCHEMA).errors(
+                {"name": tool, "inputSchema": old}):
+            f.severity, f.reason = "warning", "witness not confirmed against the SDK listing shape"
+        else:
+            f.hosts = list(HOST_PROFILES)
+            f.witness = {"instance": listing, "accepted_by": "old", "instance_pointer": "/inputSchema/type",
+                         "error": "inputSchema.type must be 'object': the SDK client rejects the whole tools/list"}
+        findings.append(f)
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
     comparer = _Comparer(p_doc, v_doc)
     try:
@@ -892,6 +999,10 @@ def _confirm(f: Finding, issue: _Issue, direction: str, p_doc: SchemaDoc, v_doc:
     f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
                  "error": error[:500], "instance_pointer": inst_ptr}
 
+
+#: The shape SDK clients require of a tools/list entry (MCP spec Tool.inputSchema: type "object").
+_TOOL_LISTING_SCHEMA = {"type": "object", "required": ["inputSchema"], "properties": {
+    "inputSchema": {"type": "object", "required": ["type"], "properties": {"type": {"const": "object"}}}}}
 
 _RISKY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 _DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}

@@ -125,8 +125,10 @@ class SchemaDoc:
         if profile not in self._validators:
             from referencing import Registry
 
+            if profile == "ts-sdk-v2" and self.dialect not in ("2020-12", "2019-09", "draft-07", "draft-06"):
+                raise ValueError(f"ts-sdk-v2 does not support dialect {self.dialect}: the host cannot compile it")
             cls = _validator_class(self.dialect, profile)
-            checker = None if profile == "python-sdk" else cls.FORMAT_CHECKER
+            checker = None if profile == "python-sdk" else ajv_format_checker()
             self._validators[profile] = cls(self.root, registry=Registry(), format_checker=checker)
         return self._validators[profile]
 
@@ -139,7 +141,8 @@ class SchemaDoc:
         from referencing.exceptions import Unresolvable
 
         try:
-            errs = list(self.validator(profile).iter_errors(instance))
+            validator = self.validator(profile)
+            errs = list(validator.iter_errors(instance))
         except Unresolvable as exc:
             raise RefError(str(exc)) from exc
         except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, TypeError, AttributeError) as exc:
@@ -149,6 +152,50 @@ class SchemaDoc:
             errs.remove(best)
             errs.insert(0, best)
         return errs
+
+
+_AJV_FORMAT_CHECKER: Any = None
+_FORMAT_PATTERNS = {
+    "uuid": r"^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
+    "duration": r"^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$",
+    "byte": r"^(?:[a-z0-9+/]{4})*(?:[a-z0-9+/]{2}==|[a-z0-9+/]{3}=)?$",
+    "date": r"^\d\d\d\d-[0-1]\d-[0-3]\d$",
+    "hostname": r"^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$",
+    "uri": r"^[a-z][a-z0-9+\-.]*:[^\s]*$",
+    "url": r"^(?:https?|ftp):\/\/[^\s]+$",
+    "json-pointer": r"^(?:\/(?:[^~/]|~0|~1)*)*$",
+    "relative-json-pointer": r"^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$",
+}
+
+
+def ajv_format_checker() -> Any:
+    """A jsonschema ``FormatChecker`` approximating ajv-formats (what the TS SDKs enforce).
+
+    Starts from every format jsonschema can check here and adds ajv-formats' ``uuid``, ``duration``,
+    ``byte``, ``int32``/``int64``, ``float``/``double``, ``url`` and case-insensitive patterns.
+    """
+    global _AJV_FORMAT_CHECKER
+    if _AJV_FORMAT_CHECKER is None:
+        import re
+
+        from jsonschema import FormatChecker
+
+        checker = FormatChecker()
+        for name, pattern in _FORMAT_PATTERNS.items():
+            rx = re.compile(pattern, re.IGNORECASE)
+            checker.checkers[name] = ((lambda rx: lambda v: not isinstance(v, str) or bool(rx.match(v)))(rx), ())
+
+        def int_range(bits: int) -> Any:
+            lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+            return lambda v: not isinstance(v, (int, float)) or isinstance(v, bool) or (
+                float(v).is_integer() and lo <= v <= hi)
+
+        checker.checkers["int32"] = (int_range(32), ())
+        checker.checkers["int64"] = (int_range(64), ())
+        checker.checkers["float"] = (lambda v: True, ())
+        checker.checkers["double"] = (lambda v: True, ())
+        _AJV_FORMAT_CHECKER = checker
+    return _AJV_FORMAT_CHECKER
 
 
 def type_set(schema: dict[str, Any]) -> set[str] | None:

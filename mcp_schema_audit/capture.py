@@ -1,0 +1,611 @@
+"""Capture a live MCP server's ``tools/list`` as a :class:`~mcp_schema_audit.snapshot.Snapshot`.
+
+This is the only module that uses the ``mcp`` SDK, and it imports it (and ``anyio``/``httpx2``)
+inside functions only: importing the SDK costs ~0.7 s, which commands that never talk to a server
+must not pay.
+
+Tools are kept exactly as the server sent them. The SDK's models drop unknown fields (``x-…`` vendor
+keys) and reject a whole ``tools/list`` page when a single tool does not fit the negotiated
+revision's wire model, so the capture taps the transport streams and records the raw JSON-RPC
+``result`` of every ``tools/list`` page; a page the SDK refuses to parse is still kept, and paging
+continues from its raw ``nextCursor``.
+
+Never stored or printed: header values, environment values, URL credentials, the command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib.metadata
+import os
+import re
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from mcp_schema_audit import __version__
+from mcp_schema_audit.errors import CaptureError, InputError, UsageError
+from mcp_schema_audit.snapshot import Snapshot, check_tools
+
+TRANSPORTS = ("stdio", "http", "sse")
+PROTOCOLS = ("auto", "legacy", "2026-07-28")
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+_STDERR_TAIL_LINES = 5
+_STDERR_LINE_CHARS = 160
+_STDERR_READ_BYTES = 16 * 1024
+_MIN_SECRET_LEN = 4
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+@dataclass
+class CaptureTarget:
+    """Where the server is and how to reach it.
+
+    ``transport`` is ``"stdio"`` (spawn ``command``: program then arguments, with ``env`` merged onto
+    the SDK's small inherited allow-list ``HOME, LOGNAME, PATH, SHELL, TERM, USER``, in ``cwd``),
+    ``"http"`` (Streamable HTTP at ``url``) or ``"sse"`` (the legacy HTTP+SSE transport at ``url``).
+    ``headers`` are sent on every HTTP request. ``env`` and ``headers`` values are secrets: they are
+    never stored in a snapshot nor shown in an error message.
+    """
+
+    transport: str
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # keep secrets out of tracebacks and logs
+        where = redact_url(self.url) if self.url else (self.command[:1] or ["?"])[0]
+        return f"CaptureTarget(transport={self.transport!r}, target={where!r})"
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` safe to store or print: no ``user:password@`` part, query values masked.
+
+    ``https://u:p@host/mcp?token=abc`` becomes ``https://host/mcp?token=REDACTED``; the fragment is
+    dropped. A URL that cannot be parsed becomes ``"<invalid URL>"``.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "<invalid URL>"
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{port}" if port is not None else host
+    query = "&".join(f"{key}=REDACTED" for key, _ in parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def capture(
+    target: CaptureTarget,
+    *,
+    label: str,
+    protocol: str = "auto",
+    timeout_s: float = 60.0,
+    max_pages: int = 1000,
+) -> Snapshot:
+    """Connect to the server, list every tool (all pages), disconnect, and return the snapshot.
+
+    ``protocol``: ``"auto"`` (probe ``server/discover``, fall back to the ``initialize`` handshake;
+    a silent legacy server costs the SDK's fixed 10 s probe timeout), ``"legacy"`` (``initialize``
+    handshake only, 2024-11-05 … 2025-11-25) or ``"2026-07-28"`` (pinned, no handshake).
+    ``timeout_s`` (seconds) bounds the whole capture: spawn or connect, handshake and every page.
+    ``max_pages`` caps the number of ``tools/list`` pages. Stopping a stdio server that ignores the
+    end of its stdin adds up to ~4 s after a failure (the SDK's close, SIGTERM, SIGKILL grace periods).
+
+    The snapshot holds ``label``; ``tools``: the raw tool objects of all pages, sorted by name;
+    ``server``: ``name``/``title``/``version`` as the server reported them (keys present only when
+    sent); ``protocol_version`` (negotiated); ``capabilities`` (raw, from the handshake result);
+    ``transport``; ``meta``: ``captured_at`` (ISO-8601 UTC), ``duration_s`` (seconds, 3 decimals),
+    ``sdk_version``, ``schema_audit_version``, ``pages``, ``instructions_present``.
+
+    Raises ``UsageError`` for an unusable ``target``/``protocol``/limits, and ``CaptureError``
+    (one line, secrets removed) when the server cannot be started or reached, exits, times out,
+    answers with an error, or sends a listing that cannot be paired (no tool name, duplicates,
+    a repeating cursor, more than ``max_pages`` pages).
+    """
+    _check_arguments(target, protocol, timeout_s, max_pages)
+    import anyio
+
+    return anyio.run(_capture_async, target, label, protocol, timeout_s, max_pages)
+
+
+# ---- argument checks --------------------------------------------------------------------------
+
+
+def _check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int) -> None:
+    if target.transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {target.transport!r}: use one of {', '.join(TRANSPORTS)}")
+    if protocol not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
+    if not timeout_s > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, got {timeout_s!r}")
+    if max_pages < 1:
+        raise UsageError(f"max pages must be at least 1, got {max_pages!r}")
+    if target.transport == "stdio":
+        if not target.command or not target.command[0]:
+            raise UsageError("no server command given (stdio transport)")
+    else:
+        if not target.url:
+            raise UsageError(f"no server URL given ({target.transport} transport)")
+        try:
+            parts = urlsplit(target.url)
+            parts.port  # noqa: B018 - raises ValueError for a bad port
+        except ValueError:
+            raise UsageError(f"invalid server URL {redact_url(target.url)!r}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"server URL must be http:// or https://, got {redact_url(target.url)!r}")
+
+
+# ---- the raw tap ------------------------------------------------------------------------------
+
+
+class _WireLog:
+    """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors."""
+
+    def __init__(self) -> None:
+        self.methods: dict[Any, str] = {}
+        self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None]] = []
+        self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
+
+    def results(self, method: str, start: int = 0) -> list[dict[str, Any]]:
+        """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
+        return [res for m, res, _ in self.replies[start:] if m == method and res is not None]
+
+
+class _TapStream:
+    """Proxy for a transport read or write stream that records JSON-RPC traffic in a ``_WireLog``."""
+
+    def __init__(self, inner: Any, log: _WireLog) -> None:
+        self._inner = inner
+        self._log = log
+
+    @property
+    def last_context(self) -> Any:  # the dispatcher reads it to carry OpenTelemetry context
+        return getattr(self._inner, "last_context", None)
+
+    async def send(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        method = getattr(message, "method", None)
+        if method is not None and hasattr(message, "id"):
+            self._log.methods[message.id] = method
+        await self._inner.send(item)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        if isinstance(item, Exception):
+            self._log.unparsable += 1
+        message = getattr(item, "message", None)
+        if message is not None and hasattr(message, "id") and not hasattr(message, "method"):
+            method = self._log.methods.get(message.id)
+            result = getattr(message, "result", None)
+            error = getattr(message, "error", None)
+            if isinstance(result, dict):
+                self._log.replies.append((method, copy.deepcopy(result), None))
+            elif error is not None:
+                dumped = error.model_dump(mode="json") if hasattr(error, "model_dump") else {"message": str(error)}
+                self._log.replies.append((method, None, dumped))
+        return item
+
+    def __aiter__(self) -> _TapStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TapStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _tapped(transport: Any, log: _WireLog) -> AsyncIterator[tuple[_TapStream, _TapStream]]:
+    async with transport as (read_stream, write_stream):
+        yield _TapStream(read_stream, log), _TapStream(write_stream, log)
+
+
+# ---- one capture ------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """What the failure messages need: the stage reached, HTTP statuses seen, stderr, secrets."""
+
+    target: CaptureTarget
+    protocol: str
+    stage: str = "starting the server"
+    http_error: str | None = None
+    errlog: IO[bytes] | None = None
+    secrets: list[str] = field(default_factory=list)
+
+    def where(self) -> str:
+        if self.target.transport == "stdio":
+            return self.target.command[0]
+        return redact_url(self.target.url or "")
+
+
+async def _capture_async(target: CaptureTarget, label: str, protocol: str, timeout_s: float, max_pages: int) -> Snapshot:
+    import anyio
+
+    started = time.monotonic()
+    captured_at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
+    log = _WireLog()
+    with contextlib.ExitStack() as files:
+        if target.transport == "stdio":
+            state.errlog = files.enter_context(tempfile.TemporaryFile(mode="w+b", prefix="schema-audit-stderr-"))
+        # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
+        # cancellation surfaces as some other exception from the SDK's task groups.
+        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout_s)
+        outcome = None
+        error: CaptureError | None = None
+        try:
+            with scope:
+                outcome = await _session(target, protocol, timeout_s, max_pages, state, log)
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes one CaptureError
+            if scope.cancel_called:
+                error = _timeout_error(timeout_s, state, log)
+            elif not isinstance(exc, Exception) and not _is_group(exc):
+                raise  # KeyboardInterrupt, SystemExit, an outer cancellation
+            else:
+                error = _explain(exc, state)
+        if error is None and outcome is None:
+            error = _timeout_error(timeout_s, state, log)
+        if error is not None:
+            raise CaptureError(_scrub(str(error), state.secrets), hint=error.hint)
+
+    assert outcome is not None
+    pages, handshake, protocol_version, first_page = outcome
+    try:
+        tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
+    except InputError as exc:
+        raise CaptureError(_scrub(str(exc), state.secrets)) from None
+    return Snapshot(
+        label=label,
+        tools=tools,
+        server=_server_info(handshake, first_page),
+        protocol_version=protocol_version,
+        capabilities=dict(handshake.get("capabilities") or {}) if isinstance(handshake.get("capabilities"), dict) else {},
+        transport=target.transport,
+        meta={
+            "captured_at": captured_at,
+            "duration_s": round(time.monotonic() - started, 3),
+            "sdk_version": _sdk_version(),
+            "schema_audit_version": __version__,
+            "pages": len(pages),
+            "instructions_present": isinstance(handshake.get("instructions"), str) and bool(handshake["instructions"]),
+        },
+    )
+
+
+async def _session(
+    target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int, state: _State, log: _WireLog
+) -> tuple[list[dict[str, Any]], dict[str, Any], str | None, dict[str, Any]]:
+    """Open the transport and the SDK client, walk every page; return (pages, handshake, version, page 1)."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    async with contextlib.AsyncExitStack() as stack:
+        transport = await _open_transport(target, timeout_s, state, stack)
+        state.stage = "the handshake"
+        client = Client(
+            _tapped(transport, log),
+            mode=protocol,
+            cache=None,
+            read_timeout_seconds=timeout_s,
+            client_info=Implementation(name="schema-audit", version=__version__),
+        )
+        async with client:
+            session = client.session
+            handshake: dict[str, Any] = {}
+            if session.initialize_result is not None:
+                handshake = _last(log.results("initialize"))
+            elif protocol == "auto":
+                handshake = _last(log.results("server/discover"))
+            else:
+                handshake = await _discover_pinned(session, log)
+            version = client.protocol_version
+            pages = await _walk_pages(session, log, version, max_pages, state)
+    return pages, handshake, version, pages[0] if pages else {}
+
+
+async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State, stack: contextlib.AsyncExitStack) -> Any:
+    """The SDK transport context manager for ``target`` (not entered); HTTP clients go on ``stack``."""
+    if target.transport == "stdio":
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        if target.cwd is not None and not os.path.isdir(target.cwd):
+            raise CaptureError(f"working directory not found: {target.cwd}")
+        params = StdioServerParameters(
+            command=target.command[0], args=list(target.command[1:]), env=dict(target.env) or None, cwd=target.cwd
+        )
+        return stdio_client(params, errlog=state.errlog)  # type: ignore[arg-type]
+
+    import httpx2
+
+    async def on_response(response: Any) -> None:
+        if target.transport == "http" and response.request.method != "POST":
+            return  # the optional GET stream and the closing DELETE may be refused (405): not a failure
+        if response.status_code >= 400:
+            state.http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+        else:
+            state.http_error = None
+
+    http_timeout = httpx2.Timeout(min(30.0, timeout_s), read=timeout_s)
+    if target.transport == "http":
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=dict(target.headers), timeout=http_timeout, event_hooks={"response": [on_response]})
+        )
+        return streamable_http_client(target.url or "", http_client=http)
+
+    from mcp.client.sse import sse_client
+
+    def client_factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout or http_timeout, auth=auth, event_hooks={"response": [on_response]}
+        )
+
+    return sse_client(
+        target.url or "",
+        headers=dict(target.headers),
+        timeout=min(30.0, timeout_s),
+        sse_read_timeout=timeout_s,
+        httpx_client_factory=client_factory,
+    )
+
+
+async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
+    """With a pinned version the SDK sends no handshake; ask ``server/discover`` once for identity.
+
+    The answer is optional: an error leaves capabilities and server info empty.
+    """
+    from mcp.shared.exceptions import MCPError
+
+    mark = len(log.replies)
+    try:
+        await session.send_discover(session.protocol_version)
+    except MCPError:
+        return {}
+    return _last(log.results("server/discover", mark))
+
+
+async def _walk_pages(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State) -> list[dict[str, Any]]:
+    """Send ``tools/list`` until the raw result has no ``nextCursor``; return the raw results in order."""
+    from mcp.types import ListToolsRequest, ListToolsResult, PaginatedRequestParams
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+    from pydantic import ValidationError
+
+    modern = version in MODERN_PROTOCOL_VERSIONS  # no-handshake era: an empty cursor is a cursor
+    pages: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    while True:
+        if len(pages) >= max_pages:
+            raise CaptureError(f"server has more than {max_pages} pages of tools/list (the page limit)")
+        number = len(pages) + 1
+        state.stage = f"tools/list (page {number})"
+        mark = len(log.replies)
+        request = ListToolsRequest(params=PaginatedRequestParams(cursor=cursor) if cursor is not None else None)
+        try:
+            await session.send_request(request, ListToolsResult)
+        except ValidationError:
+            # The SDK's wire model rejected the page (e.g. one tool's inputSchema has no "type").
+            # The raw result was recorded by the tap before parsing: keep it as sent.
+            if not log.results("tools/list", mark):
+                raise
+        raw = _last(log.results("tools/list", mark))
+        if not isinstance(raw.get("tools"), list):
+            raise CaptureError(f"tools/list page {number} has no 'tools' list")
+        pages.append(raw)
+        next_cursor = raw.get("nextCursor")
+        if next_cursor is None or (next_cursor == "" and not modern):
+            # Before 2026-07-28 an empty cursor is read as the end (as most clients do); from
+            # 2026-07-28 on it is a valid cursor.
+            return pages
+        if not isinstance(next_cursor, str):
+            raise CaptureError(f"tools/list page {number} has a nextCursor that is not a string")
+        if next_cursor in seen or next_cursor == cursor:
+            raise CaptureError(f"server repeated cursor {_short(next_cursor)} on tools/list page {number}: paging would never end")
+        seen.add(next_cursor)
+        cursor = next_cursor
+
+
+def _last(results: list[dict[str, Any]]) -> dict[str, Any]:
+    return results[-1] if results else {}
+
+
+def _server_info(handshake: dict[str, Any], first_page: dict[str, Any]) -> dict[str, Any]:
+    """``{name, title, version}`` from ``serverInfo`` (handshake) or the 2026 ``_meta`` stamp."""
+    candidates = [handshake.get("serverInfo")]
+    for holder in (handshake, first_page):
+        meta = holder.get("_meta")
+        if isinstance(meta, dict):
+            candidates.append(meta.get(SERVER_INFO_META_KEY))
+    for info in candidates:
+        if isinstance(info, dict):
+            return {k: info[k] for k in ("name", "title", "version") if isinstance(info.get(k), str)}
+    return {}
+
+
+def _sdk_version() -> str | None:
+    try:
+        return importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+
+def _is_group(exc: BaseException) -> bool:
+    return isinstance(getattr(exc, "exceptions", None), (list, tuple)) and isinstance(exc, BaseException) and type(exc).__name__.endswith("ExceptionGroup")
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The non-group exceptions inside ``exc`` (nested ``ExceptionGroup``s flattened), in order."""
+    if _is_group(exc):
+        for inner in exc.exceptions:  # type: ignore[attr-defined]
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+def _explain(exc: BaseException, state: _State) -> CaptureError:
+    """Turn whatever the SDK raised into one readable ``CaptureError``."""
+    import httpx2
+    from mcp.shared.exceptions import MCPError
+    from pydantic import ValidationError
+
+    leaves = [leaf for leaf in _leaves(exc) if isinstance(leaf, Exception)]
+    if not leaves:
+        raise exc
+    for leaf in leaves:
+        if isinstance(leaf, CaptureError):
+            return leaf
+    for leaf in leaves:
+        if isinstance(leaf, FileNotFoundError) and state.target.transport == "stdio":
+            return CaptureError(f"command not found: {state.target.command[0]}")
+        if isinstance(leaf, PermissionError) and state.target.transport == "stdio":
+            return CaptureError(f"command not executable: {state.target.command[0]}")
+    url = state.where()
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.HTTPStatusError):
+            response = leaf.response
+            return CaptureError(f"HTTP {response.status_code} {response.reason_phrase} from {url}".replace("  ", " "))
+    if state.http_error is not None and state.target.transport != "stdio":
+        return CaptureError(f"{state.http_error} from {url} during {state.stage}", hint=_http_hint(state.http_error))
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.ConnectError):
+            return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}")
+        if isinstance(leaf, httpx2.TimeoutException):
+            return CaptureError(f"HTTP timeout talking to {url} during {state.stage}")
+        if isinstance(leaf, httpx2.HTTPError):
+            return CaptureError(f"HTTP error talking to {url} during {state.stage}: {_first_line(leaf) or type(leaf).__name__}")
+    tail = _stderr_tail(state)
+    for leaf in leaves:
+        if isinstance(leaf, MCPError):
+            if leaf.code == -32000:  # the SDK's CONNECTION_CLOSED: the server went away
+                if state.target.transport == "stdio":
+                    what = "server exited during the handshake" if state.stage == "the handshake" else f"server exited during {state.stage}"
+                    return CaptureError(f"{what}: {tail or '(no stderr output)'}")
+                return CaptureError(f"server closed the connection during {state.stage} ({url})")
+            if leaf.code == -32001:  # the SDK's REQUEST_TIMEOUT
+                return CaptureError(f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else ""))
+            hint = "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
+            return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_oneline(leaf.message)}", hint=hint)
+    for leaf in leaves:
+        if isinstance(leaf, ValidationError):
+            return CaptureError(
+                f"the server's answer during {state.stage} is not valid MCP ({leaf.error_count()} validation errors)"
+            )
+    for leaf in leaves:
+        if isinstance(leaf, RuntimeError) and "protocol version" in str(leaf).lower():
+            return CaptureError(f"protocol negotiation failed: {_first_line(leaf)}")
+    leaf = leaves[0]
+    detail = _first_line(leaf) or type(leaf).__name__
+    suffix = f" | stderr: {tail}" if tail else ""
+    return CaptureError(f"capture failed during {state.stage}: {type(leaf).__name__}: {detail}{suffix}")
+
+
+def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None) -> CaptureError:
+    message = f"timed out after {timeout_s:g} s during {state.stage}"
+    if state.target.transport != "stdio":
+        message += f" ({state.where()})"
+    if log is not None and log.unparsable:
+        message += f"; the server sent {log.unparsable} message(s) that are not JSON-RPC"
+        if state.target.transport == "stdio":
+            message += " (stdout must carry only JSON-RPC: does it log to stdout?)"
+    tail = _stderr_tail(state)
+    if tail:
+        message += f"; server stderr: {tail}"
+    hint = None
+    if state.stage == "the handshake" and state.protocol == "auto":
+        hint = "a legacy server that ignores server/discover costs a 10 s probe in auto mode; try --protocol legacy"
+    return CaptureError(message, hint=hint)
+
+
+def _http_hint(status_line: str) -> str | None:
+    if status_line.startswith(("HTTP 401", "HTTP 403")):
+        return "pass credentials with --header"
+    if status_line.startswith("HTTP 404"):
+        return "check the endpoint path (Streamable HTTP servers usually serve /mcp)"
+    return None
+
+
+def _stderr_tail(state: _State) -> str:
+    """The server's last stderr lines (at most 5, each trimmed), joined with ``" | "``; ``""`` if none."""
+    errlog = state.errlog
+    if errlog is None:
+        return ""
+    try:
+        errlog.flush()
+        size = errlog.seek(0, os.SEEK_END)
+        errlog.seek(max(0, size - _STDERR_READ_BYTES))
+        text = errlog.read().decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return ""
+    lines = []
+    for line in text.splitlines():
+        line = " ".join(_ANSI_RE.sub("", line).split())
+        line = "".join(ch for ch in line if ch.isprintable())
+        if line:
+            lines.append(line if len(line) <= _STDERR_LINE_CHARS else line[: _STDERR_LINE_CHARS - 1] + "…")
+    return " | ".join(lines[-_STDERR_TAIL_LINES:])
+
+
+def _secrets_of(target: CaptureTarget) -> list[str]:
+    """Values that must never appear in a message: env and header values (and their parts), URL secrets."""
+    values: list[str] = []
+    for value in [*target.env.values(), *target.headers.values()]:
+        values.append(value)
+        values.extend(value.split()[1:])  # "Bearer <token>" → also the token alone
+    if target.url:
+        try:
+            parts = urlsplit(target.url)
+            values.extend(v for v in (parts.username, parts.password) if v)
+            values.extend(v for _, v in parse_qsl(parts.query, keep_blank_values=True))
+        except ValueError:
+            pass
+    unique = {v for v in values if len(v) >= _MIN_SECRET_LEN}
+    return sorted(unique, key=len, reverse=True)
+
+
+def _scrub(message: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return _oneline(message)
+
+
+def _oneline(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return _oneline(text.splitlines()[0]) if text else ""
+
+
+def _short(value: str, limit: int = 60) -> str:
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + "…"

@@ -1,0 +1,287 @@
+"""Live capture tests: real MCP servers in subprocesses (stdio, Streamable HTTP, SSE), no protocol mocks."""
+
+from __future__ import annotations
+
+import http.server
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conftest import DEMO_MAIL_SERVER, PYTHON, ROOT, SERVERS, ServerProcess
+from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
+from mcp_schema_audit.errors import CaptureError, UsageError
+from mcp_schema_audit.snapshot import Snapshot, canonical_json
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+V1_TOOLS = ["archive_message", "get_message", "list_messages", "send_message", "wait_for_message", "whoami"]
+V2_TOOLS = ["get_message", "list_messages", "send_message", "wait_for_message", "whoami"]
+META_KEYS = {"captured_at", "duration_s", "sdk_version", "schema_audit_version", "pages", "instructions_present"}
+CANARY = "canary-7f3a9c1e5b"
+
+
+def demo(version: int, *extra: str) -> CaptureTarget:
+    return CaptureTarget("stdio", command=[PYTHON, str(DEMO_MAIL_SERVER), "--version", str(version), *extra])
+
+
+def server_target(name: str, *args: str, env: dict[str, str] | None = None) -> CaptureTarget:
+    return CaptureTarget("stdio", command=[PYTHON, str(SERVERS / name), *args], env=env or {})
+
+
+
+
+def names(snapshot: Snapshot) -> list[str]:
+    return [tool["name"] for tool in snapshot.tools]
+
+
+@pytest.fixture(scope="module")
+def demo_v1() -> Snapshot:
+    return capture(demo(1), label="v1", protocol="auto", timeout_s=30)
+
+
+@pytest.fixture(scope="module")
+def demo_v2() -> Snapshot:
+    return capture(demo(2), label="v2", protocol="auto", timeout_s=30)
+
+
+@pytest.fixture(scope="module")
+def demo_v2_http(http_server_factory: Any) -> ServerProcess:
+    return http_server_factory(lambda port: [PYTHON, str(DEMO_MAIL_SERVER), "--version", "2", "--http", str(port)])
+
+
+# ---- stdio ------------------------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_stdio_v1_auto(demo_v1: Snapshot) -> None:
+    assert names(demo_v1) == V1_TOOLS  # sorted by name
+    assert demo_v1.label == "v1"
+    assert demo_v1.protocol_version == "2026-07-28"  # auto: server/discover succeeded
+    assert demo_v1.transport == "stdio"
+    assert demo_v1.server == {"name": "demo-mail", "title": "Demo Mail", "version": "1.0.0"}
+    assert "tools" in demo_v1.capabilities
+    assert set(demo_v1.meta) == META_KEYS
+    assert demo_v1.meta["pages"] == 1
+    assert demo_v1.meta["instructions_present"] is True
+    assert demo_v1.meta["sdk_version"].startswith("2.")
+    assert demo_v1.meta["captured_at"].endswith("Z")
+    assert isinstance(demo_v1.meta["duration_s"], float) and demo_v1.meta["duration_s"] > 0
+    tools = demo_v1.tool_map()
+    assert tools["get_message"]["outputSchema"]["additionalProperties"] is False
+    assert "thread_id" not in tools["get_message"]["outputSchema"]["properties"]
+    assert tools["send_message"]["outputSchema"]["properties"]["status"]["enum"] == ["queued", "sent"]
+    assert tools["whoami"]["outputSchema"]["required"] == ["address", "display_name"]
+    assert "required" not in tools["list_messages"]["inputSchema"]
+
+
+@pytest.mark.live
+def test_stdio_v2_changes(demo_v2: Snapshot) -> None:
+    assert names(demo_v2) == V2_TOOLS  # archive_message removed
+    assert demo_v2.server["version"] == "2.0.0"
+    assert demo_v2.protocol_version == "2026-07-28"
+    tools = demo_v2.tool_map()
+    message = tools["get_message"]["outputSchema"]
+    assert message["additionalProperties"] is False and "thread_id" in message["properties"]  # closed object grew
+    assert tools["send_message"]["outputSchema"]["properties"]["status"]["enum"] == ["queued", "sent", "scheduled"]
+    assert tools["whoami"]["outputSchema"]["required"] == ["address"]  # display_name now optional
+    assert tools["list_messages"]["inputSchema"]["required"] == ["folder"]  # new required input
+
+
+@pytest.mark.live
+def test_stdio_legacy_protocol_and_env(demo_v2: Snapshot) -> None:
+    # No --version: the server reads DEMO_MAIL_VERSION from the env we pass (merged on the allow-list).
+    target = CaptureTarget("stdio", command=[PYTHON, str(DEMO_MAIL_SERVER)], env={"DEMO_MAIL_VERSION": "2"}, cwd=str(ROOT))
+    snap = capture(target, label="legacy", protocol="legacy", timeout_s=30)
+    assert snap.protocol_version in HANDSHAKE_VERSIONS
+    assert snap.server["version"] == "2.0.0"
+    assert snap.tools == demo_v2.tools  # MCPServer's object schemas are the same in both eras
+    assert "DEMO_MAIL_VERSION" not in canonical_json(snap.to_json())
+
+
+# ---- Streamable HTTP and SSE ------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_http_capture_keeps_no_secrets(demo_v2_http: ServerProcess, demo_v2: Snapshot) -> None:
+    url = demo_v2_http.url("/mcp")
+    target = CaptureTarget("http", url=url, headers={"Authorization": f"Bearer {CANARY}"})
+    snap = capture(target, label="http", protocol="auto", timeout_s=20)
+    text = canonical_json(snap.to_json())
+    assert CANARY not in text
+    assert url not in text and str(demo_v2_http.port) not in text
+    assert snap.transport == "http"
+    assert snap.protocol_version == "2026-07-28"
+    assert snap.server["name"] == "demo-mail"
+    assert snap.tools == demo_v2.tools  # same server, same tools whatever the transport
+
+
+@pytest.mark.live
+def test_http_pinned_2026(demo_v2_http: ServerProcess) -> None:
+    snap = capture(CaptureTarget("http", url=demo_v2_http.url()), label="pinned", protocol="2026-07-28", timeout_s=20)
+    assert snap.protocol_version == "2026-07-28"
+    assert snap.server["version"] == "2.0.0"  # from the extra server/discover
+    assert "tools" in snap.capabilities
+    assert names(snap) == V2_TOOLS
+
+
+@pytest.mark.live
+def test_http_wrong_path_is_404(demo_v2_http: ServerProcess) -> None:
+    url = demo_v2_http.url("/nope").replace("http://", f"http://user:{CANARY}@") + f"?token={CANARY}"
+    with pytest.raises(CaptureError, match=r"HTTP 404 Not Found from http://127\.0\.0\.1:\d+/nope\?token=REDACTED") as info:
+        capture(CaptureTarget("http", url=url, headers={"X-Api-Key": CANARY}), label="x", timeout_s=10)
+    assert CANARY not in info.value.one_line()
+    assert "\n" not in info.value.one_line()
+
+
+@pytest.fixture()
+def status_401_server() -> Iterator[str]:
+    """A plain HTTP server (not MCP) that answers every request 401, like a gateway without credentials."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Bearer realm="mcp"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
+def test_http_401(status_401_server: str, transport: str, path: str) -> None:
+    target = CaptureTarget(transport, url=status_401_server + path, headers={"Authorization": f"Bearer {CANARY}"})
+    with pytest.raises(CaptureError, match=r"^HTTP 401 Unauthorized from http://127\.0\.0\.1:\d+/") as info:
+        capture(target, label="x", protocol="legacy", timeout_s=10)
+    assert CANARY not in info.value.one_line()
+
+
+@pytest.mark.live
+def test_http_connection_refused() -> None:
+    from conftest import free_port
+
+    with pytest.raises(CaptureError, match=r"cannot connect to http://127\.0\.0\.1:\d+/mcp"):
+        capture(CaptureTarget("http", url=f"http://127.0.0.1:{free_port()}/mcp"), label="x", timeout_s=10)
+
+
+@pytest.mark.live
+def test_sse_capture(http_server_factory: Any, demo_v1: Snapshot) -> None:
+    server = http_server_factory(lambda port: [PYTHON, str(DEMO_MAIL_SERVER), "--version", "1", "--sse", str(port)])
+    snap = capture(CaptureTarget("sse", url=server.url("/sse"), headers={"X-Token": CANARY}), label="sse", protocol="legacy", timeout_s=20)
+    assert snap.transport == "sse"
+    assert snap.protocol_version in HANDSHAKE_VERSIONS
+    assert snap.tools == demo_v1.tools
+    assert CANARY not in canonical_json(snap.to_json())
+
+
+# ---- paging and raw capture -------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_paging_keeps_raw_tools_from_every_page() -> None:
+    snap = capture(server_target("paging_server.py"), label="paged", protocol="legacy", timeout_s=30)
+    assert snap.meta["pages"] == 3
+    assert snap.protocol_version in HANDSHAKE_VERSIONS
+    assert names(snap) == ["alpha_search", "array_output", "untyped_input", "zeta_echo"]
+    tools = snap.tool_map()
+    # unknown fields the SDK models would drop
+    assert tools["alpha_search"]["x-vendor"] == {"tier": "gold", "rateLimit": 10}
+    assert tools["alpha_search"]["_meta"] == {"com.example/owner": "search-team"}
+    # page 2 fails the SDK's wire model (pydantic ValidationError), yet both tools are kept as sent
+    assert tools["array_output"]["outputSchema"] == {"type": "array", "items": {"type": "integer"}}
+    assert tools["untyped_input"]["inputSchema"] == {"properties": {"n": {"type": "integer"}}}
+    assert snap.server == {"name": "paging-test", "version": "0.3.0"}
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(
+    ("args", "max_pages", "expected"),
+    [
+        (["--mode", "repeat"], 1000, r"server repeated cursor 'page-2' on tools/list page 2"),
+        (["--mode", "error"], 1000, r"tools/list \(page 1\) failed: JSON-RPC error -32603: tool registry unavailable"),
+        ([], 2, r"more than 2 pages of tools/list"),
+    ],
+    ids=["repeated-cursor", "jsonrpc-error", "page-cap"],
+)
+def test_paging_failures(args: list[str], max_pages: int, expected: str) -> None:
+    with pytest.raises(CaptureError, match=expected):
+        capture(server_target("paging_server.py", *args), label="x", protocol="legacy", timeout_s=30, max_pages=max_pages)
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("protocol", "pages"), [("auto", 3), ("legacy", 1)])
+def test_empty_cursor(protocol: str, pages: int) -> None:
+    # 2026-07-28: "" is a cursor like any other; before it, an empty nextCursor ends the listing.
+    snap = capture(server_target("paging_server.py", "--mode", "empty"), label="x", protocol=protocol, timeout_s=30)
+    assert snap.meta["pages"] == pages
+    assert len(snap.tools) == {3: 4, 1: 1}[pages]
+
+
+# ---- failures ---------------------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_hang_times_out() -> None:
+    started = time.monotonic()
+    with pytest.raises(CaptureError, match=r"^timed out after 3 s during the handshake; server stderr: hang_server: started"):
+        capture(server_target("hang_server.py"), label="x", protocol="legacy", timeout_s=3)
+    # the deadline, plus the SDK's stdin-close grace for the shutdown of a server that exits on EOF
+    assert time.monotonic() - started < 3 + 4
+
+
+@pytest.mark.live
+def test_crash_reports_stderr_without_secrets() -> None:
+    target = server_target("crash_server.py", env={"CRASH_TOKEN": CANARY})
+    with pytest.raises(CaptureError, match=r"^server exited during the handshake: ") as info:
+        capture(target, label="x", protocol="auto", timeout_s=20)
+    message = info.value.one_line()
+    assert "crash_server: FATAL config file /etc/demo-mail.toml is missing" in message
+    assert CANARY not in message and "using token ***" in message
+    assert "\n" not in message
+
+
+@pytest.mark.live
+def test_missing_command() -> None:
+    with pytest.raises(CaptureError, match=r"^command not found: schema-audit-no-such-server$"):
+        capture(CaptureTarget("stdio", command=["schema-audit-no-such-server", "--flag"]), label="x", timeout_s=10)
+
+
+def test_bad_arguments_are_usage_errors() -> None:
+    with pytest.raises(UsageError, match="unknown transport"):
+        capture(CaptureTarget("websocket", url="ws://x"), label="x")
+    with pytest.raises(UsageError, match="unknown protocol"):
+        capture(demo(1), label="x", protocol="2025-06-18")
+    with pytest.raises(UsageError, match="no server command"):
+        capture(CaptureTarget("stdio"), label="x")
+    with pytest.raises(UsageError, match="must be http:// or https://"):
+        capture(CaptureTarget("http", url="ftp://127.0.0.1/mcp"), label="x")
+
+
+def test_redact_url() -> None:
+    assert redact_url("https://ada:s3cret@example.org:8443/mcp?token=abc&x=1#frag") == (
+        "https://example.org:8443/mcp?token=REDACTED&x=REDACTED"
+    )
+    assert redact_url("http://127.0.0.1:8000/mcp") == "http://127.0.0.1:8000/mcp"
+    assert redact_url("http://[::1]:9/mcp") == "http://[::1]:9/mcp"
+    assert redact_url("http://[::1/mcp") == "<invalid URL>"
+    assert "s3cret" not in repr(CaptureTarget("http", url="http://u:s3cret@h/mcp", headers={"A": "s3cret"}))
+
+
+def test_importing_capture_does_not_import_the_sdk() -> None:
+    code = "import sys, mcp_schema_audit.capture; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules"
+    subprocess.run([PYTHON, "-c", code], cwd=ROOT, check=True, timeout=30)
+

@@ -1,0 +1,225 @@
+"""Engine rules as data: (old, new, direction) → expected rule ids and severities, witnesses confirmed."""
+
+from __future__ import annotations
+
+import pytest
+from jsonschema import validators
+from referencing import Registry
+
+from mcp_schema_audit.engine import compare_schemas, diff_snapshots, max_severity
+from mcp_schema_audit.snapshot import snapshot_from_data
+
+S = {"type": "string"}
+I = {"type": "integer"}
+
+
+def obj(props: dict, required: list | None = None, closed: bool = False, **extra) -> dict:
+    out = {"type": "object", "properties": props, **extra}
+    if required:
+        out["required"] = required
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+def valid(schema, instance) -> bool:
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    return cls(schema, registry=Registry()).is_valid(instance)
+
+
+def rules_of(findings, severity=None):
+    return sorted(f.rule for f in findings if severity is None or f.severity == severity)
+
+
+CASES = [
+    # (id, old, new, direction, expected breaking rule ids, expected max severity)
+    ("closed-output-gains-property", obj({"a": S}, ["a"], True), obj({"a": S, "b": S}, ["a"], True), "output",
+     ["output-property-added-to-closed-object"], "breaking"),
+    ("closed-by-unevaluated", obj({"a": S}, ["a"], unevaluatedProperties=False),
+     obj({"a": S, "b": S}, ["a"], unevaluatedProperties=False), "output",
+     ["output-property-added-to-closed-object"], "breaking"),
+    ("open-output-gains-property", obj({"a": S}), obj({"a": S, "b": S}), "output", [], "info"),
+    ("output-enum-widened", obj({"t": {"enum": ["a", "b"]}}), obj({"t": {"enum": ["a", "b", "c"]}}), "output",
+     ["output-enum-value-added"], "breaking"),
+    ("output-enum-narrowed", obj({"t": {"enum": ["a", "b"]}}), obj({"t": {"enum": ["a"]}}), "output", [], "info"),
+    ("output-enum-dropped", obj({"t": {"type": "string", "enum": ["a"]}}), obj({"t": S}), "output", [], "warning"),
+    ("output-enum-introduced", obj({"t": S}), obj({"t": {"type": "string", "enum": ["a"]}}), "output", [], "warning"),
+    ("output-const-changed", obj({"v": {"const": 1}}, ["v"]), obj({"v": {"const": 2}}, ["v"]), "output",
+     ["output-const-changed"], "breaking"),
+    ("output-nullable-added", obj({"a": S}, ["a"]), obj({"a": {"type": ["string", "null"]}}, ["a"]), "output",
+     ["output-type-widened"], "breaking"),
+    ("output-integer-to-number", obj({"n": I}, ["n"]), obj({"n": {"type": "number"}}, ["n"]), "output",
+     ["output-type-widened"], "breaking"),
+    ("output-number-to-integer", obj({"n": {"type": "number"}}), obj({"n": I}), "output", [], "info"),
+    ("output-required-made-optional", obj({"a": S, "b": S}, ["a", "b"]), obj({"a": S, "b": S}, ["a"]), "output",
+     ["output-required-removed"], "breaking"),
+    ("output-required-added", obj({"a": S, "b": S}, ["a"]), obj({"a": S, "b": S}, ["a", "b"]), "output", [],
+     "warning"),
+    ("output-object-opened", obj({"a": S}, closed=True), obj({"a": S}), "output", [], "warning"),
+    ("output-object-closed", obj({"a": S}), obj({"a": S}, closed=True), "output", [], "warning"),
+    ("output-maxlength-relaxed", obj({"a": {"type": "string", "maxLength": 3}}),
+     obj({"a": {"type": "string", "maxLength": 5}}), "output", ["output-constraint-relaxed"], "breaking"),
+    ("output-minimum-relaxed", obj({"n": {"type": "integer", "minimum": 5}}),
+     obj({"n": {"type": "integer", "minimum": 0}}), "output", ["output-constraint-relaxed"], "breaking"),
+    ("output-maxitems-relaxed", obj({"l": {"type": "array", "items": S, "maxItems": 1}}),
+     obj({"l": {"type": "array", "items": S, "maxItems": 3}}), "output", ["output-constraint-relaxed"], "breaking"),
+    ("output-pattern-relaxed", obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
+     obj({"s": {"type": "string", "pattern": "^[a-z0-9]+$"}}), "output", ["output-constraint-relaxed"], "breaking"),
+    ("deep-closed-array-items", obj({"l": {"type": "array", "items": obj({"x": S}, ["x"], True)}}, ["l"], True),
+     obj({"l": {"type": "array", "items": obj({"x": S, "r": S}, ["x"], True)}}, ["l"], True), "output",
+     ["output-property-added-to-closed-object"], "breaking"),
+    ("input-required-added", obj({"a": S}, ["a"]), obj({"a": S, "b": S}, ["a", "b"]), "input",
+     ["input-required-added"], "breaking"),
+    ("input-optional-added", obj({"a": S}, ["a"]), obj({"a": S, "b": S}, ["a"]), "input", [], "info"),
+    ("input-closed-property-removed", obj({"a": S, "b": S}, closed=True), obj({"a": S}, closed=True), "input",
+     ["input-property-removed-from-closed-object"], "breaking"),
+    ("input-enum-narrowed", obj({"m": {"enum": ["x", "y"]}}), obj({"m": {"enum": ["x"]}}), "input",
+     ["input-enum-value-removed"], "breaking"),
+    ("input-enum-widened", obj({"m": {"enum": ["x"]}}), obj({"m": {"enum": ["x", "y"]}}), "input", [], "info"),
+    ("input-type-narrowed", obj({"a": {"type": ["string", "integer"]}}), obj({"a": S}), "input",
+     ["input-type-narrowed"], "breaking"),
+    ("input-enum-introduced", obj({"a": S}), obj({"a": {"type": "string", "enum": ["x"]}}), "input",
+     ["input-enum-introduced"], "breaking"),
+    ("input-maxlength-tightened", obj({"a": {"type": "string", "maxLength": 9}}),
+     obj({"a": {"type": "string", "maxLength": 3}}), "input", ["input-constraint-tightened"], "breaking"),
+    ("input-required-removed", obj({"a": S}, ["a"]), obj({"a": S}), "input", [], "info"),
+    ("input-oneof-overlap", obj({"v": {"oneOf": [S]}}, ["v"]),
+     obj({"v": {"oneOf": [S, {"type": "string", "maxLength": 5}]}}, ["v"]), "input", ["input-oneof-overlap"],
+     "breaking"),
+]
+
+
+@pytest.mark.parametrize("old,new,direction,breaking,severity", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_rule_case(old, new, direction, breaking, severity):
+    findings = compare_schemas(old, new, direction, tool="t")
+    assert rules_of(findings, "breaking") == sorted(breaking), [f.message for f in findings]
+    assert (max_severity(findings) or "info") == severity, [(f.rule, f.severity, f.reason) for f in findings]
+    for f in findings:
+        assert f.tool == "t" and f.direction == direction and f.message.startswith("t: ")
+        assert f.pointer == "" or f.pointer.startswith("/")
+        if f.severity == "breaking":
+            w = f.witness
+            assert w is not None and f.hosts
+            accept, reject = (new, old) if direction == "output" else (old, new)
+            assert w["accepted_by"] == ("new" if direction == "output" else "old")
+            assert valid(accept, w["instance"]) or f.hosts == ["ts-sdk-v1", "ts-sdk-v2"]
+            assert w["error"]
+
+
+EQUIVALENT = [
+    ("true-vs-empty", obj({"a": True}), obj({"a": {}})),
+    ("const-vs-enum", obj({"a": {"const": "x"}}), obj({"a": {"enum": ["x"]}})),
+    ("nullable-type-list-vs-anyof", obj({"a": {"type": ["string", "null"]}}),
+     obj({"a": {"anyOf": [S, {"type": "null"}]}})),
+    ("nullable-anyof-vs-oneof", obj({"a": {"anyOf": [S, {"type": "null"}]}}),
+     obj({"a": {"oneOf": [S, {"type": "null"}]}})),
+    ("ref-vs-inline", {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": obj({"x": S})}},
+     obj({"a": obj({"x": S})})),
+    ("reordered", obj({"a": {"enum": ["x", "y"]}, "b": {"anyOf": [S, I]}}, ["a", "b"]),
+     obj({"a": {"enum": ["y", "x"]}, "b": {"anyOf": [I, S]}}, ["b", "a"])),
+    ("annotations", obj({"a": {"type": "string", "title": "A", "description": "x", "examples": ["q"]}}),
+     obj({"a": {"type": "string", "title": "B", "description": "y", "default": "z"}})),
+    ("allof-merged", {"type": "object", "allOf": [obj({"a": S}, ["a"]), {"properties": {"b": I}}]},
+     obj({"a": S, "b": I}, ["a"])),
+]
+
+
+@pytest.mark.parametrize("old,new", [c[1:] for c in EQUIVALENT], ids=[c[0] for c in EQUIVALENT])
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_equivalent_spellings_give_no_finding_above_info(old, new, direction):
+    for a, b in ((old, new), (new, old)):
+        findings = compare_schemas(a, b, direction)
+        assert [f for f in findings if f.severity != "info"] == [], [f.message for f in findings]
+
+
+def test_recursive_schema_terminates_and_finds_deep_change():
+    def tree(closed_extra: bool) -> dict:
+        node = obj({"name": S, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}, ["name"], True)
+        if closed_extra:
+            node["properties"]["size"] = I
+        return {"$defs": {"Node": node}, "$ref": "#/$defs/Node"}
+
+    assert compare_schemas(tree(False), tree(False), "output") == []
+    findings = compare_schemas(tree(False), tree(True), "output")
+    assert rules_of(findings, "breaking") == ["output-property-added-to-closed-object"]
+    assert findings[0].pointer == "/$defs/Node/properties/size"
+    assert valid(tree(True), findings[0].witness["instance"])
+
+
+def test_shared_subschema_is_compared_once_not_expanded():
+    # 30 levels, each referencing the previous one twice: a tree expansion would be 2**30 nodes
+    defs = {"L0": obj({"v": S}, ["v"], True)}
+    for i in range(1, 30):
+        defs[f"L{i}"] = obj({"a": {"$ref": f"#/$defs/L{i-1}"}, "b": {"$ref": f"#/$defs/L{i-1}"}})
+    old = {"$defs": defs, "$ref": "#/$defs/L29"}
+    new_defs = dict(defs)
+    new_defs["L0"] = obj({"v": S, "w": S}, ["v"], True)
+    new = {"$defs": new_defs, "$ref": "#/$defs/L29"}
+    findings = compare_schemas(old, new, "output")
+    assert rules_of(findings, "breaking") == ["output-property-added-to-closed-object"]
+
+
+def test_format_dropped_breaks_only_format_checking_hosts():
+    old = obj({"at": {"type": "string", "format": "date-time"}}, ["at"])
+    new = obj({"at": S}, ["at"])
+    [f] = [f for f in compare_schemas(old, new, "output") if f.rule == "output-format-changed"]
+    assert f.severity == "breaking"
+    assert f.hosts == ["ts-sdk-v1", "ts-sdk-v2"]
+
+
+def test_unevaluated_properties_break_only_2020_validators():
+    old = obj({"a": S}, ["a"], unevaluatedProperties=False)
+    new = obj({"a": S, "b": S}, ["a"], unevaluatedProperties=False)
+    [f] = compare_schemas(old, new, "output")
+    assert f.hosts == ["python-sdk", "ts-sdk-v2"]  # ts-sdk-v1 (draft-07 Ajv) ignores unevaluatedProperties
+
+
+def test_unconfirmable_claim_is_a_warning_with_reason():
+    # the new pattern is unsatisfiable by any short candidate we try: no witness, no breaking verdict
+    old = obj({"s": {"type": "string", "pattern": "^q{40}$"}})
+    new = obj({"s": {"type": "string", "pattern": "^r{40}$"}})
+    findings = compare_schemas(old, new, "output")
+    assert findings and all(f.severity == "warning" for f in findings)
+
+
+def test_remote_ref_is_a_finding_not_a_request():
+    old = obj({"a": S})
+    new = obj({"a": {"$ref": "https://example.invalid/schema.json"}})
+    findings = compare_schemas(old, new, "output")
+    assert [f.rule for f in findings] == ["schema-invalid"]
+    assert "not fetched" in findings[0].message
+
+
+def test_diff_snapshots_pairs_tools_and_orders_findings():
+    old = snapshot_from_data({"tools": [
+        {"name": "b", "inputSchema": obj({"x": S})},
+        {"name": "a", "inputSchema": obj({}), "description": "one"},
+    ]}, source="old")
+    new = snapshot_from_data({"tools": [
+        {"name": "a", "inputSchema": obj({}), "description": "two"},
+        {"name": "c", "inputSchema": obj({})},
+    ]}, source="new")
+    findings = diff_snapshots(old, new)
+    assert [(f.tool, f.rule, f.severity) for f in findings] == [
+        ("a", "tool-description-changed", "info"),
+        ("b", "tool-removed", "breaking"),
+        ("c", "tool-added", "info"),
+    ]
+    assert findings[0].tags == ["security"]
+    assert findings[1].witness["instance"]["name"] == "b"
+    assert len({f.fingerprint for f in findings}) == 3
+
+
+def test_annotation_flip_towards_danger_is_a_warning():
+    base = {"name": "t", "inputSchema": obj({})}
+    old = snapshot_from_data({"tools": [{**base, "annotations": {"readOnlyHint": True}}]}, source="o")
+    new = snapshot_from_data({"tools": [{**base, "annotations": {"readOnlyHint": False}}]}, source="n")
+    [f] = diff_snapshots(old, new)
+    assert (f.rule, f.severity) == ("tool-annotation-riskier", "warning")
+
+
+def test_input_schema_losing_type_object_is_a_listing_time_break():
+    findings = compare_schemas(obj({"a": S}), {"properties": {"a": S}}, "input")
+    [f] = [f for f in findings if f.rule == "input-schema-not-object"]
+    assert f.severity == "breaking" and f.witness["instance_pointer"] == "/inputSchema/type"
+    assert f.hosts == ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]
