@@ -193,15 +193,76 @@ def snapshot(
     _err(f"wrote {dest} ({len(snap.tools)} tools, {proto})")
 
 
+def _load(ref: str, store: Path) -> Snapshot:
+    """A label in the store, a snapshot or tools/list file, or ``git:REF:PATH``."""
+    from mcp_schema_audit.gitref import is_git_ref, load_git_snapshot
+
+    return load_git_snapshot(ref) if is_git_ref(ref) else load_snapshot(ref, store=store)
+
+
+def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str], host: List[str],
+              severity: List[str], store: Optional[Path]) -> dict[str, Any]:
+    """Merge flags over the config file over built-in defaults; validate every value (UsageError)."""
+    from mcp_schema_audit.policy import MODES, load_config, parse_severity_overrides
+    from mcp_schema_audit.report import FAIL_ON
+    from mcp_schema_audit.schema import HOST_PROFILES
+
+    cfg = load_config(config)
+    out = {
+        "config": cfg,
+        "fail_on": fail_on or cfg.fail_on or "breaking",
+        "mode": mode or cfg.mode or "backward",
+        "hosts": list(host) or cfg.hosts,
+        "severity": {**cfg.severity, **parse_severity_overrides(list(severity))},
+        "store": store or (Path(cfg.store) if cfg.store else DEFAULT_STORE),
+    }
+    if out["fail_on"] not in FAIL_ON:
+        raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {out['fail_on']!r})")
+    if out["mode"] not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {out['mode']!r})")
+    for h in out["hosts"] or []:
+        if h not in HOST_PROFILES:
+            raise UsageError(f"--host must be one of {', '.join(HOST_PROFILES)} (got {h!r})")
+    return out
+
+
+_CONFIG_HELP = "Config file (default: .schema-audit.toml, else [tool.schema-audit] in pyproject.toml)."
+_SEVERITY_HELP = "Override a rule's severity: RULE=breaking|warning|info (repeatable)."
+_HOST_HELP = "Only these host profiles count for the verdict: python-sdk, ts-sdk-v1, ts-sdk-v2 (repeatable)."
+_FORMATS_HELP = "text | json | markdown | sarif | github | junit | ignore (ready-to-paste ignore entries)"
+
+
+def _render(report: Any, fmt: str, output: Optional[str]) -> str:
+    from mcp_schema_audit.report import RENDERERS, render_text
+
+    if fmt == "text":
+        tty = output is None and sys.stdout.isatty()
+        width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+        return render_text(report, color=tty and "NO_COLOR" not in os.environ, width=width)
+    if fmt == "ignore":
+        from mcp_schema_audit.policy import ignore_entries_toml
+
+        return ignore_entries_toml(report.findings)
+    if fmt not in RENDERERS:
+        raise UsageError(f"--format must be one of {', '.join(list(RENDERERS) + ['ignore'])} (got {fmt!r})")
+    return RENDERERS[fmt](report)
+
+
 @app.command()
 @_guarded
 def diff(
-    old: str = typer.Argument(..., help="Old version: a label in the store, a snapshot file, or a tools/list JSON file."),
+    old: str = typer.Argument(..., help="Old version: a store label, a snapshot or tools/list file, or git:REF:PATH."),
     new: str = typer.Argument(..., help="New version: same forms as OLD."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
-    fail_on: str = typer.Option("breaking", "--fail-on",
-                                help="breaking | warning | info | never: exit 1 when a finding is at or above it."),
-    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Snapshot store folder for labels."),
+    fmt: str = typer.Option("text", "--format", "-f", help=_FORMATS_HELP),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help=(
+        "breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking).")),
+    mode: Optional[str] = typer.Option(None, "--mode", help=(
+        "backward (hosts cached OLD, server runs NEW; default) | forward (hosts cached NEW, server runs OLD: "
+        "rollback, rolling deploy) | full (both).")),
+    host: List[str] = typer.Option([], "--host", help=_HOST_HELP),
+    severity: List[str] = typer.Option([], "--severity", help=_SEVERITY_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder for labels (default .schema-audit)."),
     output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
@@ -209,37 +270,145 @@ def diff(
     Breaking findings carry a witness: a value the new version may send (or the model may build) that
     the other side rejects, confirmed with jsonschema.
     """
-    from mcp_schema_audit.report import FAIL_ON, RENDERERS
-
-    if fmt not in RENDERERS:
-        raise UsageError(f"--format must be one of {', '.join(RENDERERS)} (got {fmt!r})")
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
-    old_snap = load_snapshot(old, store=store)
-    new_snap = load_snapshot(new, store=store)
-    report = run_diff(old_snap, new_snap, fail_on=fail_on)
-    if fmt == "text":
-        from mcp_schema_audit.report import render_text
-
-        tty = output is None and sys.stdout.isatty()
-        width = shutil.get_terminal_size((120, 24)).columns if tty else 120
-        text = render_text(report, color=tty and "NO_COLOR" not in os.environ, width=width)
-    else:
-        text = RENDERERS[fmt](report)
-    _write_output(text, output)
+    opts = _settings(config, fail_on, mode, host, severity, store)
+    old_snap = _load(old, opts["store"])
+    new_snap = _load(new, opts["store"])
+    report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
+                      severity=opts["severity"], ignore=opts["config"].ignore)
+    _write_output(_render(report, fmt, output), output)
     raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))
 
 
-def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking") -> Any:
-    """Diff two snapshots into a ``Report`` (findings sorted by tool, direction, pointer, rule)."""
-    from mcp_schema_audit.engine import diff_snapshots
+def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
+             hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
+             ignore: Optional[list[Any]] = None) -> Any:
+    """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
+
+    Findings are sorted by tool, direction, pointer, rule. Raises ``UsageError`` for a bad mode.
+    """
+    from mcp_schema_audit.policy import apply_policy, diff_with_mode
     from mcp_schema_audit.report import Report
+    from mcp_schema_audit.schema import HOST_PROFILES
 
     notes = []
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
-    return Report(old=old, new=new, findings=diff_snapshots(old, new), fail_on=fail_on, notes=notes)
+    result = apply_policy(diff_with_mode(old, new, mode), severity=severity, hosts=hosts, ignore=ignore)
+    for entry in result.expired:
+        notes.append(f"expired ignore entry no longer applies: {entry}")
+    report = Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes)
+    report.mode = mode
+    report.hosts = list(hosts) if hosts else list(HOST_PROFILES)
+    report.ignored = result.ignored
+    report.expired_ignores = result.expired
+    return report
+
+
+@app.command()
+@_guarded
+def history(
+    new: str = typer.Argument(..., help="The release to check: a store label, a file, or git:REF:PATH."),
+    against: List[str] = typer.Option([], "--against", help="Cached versions to check against (repeatable); "
+                                      "default: every stored snapshot older than NEW."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="breaking | warning | info | never."),
+    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
+) -> None:
+    """Check NEW against every version hosts may still have cached (one cohort per snapshot).
+
+    Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
+    two cohorts cache different value sets, so no single value satisfies both) and the findings per cohort.
+    Cohorts are ordered by capture time, else by label as a version.
+    """
+    import json
+
+    from mcp_schema_audit.history import (check_history, history_json, order_snapshots, render_history_text,
+                                          stored_snapshots)
+    from mcp_schema_audit.rules import SEVERITY_RANK
+
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format must be text or json (got {fmt!r})")
+    opts = _settings(config, fail_on, None, [], [], store)
+    new_snap = _load(new, opts["store"])
+    if against:
+        cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
+    else:
+        stored = order_snapshots(stored_snapshots(opts["store"]))
+        labels = [s.label for s in stored]
+        cohorts = stored[: labels.index(new_snap.label)] if new_snap.label in labels else stored
+        cohorts = [c for c in cohorts if c.label != new_snap.label]
+    if not cohorts:
+        raise UsageError(f"no cached versions to check {new!r} against (store {opts['store']} has none older; "
+                         "use --against)")
+    hist = check_history(new_snap, cohorts)
+    limit = SEVERITY_RANK.get(opts["fail_on"], 99)
+    passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
+    if fmt == "json":
+        text = json.dumps(history_json(hist, opts["fail_on"], passed), indent=2, sort_keys=True,
+                          ensure_ascii=False, default=str) + "\n"
+    else:
+        text = render_history_text(hist)
+    _write_output(text, output)
+    raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
+
+
+@app.command()
+@_guarded
+def lint(
+    snapshots: List[str] = typer.Argument(..., help="Snapshots to lint: store labels, files or git:REF:PATH."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Require output required sets to equal this "
+                                           "snapshot's (e.g. the version whose required set is frozen)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text | json | markdown | sarif | github | junit"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="breaking | warning | info | never."),
+    severity: List[str] = typer.Option([], "--severity", help=_SEVERITY_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
+) -> None:
+    """Hazard lint: what will break cached hosts at the next release, before any diff.
+
+    Closed output objects and output enums/consts (warning), listing-time breakers and schemas invalid
+    against their dialect (breaking), 2020-12-only keywords that draft-07 hosts ignore (warning), and
+    with --baseline every output required set that differs from the baseline's. Entries of [[allow]] in
+    the config file (rule/tool/pointer patterns with a reason) silence hazards.
+    """
+    from mcp_schema_audit.lint import lint_snapshot
+    from mcp_schema_audit.policy import apply_policy
+    from mcp_schema_audit.report import Report
+
+    opts = _settings(config, fail_on, None, [], severity, store)
+    base = _load(baseline, opts["store"]) if baseline else None
+    passed_all = True
+    texts = []
+    for ref in snapshots:
+        snap = _load(ref, opts["store"])
+        result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
+                              ignore=opts["config"].allow + opts["config"].ignore)
+        report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
+                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else "")])
+        report.mode = "lint"
+        report.ignored = result.ignored
+        report.expired_ignores = result.expired
+        passed_all = passed_all and report.passed
+        texts.append(_render(report, fmt, output))
+    _write_output("".join(texts), output)
+    raise typer.Exit(int(ExitCode.OK if passed_all else ExitCode.GATE_FAILED))
+
+
+@app.command()
+@_guarded
+def schema(what: str = typer.Argument(..., help="report: the JSON Schema of 'diff --format json'.")) -> None:
+    """Print a published JSON Schema (report)."""
+    import json
+
+    if what != "report":
+        raise UsageError(f"unknown schema {what!r} (available: report)")
+    from mcp_schema_audit.report import report_json_schema
+
+    sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
 
 
 @app.command()

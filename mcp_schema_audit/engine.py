@@ -1057,8 +1057,24 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
         out += _tool_findings(name, o, n)
         out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
+    out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out})
     order = {"tool": 0, "input": 1, "output": 2}
     return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+
+
+def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str, str]]) -> list[Finding]:
+    """Listing-time breakers present in NEW and not in OLD (a new tool with one counts too)."""
+    from mcp_schema_audit.lint import listing_breakers
+
+    om = old.tool_map()
+    out = []
+    for name, tool in new.tool_map().items():
+        before = {(f.rule, f.pointer) for f in listing_breakers(om[name], old.protocol_version)} if name in om else set()
+        for f in listing_breakers(tool, new.protocol_version):
+            if (f.rule, f.pointer) not in before and (f.rule, f.tool, f.pointer) not in have:
+                f.message += " (the host loses the whole tools/list)" if f.rule != "output-schema-uncompilable" else ""
+                out.append(f)
+    return out
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:

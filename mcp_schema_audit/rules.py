@@ -77,6 +77,37 @@ _RULES = [
          "tool of the server, not just this one.",
          '{"type": "object"}', '{"properties": {}}', "ZodError / pydantic ValidationError on tools/list",
          "MCP spec Tool.inputSchema: type 'object' is required"),
+    Rule("output-schema-not-object", "output", "breaking", "outputSchema root is not type object (legacy protocol)",
+         "On connections at or below 2025-11-25 SDK clients require outputSchema type 'object' and reject the whole "
+         "tools/list otherwise: the host loses every tool of the server.",
+         '{"type": "object", "properties": {"result": {"type": "array"}}}', '{"type": "array"}',
+         "ZodError / SdkError InvalidResult / pydantic ValidationError on tools/list",
+         "MCP spec 2025-06-18..2025-11-25 Tool.outputSchema; TS SDK ToolSchema; python mcp_types wire models"),
+    Rule("schema-boolean-property", "tool", "breaking", "Boolean subschema under properties",
+         "The TS SDK v1 listing parser (zod AssertObjectSchema) rejects a boolean property subschema and with it the "
+         "whole tools/list.", '{"properties": {"a": {}}}', '{"properties": {"a": true}}',
+         "ZodError: Expected object, received boolean", "TS SDK v1 src/types.ts ToolSchema"),
+    Rule("output-schema-uncompilable", "output", "breaking", "outputSchema cannot be compiled",
+         "An invalid regex or an unresolvable $ref: TS SDK v1 compiles every outputSchema inside listTools() and "
+         "throws for the whole listing; python-sdk and TS SDK v2 fail every call of the tool.",
+         '{"pattern": "^a$"}', '{"pattern": "^(a$"}', "Invalid schema for tool X / MissingRefError",
+         "TS SDK v1 cacheToolMetadata; python-sdk _output_schema_validator"),
+    Rule("schema-metaschema-invalid", "tool", "breaking", "Schema is invalid against its dialect's metaschema",
+         "Validators built with schema checking (python-sdk calls check_schema) refuse it.",
+         '{"type": "string"}', '{"type": "text"}', "'text' is not valid under any of the given schemas",
+         "python-sdk: validator_for(schema).check_schema"),
+    Rule("output-closed-object-hazard", "output", "warning", "Closed output object (hazard for the next release)",
+         "Any field added later breaks every host that cached this schema. Open it before you need to grow it.",
+         "", '{"type": "object", "additionalProperties": false}'),
+    Rule("output-value-set-hazard", "output", "warning", "Output enum/const (hazard for the next release)",
+         "Any value added later breaks every host that cached this schema.", "", '{"enum": ["stdio", "http"]}'),
+    Rule("dialect-portability", "tool", "warning", "Keyword ignored by draft-07 hosts",
+         "TS SDK v1 validates with Ajv's draft-07 class, which ignores 2020-12-only keywords (prefixItems, "
+         "unevaluatedProperties, $dynamicRef, dependentSchemas): hosts disagree on what is valid.",
+         "", '{"unevaluatedProperties": false}', source="TS SDK v1 ajv-provider.ts"),
+    Rule("output-required-drift", "output", "warning", "Output required set differs from the baseline",
+         "Fields required later than the baseline cannot be dropped again; fields no longer required break hosts "
+         "that cached the baseline.", '{"required": ["a", "b"]}', '{"required": ["a"]}'),
     Rule("schema-invalid", "tool", "warning", "Schema cannot be analyzed",
          "A $ref that does not resolve, a remote $ref (never fetched), or a schema that is not valid JSON Schema: "
          "hosts fail to compile it, and schema-audit cannot prove what changed.",

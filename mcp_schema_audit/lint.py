@@ -1,0 +1,221 @@
+"""Hazard lint of one snapshot, and listing-time breakers (schemas that make a host drop the whole tools/list).
+
+``listing_breakers`` is shared with ``diff``: a new version that introduces one is breaking.
+``lint_snapshot`` reports what will break cached hosts at the *next* release: closed output objects
+and output value sets (warnings), listing-time breakers and metaschema-invalid schemas (breaking),
+2020-12-only keywords that draft-07 hosts ignore (warnings), and required-set drift from a baseline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from mcp_schema_audit.engine import Finding, _finding, pointer
+from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
+from mcp_schema_audit.snapshot import Snapshot
+
+#: Subschema-holding keywords: name → "one" (a schema), "list" (array of schemas), "map" (name → schema).
+_SUBSCHEMA_KEYWORDS = {
+    "properties": "map", "patternProperties": "map", "$defs": "map", "definitions": "map", "dependentSchemas": "map",
+    "items": "one_or_list", "prefixItems": "list", "allOf": "list", "anyOf": "list", "oneOf": "list",
+    "additionalProperties": "one", "unevaluatedProperties": "one", "unevaluatedItems": "one", "contains": "one",
+    "not": "one", "if": "one", "then": "one", "else": "one", "propertyNames": "one", "additionalItems": "one",
+}
+#: Subschemas visited per schema before the walk stops (bounded work on hostile input).
+MAX_NODES = 100_000
+_LEGACY_ERA = re.compile(r"^20(24|25)-")
+
+
+def walk(schema: Any, max_nodes: int = MAX_NODES) -> Iterator[tuple[list[Any], Any]]:
+    """Yield ``(pointer_tokens, subschema)`` for every subschema, the root first, depth-first.
+
+    Iterative (no recursion limit); stops after ``max_nodes`` nodes. ``$ref`` is not followed.
+    """
+    stack: list[tuple[list[Any], Any]] = [([], schema)]
+    seen = 0
+    while stack and seen < max_nodes:
+        tokens, node = stack.pop()
+        seen += 1
+        yield tokens, node
+        if not isinstance(node, dict):
+            continue
+        children: list[tuple[list[Any], Any]] = []
+        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
+            if kw not in node:
+                continue
+            val = node[kw]
+            if shape == "map" and isinstance(val, dict):
+                children += [(tokens + [kw, k], sub) for k, sub in val.items()]
+            elif shape in ("list", "one_or_list") and isinstance(val, list):
+                children += [(tokens + [kw, i], sub) for i, sub in enumerate(val)]
+            elif shape in ("one", "one_or_list") and isinstance(val, (dict, bool)):
+                children.append((tokens + [kw], val))
+        stack.extend(reversed(children))
+
+
+def _witness(tool: dict[str, Any], error: str, ptr: str) -> dict[str, Any]:
+    return {"instance": {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool},
+            "accepted_by": None, "error": error[:500], "instance_pointer": ptr}
+
+
+def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list[Finding]:
+    """Schema shapes that make SDK clients reject a tools/list (or every call of this tool).
+
+    Returns breaking findings with ``hosts`` and a witness whose instance is the tool entry and
+    whose error is what the client says. ``protocol_version`` None is treated as the legacy era.
+    """
+    name = tool["name"]
+    out: list[Finding] = []
+    inp = tool.get("inputSchema")
+    if not isinstance(inp, dict) or inp.get("type") != "object":
+        f = _finding("input-schema-not-object", name, "/type", "inputSchema must have type 'object': SDK clients "
+                     "reject the whole tools/list", None, inp.get("type") if isinstance(inp, dict) else inp,
+                     direction="input")
+        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "inputSchema.type must be 'object'",
+                                                           "/inputSchema/type")
+        out.append(f)
+    outs = tool.get("outputSchema")
+    legacy = protocol_version is None or bool(_LEGACY_ERA.match(protocol_version))
+    if outs is not None and legacy and not (isinstance(outs, dict) and outs.get("type") == "object"):
+        f = _finding("output-schema-not-object", name, "/type",
+                     f"outputSchema root is not type 'object' on protocol {protocol_version or 'unknown'}",
+                     None, outs.get("type") if isinstance(outs, dict) else outs, direction="output")
+        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "outputSchema.type must be 'object'",
+                                                           "/outputSchema/type")
+        out.append(f)
+    for direction, schema in (("input", inp), ("output", outs)):
+        if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+            for key, sub in schema["properties"].items():
+                if isinstance(sub, bool):
+                    ptr = pointer(["properties", key])
+                    f = _finding("schema-boolean-property", name, ptr, f"{direction}Schema property {key!r} is a "
+                                 "boolean schema", None, sub, direction=direction)
+                    f.hosts = ["ts-sdk-v1"]
+                    f.witness = _witness(tool, "Expected object, received boolean", f"/{direction}Schema{ptr}")
+                    out.append(f)
+    if outs is not None:
+        problem = compile_problem(outs)
+        if problem is not None:
+            ptr, why = problem
+            f = _finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
+            f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, why, "/outputSchema" + ptr)
+            out.append(f)
+    return out
+
+
+def compile_problem(schema: Any) -> tuple[str, str] | None:
+    """``(pointer, reason)`` of the first thing that keeps ``schema`` from compiling, or None.
+
+    Checks: every ``pattern``/``patternProperties`` key is a valid regex; every ``$ref`` resolves
+    locally (remote refs are never fetched and count as unresolvable).
+    """
+    doc = SchemaDoc(schema)
+    for tokens, node in walk(schema):
+        if not isinstance(node, dict):
+            continue
+        pats = [(tokens + ["pattern"], node["pattern"])] if isinstance(node.get("pattern"), str) else []
+        if isinstance(node.get("patternProperties"), dict):
+            pats += [(tokens + ["patternProperties", k], k) for k in node["patternProperties"]]
+        for ptoks, pat in pats:
+            try:
+                re.compile(pat)
+            except (re.error, RecursionError, OverflowError, ValueError) as exc:
+                return pointer(ptoks), f"invalid regex {pat[:80]!r}: {exc}"
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                doc.lookup(ref)
+            except RefError as exc:
+                return pointer(tokens + ["$ref"]), str(exc)
+    return None
+
+
+def _metaschema_problem(schema: Any) -> str | None:
+    from jsonschema import exceptions as jexc
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator) if isinstance(
+        schema, dict) else validators.Draft202012Validator
+    try:
+        cls.check_schema(schema)
+    except jexc.SchemaError as exc:
+        return f"{exc.message[:200]} at {pointer(list(exc.absolute_path)) or '(root)'}"
+    except (RecursionError, ValueError, TypeError) as exc:
+        return f"cannot be checked: {type(exc).__name__}"
+    return None
+
+
+def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[Finding]:
+    """Hazard findings for one snapshot, sorted by (tool, direction, pointer, rule).
+
+    ``baseline``: output required sets must equal the baseline's at the same pointer.
+    """
+    out: list[Finding] = []
+    base_tools = baseline.tool_map() if baseline is not None else {}
+    for tool in snap.tools:
+        name = tool["name"]
+        out += listing_breakers(tool, snap.protocol_version)
+        for direction in ("input", "output"):
+            schema = tool.get(f"{direction}Schema")
+            if schema is None:
+                continue
+            problem = _metaschema_problem(schema)
+            if problem:
+                f = _finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
+                             direction=direction)
+                f.hosts = ["python-sdk"]
+                f.witness = _witness(tool, problem, f"/{direction}Schema")
+                out.append(f)
+            dialect = SchemaDoc(schema).dialect
+            for tokens, node in walk(schema):
+                if not isinstance(node, dict):
+                    continue
+                ptr = pointer(tokens)
+                if dialect in ("2020-12", "2019-09"):
+                    for kw in MODERN_ONLY_KEYWORDS:
+                        if kw in node:
+                            out.append(_finding("dialect-portability", name, pointer(tokens + [kw]),
+                                                f"{kw} is ignored by ts-sdk-v1 (draft-07 Ajv)", None, node[kw],
+                                                direction=direction))
+                if direction != "output":
+                    continue
+                for kw in ("additionalProperties", "unevaluatedProperties"):
+                    if node.get(kw) is False:
+                        out.append(_finding("output-closed-object-hazard", name, pointer(tokens + [kw]),
+                                            "closed object: any field added later breaks cached hosts", None, False))
+                for kw in ("enum", "const"):
+                    if kw in node:
+                        out.append(_finding("output-value-set-hazard", name, pointer(tokens + [kw]),
+                                            f"{kw}: any value added later breaks cached hosts", None, node[kw]))
+                if baseline is not None and "required" in node or (baseline is not None and "properties" in node):
+                    out += _required_drift(name, tokens, node, base_tools.get(name), ptr)
+    order = {"tool": 0, "input": 1, "output": 2}
+    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+
+
+def _required_drift(name: str, tokens: list[Any], node: dict[str, Any], base_tool: dict[str, Any] | None,
+                    ptr: str) -> list[Finding]:
+    if base_tool is None or not isinstance(base_tool.get("outputSchema"), dict):
+        return []
+    base_node: Any = base_tool["outputSchema"]
+    for tok in tokens:
+        if isinstance(base_node, dict) and tok in base_node:
+            base_node = base_node[tok]
+        elif isinstance(base_node, list) and isinstance(tok, int) and tok < len(base_node):
+            base_node = base_node[tok]
+        else:
+            return []
+    if not isinstance(base_node, dict):
+        return []
+    now = set(x for x in node.get("required", []) if isinstance(x, str)) if isinstance(node.get("required"), list) else set()
+    then = set(x for x in base_node.get("required", []) if isinstance(x, str)) if isinstance(
+        base_node.get("required"), list) else set()
+    out = []
+    for key in sorted(now - then):
+        out.append(_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
+                            f"{key!r} is required now but not in the baseline", False, True))
+    for key in sorted(then - now):
+        out.append(_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
+                            f"{key!r} was required in the baseline and is not now", True, False))
+    return out

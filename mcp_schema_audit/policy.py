@@ -1,0 +1,288 @@
+"""Policy: configuration file, severity overrides, host restriction, compatibility modes, ignore list.
+
+Configuration comes from ``--config FILE``, else ``.schema-audit.toml`` in the current folder, else
+``[tool.schema-audit]`` in ``pyproject.toml``. Keys (all optional)::
+
+    fail_on = "breaking"            # default for --fail-on
+    mode = "backward"               # default for --mode
+    hosts = ["python-sdk"]          # default for --host
+    store = ".schema-audit"         # default for --store
+    [severity]                      # like --severity RULE=LEVEL
+    "output-object-closed" = "info"
+    [[ignore]]                      # accept a known change; reason is required
+    fingerprint = "0123456789abcdef"    # or: rule / tool / pointer (fnmatch patterns)
+    reason = "clients pinned to 0.2.6 reconnect on deploy"
+    expires = 2027-01-31                # optional; an expired entry no longer applies and is reported
+    [[allow]]                       # lint allowlist: rule / tool / pointer patterns with a reason
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mcp_schema_audit.engine import Finding, diff_snapshots
+from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.rules import RULES, SEVERITIES
+from mcp_schema_audit.schema import HOST_PROFILES
+from mcp_schema_audit.snapshot import Snapshot
+
+MODES = ("backward", "forward", "full")
+_KNOWN_KEYS = {"fail_on", "mode", "hosts", "store", "severity", "ignore", "allow", "format"}
+
+
+@dataclass
+class IgnoreEntry:
+    """One accepted change: matches by ``fingerprint`` or by rule/tool/pointer fnmatch patterns."""
+
+    reason: str
+    fingerprint: str | None = None
+    rule: str | None = None
+    tool: str | None = None
+    pointer: str | None = None
+    direction: str | None = None
+    expires: _dt.date | None = None
+
+    def matches(self, f: Finding) -> bool:
+        """True when every given field matches ``f`` (patterns use fnmatch; fingerprint is exact)."""
+        if self.fingerprint is not None and self.fingerprint != f.fingerprint:
+            return False
+        for pattern, value in ((self.rule, f.rule), (self.tool, f.tool), (self.pointer, f.pointer),
+                               (self.direction, f.direction)):
+            if pattern is not None and not fnmatch.fnmatchcase(value, pattern):
+                return False
+        return True
+
+    def expired(self, today: _dt.date) -> bool:
+        """True when ``expires`` is set and before ``today``."""
+        return self.expires is not None and self.expires < today
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready form (for reports)."""
+        out = {k: v for k, v in (("fingerprint", self.fingerprint), ("rule", self.rule), ("tool", self.tool),
+                                 ("pointer", self.pointer), ("direction", self.direction)) if v is not None}
+        out["reason"] = self.reason
+        if self.expires:
+            out["expires"] = self.expires.isoformat()
+        return out
+
+
+@dataclass
+class Config:
+    """Loaded configuration (see the module docstring). ``source`` is the file it came from, or None."""
+
+    fail_on: str | None = None
+    mode: str | None = None
+    hosts: list[str] | None = None
+    store: str | None = None
+    fmt: str | None = None
+    severity: dict[str, str] = field(default_factory=dict)
+    ignore: list[IgnoreEntry] = field(default_factory=list)
+    allow: list[IgnoreEntry] = field(default_factory=list)
+    source: str | None = None
+
+
+def _toml_loads(text: str, source: str) -> dict[str, Any]:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{source}: invalid TOML: {exc}") from exc
+
+
+def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
+    """Load the configuration. ``path`` given → that file must exist; else look in ``cwd``.
+
+    Raises ``UsageError`` for unreadable or invalid files, unknown keys, bad values, and ignore
+    entries without a ``reason``.
+    """
+    base = cwd or Path.cwd()
+    data: dict[str, Any] | None = None
+    source = None
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read config {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+        raw = _toml_loads(text, str(path))
+        data = raw.get("tool", {}).get("schema-audit", {}) if path.name == "pyproject.toml" else raw
+        source = str(path)
+    else:
+        own = base / ".schema-audit.toml"
+        pyproject = base / "pyproject.toml"
+        if own.is_file():
+            return load_config(own)
+        if pyproject.is_file():
+            try:
+                raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
+            except (OSError, UnicodeDecodeError):
+                raw = {}
+            data = raw.get("tool", {}).get("schema-audit")
+            source = str(pyproject) if data is not None else None
+    if not data:
+        return Config(source=source)
+    return _parse_config(data, source or "config")
+
+
+def _parse_config(data: dict[str, Any], source: str) -> Config:
+    unknown = set(data) - _KNOWN_KEYS
+    if unknown:
+        raise UsageError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
+    cfg = Config(source=source)
+    if "fail_on" in data:
+        cfg.fail_on = _choice(data["fail_on"], ("breaking", "warning", "info", "never"), f"{source}: fail_on")
+    if "mode" in data:
+        cfg.mode = _choice(data["mode"], MODES, f"{source}: mode")
+    if "hosts" in data:
+        if not isinstance(data["hosts"], list):
+            raise UsageError(f"{source}: hosts must be a list")
+        cfg.hosts = [_choice(h, HOST_PROFILES, f"{source}: hosts") for h in data["hosts"]]
+    if "store" in data:
+        cfg.store = str(data["store"])
+    if "format" in data:
+        cfg.fmt = str(data["format"])
+    sev = data.get("severity", {})
+    if not isinstance(sev, dict):
+        raise UsageError(f"{source}: [severity] must be a table of rule = level")
+    cfg.severity = parse_severity_overrides([f"{k}={v}" for k, v in sev.items()], source)
+    cfg.ignore = [_entry(e, source, "ignore") for e in _list(data.get("ignore", []), source, "ignore")]
+    cfg.allow = [_entry(e, source, "allow") for e in _list(data.get("allow", []), source, "allow")]
+    return cfg
+
+
+def _list(value: Any, source: str, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise UsageError(f"{source}: {key} must be an array of tables ([[{key}]])")
+    return value
+
+
+def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise UsageError(f"{what} must be one of {', '.join(allowed)} (got {value!r})")
+    return str(value)
+
+
+def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
+    if not isinstance(e, dict):
+        raise UsageError(f"{source}: each [[{key}]] entry must be a table")
+    extra = set(e) - {"reason", "fingerprint", "rule", "tool", "pointer", "direction", "expires"}
+    if extra:
+        raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}")
+    reason = e.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise UsageError(f"{source}: every [[{key}]] entry needs a non-empty reason")
+    if not any(k in e for k in ("fingerprint", "rule", "tool", "pointer")):
+        raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool or pointer")
+    expires = e.get("expires")
+    if isinstance(expires, str):
+        try:
+            expires = _dt.date.fromisoformat(expires)
+        except ValueError as exc:
+            raise UsageError(f"{source}: expires must be a date YYYY-MM-DD (got {expires!r})") from exc
+    elif isinstance(expires, _dt.datetime):
+        expires = expires.date()
+    elif expires is not None and not isinstance(expires, _dt.date):
+        raise UsageError(f"{source}: expires must be a date YYYY-MM-DD")
+    vals = {k: (str(e[k]) if k in e else None) for k in ("fingerprint", "rule", "tool", "pointer", "direction")}
+    return IgnoreEntry(reason=reason.strip(), expires=expires, **vals)
+
+
+def parse_severity_overrides(items: list[str], source: str = "--severity") -> dict[str, str]:
+    """Parse ``RULE=LEVEL`` items (level: breaking|warning|info). Raises ``UsageError`` on unknown ids."""
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"{source}: expected RULE=LEVEL (got {item!r})")
+        rule, level = (x.strip() for x in item.split("=", 1))
+        if rule not in RULES:
+            raise UsageError(f"{source}: unknown rule {rule!r} (see 'schema-audit rules')")
+        if level not in SEVERITIES:
+            raise UsageError(f"{source}: level for {rule} must be breaking, warning or info (got {level!r})")
+        out[rule] = level
+    return out
+
+
+@dataclass
+class PolicyResult:
+    """Findings after policy, the suppressed ones with their reasons, and expired ignore entries."""
+
+    findings: list[Finding]
+    ignored: list[tuple[Finding, str]]
+    expired: list[dict[str, Any]]
+
+
+def apply_policy(findings: list[Finding], *, severity: dict[str, str] | None = None,
+                 hosts: list[str] | None = None, ignore: list[IgnoreEntry] | None = None,
+                 today: _dt.date | None = None) -> PolicyResult:
+    """Apply, in order: host restriction, severity overrides, the ignore list.
+
+    - ``hosts``: a breaking finding confirmed only for hosts outside ``hosts`` becomes ``info``
+      with a ``reason``; the confirmed list is narrowed to the selected hosts.
+    - ``severity``: rule id → level overrides.
+    - ``ignore``: matching findings move to ``ignored``; expired entries never match and are returned.
+    Findings keep their order. Inputs are not mutated.
+    """
+    today = today or _dt.date.today()
+    out: list[Finding] = []
+    ignored: list[tuple[Finding, str]] = []
+    active = [e for e in (ignore or []) if not e.expired(today)]
+    expired = [e.describe() for e in (ignore or []) if e.expired(today)]
+    for f in findings:
+        g = replace(f, hosts=list(f.hosts), tags=list(f.tags))
+        if hosts is not None and g.severity == "breaking" and g.hosts:
+            chosen = [h for h in g.hosts if h in hosts]
+            if not chosen:
+                g.severity = "info"
+                g.reason = f"breaks only {', '.join(g.hosts)}, not selected by --host"
+            g.hosts = chosen or g.hosts
+        if severity and g.rule in severity:
+            g.severity = severity[g.rule]
+        entry = next((e for e in active if e.matches(g)), None)
+        if entry is not None:
+            ignored.append((g, entry.reason))
+        else:
+            out.append(g)
+    return PolicyResult(out, ignored, expired)
+
+
+def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward") -> list[Finding]:
+    """Findings for ``mode`` (DESIGN.md §2): ``backward`` = hosts cached OLD, server runs NEW;
+    ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
+
+    Forward findings are computed by swapping the sides; their ``old``/``new`` values and pointers
+    then refer to the swapped pair and each carries the tag ``forward``. Raises ``UsageError`` for
+    an unknown mode.
+    """
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
+    out: list[Finding] = []
+    if mode in ("backward", "full"):
+        out += diff_snapshots(old, new)
+    if mode in ("forward", "full"):
+        for f in diff_snapshots(new, old):
+            f.tags = [*f.tags, "forward"]
+            f.message = f"[forward: hosts cached {new.label}, server runs {old.label}] {f.message}"
+            out.append(f)
+    return out
+
+
+def ignore_entries_toml(findings: list[Finding]) -> str:
+    """Ready-to-paste ``[[ignore]]`` TOML entries for ``findings`` (one per fingerprint, reason to fill in)."""
+    import json
+
+    lines = ["# Paste into .schema-audit.toml (or [tool.schema-audit] in pyproject.toml) and give each a reason.", ""]
+    seen = set()
+    for f in findings:
+        if f.fingerprint in seen:
+            continue
+        seen.add(f.fingerprint)
+        lines += ["[[ignore]]", f"fingerprint = {json.dumps(f.fingerprint)}",
+                  f"# {f.severity} {f.rule} {json.dumps(f.tool)} {f.direction} {json.dumps(f.pointer)}",
+                  'reason = ""', "# expires = 2099-12-31", ""]
+    return "\n".join(lines) + "\n"
