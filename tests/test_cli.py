@@ -1,0 +1,149 @@
+"""The CLI as a real subprocess and through typer's CliRunner: input forms, store, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mcp_schema_audit.cli import app
+from mcp_schema_audit.snapshot import FORMAT_ID, load_snapshot, tool_hash
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "fixtures" / "seed"
+TOOLS = [{"name": "b", "inputSchema": {"type": "object"}, "x-vendor": {"k": 1}, "_meta": {"m": 2}},
+         {"name": "a", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]
+
+
+def cli(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=60, input=stdin)
+
+
+@pytest.mark.parametrize("form", ["raw", "jsonrpc", "inspector"])
+def test_snapshot_from_file_accepts_every_form(tmp_path: Path, form: str):
+    result = {"tools": TOOLS}
+    data = {"raw": result, "jsonrpc": {"jsonrpc": "2.0", "id": 1, "result": result},
+            "inspector": {"result": result}}[form]
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(data))
+    r = cli("snapshot", "--from-file", str(src), "--label", "v1", "--store", str(tmp_path / "s"))
+    assert r.returncode == 0, r.stderr
+    path = tmp_path / "s" / "snapshots" / "v1.json"
+    text = path.read_text()
+    snap = json.loads(text)
+    assert snap["format"] == FORMAT_ID and snap["format_version"] == 1 and snap["label"] == "v1"
+    assert [t["name"] for t in snap["tools"]] == ["a", "b"]
+    assert snap["tools"][1]["x-vendor"] == {"k": 1} and snap["tools"][1]["_meta"] == {"m": 2}
+    assert snap["tool_hashes"]["a"] == tool_hash(TOOLS[1])
+    assert text.endswith("}\n") and text == json.dumps(snap, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert load_snapshot("v1", store=tmp_path / "s").label == "v1"
+
+
+def test_snapshot_to_stdout_and_diff_by_label(tmp_path: Path):
+    r = cli("snapshot", "--from-file", str(SEED / "0.2.5.json"), "--out", "-")
+    assert r.returncode == 0 and json.loads(r.stdout)["format"] == FORMAT_ID
+    store = tmp_path / "s"
+    for v in ("0.2.5", "0.2.6"):
+        assert cli("snapshot", "--from-file", str(SEED / f"{v}.json"), "-l", v, "--store", str(store)).returncode == 0
+    r = cli("diff", "0.2.5", "0.2.6", "--store", str(store), "--format", "json", "--output", str(tmp_path / "r.json"))
+    assert r.returncode == 1 and r.stdout == ""
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["old"]["label"] == "0.2.5" and report["summary"]["breaking"] > 0
+
+
+def test_diff_reads_raw_corpus_files_and_does_not_import_the_sdk():
+    code = ("import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','diff',"
+            f"{str(ROOT / 'fixtures/corpus/server-memory/2025.9.25.json')!r},"
+            f"{str(ROOT / 'fixtures/corpus/server-memory/2025.11.25.json')!r},'--format','json']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "sys.stderr.write('MCP_IMPORTED=%s CODE=%s' % ('mcp' in sys.modules, code))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert "MCP_IMPORTED=False" in r.stderr, r.stderr
+    assert json.loads(r.stdout)["summary"]["info"] >= 9
+
+
+def test_help_is_fast_and_sdk_free():
+    code = ("import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','--help']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write('MCP_IMPORTED=%s' % ('mcp' in sys.modules))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "MCP_IMPORTED=False" in r.stderr and "snapshot" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["diff", "nope-a", "nope-b"], "no snapshot 'nope-a'"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED)], "not a regular file"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "yaml"], "--format must be one of"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--fail-on", "sometimes"], "--fail-on must be"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--mode", "sideways"], "--mode must be"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--host", "claude"], "--host must be"),
+    (["snapshot", "--label", "x"], "give exactly one source"),
+    (["snapshot", "--label", "../evil", "--from-file", str(SEED / "0.2.5.json")], "invalid label"),
+    (["snapshot", "--label", "x", "--url", "ftp://h/x"], "http:// or https://"),
+    (["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header", "NoColon"], "--header must look like"),
+    (["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header-env", "A=SA_UNSET_VAR_X"],
+     "SA_UNSET_VAR_X is not set"),
+    (["snapshot", "--label", "x", "--protocol", "2099", "--", "true"], "--protocol must be"),
+    (["schema", "nothing"], "unknown schema"),
+])
+def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: str):
+    r = cli(*args)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "expected a JSON object"),
+    ('{"tools": {}}', "'tools' must be a list"),
+    ('{"tools": [{"inputSchema": {}}]}', "has no name"),
+    ('{"tools": [{"name": "a"}, {"name": "a"}]}', "duplicate tool name"),
+    ('{"tools": [{"name": "a", "inputSchema": 3}]}', "inputSchema is not an object"),
+    ('{"format": "schema-audit/snapshot", "format_version": 99, "tools": []}', "format_version 99"),
+    ('{"tools": [{"name": "a", "inputSchema": {"maximum": NaN}}]}', "NaN is not valid JSON"),
+    ('{"tools": [{"name": "a", "inputSchema": {"maximum": 1e400}}]}', "out of range"),
+    ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}', "JSON-RPC error"),
+])
+def test_bad_input_files_exit_2(tmp_path: Path, content: str, needle: str):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    for args in (["diff", str(bad), str(SEED / "0.2.5.json")],
+                 ["snapshot", "--from-file", str(bad), "--label", "x", "--store", str(tmp_path / "s")]):
+        r = cli(*args)
+        assert r.returncode == 2 and needle in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "s").exists() or not any((tmp_path / "s").rglob("*.json"))
+
+
+def test_failed_import_leaves_existing_snapshot_intact(tmp_path: Path):
+    store = tmp_path / "s"
+    assert cli("snapshot", "--from-file", str(SEED / "0.2.5.json"), "-l", "v", "--store", str(store)).returncode == 0
+    before = (store / "snapshots" / "v.json").read_bytes()
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"tools": [\xff]}')
+    r = cli("snapshot", "--from-file", str(bad), "-l", "v", "--store", str(store))
+    assert r.returncode == 2 and "UTF-8" in r.stderr
+    assert (store / "snapshots" / "v.json").read_bytes() == before
+    assert [p.name for p in (store / "snapshots").iterdir()] == ["v.json"]
+
+
+def test_text_report_shows_server_text_inertly(tmp_path: Path):
+    evil = "\x1b[31mred\x1b[0m[bold red]x[/bold red][link=http://evil]y[/link]"
+    old = {"tools": [{"name": evil, "inputSchema": {"type": "object"}, "description": "a"}]}
+    new = {"tools": [{"name": evil, "inputSchema": {"type": "object"}, "description": "b\x1b]0;title\x07"}]}
+    (tmp_path / "o.json").write_text(json.dumps(old))
+    (tmp_path / "n.json").write_text(json.dumps(new))
+    r = CliRunner().invoke(app, ["diff", str(tmp_path / "o.json"), str(tmp_path / "n.json")])
+    assert r.exit_code == 0
+    assert "\x1b" not in r.output and "\\x1b[31mred" in r.output
+    assert "[bold red]x[/bold red][link=http://evil]y[/link]" in r.output
+
+
+def test_version_and_python_m():
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.startswith("schema-audit ")
