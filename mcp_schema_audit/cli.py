@@ -105,6 +105,18 @@ def _parse_pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
     return out
 
 
+def _quiet_sdk_logs(verbose: bool) -> None:
+    """The SDK logs parse failures of server stdout noise with tracebacks: keep them off stderr unless -v."""
+    import logging
+
+    log = logging.getLogger("mcp")
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    else:
+        log.addHandler(logging.NullHandler())
+        log.propagate = False
+
+
 def _write_output(text: str, out: Optional[str]) -> None:
     if out in (None, "-"):
         sys.stdout.write(text)
@@ -142,6 +154,7 @@ def snapshot(
     from_file: Optional[Path] = typer.Option(None, "--from-file", help=(
         "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
         "or MCP Inspector CLI JSON.")),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr."),
 ) -> None:
     """Capture tools/list from a running MCP server (stdio, Streamable HTTP or SSE) into a snapshot.
 
@@ -167,6 +180,7 @@ def snapshot(
     else:
         from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
 
+        _quiet_sdk_logs(verbose)
         headers = _parse_pairs(header, ":", "--header")
         for name, var in _parse_pairs(header_env, "=", "--header-env").items():
             if var not in os.environ:
@@ -426,6 +440,7 @@ def demo(
         raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
     store = keep if keep is not None else Path(tempfile.mkdtemp(prefix="schema-audit-demo-"))
     snaps = []
+    _quiet_sdk_logs(False)
     try:
         for version in ("1", "2"):
             label = f"v{version}"

@@ -920,6 +920,12 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
             f.witness = {"instance": listing, "accepted_by": "old", "instance_pointer": "/inputSchema/type",
                          "error": "inputSchema.type must be 'object': the SDK client rejects the whole tools/list"}
         findings.append(f)
+    if direction == "output" and isinstance(old, dict) and isinstance(new, dict) \
+            and bool(old.get("x-fastmcp-wrap-result")) != bool(new.get("x-fastmcp-wrap-result")):
+        findings.append(_finding("output-envelope-changed", tool, "/x-fastmcp-wrap-result",
+                                 "results are wrapped as {\"result\": …} on one side only",
+                                 old.get("x-fastmcp-wrap-result"), new.get("x-fastmcp-wrap-result"),
+                                 direction="output"))
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
     comparer = _Comparer(p_doc, v_doc)
     try:

@@ -64,6 +64,10 @@ _RULES = [
          "with 'has an output schema but did not return structured content'.",
          '{"outputSchema": {"type": "object"}}', "(no outputSchema)",
          "Tool X has an output schema but did not return structured content", _PY),
+    Rule("output-envelope-changed", "output", "info", "structuredContent envelope marker changed",
+         "x-fastmcp-wrap-result says results are wrapped as {\"result\": …}; a change means a changed envelope. "
+         "The structural findings on the same tool say whether cached hosts reject it.",
+         '{"x-fastmcp-wrap-result": true}', "{}", source="fastmcp 4.x output schemas"),
     Rule("output-schema-added", "output", "info", "outputSchema added",
          "Cached hosts have no outputSchema for the tool and validate nothing.", "(no outputSchema)",
          '{"outputSchema": {"type": "object"}}'),

@@ -129,7 +129,10 @@ class SchemaDoc:
                 raise ValueError(f"ts-sdk-v2 does not support dialect {self.dialect}: the host cannot compile it")
             cls = _validator_class(self.dialect, profile)
             checker = None if profile == "python-sdk" else ajv_format_checker()
-            self._validators[profile] = cls(self.root, registry=Registry(), format_checker=checker)
+            root = self.root
+            if profile != "python-sdk" and cls.__name__ in ("Draft7Validator", "Draft6Validator", "Draft4Validator"):
+                root = _ajv_ref_siblings(root)
+            self._validators[profile] = cls(root, registry=Registry(), format_checker=checker)
         return self._validators[profile]
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
@@ -152,6 +155,26 @@ class SchemaDoc:
             errs.remove(best)
             errs.insert(0, best)
         return errs
+
+
+def _ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
+    """Ajv 8 applies keywords beside ``$ref`` in every draft; draft-07 jsonschema ignores them.
+
+    Returns a copy where ``{"$ref": R, k: v}`` becomes ``{"allOf": [{"$ref": R}], k: v}`` so the
+    draft-07 validator sees what Ajv sees. Deeper than 400 levels the rest is left as it is.
+    """
+    if depth > 400:
+        return schema
+    if isinstance(schema, list):
+        return [_ajv_ref_siblings(x, depth + 1) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: (v if k in ("enum", "const", "default", "examples") else _ajv_ref_siblings(v, depth + 1))
+           for k, v in schema.items()}
+    if isinstance(out.get("$ref"), str) and len(out) > 1:
+        ref = out.pop("$ref")
+        out["allOf"] = [{"$ref": ref}] + (out["allOf"] if isinstance(out.get("allOf"), list) else [])
+    return out
 
 
 _AJV_FORMAT_CHECKER: Any = None

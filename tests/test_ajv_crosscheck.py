@@ -201,10 +201,6 @@ EXTRA_PAIRS: list[dict[str, Any]] = [
 # {(pair id, test name): reason}. Each is marked xfail(strict=True), so a fix shows up as an XPASS failure:
 # then delete the entry. Failures NOT listed here are engine bugs (witness construction, SDK dialect
 # handling) and are left failing on purpose.
-_REF_SIBLINGS = ("known Ajv-vs-jsonschema difference: Ajv 8 evaluates keywords beside $ref in every class (the "
-                 "ignoreKeywordsWithRef option was removed in Ajv 7), python jsonschema's Draft7Validator ignores "
-                 "them; the engine emulates ts-sdk-v1 (and draft-07 ts-sdk-v2) with Draft7Validator, so it misses "
-                 "breaks from a maxLength added beside $ref")
 _FORMATS = ("known Ajv-vs-jsonschema difference: ajv-formats checks {fmt} in the draft-07 Ajv class too, python "
             "jsonschema's Draft7Validator.FORMAT_CHECKER does not know {fmt}{extra}; the engine's TS emulation "
             "therefore under-reports hosts")
@@ -212,9 +208,6 @@ _NULLABLE = ("known Ajv-vs-jsonschema difference: Ajv 8 honours the OpenAPI keyw
              "`type`, lib/compile/validate/dataType.ts) in every class, python jsonschema ignores it; the engine "
              "sees no change, real TS hosts see null accepted on one side only")
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
-    ("ref-sibling-maxlength-added-input", "test_breaking_hosts_match_ajv"): _REF_SIBLINGS,
-    ("ref-sibling-maxlength-added-input", "test_ajv_breaks_are_reported"): _REF_SIBLINGS,
-    ("draft07-ref-sibling-maxlength-added-input", "test_ajv_breaks_are_reported"): _REF_SIBLINGS,
     ("openapi-nullable-added-output", "test_ajv_breaks_are_reported"): _NULLABLE,
     ("openapi-nullable-removed-input", "test_ajv_breaks_are_reported"): _NULLABLE,
 }
