@@ -38,7 +38,7 @@ _ANNOTATIONS = {"title", "description", "examples", "default", "$comment", "depr
                 "writeOnly", "$schema", "$id", "$anchor", "$defs", "definitions", "$vocabulary", "$dynamicAnchor",
                 "contentMediaType", "contentEncoding", "contentSchema"}
 _UNMODELLED = ("not", "if", "then", "else", "dependentSchemas", "dependencies", "unevaluatedItems", "contains",
-               "minContains", "maxContains", "propertyNames", "dependentRequired", "$dynamicRef", "$recursiveRef")
+               "minContains", "maxContains", "$dynamicRef", "$recursiveRef")
 
 # neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
 _KINDS = {
@@ -852,6 +852,57 @@ class _Comparer:
                                   f"patternProperties {pat!r} of the {{P}} schema is not compared against the closed {{V}} object"))
         for kw, upper in (("minProperties", False), ("maxProperties", True)):
             out += self._bounds(p, v, kw, upper, [], p.get(kw), v.get(kw))
+        out += self._property_names(p, v, pprops)
+        out += self._dependent_required(p, v, pprops, preq)
+        return out
+
+    def _property_names(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any]) -> list[_Issue]:
+        """``propertyNames``: a property the P side declares whose name V's ``propertyNames`` rejects."""
+        pn, vn = p.get("propertyNames"), v.get("propertyNames")
+        if _canon(pn) == _canon(vn):
+            return []
+        out: list[_Issue] = []
+        if vn is not None:
+            for key, ps in pprops.items():
+                if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
+                    child = self._sample_p(ps)
+                    w = self._obj_wrap(p, v, key)(child) if child is not _NO else _NO
+                    out.append(_Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
+                                      f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's "
+                                      "propertyNames", w, [key]))
+        if not out:
+            out.append(_Issue("looser-v" if pn is not None and vn is None else "undecidable",
+                              ["propertyNames"] if pn is not None else [], ["propertyNames"] if vn is not None else [],
+                              pn, vn, "propertyNames changed; every declared property name is accepted by both"))
+        return out
+
+    def _dependent_required(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any],
+                            preq: list[str]) -> list[_Issue]:
+        """``dependentRequired``: V requires a dependency that P does not, when the trigger key is present."""
+        pd = p.get("dependentRequired") if isinstance(p.get("dependentRequired"), dict) else {}
+        vd = v.get("dependentRequired") if isinstance(v.get("dependentRequired"), dict) else {}
+        if _canon(pd) == _canon(vd):
+            return []
+        out: list[_Issue] = []
+        for key, deps in vd.items():
+            if not isinstance(deps, list):
+                continue
+            have = set(pd.get(key, [])) if isinstance(pd.get(key), list) else set()
+            for dep in deps:
+                if dep in have or dep in preq or not isinstance(dep, str):
+                    continue
+                base = self._common({**p, "type": "object"}, v)
+                w = _NO
+                if isinstance(base, dict):
+                    trigger = self._sample_p(pprops.get(key, True))
+                    w = {**base, key: None if trigger is _NO else trigger}
+                    w.pop(dep, None)
+                out.append(_Issue("looser-p", [], ["dependentRequired", key], pd.get(key), deps,
+                                  f"the {{V}} schema requires {dep!r} whenever {key!r} is present; the {{P}} schema "
+                                  "does not", w, [dep]))
+        if not out:
+            out.append(_Issue("looser-v", ["dependentRequired"], ["dependentRequired"] if vd else [], pd, vd,
+                              "dependentRequired is stricter in the {P} schema"))
         return out
 
 
@@ -961,12 +1012,9 @@ def _issue_to_finding(issue: _Issue, tool: str, direction: str, p_doc: SchemaDoc
         old_ptr, new_ptr, old_val, new_val = v_ptr, p_ptr, issue.v_val, issue.p_val
     else:
         old_ptr, new_ptr, old_val, new_val = p_ptr, v_ptr, issue.p_val, issue.v_val
-    ptr = new_ptr if (direction == "output") == bool(issue.p_path or not issue.v_path) else new_ptr
-    # the new side's location, unless the change lives only in the old schema
-    if direction == "input" and not issue.v_path and issue.p_path:
-        ptr = old_ptr
-    if direction == "output" and not issue.p_path and issue.v_path:
-        ptr = old_ptr
+    # the new schema's location, unless the change lives only in the old schema
+    new_path, old_path = (issue.p_path, issue.v_path) if direction == "output" else (issue.v_path, issue.p_path)
+    ptr = old_ptr if (not new_path and old_path) else new_ptr
     names = {"P": "new", "V": "cached"} if direction == "output" else {"P": "cached", "V": "new"}
     detail = issue.detail.replace("{P}", names["P"]).replace("{V}", names["V"])
     f = _finding(rule_id, tool, ptr, detail, old_val, new_val, direction=direction)

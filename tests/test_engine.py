@@ -223,3 +223,16 @@ def test_input_schema_losing_type_object_is_a_listing_time_break():
     [f] = [f for f in findings if f.rule == "input-schema-not-object"]
     assert f.severity == "breaking" and f.witness["instance_pointer"] == "/inputSchema/type"
     assert f.hosts == ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]
+
+
+def test_dependent_required_and_property_names_are_modelled():
+    old = obj({"card": S, "cvv": S})
+    new = {**obj({"card": S, "cvv": S}), "dependentRequired": {"card": ["cvv"]}}
+    [f] = compare_schemas(old, new, "input")
+    assert (f.rule, f.severity) == ("input-constraint-tightened", "breaking")
+    assert "card" in f.witness["instance"] and "cvv" not in f.witness["instance"]
+    assert [x.severity for x in compare_schemas(new, old, "input")] == ["info"]
+    old = obj({"Ab": S})
+    new = {**obj({"Ab": S}), "propertyNames": {"pattern": "^[a-z]+$"}}
+    [f] = compare_schemas(old, new, "input")
+    assert f.severity == "breaking" and f.witness["instance"] == {"Ab": "a"}
