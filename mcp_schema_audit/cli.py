@@ -309,14 +309,9 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
     result = apply_policy(diff_with_mode(old, new, mode), severity=severity, hosts=hosts, ignore=ignore)
-    for entry in result.expired:
-        notes.append(f"expired ignore entry no longer applies: {entry}")
-    report = Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes)
-    report.mode = mode
-    report.hosts = list(hosts) if hosts else list(HOST_PROFILES)
-    report.ignored = result.ignored
-    report.expired_ignores = result.expired
-    return report
+    return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
+                  hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
+                  expired_ignores=result.expired)
 
 
 @app.command()
@@ -394,6 +389,8 @@ def lint(
     from mcp_schema_audit.report import Report
 
     opts = _settings(config, fail_on, None, [], severity, store)
+    if len(snapshots) > 1 and fmt not in ("text", "github"):
+        raise UsageError(f"--format {fmt} takes one snapshot at a time (got {len(snapshots)}); use text or github")
     base = _load(baseline, opts["store"]) if baseline else None
     passed_all = True
     texts = []
@@ -402,10 +399,8 @@ def lint(
         result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
                               ignore=opts["config"].allow + opts["config"].ignore)
         report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
-                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else "")])
-        report.mode = "lint"
-        report.ignored = result.ignored
-        report.expired_ignores = result.expired
+                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else "")],
+                        mode="lint", ignored=result.ignored, expired_ignores=result.expired)
         passed_all = passed_all and report.passed
         texts.append(_render(report, fmt, output))
     _write_output("".join(texts), output)

@@ -99,7 +99,7 @@ class Finding:
     def fingerprint(self) -> str:
         """Stable id: sha256 of rule, tool, direction and pointer (not of the message), 16 hex chars."""
         key = "\x1f".join((self.rule, self.tool, self.direction, self.pointer))
-        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (the report contract; keys are only ever added)."""

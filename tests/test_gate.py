@@ -114,7 +114,8 @@ expires = 2020-01-01
     tools_left = {f["tool"] for f in data["findings"] if f["rule"] == "output-property-added-to-closed-object"}
     assert not any(t.startswith("list_") for t in tools_left)
     assert whoami_fp not in {f["fingerprint"] for f in data["findings"]}
-    assert any("expired" in n for n in data["notes"])
+    assert data["expired_ignores"] == [{"tool": "*", "reason": "this one has expired and must not apply",
+                                        "expires": "2020-01-01"}]
     assert len(data["findings"]) == len(report["findings"]) - len(data["ignored"])
     reasons = json.dumps(data["ignored"])
     assert "whoami hosts reconnect on deploy" in reasons and "list tools are re-listed" in reasons

@@ -1,0 +1,276 @@
+"""The GitHub Action's logic (scripts/action_run.py) run as a subprocess with fake GitHub files:
+summary, outputs, annotations, exit codes, the approval-label bypass; action.yml and the pre-commit
+hook definition checked against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "action_run.py"
+SEED = ROOT / "fixtures" / "seed"
+
+
+class Run:
+    """One run of the action script: exit code, stdout/stderr, the summary and the outputs it wrote."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[str], workdir: Path) -> None:
+        self.code = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.workdir = workdir
+        summary = workdir / "summary.md"
+        self.summary = summary.read_text(encoding="utf-8") if summary.exists() else ""
+        out = workdir / "outputs.txt"
+        self.outputs = dict(line.split("=", 1) for line in out.read_text(encoding="utf-8").splitlines()
+                            if "=" in line) if out.exists() else {}
+
+
+def run_action(tmp_path: Path, *, labels: Optional[list[str]] = None, event: Optional[dict] = None,
+               cwd: Optional[Path] = None, **inputs: str) -> Run:
+    """Run the script with ``INPUT_*`` from ``inputs`` (``fail_on`` → ``INPUT_FAIL_ON``) and a fake event."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    if event is None:
+        event = {"action": "synchronize", "pull_request": {"number": 7, "labels": [{"name": n} for n in labels or []]}}
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(event), encoding="utf-8")
+    env.update({"GITHUB_EVENT_PATH": str(event_path), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+                "GITHUB_OUTPUT": str(tmp_path / "outputs.txt")})
+    for key, value in inputs.items():
+        env["INPUT_" + key.upper()] = value
+    proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=cwd or tmp_path, env=env, capture_output=True,
+                          text=True, timeout=180)
+    return Run(proc, tmp_path)
+
+
+def seed_inputs(old: str = "0.2.5", new: str = "0.2.6") -> dict[str, str]:
+    return {"base": str(SEED / f"{old}.json"), "snapshot": str(SEED / f"{new}.json")}
+
+
+def test_breaking_change_fails_the_gate_with_summary_annotations_and_outputs(tmp_path: Path):
+    r = run_action(tmp_path, **seed_inputs())
+    assert r.code == 1, r.stderr
+    first = r.summary.splitlines()[0]
+    assert first.startswith("### ❌ schema-audit: 13 breaking, 0 warning, 1 info") and "gate failed" in first
+    assert "<summary>Witness:" in r.summary
+    assert "add the label **schema-change-approved**" in r.summary
+    assert r.outputs["exit-code"] == "1" and r.outputs["passed"] == "false" and r.outputs["approved"] == "false"
+    assert (r.outputs["breaking"], r.outputs["warning"], r.outputs["info"]) == ("13", "0", "1")
+    assert r.outputs["sarif-file"] == "" and r.outputs["snapshot"] == str(SEED / "0.2.6.json")
+    report_dir = tmp_path / "schema-audit-report"
+    data = json.loads((report_dir / "schema-audit.json").read_text(encoding="utf-8"))
+    assert data["summary"] == {"breaking": 13, "warning": 0, "info": 1}
+    assert (report_dir / "schema-audit.md").read_text(encoding="utf-8") in r.summary
+    commands = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
+    assert sum(ln.startswith("::error ") for ln in commands) == 13
+    assert commands[-1].startswith("::notice title=schema-audit::")
+    assert "13 breaking, 0 warning, 1 info; gate failed" in r.stderr
+
+
+def test_approval_label_turns_a_failed_gate_into_a_pass(tmp_path: Path):
+    r = run_action(tmp_path, labels=["bug", "schema-change-approved"], **seed_inputs())
+    assert r.code == 0, r.stderr
+    assert r.outputs["approved"] == "true" and r.outputs["passed"] == "false" and r.outputs["exit-code"] == "0"
+    assert "> **Approved:** the pull request carries the label **schema-change-approved**" in r.summary
+    assert "gate failed, approved by label" in r.stderr
+
+
+def test_custom_and_disabled_approval_label(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    r = run_action(tmp_path / "a", labels=["schema-change-approved"], approval_label="api-break-ok", **seed_inputs())
+    assert r.code == 1 and "**api&#45;break-ok**" not in r.summary and "**api-break-ok**" in r.summary
+    r = run_action(tmp_path / "b", labels=["api-break-ok"], approval_label="api-break-ok", **seed_inputs())
+    assert r.code == 0 and r.outputs["approved"] == "true"
+    r = run_action(tmp_path / "c", labels=["schema-change-approved"], approval_label="", **seed_inputs())
+    assert r.code == 1 and r.outputs["approved"] == "false" and "add the label" not in r.summary
+
+
+def test_no_pull_request_in_the_event_means_no_bypass(tmp_path: Path):
+    r = run_action(tmp_path, event={"ref": "refs/heads/main", "labels": [{"name": "schema-change-approved"}]},
+                   **seed_inputs())
+    assert r.code == 1 and r.outputs["approved"] == "false"
+
+
+def test_empty_diff_passes(tmp_path: Path):
+    r = run_action(tmp_path, **seed_inputs("0.2.4", "0.2.5"))
+    assert r.code == 0, r.stderr
+    assert r.summary.startswith("### ✅ schema-audit: 0 breaking, 0 warning, 0 info — gate passed")
+    assert "No schema changes." in r.summary and "Approved" not in r.summary and "add the label" not in r.summary
+    assert r.outputs["passed"] == "true"
+    assert [ln for ln in r.stdout.splitlines() if ln.startswith("::")] == [
+        ln for ln in r.stdout.splitlines() if ln.startswith("::notice title=schema-audit::")]
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("info", 1), ("warning", 1), ("breaking", 1)])
+def test_fail_on_is_passed_through(tmp_path: Path, fail_on: str, code: int):
+    r = run_action(tmp_path, fail_on=fail_on, annotations="false", **seed_inputs())
+    assert r.code == code, r.stderr
+    assert f"(fail-on: {fail_on})" in r.summary.splitlines()[0]
+    assert not r.stdout.strip()  # annotations off
+
+
+def test_info_only_change_fails_only_at_fail_on_info(tmp_path: Path):
+    old = {"tools": [{"name": "t", "description": "a", "inputSchema": {"type": "object"}}]}
+    new = {"tools": [{"name": "t", "description": "b", "inputSchema": {"type": "object"}}]}
+    (tmp_path / "o.json").write_text(json.dumps(old))
+    (tmp_path / "n.json").write_text(json.dumps(new))
+    for fail_on, code in (("warning", 0), ("info", 1)):
+        d = tmp_path / fail_on
+        d.mkdir()
+        r = run_action(d, base=str(tmp_path / "o.json"), snapshot=str(tmp_path / "n.json"), fail_on=fail_on)
+        assert r.code == code, r.stderr
+
+
+def test_sarif_and_junit_files(tmp_path: Path):
+    r = run_action(tmp_path, sarif="true", formats="junit, text", **seed_inputs())
+    assert r.code == 1
+    sarif = Path(r.outputs["sarif-file"])
+    assert sarif == Path("schema-audit-report/schema-audit.sarif")
+    log = json.loads((tmp_path / sarif).read_text(encoding="utf-8"))
+    assert log["version"] == "2.1.0" and len(log["runs"][0]["results"]) == 14
+    junit = ET.parse(tmp_path / r.outputs["junit-file"]).getroot()
+    assert junit.find("testsuite").get("failures") == "7"
+    assert "gate FAILED" in (tmp_path / r.outputs["text-file"]).read_text(encoding="utf-8")
+
+
+def test_defer_exit_leaves_the_verdict_in_the_outputs(tmp_path: Path):
+    r = run_action(tmp_path, defer_exit="true", **seed_inputs())
+    assert r.code == 0 and r.outputs["exit-code"] == "1"
+
+
+def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
+    r = run_action(tmp_path, labels=["schema-change-approved"], base=str(tmp_path / "missing.json"),
+                   snapshot=str(SEED / "0.2.6.json"))
+    assert r.code == 2, r.stderr
+    assert r.summary.startswith("### ⚠️ schema-audit could not run (exit 2)")
+    assert "missing.json" in r.summary and r.outputs["exit-code"] == "2"
+    assert r.stdout.startswith("::error title=schema-audit::diff --format json failed")
+
+
+@pytest.mark.parametrize(("inputs", "message"), [
+    ({"snapshot": "x.json"}, "input base is required"),
+    ({"base": "a.json"}, "give exactly one of the inputs snapshot, command, url, sse"),
+    ({"base": "a.json", "snapshot": "b.json", "url": "http://127.0.0.1:9/mcp"}, "(got snapshot, url)"),
+    ({"base": "a.json", "snapshot": "b.json", "fail_on": "sometimes"}, "input fail-on must be one of"),
+    ({"base": "a.json", "snapshot": "b.json", "formats": "pdf"}, "input formats: unknown pdf"),
+    ({"base": "a.json", "snapshot": "b.json", "annotations": "maybe"}, "input annotations must be true or false"),
+])
+def test_bad_inputs_exit_2(tmp_path: Path, inputs: dict[str, str], message: str):
+    r = run_action(tmp_path, **inputs)
+    assert r.code == 2 and message in r.summary and message in r.stdout
+
+
+def test_cli_flags_reach_diff(tmp_path: Path):
+    r = run_action(tmp_path, mode="full", hosts="python-sdk\nts-sdk-v2",
+                   severity="output-property-added-to-closed-object=warning", **seed_inputs())
+    data = json.loads((tmp_path / "schema-audit-report" / "schema-audit.json").read_text(encoding="utf-8"))
+    assert data["mode"] == "full" and data["hosts"] == ["python-sdk", "ts-sdk-v2"]
+    assert "mode: full" in r.summary
+    assert all(f["severity"] == "warning" for f in data["findings"] if f["rule"] == "output-property-added-to-closed-object")
+    (tmp_path / "bogus").mkdir()
+    r = run_action(tmp_path / "bogus", args="--mode bogus", **seed_inputs())
+    assert r.code == 2 and "--mode" in r.summary
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_base_from_git(tmp_path: Path):
+    repo = tmp_path / "repo"
+    snaps = repo / ".schema-audit" / "snapshots"
+    snaps.mkdir(parents=True)
+    shutil.copy(SEED / "0.2.5.json", snaps / "latest.json")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "release"], cwd=repo, check=True)
+    shutil.copy(SEED / "0.2.6.json", snaps / "latest.json")  # the pull request's version, uncommitted
+    work = tmp_path / "work"
+    work.mkdir()
+    r = run_action(work, cwd=repo, base="git:HEAD:.schema-audit/snapshots/latest.json",
+                   snapshot=".schema-audit/snapshots/latest.json", output_dir=str(work / "out"), sarif="true")
+    assert r.code == 1, r.stderr
+    assert r.summary.startswith("### ❌ schema-audit: 13 breaking")
+    log = json.loads((work / "out" / "schema-audit.sarif").read_text(encoding="utf-8"))
+    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == ".schema-audit/snapshots/latest.json"
+    assert "::error file=.schema-audit/snapshots/latest.json,title=" in r.stdout
+
+
+@pytest.mark.live
+def test_capture_a_stdio_server(tmp_path: Path):
+    base = tmp_path / "v1.json"
+    cap = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "snapshot", "--out", str(base), "--label", "v1",
+                          "--", sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert cap.returncode == 0, cap.stderr
+    command = shlex.join([sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"])
+    r = run_action(tmp_path, base=str(base), command=command, label="pr-42", timeout="90")
+    assert r.code == 1, r.stderr
+    snap = json.loads((tmp_path / "schema-audit-report" / "snapshot.json").read_text(encoding="utf-8"))
+    assert snap["label"] == "pr-42" and r.outputs["snapshot"] == "schema-audit-report/snapshot.json"
+    assert "tool-removed" in r.summary and "output-property-added-to-closed-object" in r.summary
+
+
+def test_summary_escapes_the_label_text(tmp_path: Path):
+    r = run_action(tmp_path, approval_label="ok <img src=x> @team [x](http://evil)", **seed_inputs())
+    tail = r.summary.split("</sub>")[-1]
+    assert "<img" not in tail and "@team" not in tail and "](http" not in tail and "@\u200bteam" in tail
+
+
+# --- action.yml and .pre-commit-hooks.yaml -------------------------------------------------------------
+
+
+def _action_inputs(text: str) -> list[str]:
+    block = text.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
+    return re.findall(r"^  ([a-z][a-z0-9-]*):\s*$", block, re.M)
+
+
+def test_action_yml_maps_every_input_to_the_script():
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    inputs = _action_inputs(text)
+    assert {"base", "snapshot", "command", "url", "fail-on", "formats", "upload-sarif", "approval-label"} <= set(inputs)
+    env = dict(re.findall(r"^\s+(INPUT_[A-Z_]+): \$\{\{ inputs\.([a-z0-9-]+) \}\}\s*$", text, re.M))
+    handled_elsewhere = {"python-version", "package", "sarif-category"}
+    assert set(env.values()) | handled_elsewhere == set(inputs)
+    for var, name in env.items():
+        assert var == "INPUT_" + name.upper().replace("-", "_") or (var, name) == ("INPUT_SARIF", "upload-sarif")
+    script = SCRIPT.read_text(encoding="utf-8")
+    read = set(re.findall(r'_(?:input|flag|list|lines)\("([a-z-]+)"', script))
+    assert 'for k in ("snapshot", "command", "url", "sse")' in script and '"INPUT_APPROVAL_LABEL"' in script
+    read |= {"snapshot", "command", "url", "sse", "approval-label"}
+    assert {n.upper().replace("-", "_") for n in read} - {"DEFER_EXIT"} == {v[len("INPUT_"):] for v in env}
+    assert "INPUT_DEFER_EXIT: 'true'" in text
+    assert "github/codeql-action/upload-sarif@" in text and "$GITHUB_STEP_SUMMARY" not in text  # script writes it
+    # nothing from inputs is interpolated into shell code
+    for run_block in re.findall(r"run: (\|\n(?:\s{8}.*\n)+|.*\n)", text):
+        assert "${{" not in run_block
+
+
+def test_pre_commit_hook_definition():
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert re.search(r"^- id: schema-audit-lint$", text, re.M)
+    assert re.search(r"^  entry: schema-audit lint$", text, re.M)
+    assert re.search(r"^  language: python$", text, re.M)
+    files = re.search(r"^  files: (.+)$", text, re.M).group(1).strip()
+    assert files == r"\.schema-audit/snapshots/.*\.json$"
+    pattern = re.compile(files)
+    assert pattern.search(".schema-audit/snapshots/v0.2.5.json")
+    assert pattern.search("servers/mail/.schema-audit/snapshots/v1.json")
+    assert not pattern.search(".schema-audit/config.json") and not pattern.search("snapshots/v1.json")
+    # what pre-commit runs: the entry with the matching files as arguments
+    r = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "lint", str(SEED / "0.2.5.json"),
+                        str(SEED / "0.2.7.json")], capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    assert "0.2.5" in r.stdout and "0.2.7" in r.stdout
