@@ -74,6 +74,9 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+_CONFIG_HELP_SHORT = "Config file (its 'store' is the default for --store)."
+
+
 def _version_callback(value: bool) -> None:
     if value:
         sys.stdout.write(f"schema-audit {__version__}\n")
@@ -148,7 +151,8 @@ def snapshot(
         "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy).")),
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds for the whole capture."),
     max_pages: int = typer.Option(1000, "--max-pages", min=1, help="Give up after this many tools/list pages."),
-    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Snapshot store folder."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP_SHORT),
     out: Optional[str] = typer.Option(None, "--out", "-o",
                                       help="Write the snapshot to this file ('-' = stdout) instead of the store."),
     from_file: Optional[Path] = typer.Option(None, "--from-file", help=(
@@ -159,10 +163,13 @@ def snapshot(
     """Capture tools/list from a running MCP server (stdio, Streamable HTTP or SSE) into a snapshot.
 
     Examples:
+
+    \b
       schema-audit snapshot --label v0.2.6 -- node dist/index.js
       schema-audit snapshot --label v0.2.6 --url http://127.0.0.1:8000/mcp --header-env 'Authorization=MCP_TOKEN'
       schema-audit snapshot --label v0.2.5 --from-file tools-list.json
     """
+    store = _settings(config, None, None, [], [], store)["store"]
     sources = [x for x in (bool(command), url, sse, from_file) if x]
     if len(sources) != 1:
         raise UsageError("give exactly one source: -- SERVER_COMMAND..., --url, --sse or --from-file")
@@ -335,7 +342,7 @@ def history(
     import json
 
     from mcp_schema_audit.history import (check_history, history_json, order_snapshots, render_history_text,
-                                          stored_snapshots)
+                                          same_server, stored_snapshots)
     from mcp_schema_audit.rules import SEVERITY_RANK
 
     if fmt not in ("text", "json"):
@@ -349,6 +356,10 @@ def history(
         labels = [s.label for s in stored]
         cohorts = stored[: labels.index(new_snap.label)] if new_snap.label in labels else stored
         cohorts = [c for c in cohorts if c.label != new_snap.label]
+        cohorts, skipped = same_server(new_snap, cohorts)
+        if skipped:
+            _err(f"skipped {len(skipped)} stored snapshot(s) of other servers: "
+                 f"{', '.join(s.label for s in skipped)}")
     if not cohorts:
         raise UsageError(f"no cached versions to check {new!r} against (store {opts['store']} has none older; "
                          "use --against)")
@@ -440,7 +451,7 @@ def demo(
         for version in ("1", "2"):
             label = f"v{version}"
             cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", version]
-            _err(f"snapshot {label}: {' '.join(cmd[1:])}")
+            _err(f"snapshot {label}: python {' '.join(cmd[1:])}")
             t0 = time.monotonic()
             snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
             atomic_write_text(store_path(store, label), canonical_json(snap.to_json()))
@@ -486,11 +497,15 @@ def explain(rule_id: str = typer.Argument(..., help="A rule id from 'schema-audi
     rule = RULES.get(rule_id)
     if rule is None:
         raise UsageError(f"unknown rule {rule_id!r} (see 'schema-audit rules')")
-    lines = [f"{rule.id} ({rule.direction}, default {rule.severity}): {rule.title}", "", rule.rationale]
-    if rule.before or rule.after:
-        lines += ["", f"before: {rule.before}", f"after:  {rule.after}"]
+    lines = [f"{rule.id} ({rule.direction}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
+    if rule.before:
+        lines += [f"before: {rule.before}"]
+    if rule.after:
+        lines += [f"after:  {rule.after}"]
     if rule.error:
         lines += [f"host error: {rule.error}"]
+    if rule.fix:
+        lines += [f"fix: {rule.fix}"]
     if rule.source:
         lines += [f"source: {rule.source}"]
     sys.stdout.write("\n".join(lines) + "\n")
@@ -499,9 +514,21 @@ def explain(rule_id: str = typer.Argument(..., help="A rule id from 'schema-audi
 def main() -> None:
     """Console-script entry point. Usage errors exit 2 (typer/click); see the module docstring."""
     try:
-        app()
-    except SystemExit:
-        raise
+        code = app(standalone_mode=False)
     except KeyboardInterrupt:  # pragma: no cover - interactive
         _err("interrupted")
         sys.exit(130)
+    except Exception as exc:  # click/typer usage errors: one line, exit 2 (their own exit_code)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
+            sys.exit(2)
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+            ctx = getattr(exc, "ctx", None)
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            _err(f"error: {exc.format_message()}{where}")
+            sys.exit(int(exc.exit_code))
+        if type(exc).__name__ == "Abort":
+            _err("aborted")
+            sys.exit(130)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -241,7 +241,7 @@ class _Comparer:
             return [_Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
         p, v = self._merge_all_of(p), self._merge_all_of(v)
         bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
-        if len(bp) == 1 and len(bv) == 1 and not bp[0][1] and not bv[0][1]:
+        if len(bp) == 1 and len(bv) == 1 and bp[0][0] is p and bv[0][0] is v:
             return self._compare_single(p, v, depth)
         return self._compare_union(bp, bv, v, depth)
 
@@ -343,7 +343,7 @@ class _Comparer:
                 return out or [({"not": {}}, [])]
         ts = node.get("type")
         if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
-            return [({**node, "type": t}, ["type"]) for t in dict.fromkeys(t for t in ts if isinstance(t, str))]
+            return [({**node, "type": t}, []) for t in dict.fromkeys(t for t in ts if isinstance(t, str))]
         return [(node, [])]
 
     def _compare_union(self, bp: list[tuple[dict[str, Any], list[Any]]], bv: list[tuple[dict[str, Any], list[Any]]],
@@ -381,6 +381,7 @@ class _Comparer:
                                      p_abs=p_steps[:1] == [_ABS]))
                 continue
             v_steps = bv[vi][1]
+            trial = [self._repick(i, pb, v_node) for i in trial]
             issues.extend(self._prefix(trial, p_steps, v_steps))
         for vi, (vb, v_steps) in enumerate(bv):
             if vi not in matched_v and vb != {"not": {}}:
@@ -392,6 +393,16 @@ class _Comparer:
         if isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
+
+    def _repick(self, issue: _Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> _Issue:
+        """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union."""
+        if issue.inst or issue.witness is _NO or self._valid(self.v_doc, v_node, issue.witness) is False:
+            return issue
+        if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
+            return issue
+        cands = [self._sample_typed(pb, t) for t in ("string", "integer", "number", "boolean", "object", "array",
+                                                      "null")] + [0.5, "x", True, None, {}, []]
+        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not _NO]))
 
     def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[_Issue]:
         """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects)."""
@@ -420,35 +431,50 @@ class _Comparer:
     def _hard(issue: _Issue) -> bool:
         return RULE_SEVERITY_FOR_KIND.get(issue.kind) == "breaking"
 
+    @staticmethod
+    def _type_kw(node: dict[str, Any]) -> list[str]:
+        """Pointer step of the keyword that fixes ``node``'s type: type, else enum/const, else the node."""
+        for kw in ("type", "const", "enum"):
+            if kw in node:
+                return [kw]
+        return []
+
     # -- single branch -------------------------------------------------------------------------
     def _compare_single(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
         issues: list[_Issue] = []
         tp, tv = self._types_of(p), self._types_of(v)
+        pk, vk = self._type_kw(p), self._type_kw(v)
         common: set[str] | None
         if tv is None:
             common = tp
             if tp is not None and type_set(p) is not None and type_set(v) is None and "enum" not in v \
                     and "const" not in v:
-                issues.append(_Issue("type-extra-v", ["type"], [], p.get("type"), None,
+                issues.append(_Issue("type-extra-v", pk, [], p.get("type"), None,
                                      f"the {{P}} schema has type {_short(p.get('type'))}, the {{V}} schema no type"))
         elif tp is None:
             others = [t for t in ("string", "integer", "boolean", "object", "array", "null", "number")
                       if not self._allowed(tv, t)]
             w = self._pick(p, v, [self._sample_typed(p, t) for t in others])
-            issues.append(_Issue("type-only-v", [], ["type"], None, v.get("type"),
+            issues.append(_Issue("type-only-v", [], vk, None, v.get("type"),
                                  f"the {{P}} schema has no type, the {{V}} schema requires {_short(v.get('type'))}", w))
             common = tv
         else:
             extra = [t for t in sorted(tp) if not self._allowed(tv, t)]
             for t in extra:
-                cands = [0.5, 1.5] if t == "number" else []
+                cands = [x for x in (self._values(p) or []) if json_type(x) == t]
+                if t == "number":
+                    cands += [c for c in number_candidates(p, integer=False) if isinstance(c, float)
+                              and not c.is_integer()] + [0.5, 1.5]
+                    lo, _ = bound(p, "min")
+                    if lo is not None:
+                        cands.append(lo + 0.5)
                 cands.append(self._sample_typed(p, t))
                 w = self._pick(p, v, [c for c in cands if c is not _NO])
-                issues.append(_Issue("type-extra-p", ["type"], ["type"], p.get("type"), v.get("type"),
+                issues.append(_Issue("type-extra-p", pk, vk, p.get("type"), v.get("type"),
                                      f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {_short(v.get('type'))}", w))
             missing = [t for t in sorted(tv) if not self._allowed(tp, t) and not (t == "number" and "integer" in tp)]
             if missing:
-                issues.append(_Issue("type-extra-v", ["type"], ["type"], p.get("type"), v.get("type"),
+                issues.append(_Issue("type-extra-v", pk, vk, p.get("type"), v.get("type"),
                                      f"type {_short(v.get('type'))} in the {{V}} schema, {_short(p.get('type'))} in the {{P}} schema"))
             common = {t for t in tp if self._allowed(tv, t)}
             if not common:
@@ -543,11 +569,20 @@ class _Comparer:
 
     @staticmethod
     def _values(node: dict[str, Any]) -> list[Any] | None:
+        """The closed value set of ``node`` (const, enum, or a null/boolean-only type), filtered by its
+        own ``type``; None when values are not enumerable."""
+        ts = type_set(node)
         if "const" in node:
-            return [node["const"]]
-        if isinstance(node.get("enum"), list):
-            return list(node["enum"])
-        return None
+            vals = [node["const"]]
+        elif isinstance(node.get("enum"), list):
+            vals = list(node["enum"])
+        elif ts is not None and ts and ts <= {"null", "boolean"}:
+            vals = ([None] if "null" in ts else []) + ([True, False] if "boolean" in ts else [])
+        else:
+            return None
+        if ts is not None:
+            vals = [x for x in vals if json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)]
+        return vals
 
     def _bounds(self, p: dict[str, Any], v: dict[str, Any], kw: str, upper: bool, cands: list[Any],
                 p_val: Any, v_val: Any) -> list[_Issue]:
@@ -776,8 +811,8 @@ class _Comparer:
         ppat = p.get("patternProperties") if isinstance(p.get("patternProperties"), dict) else {}
         vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
         p_closed, v_closed = self._closed(p), self._closed(v)
-        p_addl = p.get("additionalProperties", p.get("unevaluatedProperties", True))
-        v_addl = v.get("additionalProperties", v.get("unevaluatedProperties", True))
+        p_addl = _tolerant(p.get("additionalProperties", p.get("unevaluatedProperties", True)))
+        v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
         preq = [k for k in p.get("required", []) if isinstance(k, str)] if isinstance(p.get("required"), list) else []
         vreq = [k for k in v.get("required", []) if isinstance(k, str)] if isinstance(v.get("required"), list) else []
         for key, ps in pprops.items():
@@ -913,6 +948,13 @@ def _search(pattern: str, text: str) -> bool:
         return False
 
 
+def _tolerant(addl: Any) -> Any:
+    """``additionalProperties`` that declares nothing (``{}`` or annotations only) reads as ``true``."""
+    if isinstance(addl, dict) and all(k in _ANNOTATIONS for k in addl):
+        return True
+    return addl
+
+
 def _num(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -1043,7 +1085,7 @@ def _confirm(f: Finding, issue: _Issue, direction: str, p_doc: SchemaDoc, v_doc:
         if accepted and errs:
             hosts.append(profile)
             if not error:
-                error = errs[0].message
+                error = _explain_error(errs[0])
     inst_ptr = pointer(issue.inst)
     if not hosts:
         f.severity = "warning"
@@ -1057,6 +1099,21 @@ def _confirm(f: Finding, issue: _Issue, direction: str, p_doc: SchemaDoc, v_doc:
 #: The shape SDK clients require of a tools/list entry (MCP spec Tool.inputSchema: type "object").
 _TOOL_LISTING_SCHEMA = {"type": "object", "required": ["inputSchema"], "properties": {
     "inputSchema": {"type": "object", "required": ["type"], "properties": {"type": {"const": "object"}}}}}
+
+def _explain_error(err: Any) -> str:
+    """The validator's message; for anyOf/oneOf failures, also the closest branch's own reason."""
+    from jsonschema.exceptions import best_match
+
+    message = err.message
+    context = list(err.context or [])
+    if context:
+        # branches that failed only on their type are the least informative alternatives
+        informative = [e for e in context if e.validator != "type"] or context
+        deeper = best_match(informative)
+        where = pointer(list(deeper.absolute_path))
+        message += f" (closest branch: {deeper.message}" + (f" at {where}" if where else "") + ")"
+    return message
+
 
 _RISKY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 _DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}

@@ -86,6 +86,16 @@ class History:
         return [f for c in self.cohorts for f in self.findings[c.label]]
 
 
+def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot], list[Snapshot]]:
+    """Split ``cohorts`` into those of NEW's server (by ``server.name``; unknown names match) and the rest."""
+    name = new.server.get("name")
+    keep, skip = [], []
+    for c in cohorts:
+        other = c.server.get("name")
+        (keep if not name or not other or other == name else skip).append(c)
+    return keep, skip
+
+
 def check_history(new: Snapshot, cohorts: list[Snapshot]) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts."""
     hist = History(new=new, cohorts=cohorts)
@@ -115,15 +125,20 @@ def find_conflicts(hist: History) -> list[Conflict]:
             sets.setdefault((f.tool, _position(f)), {})[c.label] = values
     out: list[Conflict] = []
     for (tool, ptr), by_cohort in sorted(sets.items()):
-        labels = [c.label for c in hist.cohorts if c.label in by_cohort]
-        for i, a in enumerate(labels):
-            for b in labels[i + 1:]:
-                va, vb = by_cohort[a], by_cohort[b]
-                sa, sb = {_canon(x) for x in va}, {_canon(x) for x in vb}
-                if sa <= sb or sb <= sa:
-                    continue  # one cohort's values satisfy the other: sending only those breaks neither
-                common = [x for x in va if _canon(x) in {_canon(y) for y in vb}]
-                out.append(Conflict(tool, ptr, [a, b], {a: va, b: vb}, common))
+        # cohorts caching the same value set form one group; conflicts are between groups
+        groups: dict[frozenset[str], list[str]] = {}
+        for c in hist.cohorts:
+            if c.label in by_cohort:
+                groups.setdefault(frozenset(_canon(x) for x in by_cohort[c.label]), []).append(c.label)
+        keys = list(groups)
+        for i, ka in enumerate(keys):
+            for kb in keys[i + 1:]:
+                if ka <= kb or kb <= ka:
+                    continue  # one group's values satisfy the other: sending only those breaks neither
+                first = by_cohort[groups[ka][0]]
+                common = [x for x in first if _canon(x) in kb]
+                members = groups[ka] + groups[kb]
+                out.append(Conflict(tool, ptr, members, {lbl: by_cohort[lbl] for lbl in members}, common))
     return out
 
 
@@ -146,8 +161,10 @@ def render_history_text(hist: History, width: int = 120) -> str:
                          f"cache {inert(json.dumps(c.values, ensure_ascii=False))}; both accept only "
                          f"{inert(json.dumps(c.common, ensure_ascii=False))}")
     for lbl in labels:
-        shown = [f for f in hist.findings[lbl] if f.severity in ("breaking", "warning")]
-        lines += ["", f"Cohort {inert(lbl)}: {len(shown)} breaking/warning finding(s)"]
+        shown = sorted((f for f in hist.findings[lbl] if f.severity in ("breaking", "warning")),
+                       key=lambda f: f.severity != "breaking")
+        nb = sum(1 for f in shown if f.severity == "breaking")
+        lines += ["", f"Cohort {inert(lbl)}: {nb} breaking, {len(shown) - nb} warning"]
         for f in shown:
             lines.append(f"  {f.severity:<8} {inert(f.tool)} {f.direction} {inert(f.pointer) or '(root)'} [{f.rule}]")
     return "\n".join(lines) + "\n"

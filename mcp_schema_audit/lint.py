@@ -56,7 +56,7 @@ def walk(schema: Any, max_nodes: int = MAX_NODES) -> Iterator[tuple[list[Any], A
 
 def _witness(tool: dict[str, Any], error: str, ptr: str) -> dict[str, Any]:
     return {"instance": {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool},
-            "accepted_by": None, "error": error[:500], "instance_pointer": ptr}
+            "accepted_by": "new", "error": error[:500], "instance_pointer": ptr}
 
 
 def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list[Finding]:
@@ -78,8 +78,9 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     outs = tool.get("outputSchema")
     legacy = protocol_version is None or bool(_LEGACY_ERA.match(protocol_version))
     if outs is not None and legacy and not (isinstance(outs, dict) and outs.get("type") == "object"):
+        era = f"protocol {protocol_version}" if protocol_version else "a legacy (or unrecorded) protocol version"
         f = _finding("output-schema-not-object", name, "/type",
-                     f"outputSchema root is not type 'object' on protocol {protocol_version or 'unknown'}",
+                     f"outputSchema root is not type 'object' on {era}",
                      None, outs.get("type") if isinstance(outs, dict) else outs, direction="output")
         f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "outputSchema.type must be 'object'",
                                                            "/outputSchema/type")
@@ -94,12 +95,21 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
                     f.hosts = ["ts-sdk-v1"]
                     f.witness = _witness(tool, "Expected object, received boolean", f"/{direction}Schema{ptr}")
                     out.append(f)
-    if outs is not None:
-        problem = compile_problem(outs)
-        if problem is not None:
-            ptr, why = problem
-            f = _finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
-            f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, why, "/outputSchema" + ptr)
+    uncompilable = compile_problem(outs) if outs is not None else None
+    if uncompilable is not None:
+        ptr, why = uncompilable
+        f = _finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
+        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, why, "/outputSchema" + ptr)
+        out.append(f)
+    for direction, schema in (("input", inp), ("output", outs)):
+        if schema is None or (direction == "output" and uncompilable is not None):
+            continue
+        problem = _metaschema_problem(schema)
+        if problem:
+            f = _finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
+                         direction=direction)
+            f.hosts = ["python-sdk"]
+            f.witness = _witness(tool, problem, f"/{direction}Schema")
             out.append(f)
     return out
 
@@ -160,13 +170,6 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
             schema = tool.get(f"{direction}Schema")
             if schema is None:
                 continue
-            problem = _metaschema_problem(schema)
-            if problem:
-                f = _finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
-                             direction=direction)
-                f.hosts = ["python-sdk"]
-                f.witness = _witness(tool, problem, f"/{direction}Schema")
-                out.append(f)
             dialect = SchemaDoc(schema).dialect
             for tokens, node in walk(schema):
                 if not isinstance(node, dict):

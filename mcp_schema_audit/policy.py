@@ -151,8 +151,10 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
     if not isinstance(sev, dict):
         raise UsageError(f"{source}: [severity] must be a table of rule = level")
     cfg.severity = parse_severity_overrides([f"{k}={v}" for k, v in sev.items()], source)
-    cfg.ignore = [_entry(e, source, "ignore") for e in _list(data.get("ignore", []), source, "ignore")]
-    cfg.allow = [_entry(e, source, "allow") for e in _list(data.get("allow", []), source, "allow")]
+    cfg.ignore = [_entry(e, f"{source}: [[ignore]] #{i + 1}", "ignore")
+                  for i, e in enumerate(_list(data.get("ignore", []), source, "ignore"))]
+    cfg.allow = [_entry(e, f"{source}: [[allow]] #{i + 1}", "allow")
+                 for i, e in enumerate(_list(data.get("allow", []), source, "allow"))]
     return cfg
 
 
@@ -176,7 +178,8 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}")
     reason = e.get("reason")
     if not isinstance(reason, str) or not reason.strip():
-        raise UsageError(f"{source}: every [[{key}]] entry needs a non-empty reason")
+        which = f" (fingerprint {e['fingerprint']})" if "fingerprint" in e else ""
+        raise UsageError(f"{source}{which}: every [[{key}]] entry needs a non-empty reason")
     if not any(k in e for k in ("fingerprint", "rule", "tool", "pointer")):
         raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool or pointer")
     expires = e.get("expires")

@@ -244,14 +244,18 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
     from rich.text import Text
 
     buf = io.StringIO()
+    # soft_wrap: never hard-wrap a line (CI logs and files keep whole lines; terminals wrap themselves)
     console = Console(file=buf, width=width, force_terminal=color, no_color=not color, highlight=False,
-                      emoji=False, markup=False, soft_wrap=False)
+                      emoji=False, markup=False, soft_wrap=True)
 
     def who(s: Snapshot) -> str:
         return _tx(_who(s))
 
-    mode = "" if report.mode == "backward" else f" (mode {_tx(report.mode)})"
-    console.print(Text(f"schema-audit diff{mode}: {who(report.old)} -> {who(report.new)}"))
+    if report.mode == "lint":
+        console.print(Text(f"schema-audit lint: {who(report.new)}"))
+    else:
+        mode = "" if report.mode == "backward" else f" (mode {_tx(report.mode)})"
+        console.print(Text(f"schema-audit diff{mode}: {who(report.old)} -> {who(report.new)}"))
     for note in report.notes:
         console.print(Text(f"note: {_tx(note)}", style="yellow"))
     ordered = _ordered(report.findings)
@@ -260,7 +264,8 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
     for f in ordered:
         head = Text()
         head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
-        head.append(f" {_tx(f.tool)} {f.direction} {_tx(f.pointer) or '(root)'}  [{f.rule}]")
+        tags = f" ({', '.join(f.tags)})" if f.tags else ""
+        head.append(f" {_tx(f.tool)} {f.direction} {_tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
         console.print(Text(f"         {_tx(_detail(f))}"))
         if f.reason:
@@ -270,9 +275,11 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
             inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
             if len(inst) > 300:
                 inst = inst[:299] + "…"
-            console.print(Text(f"         witness ({w.get('accepted_by')} accepts): {_tx(inst)}", style="dim"))
-            console.print(Text(f"         hosts {', '.join(f.hosts)} reject it: {_tx(w.get('error', ''))}",
-                               style="dim"))
+            console.print(Text(f"         witness: {_tx(inst)}", style="dim"))
+            console.print(Text(f"         {_rejecter(f)}: {_tx(w.get('error', ''))}", style="dim"))
+            fix = _fix(f.rule)
+            if fix:
+                console.print(Text(f"         fix: {fix}", style="dim"))
     for f, reason in report.ignored:
         console.print(Text(f"ignored  {_tx(f.tool)} {f.direction} {_tx(f.pointer) or '(root)'}  [{f.rule}]: "
                            f"{_tx(reason)}", style="dim"))
@@ -281,6 +288,24 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
                            style="yellow"))
     console.print(Text(_summary_line(report), style="bold" if not report.passed else ""))
     return buf.getvalue()
+
+
+def _rejecter(f: Finding) -> str:
+    """Who rejects the witness, in words: cached hosts (outputs), the new server (inputs), the SDK listing."""
+    hosts = ", ".join(f.hosts)
+    if f.rule in ("input-schema-not-object", "output-schema-not-object", "schema-boolean-property",
+                  "output-schema-uncompilable", "schema-metaschema-invalid"):
+        return f"SDK clients ({hosts}) reject the listing"
+    if f.direction == "output":
+        return f"hosts that cached the old schema ({hosts}) reject it"
+    return "the new server rejects these arguments"
+
+
+def _fix(rule_id: str) -> str:
+    from mcp_schema_audit.rules import RULES
+
+    rule = RULES.get(rule_id)
+    return rule.fix if rule is not None else ""
 
 
 # --- markdown ----------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ class Rule:
     after: str = ""
     error: str = ""
     source: str = ""
+    fix: str = ""  #: how to ship the change without breaking cached hosts (empty for info rules)
 
 
 _RULES = [
@@ -255,6 +256,38 @@ _RULES = [
          "Every value is still accepted (unless the new branch overlaps under oneOf: input-oneof-overlap).",
          '{"anyOf": [A]}', '{"anyOf": [A, B]}'),
 ]
+
+_FIXES = {
+    "tool-removed": "keep the tool (deprecate it in its description) until hosts re-list, or accept and ask users "
+                    "to reconnect",
+    "output-property-added-to-closed-object": "first ship a release whose schema opens the object (drop "
+        "additionalProperties: false / use z.looseObject), wait until hosts re-listed it, then add the field",
+    "output-enum-value-added": "first ship the enum as a plain string (or with the new value) and only send the new "
+                               "value once hosts re-listed; or map the value to an existing one",
+    "output-const-changed": "publish a schema that accepts both values before switching",
+    "output-type-widened": "keep returning the old type (e.g. omit the field instead of null) until hosts re-listed "
+                           "a schema that allows the new type",
+    "output-required-removed": "keep always sending the field (an empty value of its type) until hosts re-listed",
+    "output-constraint-relaxed": "keep values inside the old bound until hosts re-listed the relaxed schema",
+    "output-format-changed": "keep values in the old format, or drop the format in an earlier release",
+    "output-union-branch-added": "ship the new alternative in the schema first, send it only after hosts re-listed",
+    "output-oneof-overlap": "make the oneOf branches disjoint (or use anyOf)",
+    "input-required-added": "make the argument optional with a server-side default",
+    "input-property-removed-from-closed-object": "keep accepting (and ignoring) the old argument",
+    "input-enum-value-removed": "keep accepting the old value (map it to a new one on the server)",
+    "input-const-changed": "accept both values",
+    "input-type-narrowed": "keep accepting the old type and convert it on the server",
+    "input-enum-introduced": "accept any value and validate on the server with a helpful tool error instead",
+    "input-constraint-tightened": "keep accepting the old range; reject with a tool error (isError) if needed",
+    "input-union-branch-removed": "keep accepting the old alternative",
+    "input-oneof-overlap": "make the oneOf branches disjoint (or use anyOf)",
+    "input-schema-not-object": "give the inputSchema type: \"object\" at the root",
+    "output-schema-not-object": "wrap non-object results as {\"result\": …} for legacy connections",
+    "schema-boolean-property": "use {} instead of true for a property that accepts anything",
+    "output-schema-uncompilable": "fix the regex or $ref; never publish remote $refs",
+    "schema-metaschema-invalid": "validate the schema against its dialect's metaschema before release",
+}
+_RULES = [Rule(**{**r.__dict__, "fix": _FIXES.get(r.id, "")}) for r in _RULES]
 
 RULES: dict[str, Rule] = {}
 for _rule in _RULES:

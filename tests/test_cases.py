@@ -53,7 +53,7 @@ def confirm_witness(finding: Any, old: Any, new: Any) -> None:
     assert confirmed, f"witness not confirmed for {finding.rule} at {finding.pointer!r}: {inst!r}"
     # The witness shows this change alone: the rejecting side reports exactly one error, the one quoted.
     errors = rejection_errors(rej, inst, formats=confirmed[0])
-    assert errors == [w["error"]], (finding.rule, finding.pointer, inst, errors, w["error"])
+    assert len(errors) == 1 and w["error"].startswith(errors[0]), (finding.rule, finding.pointer, inst, errors, w["error"])
 
 
 def rejection_errors(schema: Any, instance: Any, *, formats: bool = False) -> list[str]:

@@ -104,7 +104,7 @@ def test_every_consecutive_pair_diffs(pair: tuple[str, str, str]) -> None:
         cls = validator_for(rej, default=Draft202012Validator)
         checker = cls.FORMAT_CHECKER if confirmed[0] else None
         errors = [e.message for e in cls(rej, registry=Registry(), format_checker=checker).iter_errors(inst)]
-        assert errors == [w["error"]], (f.tool, f.rule, f.pointer, inst, errors, w["error"])  # isolated witness
+        assert len(errors) == 1 and w["error"].startswith(errors[0]), (f.tool, f.rule, f.pointer, inst, errors, w["error"])  # isolated witness
 
 
 # ------------------------------------------------------------------------------------------------

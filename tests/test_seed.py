@@ -89,7 +89,7 @@ def confirm_witnesses(findings: list[Any], old: str, new: str) -> None:
         assert is_valid(acc, w["instance"]), (f.tool, f.rule, w)
         # isolated: the cached schema rejects the witness for this change only, with the quoted error
         errors = [e.message for e in validator_for(rej, default=Draft202012Validator)(rej).iter_errors(w["instance"])]
-        assert errors == [w["error"]], (f.tool, f.rule, f.pointer, w["instance"], errors, w["error"])
+        assert len(errors) == 1 and w["error"].startswith(errors[0]), (f.tool, f.rule, f.pointer, w["instance"], errors, w["error"])
 
 
 def walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
