@@ -352,7 +352,27 @@ class _Comparer:
         perfect: set[int] = set()
         matched_v: set[int] = set()
         results: list[tuple[int, int | None, list[_Issue]]] = []
+        value_issues: list[_Issue] = []
+        value_branches: set[int] = set()
+        for pi, (pb, p_steps) in enumerate(bp):
+            pvals = self._values(pb)
+            if pvals is None:
+                continue
+            # a closed value set is matched value by value against the whole union (enum split in anyOf)
+            value_branches.add(pi)
+            kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
+            for x in pvals:
+                hits = [vi for vi, (vb, _) in enumerate(bv) if self._valid(self.v_doc, vb, x)]
+                matched_v.update(hits)
+                if not hits and self._valid(self.v_doc, v_node, x) is False:
+                    value_issues.append(_Issue("type-extra-p" if kw == "type" else "enum-extra-p",
+                                               [t for t in p_steps if t is not _ABS] + [kw], [],
+                                               pb.get(kw), None, f"value {_short(x)} of the {{P}} schema is accepted "
+                                               "by no branch of the {V} schema", x, p_abs=p_steps[:1] == [_ABS]))
+        issues.extend(value_issues)
         for pi, (pb, _) in enumerate(bp):
+            if pi in value_branches:
+                continue
             best: tuple[int, int | None, list[_Issue]] | None = None
             for vi, (vb, _) in enumerate(bv):
                 if not self._types_overlap(pb, vb):
@@ -370,6 +390,8 @@ class _Comparer:
             if best is not None and best[1] is not None:
                 matched_v.add(best[1])
         for pi, vi, trial in results:
+            if pi in value_branches:
+                continue
             pb, p_steps = bp[pi]
             if vi is None or (any(self._hard(i) for i in trial) and vi in perfect and len(bp) > len(bv)):
                 w = self._sample_p(pb)
