@@ -13,7 +13,7 @@ Pairs
 
 Verdicts
 --------
-- schema-audit: ``compare_schemas(old, new, direction)`` (``diff_snapshots`` when a side is ``null``,
+- schema-audit: ``compare_schemas(old, new, direction)`` (a ``null`` inputSchema means the tool is absent,
   as in tests/test_cases.py); the verdict is the highest finding severity: ``breaking``, ``warning``, or
   ``safe`` (only info findings or none).
 - jsoncompat: ``check_compat(old_json, new_json, role)`` with role ``serializer`` for output (the NEW
@@ -53,8 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mcp_schema_audit.engine import compare_schemas, diff_snapshots  # noqa: E402
-from mcp_schema_audit.snapshot import snapshot_from_data  # noqa: E402
+from mcp_schema_audit.engine import compare_schemas  # noqa: E402
 
 try:
     import jsoncompat  # type: ignore[import-not-found]
@@ -170,21 +169,7 @@ def case_pairs() -> list[dict[str, Any]]:
 
 # -- the two tools ------------------------------------------------------------------------------------
 def audit(pair: dict[str, Any]) -> Any:
-    old, new, direction = pair["old"], pair["new"], pair["direction"]
-    if old is not None and new is not None:
-        return compare_schemas(old, new, direction, tool=TOOL)
-
-    def side(schema: Any) -> dict[str, Any]:
-        if schema is None and direction == "input":
-            return {"tools": []}
-        tool: dict[str, Any] = {"name": TOOL, "inputSchema": {"type": "object"}}
-        if direction == "input":
-            tool["inputSchema"] = schema
-        elif schema is not None:
-            tool["outputSchema"] = schema
-        return {"tools": [tool]}
-
-    return diff_snapshots(snapshot_from_data(side(old), source="old"), snapshot_from_data(side(new), source="new"))
+    return compare_schemas(pair["old"], pair["new"], pair["direction"], tool=TOOL)
 
 
 def audit_verdict(findings: list[Any]) -> str:

@@ -1000,13 +1000,19 @@ for _k, (_o, _i) in _KINDS.items():
 def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> list[Finding]:
     """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
 
-    ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent. Returns findings sorted
+    ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent (an absent inputSchema
+    means the tool itself is absent: ``tool-removed``/``tool-added``). Returns findings sorted
     by (pointer, rule). Breaking findings carry a witness confirmed with python ``jsonschema`` per
     host profile; an unconfirmed one is returned as a warning with ``reason`` set. Never raises for
     bad schemas: they become ``schema-invalid``/``schema-undecidable`` findings.
     """
     if direction not in ("input", "output"):
         raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
+    if direction == "input" and (old is None or new is None):
+        # no inputSchema on a side means no tool on that side (every MCP tool has one)
+        if old is None:
+            return [] if new is None else [_finding("tool-added", tool, "", "new tool", None, tool)]
+        return [_removed_tool_finding(tool, old)]
     if direction == "output":
         if old is None and new is None:
             return []
@@ -1162,6 +1168,19 @@ def _tool_findings(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[
     return out
 
 
+def _removed_tool_finding(name: str, input_schema: Any) -> Finding:
+    """``tool-removed`` with a witness: a call the cached inputSchema allows, now to an unknown tool."""
+    f = _finding("tool-removed", name, "", "the new server no longer lists it", name, None)
+    try:
+        args = sample(input_schema, SchemaDoc(input_schema))
+    except (NoSample, RecursionError):
+        args = {}
+    f.witness = {"instance": {"name": name, "arguments": args}, "accepted_by": "old",
+                 "error": f"Unknown tool: {name}", "instance_pointer": "/name"}
+    f.hosts = list(HOST_PROFILES)
+    return f
+
+
 def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
@@ -1172,16 +1191,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
     out: list[Finding] = []
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
-            f = _finding("tool-removed", name, "", "the new server no longer lists it", name, None)
-            args: Any = {}
-            try:
-                args = sample(om[name].get("inputSchema", {}), SchemaDoc(om[name].get("inputSchema", {})))
-            except (NoSample, RecursionError):
-                args = {}
-            f.witness = {"instance": {"name": name, "arguments": args}, "accepted_by": "old",
-                         "error": f"Unknown tool: {name}", "instance_pointer": "/name"}
-            f.hosts = list(HOST_PROFILES)
-            out.append(f)
+            out.append(_removed_tool_finding(name, om[name].get("inputSchema", {})))
             continue
         if name not in om:
             out.append(_finding("tool-added", name, "", "new tool", None, name))

@@ -313,25 +313,10 @@ def ajv(ajv_prefix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 # -- helpers -------------------------------------------------------------------------------------------
 def _findings(pair: dict[str, Any]) -> list[Any]:
-    """Engine findings: ``compare_schemas`` (or ``diff_snapshots`` when a side is absent, as tests/test_cases.py)."""
-    from mcp_schema_audit.engine import compare_schemas, diff_snapshots
-    from mcp_schema_audit.snapshot import snapshot_from_data
+    """Engine findings for a pair (an absent inputSchema means the tool is absent on that side)."""
+    from mcp_schema_audit.engine import compare_schemas
 
-    old, new, direction = pair["old"], pair["new"], pair["direction"]
-    if old is not None and new is not None:
-        return compare_schemas(old, new, direction, tool=TOOL)
-
-    def side(schema: Any) -> dict[str, Any]:
-        if schema is None and direction == "input":
-            return {"tools": []}
-        tool: dict[str, Any] = {"name": TOOL, "inputSchema": {"type": "object"}}
-        if direction == "input":
-            tool["inputSchema"] = schema
-        elif schema is not None:
-            tool["outputSchema"] = schema
-        return {"tools": [tool]}
-
-    return diff_snapshots(snapshot_from_data(side(old), source="old"), snapshot_from_data(side(new), source="new"))
+    return compare_schemas(pair["old"], pair["new"], pair["direction"], tool=TOOL)
 
 
 def _ajv_breaks(ajv: Ajv, pair: dict[str, Any], instance: Any, profile: str) -> tuple[bool, str]:
