@@ -20,13 +20,14 @@ import copy
 import importlib.metadata
 import os
 import re
-import tempfile
+import select
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import IO, Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.errors import CaptureError, InputError, UsageError
@@ -39,6 +40,7 @@ SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 _STDERR_TAIL_LINES = 5
 _STDERR_LINE_CHARS = 160
 _STDERR_READ_BYTES = 16 * 1024
+_MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error message) quoted in an error
 _MIN_SECRET_LEN = 4
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -83,6 +85,32 @@ def redact_url(url: str) -> str:
     netloc = f"{host}:{port}" if port is not None else host
     query = "&".join(f"{key}=REDACTED" for key, _ in parse_qsl(parts.query, keep_blank_values=True))
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def connect_url_and_headers(url: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The URL to connect to (no ``user:password@``) and the headers to send.
+
+    Credentials embedded in the URL become an HTTP Basic ``Authorization`` header, unless
+    ``headers`` already has an ``Authorization`` header (an explicit ``--header`` always wins; HTTP
+    clients would otherwise let the URL's credentials silently replace it). The credential-free URL
+    is all the MCP SDK ever sees, so its messages and logs cannot carry the password.
+    """
+    import base64
+
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return url, dict(headers)
+    out = dict(headers)
+    if user is None and password is None:
+        return url, out
+    netloc = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    if not any(k.lower() == "authorization" for k in out):
+        token = base64.b64encode(f"{unquote(user or '')}:{unquote(password or '')}".encode()).decode("ascii")
+        out["Authorization"] = f"Basic {token}"
+    return clean, out
 
 
 def capture(
@@ -223,6 +251,67 @@ async def _tapped(transport: Any, log: _WireLog) -> AsyncIterator[tuple[_TapStre
         yield _TapStream(read_stream, log), _TapStream(write_stream, log)
 
 
+# ---- the server's stderr -----------------------------------------------------------------------
+
+
+class _StderrTail:
+    """The stdio server's stderr: a pipe drained by a thread that keeps only the last bytes.
+
+    A temporary file would let a server that floods stderr fill the disk (GB/s until the timeout);
+    this keeps at most ``2 * _STDERR_READ_BYTES`` in memory. ``writer`` is the write end handed to
+    the server process; ``tail()`` returns what was written last; ``close()`` stops the thread.
+    """
+
+    def __init__(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self._read_fd = read_fd
+        self.writer = os.fdopen(write_fd, "wb", buffering=0)
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._thread = threading.Thread(target=self._pump, name="schema-audit-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([self._read_fd], [], [], 0.05)
+                if not ready:
+                    self._idle.set()
+                    continue
+                chunk = os.read(self._read_fd, 65536)
+                if not chunk:
+                    self._idle.set()
+                    break
+                with self._lock:
+                    self._buf += chunk
+                    if len(self._buf) > 2 * _STDERR_READ_BYTES:
+                        del self._buf[: len(self._buf) - _STDERR_READ_BYTES]
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._idle.set()
+            os.close(self._read_fd)
+
+    def tail(self) -> bytes:
+        """The last ``_STDERR_READ_BYTES`` written; waits up to 0.3 s for the pipe to be drained first."""
+        if self._thread.is_alive():
+            self._idle.clear()
+            self._idle.wait(0.3)
+        with self._lock:
+            return bytes(self._buf[-_STDERR_READ_BYTES:])
+
+    def close(self) -> None:
+        """Close our copy of the write end and stop the reader thread (it exits within ~0.05 s)."""
+        try:
+            self.writer.close()
+        except OSError:
+            pass
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+
 # ---- one capture ------------------------------------------------------------------------------
 
 
@@ -234,7 +323,7 @@ class _State:
     protocol: str
     stage: str = "starting the server"
     http_error: str | None = None
-    errlog: IO[bytes] | None = None
+    errlog: _StderrTail | None = None
     secrets: list[str] = field(default_factory=list)
 
     def where(self) -> str:
@@ -252,7 +341,8 @@ async def _capture_async(target: CaptureTarget, label: str, protocol: str, timeo
     log = _WireLog()
     with contextlib.ExitStack() as files:
         if target.transport == "stdio":
-            state.errlog = files.enter_context(tempfile.TemporaryFile(mode="w+b", prefix="schema-audit-stderr-"))
+            state.errlog = _StderrTail()
+            files.callback(state.errlog.close)
         # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
         # cancellation surfaces as some other exception from the SDK's task groups.
         scope = anyio.CancelScope(deadline=anyio.current_time() + timeout_s)
@@ -339,7 +429,7 @@ async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State
         params = StdioServerParameters(
             command=target.command[0], args=list(target.command[1:]), env=dict(target.env) or None, cwd=target.cwd
         )
-        return stdio_client(params, errlog=state.errlog)  # type: ignore[arg-type]
+        return stdio_client(params, errlog=state.errlog.writer if state.errlog else None)  # type: ignore[arg-type]
 
     import httpx2
 
@@ -352,13 +442,14 @@ async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State
             state.http_error = None
 
     http_timeout = httpx2.Timeout(min(30.0, timeout_s), read=timeout_s)
+    url, headers = connect_url_and_headers(target.url or "", target.headers)
     if target.transport == "http":
         from mcp.client.streamable_http import streamable_http_client
 
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=dict(target.headers), timeout=http_timeout, event_hooks={"response": [on_response]})
+            httpx2.AsyncClient(headers=headers, timeout=http_timeout, event_hooks={"response": [on_response]})
         )
-        return streamable_http_client(target.url or "", http_client=http)
+        return streamable_http_client(url, http_client=http)
 
     from mcp.client.sse import sse_client
 
@@ -368,8 +459,8 @@ async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State
         )
 
     return sse_client(
-        target.url or "",
-        headers=dict(target.headers),
+        url,
+        headers=headers,
         timeout=min(30.0, timeout_s),
         sse_read_timeout=timeout_s,
         httpx_client_factory=client_factory,
@@ -514,7 +605,8 @@ def _explain(exc: BaseException, state: _State) -> CaptureError:
             if leaf.code == -32001:  # the SDK's REQUEST_TIMEOUT
                 return CaptureError(f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else ""))
             hint = "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
-            return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_oneline(leaf.message)}", hint=hint)
+            return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}",
+                                hint=hint)
     for leaf in leaves:
         if isinstance(leaf, ValidationError):
             return CaptureError(
@@ -559,13 +651,7 @@ def _stderr_tail(state: _State) -> str:
     errlog = state.errlog
     if errlog is None:
         return ""
-    try:
-        errlog.flush()
-        size = errlog.seek(0, os.SEEK_END)
-        errlog.seek(max(0, size - _STDERR_READ_BYTES))
-        text = errlog.read().decode("utf-8", errors="replace")
-    except (OSError, ValueError):
-        return ""
+    text = errlog.tail().decode("utf-8", errors="replace")
     lines = []
     for line in text.splitlines():
         line = " ".join(_ANSI_RE.sub("", line).split())
@@ -578,7 +664,8 @@ def _stderr_tail(state: _State) -> str:
 def _secrets_of(target: CaptureTarget) -> list[str]:
     """Values that must never appear in a message: env and header values (and their parts), URL secrets."""
     values: list[str] = []
-    for value in [*target.env.values(), *target.headers.values()]:
+    derived = connect_url_and_headers(target.url, target.headers)[1] if target.url else {}
+    for value in [*target.env.values(), *target.headers.values(), *derived.values()]:
         values.append(value)
         values.extend(value.split()[1:])  # "Bearer <token>" → also the token alone
     if target.url:
@@ -604,7 +691,12 @@ def _oneline(text: str) -> str:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return _oneline(text.splitlines()[0]) if text else ""
+    return _clip(_oneline(text.splitlines()[0])) if text else ""
+
+
+def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (server-provided text in our one-line errors)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(value: str, limit: int = 60) -> str:

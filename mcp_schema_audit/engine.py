@@ -26,12 +26,17 @@ from typing import Any
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.witness import NoSample, bound, deref, number_candidates, sample, string_candidates
+from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, sample,
+                                      string_candidates)
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
 WORK_BUDGET = 50_000
+#: Enum values (both sides together) compared value by value; more → a ``schema-undecidable`` warning.
+MAX_ENUM = 20_000
+#: Union branches one node may expand into; more → the tool's comparison stops with a warning.
+MAX_BRANCHES = 64
 _NO = object()  # "no witness"
 _ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a real key
 _ANNOTATIONS = {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
@@ -150,6 +155,13 @@ def _same_value(a: Any, b: Any) -> bool:
     return json_type(a) == json_type(b) and _canon(a) == _canon(b) or (
         isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
         and not isinstance(b, bool) and a == b)
+
+
+def _value_key(value: Any) -> str:
+    """A hashable key with enum equality: JSON type plus canonical JSON (1 and 1.0 equal, True and 1 not)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    return json_type(value) + ":" + _canon(value)
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -317,8 +329,14 @@ class _Comparer:
                     return node
         return merged
 
-    def _branches(self, node: dict[str, Any], doc: SchemaDoc) -> list[tuple[dict[str, Any], list[Any]]]:
-        """Flatten unions into branches: ``(branch schema, pointer steps)``; nullable spellings coincide."""
+    def _branches(self, node: dict[str, Any], doc: SchemaDoc, depth: int = 0) -> list[tuple[dict[str, Any], list[Any]]]:
+        """Flatten unions into branches: ``(branch schema, pointer steps)``; nullable spellings coincide.
+
+        Raises ``_Budget`` past ``MAX_BRANCHES`` branches or 16 nested unions (a union referring to itself).
+        """
+        self.work += 1
+        if depth > 16 or self.work > WORK_BUDGET:
+            raise _Budget()
         for kw in ("anyOf", "oneOf"):
             subs = node.get(kw)
             if isinstance(subs, list) and subs:
@@ -338,8 +356,10 @@ class _Comparer:
                     if not isinstance(sub, dict):
                         continue
                     merged = self._merge_all_of({**base, **sub} if base else sub)
-                    for b, steps in self._branches(merged, doc):
+                    for b, steps in self._branches(merged, doc, depth + 1):
                         out.append((b, steps if steps[:1] == [_ABS] else here + steps))
+                        if len(out) > MAX_BRANCHES:
+                            raise _Budget()
                 return out or [({"not": {}}, [])]
         ts = node.get("type")
         if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
@@ -556,9 +576,13 @@ class _Comparer:
         out: list[_Issue] = []
         kw_p = "const" if "const" in p else "enum"
         kw_v = "const" if "const" in v else "enum"
+        if len(pv or []) + len(vv or []) > MAX_ENUM:
+            return [_Issue("undecidable", [], [], None, None,
+                           f"enum with more than {MAX_ENUM} values is not compared value by value")]
+        v_keys = {_value_key(y) for y in vv} if vv is not None else set()
         if pv is not None:
             for x in pv:
-                if vv is not None and any(_same_value(x, y) for y in vv):
+                if vv is not None and _value_key(x) in v_keys:
                     if self._valid(self.v_doc, v, x) is not False:
                         continue
                 elif vv is None and self._valid(self.v_doc, v, x) is not False:
@@ -571,7 +595,8 @@ class _Comparer:
                           else f"value {_short(x)} of the {{P}} schema is rejected by the {{V}} schema")
                 out.append(_Issue(kind, [kw_p], [kw_v] if vv is not None else [], p.get(kw_p), v.get(kw_v), detail, x))
             if vv is not None:
-                extra_v = [y for y in vv if not any(_same_value(y, x) for x in pv)]
+                p_keys = {_value_key(x) for x in pv}
+                extra_v = [y for y in vv if _value_key(y) not in p_keys]
                 if extra_v and not any(i.kind == "const-changed" for i in out):
                     out.append(_Issue("enum-extra-v", [kw_p], [kw_v], p.get(kw_p), v.get(kw_v),
                                       f"values {_short(extra_v)} are listed only by the {{V}} schema"))
@@ -611,6 +636,9 @@ class _Comparer:
         """Compare one bound keyword; P looser than V is breaking (with a witness from ``cands``)."""
         if _canon(p_val) == _canon(v_val):
             return []
+        if not all(x is None or _num(x) for x in (p_val, v_val)):
+            return [_Issue("invalid", [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
+                           f"{kw} is not a number")]
         if v_val is None:
             p_looser = False
         elif p_val is None:
@@ -657,7 +685,8 @@ class _Comparer:
         base = base if isinstance(base, str) else "a"
         lengths = [lo, (v.get("maxLength") or 0) + 1 if isinstance(v.get("maxLength"), int) else None,
                    max((v.get("minLength") or 1) - 1, 0) if isinstance(v.get("minLength"), int) else None, hi]
-        cands = [(base * (n // max(len(base), 1) + 1))[:n] if base else "a" * n for n in lengths if n is not None]
+        cands = [(base * (n // max(len(base), 1) + 1))[:n] if base else "a" * n for n in lengths
+                 if n is not None and 0 <= n <= MAX_SAMPLE_SIZE]
         cands += string_candidates(lo, hi, extra=(base,))
         for kw, upper in (("minLength", False), ("maxLength", True)):
             out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
@@ -721,8 +750,9 @@ class _Comparer:
         item = p_base[0] if p_base else self._sample_p(p_items if p_items is not None else True)
         item = None if item is _NO else item
         cands: list[Any] = []
-        for n in {0, 1, 2, p.get("minItems") or 0, (v.get("maxItems") or 0) + 1, max((v.get("minItems") or 1) - 1, 0)}:
-            if isinstance(n, int) and 0 <= n <= 1000:
+        p_min, v_max, v_min = (_int(p.get("minItems"), 0), _int(v.get("maxItems"), -1), _int(v.get("minItems"), 1))
+        for n in {0, 1, 2, p_min, v_max + 1, max(v_min - 1, 0)}:
+            if 0 <= n <= 100:
                 cands.append((p_base + [item] * n)[: max(n, len(p_pre))] if n >= len(p_base) else p_base[:n])
         for kw, upper in (("minItems", False), ("maxItems", True)):
             out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
@@ -964,10 +994,16 @@ class _Comparer:
 
 
 def _search(pattern: str, text: str) -> bool:
+    from mcp_schema_audit.schema import safe_search
+
     try:
-        return re.search(pattern, text) is not None
+        return safe_search(pattern, text) is not None
     except (re.error, RecursionError, OverflowError, ValueError):
         return False
+
+
+def _int(x: Any, default: int) -> int:
+    return x if isinstance(x, int) and not isinstance(x, bool) else default
 
 
 def _tolerant(addl: Any) -> Any:
@@ -1053,7 +1089,8 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
         issues = comparer.compare(p_doc.root, v_doc.root)
     except _Budget:
         issues = [_Issue("undecidable", [], [], None, None,
-                         f"work budget of {WORK_BUDGET} schema node pairs exceeded; the rest was not compared")]
+                         f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches or "
+                         "16 nested unions); this schema was not compared")]
     except RecursionError:
         issues = [_Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
     seen: set[tuple[str, str, str]] = set()
@@ -1197,6 +1234,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
             out.append(_finding("tool-added", name, "", "new tool", None, name))
             continue
         o, n = om[name], nm[name]
+        if o == n:
+            continue  # identical tool: nothing to compare (the common case, kept cheap for big servers)
         out += _tool_findings(name, o, n)
         out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
@@ -1211,7 +1250,10 @@ def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str
 
     om = old.tool_map()
     out = []
+    same_era = old.protocol_version == new.protocol_version
     for name, tool in new.tool_map().items():
+        if same_era and name in om and om[name] == tool:
+            continue  # unchanged tool on the same protocol: it introduces no breaker
         before = {(f.rule, f.pointer) for f in listing_breakers(om[name], old.protocol_version)} if name in om else set()
         for f in listing_breakers(tool, new.protocol_version):
             if (f.rule, f.pointer) not in before and (f.rule, f.tool, f.pointer) not in have:

@@ -141,13 +141,22 @@ def compile_problem(schema: Any) -> tuple[str, str] | None:
     return None
 
 
+#: Subschemas above which the metaschema check is skipped (jsonschema's 2020-12 metaschema takes
+#: seconds on schemas with tens of thousands of nodes).
+METASCHEMA_MAX_NODES = 5_000
+
+
 def _metaschema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is invalid against its dialect's metaschema, or None (also for huge schemas)."""
     from jsonschema import exceptions as jexc
     from jsonschema import validators
 
-    cls = validators.validator_for(schema, default=validators.Draft202012Validator) if isinstance(
-        schema, dict) else validators.Draft202012Validator
+    if sum(1 for _ in walk(schema, METASCHEMA_MAX_NODES + 1)) > METASCHEMA_MAX_NODES:
+        return None
+
     try:
+        cls = validators.validator_for(schema, default=validators.Draft202012Validator) if isinstance(
+            schema, dict) and isinstance(schema.get("$schema", ""), str) else validators.Draft202012Validator
         cls.check_schema(schema)
     except jexc.SchemaError as exc:
         return f"{exc.message[:200]} at {pointer(list(exc.absolute_path)) or '(root)'}"

@@ -13,6 +13,9 @@ Host profiles (DESIGN.md §1) are emulated with python ``jsonschema``:
 
 from __future__ import annotations
 
+import functools
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +34,131 @@ MODERN_ONLY_KEYWORDS = ("prefixItems", "unevaluatedProperties", "unevaluatedItem
 
 class RefError(Exception):
     """A ``$ref`` cannot be resolved locally (missing pointer, remote URI, cycle of bare refs)."""
+
+
+# ---- regular expressions from strangers ---------------------------------------------------------
+#: Seconds one ``pattern`` search may take when the ``regex`` package (which has timeouts) is installed.
+REGEX_TIMEOUT_S = 0.05
+#: Without ``regex``: backtracking steps a search is allowed by the static estimate (see ``safe_search``).
+REGEX_STEP_BUDGET = 200_000
+
+
+class RegexBudgetError(ValueError):
+    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this string."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex_shape(pattern: str) -> tuple[int, int, int]:
+    """``(nesting, alternatives, variable_repeats)`` of ``pattern``; raises ``re.error`` when invalid.
+
+    ``nesting`` is the deepest nesting of variable repeats (``(a+)+`` → 2), ``alternatives`` the
+    largest alternation inside a repeat (``(a|ab)+`` → 2), ``variable_repeats`` how many repeats
+    have a variable count (times the count of fixed repeats around them: ``(.*a){12}`` → 12). A
+    search costs about ``max(2, alternatives) ** len(text)`` steps when
+    ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise.
+    """
+    re.compile(pattern)  # the error a host would raise, first
+    try:
+        from re import _constants as c, _parser as parser  # type: ignore[attr-defined]  # 3.11+
+    except ImportError:  # pragma: no cover - 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    count = 0
+
+    def walk(items: Any, in_repeat: bool, mult: int = 1) -> tuple[int, int]:
+        nonlocal count
+        depth, alts = 0, 1
+        for op, av in items:
+            if op in repeats:
+                lo, hi, body = av
+                variable = lo != hi
+                count += variable * mult
+                inner = mult * hi if not variable and hi <= 16 else mult
+                d, a = walk(body, in_repeat or variable or hi > 1, min(inner, 1000))
+                depth, alts = max(depth, d + (1 if variable or hi > 16 else 0)), max(alts, a)
+            elif op == c.BRANCH:
+                for sub in av[1]:
+                    d, a = walk(sub, in_repeat, mult)
+                    depth, alts = max(depth, d), max(alts, a)
+                if in_repeat:
+                    alts = max(alts, len(av[1]))
+            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT) or op == getattr(c, "ATOMIC_GROUP", None):
+                d, a = walk(av if op == getattr(c, "ATOMIC_GROUP", None) else av[-1], in_repeat, mult)
+                depth, alts = max(depth, d), max(alts, a)
+            elif op == c.GROUPREF_EXISTS:
+                for sub in av[1:]:
+                    if sub is not None:
+                        d, a = walk(sub, in_repeat, mult)
+                        depth, alts = max(depth, d), max(alts, a)
+        return depth, alts
+
+    depth, alts = walk(parser.parse(pattern), False)
+    return depth, alts, count
+
+
+def _max_safe_length(pattern: str) -> float:
+    depth, alts, variable = _regex_shape(pattern)
+    if depth > 1 or (alts > 1 and variable):
+        base = max(2, alts) ** max(1, depth - 1)
+        return max(1, int(math.log(REGEX_STEP_BUDGET) / math.log(base)))
+    if variable:
+        return int(REGEX_STEP_BUDGET ** (1 / (variable + 1))) * 4
+    return math.inf
+
+
+def safe_search(pattern: str, text: str) -> Any:
+    """``re.search(pattern, text)`` that cannot hang on a hostile pattern (ReDoS); a match object or ``None``.
+
+    With the ``regex`` package installed the search runs under a ``REGEX_TIMEOUT_S`` timeout;
+    without it, a static estimate of the backtracking (nested or alternated repeats, number of
+    variable repeats) bounds the string length searched. Raises ``re.error`` for an invalid
+    pattern (as ``re`` would) and ``RegexBudgetError`` (a ``ValueError``) when the search is
+    refused or stopped: callers treat that as "undecided", never as a match or a mismatch.
+    """
+    limit = _max_safe_length(pattern)
+    if len(text) <= min(limit, 16):
+        return re.search(pattern, text)
+    try:
+        import regex  # type: ignore[import-not-found]
+    except ImportError:
+        regex = None
+    if regex is not None:
+        try:
+            found = regex.search(pattern, text, timeout=REGEX_TIMEOUT_S)
+        except TimeoutError:
+            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+        except regex.error:
+            found = None  # accepted by re, not by regex: fall through to the static estimate
+        else:
+            return found
+    if len(text) > limit:
+        raise RegexBudgetError(
+            f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
+    return re.search(pattern, text)
+
+
+class _GuardedRe:
+    """Stands in for the ``re`` module inside jsonschema's keyword code: ``search`` is ``safe_search``."""
+
+    search = staticmethod(safe_search)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)
+
+
+def _guard_jsonschema_regexes() -> None:
+    """Route jsonschema's ``pattern``/``patternProperties``/``additionalProperties`` searches through
+    ``safe_search`` (jsonschema calls ``re.search`` directly and has no timeout)."""
+    import importlib
+
+    for name in ("jsonschema._keywords", "jsonschema._utils", "jsonschema._legacy_keywords"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - a jsonschema without this module
+            continue
+        if getattr(module, "re", None) is re:
+            module.re = _GuardedRe()  # type: ignore[attr-defined]
 
 
 def dialect_of(schema: Any) -> str:
@@ -127,6 +255,7 @@ class SchemaDoc:
 
             if profile == "ts-sdk-v2" and self.dialect not in ("2020-12", "2019-09", "draft-07", "draft-06"):
                 raise ValueError(f"ts-sdk-v2 does not support dialect {self.dialect}: the host cannot compile it")
+            _guard_jsonschema_regexes()
             cls = _validator_class(self.dialect, profile)
             checker = None if profile == "python-sdk" else ajv_format_checker()
             root = self.root
@@ -138,7 +267,9 @@ class SchemaDoc:
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
         """The validation errors for ``instance`` (empty = valid), best match first.
 
-        Raises ``RefError`` for an unresolvable ``$ref``; ``ValueError`` for a schema jsonschema rejects.
+        Raises ``RefError`` for an unresolvable ``$ref``; ``ValueError`` for a schema jsonschema cannot
+        evaluate: an invalid keyword value (``multipleOf: 0``, ``maxLength: "3"``, an invalid regex), a
+        too costly ``pattern`` (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
         """
         from jsonschema import exceptions as jexc
         from referencing.exceptions import Unresolvable
@@ -148,8 +279,13 @@ class SchemaDoc:
             errs = list(validator.iter_errors(instance))
         except Unresolvable as exc:
             raise RefError(str(exc)) from exc
-        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, TypeError, AttributeError) as exc:
-            raise ValueError(f"schema cannot be evaluated: {exc}") from exc
+        except ValueError:
+            raise
+        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, re.error, ArithmeticError, RecursionError,
+                TypeError, AttributeError, KeyError, IndexError) as exc:
+            # jsonschema's keyword code assumes a valid schema; a stranger's schema makes it raise anything
+            detail = " ".join(str(exc).split())[:200]
+            raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
         if len(errs) > 1:
             best = jexc.best_match(errs)
             errs.remove(best)

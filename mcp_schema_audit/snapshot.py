@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,9 @@ DEFAULT_STORE = Path(".schema-audit")
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 _LABEL_RE = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,127}$")
+#: A ``\uD800``–``\uDFFF`` escape in JSON text (may decode to a lone surrogate no UTF-8 file can hold).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -79,12 +83,18 @@ class Snapshot:
 def canonical_json(value: Any) -> str:
     """Serialize as canonical JSON: sorted keys, 2-space indent, UTF-8 text, final newline.
 
-    Raises ``InputError`` for values JSON cannot represent (NaN, Infinity).
+    Raises ``InputError`` for values JSON cannot represent (NaN, Infinity), strings UTF-8 cannot hold
+    (lone surrogates) and values nested too deeply to serialize.
     """
     try:
-        return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except ValueError as exc:
         raise InputError(f"cannot write canonical JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise InputError("cannot write canonical JSON: value nested too deeply") from exc
+    if _SURROGATE.search(text):
+        raise InputError("cannot write canonical JSON: a string holds a lone UTF-16 surrogate, which UTF-8 cannot encode")
+    return text
 
 
 def tool_hash(tool: dict[str, Any]) -> str:
@@ -108,8 +118,37 @@ def _parse_float(text: str) -> float:
     return value
 
 
+def _parse_int(text: str) -> int:
+    """An integer within the range of a double (what JavaScript hosts can represent at all)."""
+    if len(text.lstrip("-")) > 309:
+        raise ValueError(f"number {text[:40]}… ({len(text)} digits) is out of range")
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError(f"number {text[:40]} is out of range") from None
+    return value
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (or key) in ``value`` holding a lone UTF-16 surrogate, or ``None``. Iterative."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 def parse_json_text(text: str | bytes, source: str) -> Any:
-    """Parse strict JSON (no NaN/Infinity, no out-of-range floats, valid UTF-8).
+    """Parse strict JSON (no NaN/Infinity, no numbers beyond the range of a double, valid UTF-8, no
+    ``\\uD800``-style escapes of lone surrogates).
 
     Raises ``InputError`` naming ``source`` and the position of the problem.
     """
@@ -118,23 +157,41 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})") from exc
+    elif _SURROGATE.search(text):
+        raise InputError(f"{source}: text holds a lone UTF-16 surrogate (not valid Unicode)")
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
     except RecursionError as exc:
         raise InputError(f"{source}: JSON nested too deeply") from exc
     except ValueError as exc:
         raise InputError(f"{source}: {exc}") from exc
+    if _SURROGATE_ESCAPE.search(text):
+        bad = _lone_surrogate(value)
+        if bad is not None:
+            raise InputError(f"{source}: a string escapes a lone UTF-16 surrogate (not valid Unicode): {bad[:40]!r}")
+    return value
 
 
 def read_json_file(path: Path) -> Any:
-    """Read and parse a JSON file of at most ``MAX_INPUT_BYTES``. Raises ``InputError``."""
+    """Read and parse a regular JSON file of at most ``MAX_INPUT_BYTES``. Raises ``InputError``.
+
+    FIFOs, devices (``/dev/zero``) and sockets are refused before they are opened; a file that grows
+    past the limit while being read is refused too.
+    """
     try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise InputError(f"{path}: file is {size} bytes, more than the {MAX_INPUT_BYTES}-byte limit")
-        data = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{path}: is a directory, not a JSON file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: not a regular file (a FIFO, device or socket is never read)")
+        if info.st_size > MAX_INPUT_BYTES:
+            raise InputError(f"{path}: file is {info.st_size} bytes, more than the {MAX_INPUT_BYTES}-byte limit")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise InputError(f"{path}: file is more than the {MAX_INPUT_BYTES}-byte limit")
     except IsADirectoryError as exc:
         raise InputError(f"{path}: is a directory, not a JSON file") from exc
     except OSError as exc:

@@ -70,6 +70,10 @@ def infer_types(schema: dict[str, Any]) -> list[str]:
     return []
 
 
+#: Longest string or array a sample or witness candidate may be (bounds above it: no sample).
+MAX_SAMPLE_SIZE = 10_000
+
+
 def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
     """A small instance meant to satisfy ``node`` (a subschema of ``doc``).
 
@@ -141,6 +145,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         base = _FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
         lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
         hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
+        if lo > MAX_SAMPLE_SIZE:
+            raise NoSample(f"minLength {lo} is above the sample size limit")
         s = base
         if len(s) < lo:
             s = s + "a" * (lo - len(s))
@@ -153,6 +159,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         out: list[Any] = []
         prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
         lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
+        if lo > 100:
+            raise NoSample(f"minItems {lo} is above the sample size limit")
         for sub in prefix[: max(lo, 0)]:
             out.append(sample(sub, doc, depth + 1))
         items = node.get("items", True)
@@ -195,9 +203,12 @@ def number_candidates(node: dict[str, Any], *, integer: bool) -> list[Any]:
     cands.append(0)
     mult = node.get("multipleOf")
     if isinstance(mult, (int, float)) and not isinstance(mult, bool) and mult > 0:
-        base = cands[0]
-        m = math.ceil(base / mult) * mult
-        cands.insert(0, int(m) if integer else m)
+        try:
+            m = math.ceil(cands[0] / mult) * mult
+            if math.isfinite(m):
+                cands.insert(0, int(m) if integer else m)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            pass
     for b in (lo, hi):
         if b is not None:
             cands.extend([b - 1, b + 1, b - 0.5, b + 0.5, b])
@@ -242,19 +253,21 @@ def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str |
     """A short string matching ``pattern`` (searched, as JSON Schema does) within the length bounds, or None."""
     import re
 
-    try:
-        rx = re.compile(pattern)
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return None
+    from mcp_schema_audit.schema import safe_search
+
     for cand in string_candidates(lo, hi):
-        if rx.search(cand):
-            return cand
+        try:
+            if safe_search(pattern, cand):
+                return cand
+        except (re.error, RecursionError, OverflowError, ValueError):
+            return None
     return None
 
 
 def string_candidates(lo: int = 0, hi: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:
     """Short candidate strings for witness search, respecting the given length bounds when possible."""
     out: list[str] = []
+    lo = min(lo, MAX_SAMPLE_SIZE)
     for s in extra + _STRING_CANDIDATES + tuple(_FORMAT_SAMPLES.values()) + ("not-a-" + "value",):
         if len(s) < lo:
             s = s + "a" * (lo - len(s))
