@@ -196,13 +196,13 @@ def render_json(report: Report) -> str:
     """Canonical JSON of ``Report.to_json()`` with a final newline.
 
     Control, bidi and zero-width characters and lone surrogates from the input are written as JSON
-    ``\\uXXXX`` escapes: the text is valid UTF-8 and parses back to exactly the same value.
+    ``\\u`` escapes with four hex digits: the text is valid UTF-8 and parses back to exactly the same value.
     """
     return _json_text(report.to_json(), sort_keys=True)
 
 
 def _json_text(value: Any, *, sort_keys: bool) -> str:
-    """JSON (indent 2, UTF-8 text, final newline) with every ``_CONTROL`` character as a ``\\uXXXX`` escape.
+    """JSON (indent 2, UTF-8 text, final newline) with every ``_CONTROL`` character as a ``\\u`` escape (four hex digits).
 
     Such characters only occur inside strings, so the text parses back to the same value; bidi
     controls and lone surrogates never reach a terminal or an editor raw, and the text is valid UTF-8.
@@ -530,14 +530,23 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
-    snap = _snapshot_of(report, f)
-    text = f"{f.tool} ({f.direction}) {f.pointer or '(root)'}: {_detail(f)}"
+def _plain_message(f: Finding, head: str, witness_intro: str) -> str:
+    """One-line plain text of a finding: head, pointer, detail, reason, and the witness error.
+
+    ``witness_intro`` contains ``{who}``, replaced by the hosts that reject the witness.
+    """
+    text = f"{head} {f.pointer or '(root)'}: {_detail(f)}"
     if f.reason:
         text += f" ({f.reason})"
     if f.witness and f.witness.get("error"):
         who = ", ".join(f.hosts) if f.hosts else "hosts"
-        text += f" Witness rejected by {who}: {f.witness['error']}"
+        text += witness_intro.replace("{who}", who) + str(f.witness["error"])
+    return text
+
+
+def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
+    snap = _snapshot_of(report, f)
+    text = _plain_message(f, f"{f.tool} ({f.direction})", " Witness rejected by {who}: ")
     schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
     fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
     location = {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)}},
@@ -641,12 +650,7 @@ def render_github(report: Report) -> str:
         if uri is not None and "://" not in uri and not uri.startswith("file:"):
             props.append(f"file={gh_property(urllib.parse.unquote(uri))}")
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {_title(f)} [{f.rule}]')}")
-        msg = f"{f.tool} {f.direction} {f.pointer or '(root)'}: {_detail(f)}"
-        if f.reason:
-            msg += f" ({f.reason})"
-        if f.witness and f.witness.get("error"):
-            who = ", ".join(f.hosts) if f.hosts else "hosts"
-            msg += f" | {who} reject the witness: {f.witness['error']}"
+        msg = _plain_message(f, f"{f.tool} {f.direction}", " | {who} reject the witness: ")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(f"::warning title={gh_property('schema-audit expired ignore entry')}::"

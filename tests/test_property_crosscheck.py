@@ -74,6 +74,7 @@ from referencing import Registry
 
 from mcp_schema_audit.engine import compare_schemas
 
+from json_pointer import resolves
 from schema_mutations import close_objects, mutate, render, tool_model
 
 hypothesis_jsonschema = pytest.importorskip("hypothesis_jsonschema")
@@ -187,32 +188,6 @@ def show_findings(direction: str, findings: list[Any]) -> None:
         extra = f" reason={f.reason!r}" if f.reason else ""
         wit = f" witness={json.dumps(f.witness['instance'], default=str)}" if f.witness else ""
         note(f"  {f.severity} {f.rule} {f.pointer!r}{extra}{wit}")
-
-
-def resolves(schema: Any, ptr: str) -> bool:
-    """True when JSON Pointer ``ptr`` names a location in ``schema`` (following local ``$ref`` when a step misses)."""
-    node = schema
-    for raw in ptr.split("/")[1:] if ptr else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        for _ in range(8):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-                break
-            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-                break
-            ref = node.get("$ref") if isinstance(node, dict) else None
-            if not (isinstance(ref, str) and ref.startswith("#")):
-                return False
-            node = schema
-            for step in ref[2:].split("/") if ref != "#" else []:
-                step = step.replace("~1", "/").replace("~0", "~")
-                if not (isinstance(node, dict) and step in node):
-                    return False
-                node = node[step]
-        else:
-            return False
-    return True
 
 
 def check_breaking_witnesses(findings: list[Any], old: Any, new: Any, direction: str) -> None:
