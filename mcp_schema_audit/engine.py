@@ -22,7 +22,11 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import quote
 
+from mcp_schema_audit.applicators import ApplicatorMixin, pattern_keys
+from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, pointer, same_value, short,  # noqa: F401
+                                    value_key)
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
 from mcp_schema_audit.snapshot import Snapshot
@@ -37,13 +41,11 @@ WORK_BUDGET = 50_000
 MAX_ENUM = 20_000
 #: Union branches one node may expand into; more → the tool's comparison stops with a warning.
 MAX_BRANCHES = 64
-_NO = object()  # "no witness"
-_ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a real key
 _ANNOTATIONS = {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
                 "writeOnly", "$schema", "$id", "$anchor", "$defs", "definitions", "$vocabulary", "$dynamicAnchor",
                 "contentMediaType", "contentEncoding", "contentSchema"}
-_UNMODELLED = ("not", "if", "then", "else", "dependentSchemas", "dependencies", "unevaluatedItems", "contains",
-               "minContains", "maxContains", "$dynamicRef", "$recursiveRef")
+#: Keywords compared only for equality: a change is a ``schema-undecidable`` warning naming the keyword.
+_UNMODELLED = ("$dynamicRef", "$recursiveRef", "unevaluatedItems")
 
 # neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
 _KINDS = {
@@ -121,64 +123,23 @@ class Finding:
         return out
 
 
-@dataclass
-class _Issue:
-    """A change found at one pair of nodes, in P/V terms, with paths relative to that pair."""
-
-    kind: str
-    p_path: list[str]
-    v_path: list[str]
-    p_val: Any
-    v_val: Any
-    detail: str
-    witness: Any = _NO
-    inst: list[Any] = field(default_factory=list)
-    p_abs: bool = False
-    v_abs: bool = False
-
-
-class _Budget(Exception):
-    pass
-
-
-def pointer(tokens: list[Any]) -> str:
-    """RFC 6901 JSON Pointer for a token list (``[]`` → ``""``)."""
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """JSON equality as JSON Schema's enum uses it (1 == 1.0, True != 1)."""
-    return json_type(a) == json_type(b) and _canon(a) == _canon(b) or (
-        isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
-        and not isinstance(b, bool) and a == b)
-
-
-def _value_key(value: Any) -> str:
-    """A hashable key with enum equality: JSON type plus canonical JSON (1 and 1.0 equal, True and 1 not)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-        value = int(value)
-    return json_type(value) + ":" + _canon(value)
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class _Comparer:
+class _Comparer(ApplicatorMixin):
     """Compares one pair of tool schemas (P, V) in P/V terms; see the module docstring."""
 
     def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
-        self.memo: dict[tuple[int, int], tuple[Any, Any, list[_Issue]]] = {}
+        self.memo: dict[tuple[int, int], tuple[Any, Any, list[Issue]]] = {}
+        self._origin: dict[int, tuple[Any, list[Any]]] = {}  # id(property $ref made by _merge_all_of) → tokens
         self.active: set[tuple[int, int]] = set()
         self.work = 0
 
     # -- helpers -------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        """Count one unit of work; raises ``Budget`` past ``WORK_BUDGET``."""
+        self.work += 1
+        if self.work > WORK_BUDGET:
+            raise Budget()
+
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
         """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
         try:
@@ -187,17 +148,17 @@ class _Comparer:
             return None
 
     def _pick(self, p: Any, v: Any, candidates: list[Any]) -> Any:
-        """The first candidate valid under P's node and invalid under V's, or ``_NO``."""
+        """The first candidate valid under P's node and invalid under V's, or ``NO_WITNESS``."""
         for cand in candidates:
             if self._valid(self.p_doc, p, cand) and self._valid(self.v_doc, v, cand) is False:
                 return cand
-        return _NO
+        return NO_WITNESS
 
     def _sample_p(self, node: Any) -> Any:
         try:
             return sample(node, self.p_doc)
         except (NoSample, RecursionError):
-            return _NO
+            return NO_WITNESS
 
     def _deref(self, node: Any, doc: SchemaDoc) -> tuple[Any, list[str] | None]:
         """Follow ``$ref``; returns (target, absolute tokens of the target or None when no ref)."""
@@ -211,7 +172,7 @@ class _Comparer:
         raise RefError(f"$ref chain from {node.get('$ref')!r} is too long or cyclic")
 
     # -- walk ----------------------------------------------------------------------------------
-    def compare(self, p: Any, v: Any, depth: int = 0) -> list[_Issue]:
+    def compare(self, p: Any, v: Any, depth: int = 0) -> list[Issue]:
         """Issues where P declares values V rejects (and informational differences), memoized per node pair."""
         key = (id(p), id(v))
         if key in self.memo:
@@ -220,9 +181,9 @@ class _Comparer:
             return []
         self.work += 1
         if self.work > WORK_BUDGET:
-            raise _Budget()
+            raise Budget()
         if depth > MAX_DEPTH:
-            return [_Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
+            return [Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
         self.active.add(key)
         try:
             issues = self._dedupe(self._compare(p, v, depth))
@@ -231,15 +192,15 @@ class _Comparer:
         self.memo[key] = (p, v, issues)
         return issues
 
-    def _compare(self, p: Any, v: Any, depth: int) -> list[_Issue]:
+    def _compare(self, p: Any, v: Any, depth: int) -> list[Issue]:
         try:
             p2, p_tok = self._deref(p, self.p_doc)
         except RefError as exc:
-            return [_Issue("invalid", [], [], p, None, str(exc))]
+            return [Issue("invalid", [], [], p, None, str(exc))]
         try:
             v2, v_tok = self._deref(v, self.v_doc)
         except RefError as exc:
-            return [_Issue("invalid", [], [], None, v, str(exc))]
+            return [Issue("invalid", [], [], None, v, str(exc))]
         if p_tok is not None or v_tok is not None:
             inner = self.compare(p2, v2, depth + 1)
             return [self._rebase(i, p_tok, v_tok) for i in inner]
@@ -247,18 +208,18 @@ class _Comparer:
         if p is False:
             return []
         if not isinstance(p, dict) or not isinstance(v, (dict, bool)):
-            return [_Issue("invalid", [], [], p, v, "subschema is neither an object nor a boolean")]
+            return [Issue("invalid", [], [], p, v, "subschema is neither an object nor a boolean")]
         if v is False:
             w = self._sample_p(p)
-            return [_Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
-        p, v = self._merge_all_of(p), self._merge_all_of(v)
+            return [Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
+        p, v = self._merge_all_of(p, self.p_doc), self._merge_all_of(v, self.v_doc)
         bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
         if len(bp) == 1 and len(bv) == 1 and bp[0][0] is p and bv[0][0] is v:
             return self._compare_single(p, v, depth)
         return self._compare_union(bp, bv, v, depth)
 
     @staticmethod
-    def _dedupe(issues: list[_Issue]) -> list[_Issue]:
+    def _dedupe(issues: list[Issue]) -> list[Issue]:
         """Keep one issue per change: a shared ``$ref`` target reached by several paths reports once."""
         seen: set[tuple[Any, ...]] = set()
         out = []
@@ -270,7 +231,7 @@ class _Comparer:
         return out
 
     @staticmethod
-    def _rebase(issue: _Issue, p_tok: list[str] | None, v_tok: list[str] | None) -> _Issue:
+    def _rebase(issue: Issue, p_tok: list[str] | None, v_tok: list[str] | None) -> Issue:
         out = replace(issue)
         if p_tok is not None and not issue.p_abs and not (p_tok and p_tok[0].startswith("$ref:")):
             out.p_path, out.p_abs = list(p_tok) + issue.p_path, True
@@ -279,12 +240,12 @@ class _Comparer:
         return out
 
     @staticmethod
-    def _prefix(issues: list[_Issue], p_steps: list[Any], v_steps: list[Any], inst_step: Any = None,
-                wrap: Any = None) -> list[_Issue]:
+    def _prefix(issues: list[Issue], p_steps: list[Any], v_steps: list[Any], inst_step: Any = None,
+                wrap: Any = None) -> list[Issue]:
         out = []
-        p_abs, v_abs = p_steps[:1] == [_ABS], v_steps[:1] == [_ABS]
-        p_steps = [t for t in p_steps if t is not _ABS]
-        v_steps = [t for t in v_steps if t is not _ABS]
+        p_abs, v_abs = p_steps[:1] == [ABS], v_steps[:1] == [ABS]
+        p_steps = [t for t in p_steps if t is not ABS]
+        v_steps = [t for t in v_steps if t is not ABS]
         for i in issues:
             j = replace(i)
             if not i.p_abs:
@@ -293,37 +254,57 @@ class _Comparer:
                 j.v_path, j.v_abs = list(v_steps) + i.v_path, v_abs
             if inst_step is not None:
                 j.inst = [inst_step] + i.inst
-            if wrap is not None and i.witness is not _NO:
+            if wrap is not None and i.witness is not NO_WITNESS:
                 j.witness = wrap(i.witness)
             out.append(j)
         return out
 
-    def _merge_all_of(self, node: dict[str, Any]) -> dict[str, Any]:
-        """Merge an ``allOf`` of plain object constraints into its parent (properties, required, …)."""
+    def _merge_all_of(self, node: dict[str, Any], doc: SchemaDoc) -> dict[str, Any]:
+        """Merge an ``allOf`` of plain object constraints into its parent (properties, required, …).
+
+        Members with applicators (``anyOf``, ``not``, ``if`` …), conflicting values, or an
+        ``additionalProperties`` that would see other members' properties are left unmerged (see
+        ``ApplicatorMixin._all_of``). Properties taken from a member reached through ``$ref`` stay
+        ``$ref``s to their own location, so findings point into the member's definition.
+        """
         subs = node.get("allOf")
         if not isinstance(subs, list):
             return node
         merged = {k: v for k, v in node.items() if k != "allOf"}
+        parts: list[tuple[dict[str, Any], list[Any] | None]] = [(merged, None)]
         for sub in subs:
             try:
-                sub, _ = self._deref(sub, self.p_doc if node is not None else self.v_doc)
+                sub, tokens = self._deref(sub, doc)
             except RefError:
                 return node
             if sub is True:
                 continue
             if not isinstance(sub, dict) or any(k in sub for k in ("anyOf", "oneOf", "allOf", "not", "if")):
                 return node
+            parts.append((sub, tokens if tokens is not None and not (tokens and str(tokens[0]).startswith("$ref:"))
+                          else None))
+        listing = {i for i, (part, _) in enumerate(parts) if part.get("properties") or part.get("patternProperties")}
+        closers = {i for i, (part, _) in enumerate(parts) if _tolerant(part.get("additionalProperties", True)) is not True
+                   or (i and _tolerant(part.get("unevaluatedProperties", True)) is not True)}
+        if closers and not (len(closers) == 1 and listing <= closers):
+            return node  # additionalProperties sees only its own member's properties: merging would change it
+        for sub, where in parts[1:]:
             for k, val in sub.items():
                 if k in _ANNOTATIONS:
                     continue
                 if k == "properties" and isinstance(val, dict):
                     props = dict(merged.get("properties", {}))
                     for pk, ps in val.items():
+                        if where is not None:
+                            tokens = [*where, "properties", pk]
+                            ps = {"$ref": "#" + "".join("/" + quote(str(t).replace("~", "~0").replace("/", "~1"), safe="~")
+                                                        for t in tokens)}
+                            self._origin[id(ps)] = (ps, tokens)  # keeps ps alive, so its id stays unique
                         props[pk] = {"allOf": [props[pk], ps]} if pk in props and props[pk] != ps else ps
                     merged["properties"] = props
                 elif k == "required" and isinstance(val, list):
                     merged["required"] = list(dict.fromkeys(list(merged.get("required", [])) + val))
-                elif k not in merged or _canon(merged[k]) == _canon(val):
+                elif k not in merged or canon(merged[k]) == canon(val):
                     merged[k] = val
                 else:
                     return node
@@ -332,11 +313,11 @@ class _Comparer:
     def _branches(self, node: dict[str, Any], doc: SchemaDoc, depth: int = 0) -> list[tuple[dict[str, Any], list[Any]]]:
         """Flatten unions into branches: ``(branch schema, pointer steps)``; nullable spellings coincide.
 
-        Raises ``_Budget`` past ``MAX_BRANCHES`` branches or 16 nested unions (a union referring to itself).
+        Raises ``Budget`` past ``MAX_BRANCHES`` branches or 16 nested unions (a union referring to itself).
         """
         self.work += 1
         if depth > 16 or self.work > WORK_BUDGET:
-            raise _Budget()
+            raise Budget()
         for kw in ("anyOf", "oneOf"):
             subs = node.get(kw)
             if isinstance(subs, list) and subs:
@@ -347,7 +328,7 @@ class _Comparer:
                     try:
                         sub, tokens = self._deref(sub, doc)
                         if tokens is not None and not (tokens and str(tokens[0]).startswith("$ref:")):
-                            here = [_ABS] + list(tokens)
+                            here = [ABS] + list(tokens)
                     except RefError:
                         pass
                     if sub is False:
@@ -355,11 +336,11 @@ class _Comparer:
                     sub = {} if sub is True else sub
                     if not isinstance(sub, dict):
                         continue
-                    merged = self._merge_all_of({**base, **sub} if base else sub)
+                    merged = self._merge_all_of({**base, **sub} if base else sub, doc)
                     for b, steps in self._branches(merged, doc, depth + 1):
-                        out.append((b, steps if steps[:1] == [_ABS] else here + steps))
+                        out.append((b, steps if steps[:1] == [ABS] else here + steps))
                         if len(out) > MAX_BRANCHES:
-                            raise _Budget()
+                            raise Budget()
                 return out or [({"not": {}}, [])]
         ts = node.get("type")
         if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
@@ -367,12 +348,12 @@ class _Comparer:
         return [(node, [])]
 
     def _compare_union(self, bp: list[tuple[dict[str, Any], list[Any]]], bv: list[tuple[dict[str, Any], list[Any]]],
-                       v_node: dict[str, Any], depth: int) -> list[_Issue]:
-        issues: list[_Issue] = []
+                       v_node: dict[str, Any], depth: int) -> list[Issue]:
+        issues: list[Issue] = []
         perfect: set[int] = set()
         matched_v: set[int] = set()
-        results: list[tuple[int, int | None, list[_Issue]]] = []
-        value_issues: list[_Issue] = []
+        results: list[tuple[int, int | None, list[Issue]]] = []
+        value_issues: list[Issue] = []
         value_branches: set[int] = set()
         for pi, (pb, p_steps) in enumerate(bp):
             pvals = self._values(pb)
@@ -381,19 +362,26 @@ class _Comparer:
             # a closed value set is matched value by value against the whole union (enum split in anyOf)
             value_branches.add(pi)
             kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
+            open_hits = False
             for x in pvals:
                 hits = [vi for vi, (vb, _) in enumerate(bv) if self._valid(self.v_doc, vb, x)]
                 matched_v.update(hits)
+                open_hits = open_hits or any(self._values(bv[vi][0]) is None for vi in hits)
                 if not hits and self._valid(self.v_doc, v_node, x) is False:
-                    value_issues.append(_Issue("type-extra-p" if kw == "type" else "enum-extra-p",
-                                               [t for t in p_steps if t is not _ABS] + [kw], [],
-                                               pb.get(kw), None, f"value {_short(x)} of the {{P}} schema is accepted "
-                                               "by no branch of the {V} schema", x, p_abs=p_steps[:1] == [_ABS]))
+                    value_issues.append(Issue("type-extra-p" if kw == "type" else "enum-extra-p",
+                                               [t for t in p_steps if t is not ABS] + [kw], [],
+                                               pb.get(kw), None, f"value {short(x)} of the {{P}} schema is accepted "
+                                               "by no branch of the {V} schema", x, p_abs=p_steps[:1] == [ABS]))
+            if open_hits and kw != "type":
+                # as for a single branch: a closed value set where the V side accepts any value of the type
+                value_issues.append(Issue("enum-only-p", [t for t in p_steps if t is not ABS] + [kw], [], pb.get(kw),
+                                          None, f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} "
+                                          "schema does not", p_abs=p_steps[:1] == [ABS]))
         issues.extend(value_issues)
         for pi, (pb, _) in enumerate(bp):
             if pi in value_branches:
                 continue
-            best: tuple[int, int | None, list[_Issue]] | None = None
+            best: tuple[int, int | None, list[Issue]] | None = None
             for vi, (vb, _) in enumerate(bv):
                 if not self._types_overlap(pb, vb):
                     continue
@@ -417,10 +405,10 @@ class _Comparer:
                 w = self._sample_p(pb)
                 pure = set(pb) <= {"type"} | _ANNOTATIONS
                 kind = "type-extra-p" if pure or vi is None and len(bv) == 1 else "branch-extra-p"
-                what = _short(pb.get("type")) if pure else "a new alternative"
-                issues.append(_Issue(kind, [t for t in p_steps if t is not _ABS], [], pb.get("type") if pure else pb, None,
+                what = short(pb.get("type")) if pure else "a new alternative"
+                issues.append(Issue(kind, [t for t in p_steps if t is not ABS], [], pb.get("type") if pure else pb, None,
                                      f"{what} in the {{P}} schema is accepted by no branch of the {{V}} schema", w,
-                                     p_abs=p_steps[:1] == [_ABS]))
+                                     p_abs=p_steps[:1] == [ABS]))
                 continue
             v_steps = bv[vi][1]
             trial = [self._repick(i, pb, v_node) for i in trial]
@@ -429,34 +417,34 @@ class _Comparer:
             if vi not in matched_v and vb != {"not": {}}:
                 pure = set(vb) <= {"type"} | _ANNOTATIONS
                 kind = "type-extra-v" if pure else "branch-extra-v"
-                issues.append(_Issue(kind, [], [t for t in v_steps if t is not _ABS], None, vb.get("type") if pure else vb,
-                                     f"{_short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema",
-                                     v_abs=v_steps[:1] == [_ABS]))
+                issues.append(Issue(kind, [], [t for t in v_steps if t is not ABS], None, vb.get("type") if pure else vb,
+                                     f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema",
+                                     v_abs=v_steps[:1] == [ABS]))
         if isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
 
-    def _repick(self, issue: _Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> _Issue:
+    def _repick(self, issue: Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> Issue:
         """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union."""
-        if issue.inst or issue.witness is _NO or self._valid(self.v_doc, v_node, issue.witness) is False:
+        if issue.inst or issue.witness is NO_WITNESS or self._valid(self.v_doc, v_node, issue.witness) is False:
             return issue
         if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
             return issue
         cands = [self._sample_typed(pb, t) for t in ("string", "integer", "number", "boolean", "object", "array",
                                                       "null")] + [0.5, "x", True, None, {}, []]
-        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not _NO]))
+        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
 
-    def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[_Issue]:
+    def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[Issue]:
         """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects)."""
-        out: list[_Issue] = []
+        out: list[Issue] = []
         branches = v_node["oneOf"]
         for pb, p_steps in bp:
             w = self._sample_p(pb)
-            if w is _NO:
+            if w is NO_WITNESS:
                 continue
             hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, w)]
             if len(hits) > 1:
-                out.append(_Issue("oneof-overlap", [t for t in p_steps if t is not _ABS], ["oneOf"], None, None,
+                out.append(Issue("oneof-overlap", [t for t in p_steps if t is not ABS], ["oneOf"], None, None,
                                   f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema", w))
         return out
 
@@ -470,7 +458,7 @@ class _Comparer:
         return bool(ta2 & tb2)
 
     @staticmethod
-    def _hard(issue: _Issue) -> bool:
+    def _hard(issue: Issue) -> bool:
         return RULE_SEVERITY_FOR_KIND.get(issue.kind) == "breaking"
 
     @staticmethod
@@ -482,8 +470,8 @@ class _Comparer:
         return []
 
     # -- single branch -------------------------------------------------------------------------
-    def _compare_single(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
-        issues: list[_Issue] = []
+    def _compare_single(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+        issues: list[Issue] = self._nullable(p, v)
         tp, tv = self._types_of(p), self._types_of(v)
         pk, vk = self._type_kw(p), self._type_kw(v)
         common: set[str] | None
@@ -491,14 +479,14 @@ class _Comparer:
             common = tp
             if tp is not None and type_set(p) is not None and type_set(v) is None and "enum" not in v \
                     and "const" not in v:
-                issues.append(_Issue("type-extra-v", pk, [], p.get("type"), None,
-                                     f"the {{P}} schema has type {_short(p.get('type'))}, the {{V}} schema no type"))
+                issues.append(Issue("type-extra-v", pk, [], p.get("type"), None,
+                                     f"the {{P}} schema has type {short(p.get('type'))}, the {{V}} schema no type"))
         elif tp is None:
             others = [t for t in ("string", "integer", "boolean", "object", "array", "null", "number")
                       if not self._allowed(tv, t)]
             w = self._pick(p, v, [self._sample_typed(p, t) for t in others])
-            issues.append(_Issue("type-only-v", [], vk, None, v.get("type"),
-                                 f"the {{P}} schema has no type, the {{V}} schema requires {_short(v.get('type'))}", w))
+            issues.append(Issue("type-only-v", [], vk, None, v.get("type"),
+                                 f"the {{P}} schema has no type, the {{V}} schema requires {short(v.get('type'))}", w))
             common = tv
         else:
             extra = [t for t in sorted(tp) if not self._allowed(tv, t)]
@@ -511,13 +499,13 @@ class _Comparer:
                     if lo is not None:
                         cands.append(lo + 0.5)
                 cands.append(self._sample_typed(p, t))
-                w = self._pick(p, v, [c for c in cands if c is not _NO])
-                issues.append(_Issue("type-extra-p", pk, vk, p.get("type"), v.get("type"),
-                                     f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {_short(v.get('type'))}", w))
+                w = self._pick(p, v, [c for c in cands if c is not NO_WITNESS])
+                issues.append(Issue("type-extra-p", pk, vk, p.get("type"), v.get("type"),
+                                     f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {short(v.get('type'))}", w))
             missing = [t for t in sorted(tv) if not self._allowed(tp, t) and not (t == "number" and "integer" in tp)]
             if missing:
-                issues.append(_Issue("type-extra-v", pk, vk, p.get("type"), v.get("type"),
-                                     f"type {_short(v.get('type'))} in the {{V}} schema, {_short(p.get('type'))} in the {{P}} schema"))
+                issues.append(Issue("type-extra-v", pk, vk, p.get("type"), v.get("type"),
+                                     f"type {short(v.get('type'))} in the {{V}} schema, {short(p.get('type'))} in the {{P}} schema"))
             common = {t for t in tp if self._allowed(tv, t)}
             if not common:
                 return issues
@@ -537,12 +525,45 @@ class _Comparer:
             issues += self._arrays(p, v, depth)
         if has("object"):
             issues += self._objects(p, v, depth)
+        issues += self._applicators(p, v, depth)
         for kw in _UNMODELLED:
+            if kw == "unevaluatedItems" and all("unevaluatedItems" not in node or self._tuple(node, doc)[3] == kw
+                                                for node, doc in ((p, self.p_doc), (v, self.v_doc))):
+                continue  # read as items by _tuple on both sides, compared by _arrays
             if kw in p or kw in v:
-                if _canon(p.get(kw)) != _canon(v.get(kw)):
-                    issues.append(_Issue("undecidable", [kw] if kw in p else [], [kw] if kw in v else [],
+                if canon(p.get(kw)) != canon(v.get(kw)):
+                    issues.append(Issue("undecidable", [kw] if kw in p else [], [kw] if kw in v else [],
                                          p.get(kw), v.get(kw), f"'{kw}' changed and is not modelled by the engine"))
         return issues
+
+    @staticmethod
+    def _nullable(p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
+        """OpenAPI ``nullable: true`` beside ``type``, which Ajv (both TS SDKs) honours and jsonschema ignores.
+
+        Breaks TS hosts when only P has it: before ``{"type": "string"}``, after ``{"type": "string",
+        "nullable": true}`` as an outputSchema: a server built from it may return ``null``, and a
+        cached TS host rejects it (``must be string``). Source: Ajv ``lib/compile/validate/dataType.ts``
+        (``getSchemaTypes`` adds "null"). The witness is ``null``; ``_confirm`` finds which profiles break.
+        """
+        def ajv_only(node: dict[str, Any]) -> bool:
+            ts = type_set(node)
+            return node.get("nullable") is True and ts is not None and "null" not in ts
+
+        pn, vn = ajv_only(p), ajv_only(v)
+        if pn == vn:
+            return []
+        if pn:
+            v_types = type_set(v)
+            if v_types is None or "null" in v_types:
+                return []
+            return [Issue("type-extra-p", ["nullable"], ["type"], True, v.get("type"),
+                          "nullable: true in the {P} schema: hosts on Ajv (the TS SDKs) take null there, the {V} "
+                          "schema does not", None)]
+        p_types = type_set(p)
+        if p_types is not None and "null" in p_types:
+            return []  # P's type lists null itself: the type comparison reports it for jsonschema hosts
+        return [Issue("type-extra-v", [], ["nullable"], None, True,
+                      "nullable: true in the {V} schema only: hosts on Ajv (the TS SDKs) also take null there")]
 
     @staticmethod
     def _types_of(node: dict[str, Any]) -> set[str] | None:
@@ -562,27 +583,27 @@ class _Comparer:
         node = {k: val for k, val in p.items() if k not in ("enum", "const")}
         node["type"] = t
         got = self._sample_p(node)
-        if got is _NO:
+        if got is NO_WITNESS:
             return {"string": "x", "integer": 0, "number": 0.5, "boolean": True, "null": None,
                     "object": {}, "array": []}[t]
         return got
 
-    def _value_issues(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue] | None:
+    def _value_issues(self, p: dict[str, Any], v: dict[str, Any]) -> list[Issue] | None:
         """enum/const comparison; returns None when neither side constrains values (keep comparing)."""
         pv = self._values(p)
         vv = self._values(v)
         if pv is None and vv is None:
             return None
-        out: list[_Issue] = []
+        out: list[Issue] = []
         kw_p = "const" if "const" in p else "enum"
         kw_v = "const" if "const" in v else "enum"
         if len(pv or []) + len(vv or []) > MAX_ENUM:
-            return [_Issue("undecidable", [], [], None, None,
+            return [Issue("undecidable", [], [], None, None,
                            f"enum with more than {MAX_ENUM} values is not compared value by value")]
-        v_keys = {_value_key(y) for y in vv} if vv is not None else set()
+        v_keys = {value_key(y) for y in vv} if vv is not None else set()
         if pv is not None:
             for x in pv:
-                if vv is not None and _value_key(x) in v_keys:
+                if vv is not None and value_key(x) in v_keys:
                     if self._valid(self.v_doc, v, x) is not False:
                         continue
                 elif vv is None and self._valid(self.v_doc, v, x) is not False:
@@ -590,28 +611,28 @@ class _Comparer:
                 if self._valid(self.p_doc, p, x) is False:
                     continue  # P lists it but its other keywords reject it: never produced
                 kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
-                detail = (f"const {_short(x)} in the {{P}} schema, {_short(vv[0])} in the {{V}} schema" if kind == "const-changed"
-                          else f"value {_short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {_short(vv)}" if vv is not None
-                          else f"value {_short(x)} of the {{P}} schema is rejected by the {{V}} schema")
-                out.append(_Issue(kind, [kw_p], [kw_v] if vv is not None else [], p.get(kw_p), v.get(kw_v), detail, x))
+                detail = (f"const {short(x)} in the {{P}} schema, {short(vv[0])} in the {{V}} schema" if kind == "const-changed"
+                          else f"value {short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {short(vv)}" if vv is not None
+                          else f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema")
+                out.append(Issue(kind, [kw_p], [kw_v] if vv is not None else [], p.get(kw_p), v.get(kw_v), detail, x))
             if vv is not None:
-                p_keys = {_value_key(x) for x in pv}
-                extra_v = [y for y in vv if _value_key(y) not in p_keys]
+                p_keys = {value_key(x) for x in pv}
+                extra_v = [y for y in vv if value_key(y) not in p_keys]
                 if extra_v and not any(i.kind == "const-changed" for i in out):
-                    out.append(_Issue("enum-extra-v", [kw_p], [kw_v], p.get(kw_p), v.get(kw_v),
-                                      f"values {_short(extra_v)} are listed only by the {{V}} schema"))
+                    out.append(Issue("enum-extra-v", [kw_p], [kw_v], p.get(kw_p), v.get(kw_v),
+                                      f"values {short(extra_v)} are listed only by the {{V}} schema"))
             else:
-                out.append(_Issue("enum-only-p", [kw_p], [], p.get(kw_p), None,
-                                  f"the {{P}} schema restricts values to {_short(pv)}, the {{V}} schema does not"))
+                out.append(Issue("enum-only-p", [kw_p], [], p.get(kw_p), None,
+                                  f"the {{P}} schema restricts values to {short(pv)}, the {{V}} schema does not"))
             return out
         assert vv is not None
         cands: list[Any] = [self._sample_p(p)]
         cands += string_candidates(extra=("other-value", "zzz-not-listed"))
         cands += number_candidates(p, integer=False) + [True, False, None, {}, []]
         cands += [max([x for x in vv if isinstance(x, (int, float)) and not isinstance(x, bool)], default=0) + 1]
-        w = self._pick(p, v, [c for c in cands if c is not _NO])
-        out.append(_Issue("enum-only-v", [], [kw_v], None, v.get(kw_v),
-                          f"the {{P}} schema allows any value, the {{V}} schema only {_short(vv)}", w))
+        w = self._pick(p, v, [c for c in cands if c is not NO_WITNESS])
+        out.append(Issue("enum-only-v", [], [kw_v], None, v.get(kw_v),
+                          f"the {{P}} schema allows any value, the {{V}} schema only {short(vv)}", w))
         return out
 
     @staticmethod
@@ -632,12 +653,12 @@ class _Comparer:
         return vals
 
     def _bounds(self, p: dict[str, Any], v: dict[str, Any], kw: str, upper: bool, cands: list[Any],
-                p_val: Any, v_val: Any) -> list[_Issue]:
+                p_val: Any, v_val: Any) -> list[Issue]:
         """Compare one bound keyword; P looser than V is breaking (with a witness from ``cands``)."""
-        if _canon(p_val) == _canon(v_val):
+        if canon(p_val) == canon(v_val):
             return []
         if not all(x is None or _num(x) for x in (p_val, v_val)):
-            return [_Issue("invalid", [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
+            return [Issue("invalid", [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
                            f"{kw} is not a number")]
         if v_val is None:
             p_looser = False
@@ -646,13 +667,13 @@ class _Comparer:
         else:
             p_looser = p_val > v_val if upper else p_val < v_val
         kind = "looser-p" if p_looser else "looser-v"
-        w = self._pick(p, v, cands) if p_looser else _NO
-        what = "no" if p_val is None else _short(p_val)
-        return [_Issue(kind, [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
-                       f"{kw} {what} in the {{P}} schema, {'none' if v_val is None else _short(v_val)} in the {{V}} schema", w)]
+        w = self._pick(p, v, cands) if p_looser else NO_WITNESS
+        what = "no" if p_val is None else short(p_val)
+        return [Issue(kind, [kw] if kw in p else [], [kw] if kw in v else [], p_val, v_val,
+                       f"{kw} {what} in the {{P}} schema, {'none' if v_val is None else short(v_val)} in the {{V}} schema", w)]
 
-    def _numbers(self, p: dict[str, Any], v: dict[str, Any], integer: bool) -> list[_Issue]:
-        out: list[_Issue] = []
+    def _numbers(self, p: dict[str, Any], v: dict[str, Any], integer: bool) -> list[Issue]:
+        out: list[Issue] = []
         cands = number_candidates(p, integer=integer) + number_candidates(v, integer=integer)
         for which, upper in (("min", False), ("max", True)):
             pb, px = bound(p, which)
@@ -663,22 +684,22 @@ class _Comparer:
             if pb is not None and vb is not None and pb == vb:
                 p_looser = vx and not px
                 kind = "looser-p" if p_looser else "looser-v"
-                w = self._pick(p, v, cands) if p_looser else _NO
-                out.append(_Issue(kind, [kw], [kw], pb, vb, f"bound {pb} is {'exclusive' if px else 'inclusive'} in the {{P}} schema, {'exclusive' if vx else 'inclusive'} in the {{V}} schema", w))
+                w = self._pick(p, v, cands) if p_looser else NO_WITNESS
+                out.append(Issue(kind, [kw], [kw], pb, vb, f"bound {pb} is {'exclusive' if px else 'inclusive'} in the {{P}} schema, {'exclusive' if vx else 'inclusive'} in the {{V}} schema", w))
                 continue
             out += self._bounds(p, v, kw, upper, cands, pb, vb)
         pm, vm = p.get("multipleOf"), v.get("multipleOf")
-        if _canon(pm) != _canon(vm):
+        if canon(pm) != canon(vm):
             p_looser = vm is not None and (pm is None or not _is_multiple(pm, vm))
             extra = [x for x in (pm, vm / 2 if _num(vm) else None, vm * 1.5 if _num(vm) else None) if _num(x)]
-            w = self._pick(p, v, cands + extra) if p_looser else _NO
-            out.append(_Issue("looser-p" if p_looser else "looser-v", ["multipleOf"] if pm is not None else [],
+            w = self._pick(p, v, cands + extra) if p_looser else NO_WITNESS
+            out.append(Issue("looser-p" if p_looser else "looser-v", ["multipleOf"] if pm is not None else [],
                               ["multipleOf"] if vm is not None else [], pm, vm,
                               f"multipleOf {pm} in the {{P}} schema, {vm} in the {{V}} schema", w))
         return out
 
-    def _strings(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue]:
-        out: list[_Issue] = []
+    def _strings(self, p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
+        out: list[Issue] = []
         lo = p.get("minLength") if isinstance(p.get("minLength"), int) else 0
         hi = p.get("maxLength") if isinstance(p.get("maxLength"), int) else None
         base = self._sample_p({**p, "type": "string"})
@@ -693,62 +714,74 @@ class _Comparer:
         pp, vp = p.get("pattern"), v.get("pattern")
         if pp != vp and vp is not None:
             w = self._pick(p, v, cands)
-            if w is not _NO:
-                out.append(_Issue("looser-p", ["pattern"] if pp else [], ["pattern"], pp, vp,
-                                  f"the {{P}} schema's pattern {_short(pp)} admits strings the {{V}} schema's {_short(vp)} rejects", w))
+            if w is not NO_WITNESS:
+                out.append(Issue("looser-p", ["pattern"] if pp else [], ["pattern"], pp, vp,
+                                  f"the {{P}} schema's pattern {short(pp)} admits strings the {{V}} schema's {short(vp)} rejects", w))
             else:
-                out.append(_Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
-                                  f"pattern {_short(vp)} in the {{V}} schema, {_short(pp)} in the {{P}} schema: inclusion not proven"))
+                out.append(Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
+                                  f"pattern {short(vp)} in the {{V}} schema, {short(pp)} in the {{P}} schema: inclusion not proven"))
         return out
 
-    def _format(self, p: dict[str, Any], v: dict[str, Any]) -> list[_Issue]:
+    def _format(self, p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
         """``format`` dropped or changed: breaks format-checking hosts (witness checked per TS profile)."""
-        out: list[_Issue] = []
+        out: list[Issue] = []
         base = self._sample_p(p)
         pf, vf = p.get("format"), v.get("format")
         if pf != vf and vf is not None:
-            w = _NO
+            w = NO_WITNESS
             for cand in ["not-a-" + str(vf).replace("-", ""), "not a valid value", "%%%", "x", base, 3_000_000_000,
                          2**63, 0.5, -1]:
-                if cand is not _NO and self._valid(self.p_doc, p, cand) and any(
+                if cand is not NO_WITNESS and self._valid(self.p_doc, p, cand) and any(
                         self._valid(self.v_doc, v, cand, prof) is False for prof in ("ts-sdk-v2", "ts-sdk-v1")):
                     w = cand
                     break
-            out.append(_Issue("format", ["format"] if pf else [], ["format"], pf, vf,
-                              f"format {_short(vf)} in the {{V}} schema, {_short(pf) if pf else 'none'} in the {{P}} schema: "
+            out.append(Issue("format", ["format"] if pf else [], ["format"], pf, vf,
+                              f"format {short(vf)} in the {{V}} schema, {short(pf) if pf else 'none'} in the {{P}} schema: "
                               "format-checking hosts reject values outside it", w))
         return out
 
-    def _arrays(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
-        out: list[_Issue] = []
-        p_pre = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else []
-        v_pre = v.get("prefixItems") if isinstance(v.get("prefixItems"), list) else []
-        p_items, v_items = p.get("items"), v.get("items")
-        if isinstance(p_items, list) or isinstance(v_items, list):  # draft-04..07 tuple form
-            if _canon(p_items) != _canon(v_items):
-                out.append(_Issue("undecidable", ["items"], ["items"], p_items, v_items,
-                                  "tuple-form 'items' changed and is not modelled by the engine"))
-            p_items = v_items = None
+    @staticmethod
+    def _tuple(node: dict[str, Any], doc: SchemaDoc) -> tuple[list[Any], str, Any, str | None]:
+        """``(prefix schemas, their keyword, schema of the other items or None, its keyword)`` of an array node.
+
+        Spellings: 2020-12 ``prefixItems`` + ``items``; draft-04..2019-09 ``items: [..]`` +
+        ``additionalItems``; and ``unevaluatedItems`` read as ``items`` when nothing else in the node
+        evaluates items (no ``items``/``contains``/applicators), in 2019-09/2020-12 documents.
+        """
+        items = node.get("items")
+        if isinstance(items, list):
+            return items, "items", node.get("additionalItems"), "additionalItems" if "additionalItems" in node else None
+        pre = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) and doc.dialect == "2020-12" else []
+        if "items" in node:
+            return pre, "prefixItems", items, "items"
+        if "unevaluatedItems" in node and doc.dialect in ("2020-12", "2019-09") and not any(
+                k in node for k in ("contains", "allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef")) and (
+                not isinstance(node.get("prefixItems"), list) or doc.dialect == "2020-12"):
+            return pre, "prefixItems", node["unevaluatedItems"], "unevaluatedItems"
+        return pre, "prefixItems", None, None
+
+    def _arrays(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+        out: list[Issue] = []
+        p_pre, p_pk, p_items, p_ik = self._tuple(p, self.p_doc)
+        v_pre, v_pk, v_items, v_ik = self._tuple(v, self.v_doc)
         p_base = self._sample_p({k: val for k, val in p.items() if k not in ("minItems",)} | {"type": "array"})
         p_base = p_base if isinstance(p_base, list) else []
         for i in range(max(len(p_pre), len(v_pre))):
             ps = p_pre[i] if i < len(p_pre) else (p_items if p_items is not None else True)
             vs = v_pre[i] if i < len(v_pre) else (v_items if v_items is not None else True)
-            if i >= len(p_pre) and i >= len(v_pre):
-                break
             out += self._prefix(self.compare(ps, vs, depth + 1),
-                                ["prefixItems", i] if i < len(p_pre) else ["items"],
-                                ["prefixItems", i] if i < len(v_pre) else ["items"], i,
+                                [p_pk, i] if i < len(p_pre) else [p_ik] if p_ik else [],
+                                [v_pk, i] if i < len(v_pre) else [v_ik] if v_ik else [], i,
                                 self._array_wrap(p, v, i))
         if v_items is not None and v_items is not True or p_items is not None:
             ps = p_items if p_items is not None else True
             vs = v_items if v_items is not None else True
             idx = max(len(p_pre), len(v_pre))
             if not (ps is True and vs is True):
-                out += self._prefix(self.compare(ps, vs, depth + 1), ["items"] if p_items is not None else [],
-                                    ["items"] if v_items is not None else [], idx, self._array_wrap(p, v, idx))
+                out += self._prefix(self.compare(ps, vs, depth + 1), [p_ik] if p_ik else [],
+                                    [v_ik] if v_ik else [], idx, self._array_wrap(p, v, idx))
         item = p_base[0] if p_base else self._sample_p(p_items if p_items is not None else True)
-        item = None if item is _NO else item
+        item = None if item is NO_WITNESS else item
         cands: list[Any] = []
         p_min, v_max, v_min = (_int(p.get("minItems"), 0), _int(v.get("maxItems"), -1), _int(v.get("minItems"), 1))
         for n in {0, 1, 2, p_min, v_max + 1, max(v_min - 1, 0)}:
@@ -758,8 +791,8 @@ class _Comparer:
             out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
         if bool(p.get("uniqueItems")) != bool(v.get("uniqueItems")):
             looser = bool(v.get("uniqueItems"))
-            w = self._pick(p, v, [[item, item]]) if looser else _NO
-            out.append(_Issue("looser-p" if looser else "looser-v", ["uniqueItems"] if "uniqueItems" in p else [],
+            w = self._pick(p, v, [[item, item]]) if looser else NO_WITNESS
+            out.append(Issue("looser-p" if looser else "looser-v", ["uniqueItems"] if "uniqueItems" in p else [],
                               ["uniqueItems"] if "uniqueItems" in v else [], p.get("uniqueItems"),
                               v.get("uniqueItems"), "uniqueItems changed", w))
         return out
@@ -768,10 +801,10 @@ class _Comparer:
         """A small value valid under P's node and, when possible, under V's node too.
 
         Witnesses are built from it so the rejecting side fails for the reason the finding names
-        and nothing else. Falls back to a P-only sample, or ``_NO``.
+        and nothing else. Falls back to a P-only sample, or ``NO_WITNESS``.
         """
         first = self._sample_p(p)
-        if first is not _NO and self._valid(self.v_doc, v, first):
+        if first is not NO_WITNESS and self._valid(self.v_doc, v, first):
             return first
         try:
             other = sample(v, self.v_doc)
@@ -802,12 +835,12 @@ class _Comparer:
             obj: dict[str, Any] = {}
             for k in dict.fromkeys(keys):
                 got = self._common(pprops.get(k, True), vprops.get(k, True), depth + 1)
-                obj[k] = None if got is _NO else got
+                obj[k] = None if got is NO_WITNESS else got
             if self._valid(self.p_doc, p2, obj):
                 return obj
         if types is not None and "array" in types:
             item = self._common(p2.get("items", True), v2.get("items", True), depth + 1)
-            for arr in ([], [None if item is _NO else item]):
+            for arr in ([], [None if item is NO_WITNESS else item]):
                 if self._valid(self.p_doc, p2, arr) and self._valid(self.v_doc, v2, arr):
                     return arr
         return first
@@ -821,17 +854,17 @@ class _Comparer:
         def wrap(child: Any) -> Any:
             base = self._common({**p, "type": "array"}, v)
             arr = list(base) if isinstance(base, list) else []
-            p_items = p.get("items", True) if not isinstance(p.get("items"), list) else True
-            v_items = v.get("items", True) if not isinstance(v.get("items"), list) else True
+            p_pre, _, p_items, _ = self._tuple(p, self.p_doc)
+            v_pre, _, v_items, _ = self._tuple(v, self.v_doc)
+            p_items = True if p_items is None else p_items
+            v_items = True if v_items is None else v_items
             filler = self._common(p_items, v_items)
-            filler = None if filler is _NO else filler
-            p_pre = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else []
-            v_pre = v.get("prefixItems") if isinstance(v.get("prefixItems"), list) else []
+            filler = None if filler is NO_WITNESS else filler
             while len(arr) <= index:
                 j = len(arr)
                 if j < len(p_pre):
                     got = self._common(p_pre[j], v_pre[j] if j < len(v_pre) else v_items)
-                    arr.append(None if got is _NO else got)
+                    arr.append(None if got is NO_WITNESS else got)
                 else:
                     arr.append(filler)
             arr[index] = child
@@ -856,8 +889,8 @@ class _Comparer:
             return "unevaluatedProperties"
         return None
 
-    def _objects(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[_Issue]:
-        out: list[_Issue] = []
+    def _objects(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+        out: list[Issue] = []
         pprops = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
         ppat = p.get("patternProperties") if isinstance(p.get("patternProperties"), dict) else {}
@@ -868,27 +901,23 @@ class _Comparer:
         preq = [k for k in p.get("required", []) if isinstance(k, str)] if isinstance(p.get("required"), list) else []
         vreq = [k for k in v.get("required", []) if isinstance(k, str)] if isinstance(v.get("required"), list) else []
         for key, ps in pprops.items():
-            wrap = self._obj_wrap(p, v, key)
-            if key in vprops:
-                out += self._prefix(self.compare(ps, vprops[key], depth + 1), ["properties", key],
-                                    ["properties", key], key, wrap)
-                continue
-            pat = next((pt for pt in vpat if _search(pt, key)), None)
-            if pat is not None:
-                out += self._prefix(self.compare(ps, vpat[pat], depth + 1), ["properties", key],
-                                    ["patternProperties", pat], key, wrap)
-            elif v_closed:
-                child = self._sample_p(ps)
-                w = wrap(child) if child is not _NO else _NO
-                out.append(_Issue("prop-extra-p-closed", ["properties", key], [v_closed], ps, False,
-                                  f"property {key!r} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)", w,
-                                  [key]))
-            elif isinstance(v_addl, dict):
-                out += self._prefix(self.compare(ps, v_addl, depth + 1), ["properties", key],
-                                    ["additionalProperties"], key, wrap)
-            else:
-                out.append(_Issue("prop-extra-p-open", ["properties", key], [], ps, None,
-                                  f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key]))
+            out += self._declared_key(p, v, ["properties", key], ps, key, depth)
+        for pat, ps in ppat.items():
+            keys = pattern_keys(pat, taken=pprops)
+            for key in keys:
+                out += self._declared_key(p, v, ["patternProperties", pat], ps, key, depth)
+            if not keys and pat in vpat:
+                out += self._prefix(self.compare(ps, vpat[pat], depth + 1), ["patternProperties", pat],
+                                    ["patternProperties", pat])
+            elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
+                out.append(Issue("undecidable", ["patternProperties", pat], [], ps, None,
+                                 f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
+                                 "built, so it is not compared with the {V} schema"))
+        if isinstance(p_addl, dict) and not p_closed:
+            for pat in vpat:
+                for key in pattern_keys(pat, taken=pprops)[:1]:
+                    if not any(_search(pp, key) for pp in ppat):
+                        out += self._declared_key(p, v, ["additionalProperties"], p_addl, key, depth)
         for key, vs in vprops.items():
             if key in pprops:
                 continue
@@ -896,81 +925,116 @@ class _Comparer:
                 out += self._prefix(self.compare(p_addl, vs, depth + 1), ["additionalProperties"],
                                     ["properties", key], key, self._obj_wrap(p, v, key))
             elif not (key in vreq and key not in preq):
-                out.append(_Issue("prop-extra-v", [], ["properties", key], None, vs,
+                out.append(Issue("prop-extra-v", [], ["properties", key], None, vs,
                                   f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
         for key in [k for k in vreq if k not in preq]:
             base = self._common({**p, "type": "object"}, v)
-            w = _NO
+            w = NO_WITNESS
             if isinstance(base, dict):
                 base = dict(base)
                 base.pop(key, None)
                 w = base
-            out.append(_Issue("required-extra-v", ["properties", key] if key in pprops else ["required"],
+            out.append(Issue("required-extra-v", ["properties", key] if key in pprops else ["required"],
                               ["properties", key] if key in vprops else ["required"], False, True,
                               f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key]))
         for key in [k for k in preq if k not in vreq]:
-            out.append(_Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
+            out.append(Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
                               ["properties", key] if key in vprops else ["required"], True, False,
                               f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key]))
         if v_closed and not p_closed:
             if isinstance(p_addl, dict) and p_addl != {}:
                 extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
                 child = self._sample_p(p_addl)
-                w = self._obj_wrap(p, v, extra)(child) if child is not _NO else _NO
-                out.append(_Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
+                w = self._obj_wrap(p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
+                out.append(Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
                                   "the {P} schema declares additional properties, the {V} object is closed", w, [extra]))
             else:
-                out.append(_Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
+                out.append(Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
                                   [v_closed], p.get("additionalProperties"), False,
                                   f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)"))
         elif p_closed and not v_closed:
-            out.append(_Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
+            out.append(Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
                               False, v.get("additionalProperties"), f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema"))
         elif isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
             out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],
                                 ["additionalProperties"], extra, self._obj_wrap(p, v, extra))
-        for pat in set(ppat) | set(vpat):
-            if pat in ppat and pat in vpat:
-                out += self._prefix(self.compare(ppat[pat], vpat[pat], depth + 1), ["patternProperties", pat],
-                                    ["patternProperties", pat])
-            elif pat in ppat and v_closed:
-                out.append(_Issue("undecidable", ["patternProperties", pat], [], ppat[pat], None,
-                                  f"patternProperties {pat!r} of the {{P}} schema is not compared against the closed {{V}} object"))
         for kw, upper in (("minProperties", False), ("maxProperties", True)):
             out += self._bounds(p, v, kw, upper, [], p.get(kw), v.get(kw))
         out += self._property_names(p, v, pprops)
         out += self._dependent_required(p, v, pprops, preq)
-        return out
+        return [self._located(i, pprops, vprops) for i in out]
 
-    def _property_names(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any]) -> list[_Issue]:
+    def _located(self, issue: Issue, pprops: dict[str, Any], vprops: dict[str, Any]) -> Issue:
+        """Point ``/properties/KEY`` of a property merged from an ``allOf`` member behind ``$ref`` (see
+        ``_merge_all_of``) at its real location, e.g. ``/$defs/Base/properties/KEY``."""
+        for side, props in (("p", pprops), ("v", vprops)):
+            path = getattr(issue, side + "_path")
+            if getattr(issue, side + "_abs") or len(path) < 2 or path[0] != "properties":
+                continue
+            where = self._origin.get(id(props.get(path[1])))
+            if where is not None:
+                issue = replace(issue, **{side + "_path": [*where[1], *path[2:]], side + "_abs": True})
+        return issue
+
+    def _declared_key(self, p: dict[str, Any], v: dict[str, Any], p_steps: list[Any], ps: Any, key: str,
+                      depth: int) -> list[Issue]:
+        """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
+        applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
+        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
+        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        wrap = self._obj_wrap(p, v, key)
+        targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
+        targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if _search(pt, key)]
+        out: list[Issue] = []
+        for v_steps, vs in targets:
+            out += self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps, key, wrap)
+        if targets:
+            return out
+        v_closed = self._closed(v)
+        v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
+        if v_closed:
+            child = self._sample_p(ps)
+            w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
+            what = f"property {key!r}" if p_steps[0] == "properties" else f"a property such as {key!r}"
+            return [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
+                          f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object "
+                          f"({v_closed}: false)", w, [key])]
+        if isinstance(v_addl, dict):
+            return self._prefix(self.compare(ps, v_addl, depth + 1), p_steps, ["additionalProperties"], key, wrap)
+        if p_steps[0] == "properties":
+            return [Issue("prop-extra-p-open", p_steps, [], ps, None,
+                          f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key])]
+        return []
+
+    def _property_names(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any]) -> list[Issue]:
         """``propertyNames``: a property the P side declares whose name V's ``propertyNames`` rejects."""
         pn, vn = p.get("propertyNames"), v.get("propertyNames")
-        if _canon(pn) == _canon(vn):
+        if canon(pn) == canon(vn):
             return []
-        out: list[_Issue] = []
+        out: list[Issue] = []
         if vn is not None:
             for key, ps in pprops.items():
                 if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
                     child = self._sample_p(ps)
-                    w = self._obj_wrap(p, v, key)(child) if child is not _NO else _NO
-                    out.append(_Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
+                    w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
+                    out.append(Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
                                       f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's "
                                       "propertyNames", w, [key]))
         if not out:
-            out.append(_Issue("looser-v" if pn is not None and vn is None else "undecidable",
+            out.append(Issue("looser-v" if pn is not None and vn is None else "undecidable",
                               ["propertyNames"] if pn is not None else [], ["propertyNames"] if vn is not None else [],
                               pn, vn, "propertyNames changed; every declared property name is accepted by both"))
         return out
 
     def _dependent_required(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any],
-                            preq: list[str]) -> list[_Issue]:
-        """``dependentRequired``: V requires a dependency that P does not, when the trigger key is present."""
-        pd = p.get("dependentRequired") if isinstance(p.get("dependentRequired"), dict) else {}
-        vd = v.get("dependentRequired") if isinstance(v.get("dependentRequired"), dict) else {}
-        if _canon(pd) == _canon(vd):
+                            preq: list[str]) -> list[Issue]:
+        """``dependentRequired`` (and draft-07 ``dependencies`` with array values): V requires a dependency
+        that P does not, when the trigger key is present."""
+        pd, vd = _dependent_required(p), _dependent_required(v)
+        if canon(pd) == canon(vd):
             return []
-        out: list[_Issue] = []
+        out: list[Issue] = []
         for key, deps in vd.items():
             if not isinstance(deps, list):
                 continue
@@ -979,18 +1043,31 @@ class _Comparer:
                 if dep in have or dep in preq or not isinstance(dep, str):
                     continue
                 base = self._common({**p, "type": "object"}, v)
-                w = _NO
+                w = NO_WITNESS
                 if isinstance(base, dict):
                     trigger = self._sample_p(pprops.get(key, True))
-                    w = {**base, key: None if trigger is _NO else trigger}
+                    w = {**base, key: None if trigger is NO_WITNESS else trigger}
                     w.pop(dep, None)
-                out.append(_Issue("looser-p", [], ["dependentRequired", key], pd.get(key), deps,
+                kw = "dependentRequired" if key in (v.get("dependentRequired") or {}) else "dependencies"
+                out.append(Issue("looser-p", [], [kw, key], pd.get(key), deps,
                                   f"the {{V}} schema requires {dep!r} whenever {key!r} is present; the {{P}} schema "
                                   "does not", w, [dep]))
         if not out:
-            out.append(_Issue("looser-v", ["dependentRequired"], ["dependentRequired"] if vd else [], pd, vd,
+            p_kw = "dependentRequired" if "dependentRequired" in p else "dependencies"
+            v_kw = "dependentRequired" if "dependentRequired" in v else "dependencies"
+            out.append(Issue("looser-v", [p_kw] if pd else [], [v_kw] if vd else [], pd, vd,
                               "dependentRequired is stricter in the {P} schema"))
         return out
+
+
+def _dependent_required(node: dict[str, Any]) -> dict[str, Any]:
+    """``{trigger: [required keys]}`` from ``dependentRequired`` and the array values of draft-07 ``dependencies``."""
+    out: dict[str, Any] = {}
+    for kw in ("dependencies", "dependentRequired"):
+        deps = node.get(kw)
+        if isinstance(deps, dict):
+            out.update({k: val for k, val in deps.items() if isinstance(val, list)})
+    return out
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -1087,12 +1164,12 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
     comparer = _Comparer(p_doc, v_doc)
     try:
         issues = comparer.compare(p_doc.root, v_doc.root)
-    except _Budget:
-        issues = [_Issue("undecidable", [], [], None, None,
+    except Budget:
+        issues = [Issue("undecidable", [], [], None, None,
                          f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches or "
                          "16 nested unions); this schema was not compared")]
     except RecursionError:
-        issues = [_Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
+        issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
     seen: set[tuple[str, str, str]] = set()
     for issue in issues:
         f = _issue_to_finding(issue, tool, direction, p_doc, v_doc)
@@ -1111,7 +1188,7 @@ def _finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any,
                    witness=witness)
 
 
-def _issue_to_finding(issue: _Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
+def _issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
     out_rule, in_rule = _KINDS[issue.kind]
     rule_id = out_rule if direction == "output" else in_rule
     p_ptr, v_ptr = pointer(issue.p_path), pointer(issue.v_path)
@@ -1131,9 +1208,9 @@ def _issue_to_finding(issue: _Issue, tool: str, direction: str, p_doc: SchemaDoc
     return f
 
 
-def _confirm(f: Finding, issue: _Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
     """Validate the witness on both sides per host profile; set hosts, or downgrade to warning."""
-    if issue.witness is _NO:
+    if issue.witness is NO_WITNESS:
         f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
         return
     instance = issue.witness

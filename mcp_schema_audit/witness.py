@@ -255,13 +255,129 @@ def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str |
 
     from mcp_schema_audit.schema import safe_search
 
-    for cand in string_candidates(lo, hi):
+    for cand in string_candidates(lo, hi) + regex_examples(pattern):
+        if len(cand) < lo or (hi is not None and len(cand) > hi):
+            continue
         try:
             if safe_search(pattern, cand):
                 return cand
         except (re.error, RecursionError, OverflowError, ValueError):
             return None
     return None
+
+
+#: Characters picked for a character class, in preference order (printable ASCII first).
+_CLASS_PREFERENCE = "a_0xA-Z9 .:/zb1"
+_CATEGORY_SAMPLES = {"CATEGORY_DIGIT": "0", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_SPACE": " ",
+                     "CATEGORY_NOT_SPACE": "a", "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-"}
+
+
+def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]:
+    """Up to ``count`` short strings built from ``pattern``'s syntax tree, shortest first, each checked to match.
+
+    Variant ``k`` takes alternative ``k`` of every alternation (modulo its size) and repeats each
+    quantified atom its minimum count plus ``k > 0``. Lookarounds, backreferences and conditionals
+    are skipped (the candidate is then only kept if the search still matches). Strings longer than
+    ``max_len`` characters are dropped. Never raises: an invalid or hostile pattern gives ``[]``.
+    """
+    import re
+
+    from mcp_schema_audit.schema import safe_search
+
+    try:
+        from re import _constants as c, _parser as parser  # type: ignore[attr-defined]  # 3.11+
+    except ImportError:  # pragma: no cover - 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        tree = parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return []
+
+    def pick_class(items: Any) -> str | None:
+        def ok(ch: str) -> bool:
+            hit = False
+            negate = False
+            for op, av in items:
+                if op == c.NEGATE:
+                    negate = True
+                elif op == c.LITERAL:
+                    hit = hit or ord(ch) == av
+                elif op == c.RANGE:
+                    hit = hit or av[0] <= ord(ch) <= av[1]
+                elif op == c.CATEGORY:
+                    hit = hit or bool(re.fullmatch(r"[%s]" % {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D",
+                                                          "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S",
+                                                          "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}.get(
+                        str(av), r"\s\S"), ch))
+            return hit != negate
+        pool = [chr(av) for op, av in items if op == c.LITERAL] + [chr(av[0]) for op, av in items if op == c.RANGE]
+        pool += [_CATEGORY_SAMPLES.get(str(av), "a") for op, av in items if op == c.CATEGORY]
+        for ch in pool + list(_CLASS_PREFERENCE):
+            if ok(ch):
+                return ch
+        return None
+
+    def build(items: Any, k: int, depth: int) -> str | None:
+        if depth > 50:
+            return None
+        out: list[str] = []
+        for op, av in items:
+            if op == c.LITERAL:
+                out.append(chr(av))
+            elif op == c.NOT_LITERAL:
+                out.append("a" if av != ord("a") else "b")
+            elif op == c.ANY:
+                out.append("a")
+            elif op == c.IN:
+                ch = pick_class(av)
+                if ch is None:
+                    return None
+                out.append(ch)
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or op == getattr(c, "POSSESSIVE_REPEAT", None):
+                lo, hi, body = av
+                n = min(lo + (1 if k else 0), hi, max_len)
+                part = build(body, k, depth + 1) if n else ""
+                if part is None:
+                    return None
+                out.append(part * n)
+            elif op == c.SUBPATTERN:
+                part = build(av[-1], k, depth + 1)
+                if part is None:
+                    return None
+                out.append(part)
+            elif op == getattr(c, "ATOMIC_GROUP", None):
+                part = build(av, k, depth + 1)
+                if part is None:
+                    return None
+                out.append(part)
+            elif op == c.BRANCH:
+                alts = av[1]
+                part = build(alts[k % len(alts)], k, depth + 1)
+                if part is None:
+                    return None
+                out.append(part)
+            elif op == c.CATEGORY:
+                out.append(_CATEGORY_SAMPLES.get(str(av), "a"))
+            # AT (anchors), ASSERT/ASSERT_NOT, GROUPREF…: contribute nothing; the final check decides
+            if sum(map(len, out)) > max_len:
+                return None
+        return "".join(out)
+
+    found: list[str] = []
+    for k in range(count):
+        try:
+            s = build(tree.data if hasattr(tree, "data") else tree, k, 0)
+        except (RecursionError, ValueError, OverflowError):
+            s = None
+        if s is None or s in found or len(s) > max_len:
+            continue
+        try:
+            if safe_search(pattern, s):
+                found.append(s)
+        except (re.error, RecursionError, OverflowError, ValueError):
+            break
+    return sorted(found, key=len)
 
 
 def string_candidates(lo: int = 0, hi: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:

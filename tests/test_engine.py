@@ -175,11 +175,19 @@ def test_unevaluated_properties_break_only_2020_validators():
 
 
 def test_unconfirmable_claim_is_a_warning_with_reason():
-    # the new pattern is unsatisfiable by any short candidate we try: no witness, no breaking verdict
+    # the new pattern's lookahead defeats every candidate we build (it is in fact unsatisfiable):
+    # no witness, so no breaking verdict, but never silence either
     old = obj({"s": {"type": "string", "pattern": "^q{40}$"}})
-    new = obj({"s": {"type": "string", "pattern": "^r{40}$"}})
+    new = obj({"s": {"type": "string", "pattern": "^(?=.*[0-9])r{40}$"}})
     findings = compare_schemas(old, new, "output")
     assert findings and all(f.severity == "warning" for f in findings)
+
+
+def test_pattern_witness_is_built_from_the_regex():
+    old = obj({"s": {"type": "string", "pattern": "^q{40}$"}})
+    new = obj({"s": {"type": "string", "pattern": "^r{40}$"}})
+    (f,) = [f for f in compare_schemas(old, new, "output") if f.severity == "breaking"]
+    assert f.witness["instance"] == {"s": "r" * 40}
 
 
 def test_remote_ref_is_a_finding_not_a_request():

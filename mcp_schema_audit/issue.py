@@ -1,0 +1,66 @@
+"""Issues: what the compatibility engine finds at one pair of schema nodes, before it becomes a ``Finding``.
+
+Shared by ``engine`` (the lockstep walk) and ``applicators`` (``not``, ``if``/``then``/``else``,
+``dependentSchemas``, ``allOf``, ``contains``). An ``Issue`` speaks in P/V terms (P = the producing
+side, V = the validating side; see ``engine``), with paths relative to the node pair where it was
+found; the engine prefixes paths and wraps witnesses as the walk returns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_schema_audit.schema import json_type
+
+NO_WITNESS = object()  # "no witness"
+ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a real key
+
+
+@dataclass
+class Issue:
+    """A change found at one pair of nodes, in P/V terms, with paths relative to that pair."""
+
+    kind: str
+    p_path: list[str]
+    v_path: list[str]
+    p_val: Any
+    v_val: Any
+    detail: str
+    witness: Any = NO_WITNESS
+    inst: list[Any] = field(default_factory=list)
+    p_abs: bool = False
+    v_abs: bool = False
+
+
+class Budget(Exception):
+    pass
+
+
+def pointer(tokens: list[Any]) -> str:
+    """RFC 6901 JSON Pointer for a token list (``[]`` → ``""``)."""
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality as JSON Schema's enum uses it (1 == 1.0, True != 1)."""
+    return json_type(a) == json_type(b) and canon(a) == canon(b) or (
+        isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
+        and not isinstance(b, bool) and a == b)
+
+
+def value_key(value: Any) -> str:
+    """A hashable key with enum equality: JSON type plus canonical JSON (1 and 1.0 equal, True and 1 not)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    return json_type(value) + ":" + canon(value)
+
+
+def short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

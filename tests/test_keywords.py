@@ -1,0 +1,179 @@
+"""Verdicts for the keywords that constrain through other schemas: ``not``, ``if``/``then``/``else``,
+``dependentSchemas``/``dependencies``, ``contains``/``minContains``/``maxContains``, ``unevaluatedItems``
+and tuple ``items``, ``patternProperties``, an ``allOf`` the engine cannot merge, and OpenAPI ``nullable``.
+
+Each case is data: (id, direction, old, new, expected rule, expected severity, the exact witness of a
+breaking verdict). That witness is also checked independently: the accepting side (new for outputs, old
+for inputs) accepts it and the other side rejects it, with python ``jsonschema`` (2020-12 unless
+``$schema`` says otherwise) — independent of the engine's own confirmation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import validators
+from referencing import Registry
+
+from json_pointer import resolves
+from mcp_schema_audit.engine import compare_schemas
+
+S = {"type": "string"}
+I = {"type": "integer"}
+D7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+KIND = {"kind": {"enum": ["a", "b"]}, "x": S, "y": S}
+IF_A = {"properties": {"kind": {"const": "a"}}, "required": ["kind"]}
+ARR = {"type": "array", "items": S}
+
+
+def obj(props: dict[str, Any], required: list[str] = (), **extra: Any) -> dict[str, Any]:  # type: ignore[assignment]
+    return {"type": "object", "properties": props, "required": list(required), **extra}
+
+
+# id, direction, old, new, rule (None = no finding above info), severity, witness of a breaking verdict
+CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
+    # not
+    ("not-added-input", "input", obj({"s": S}, ["s"]), obj({"s": {**S, "not": {"const": ""}}}, ["s"]),
+     "input-constraint-tightened", "breaking", {"s": ""}),
+    ("not-added-disjoint-input", "input", obj({"s": S}, ["s"]), obj({"s": {**S, "not": {"type": "null"}}}, ["s"]),
+     None, None, None),
+    ("not-removed-input", "input", obj({"s": {**S, "not": {"const": ""}}}, ["s"]), obj({"s": S}, ["s"]),
+     "input-constraint-relaxed", "info", None),
+    ("not-narrowed-output", "output", obj({"s": {**S, "not": {"enum": ["a", "b"]}}}, ["s"]),
+     obj({"s": {**S, "not": {"const": "a"}}}, ["s"]), "output-constraint-relaxed", "breaking", {"s": "b"}),
+    ("not-widened-output", "output", obj({"s": {**S, "not": {"const": "a"}}}, ["s"]),
+     obj({"s": {**S, "not": {"enum": ["a", "b"]}}}, ["s"]), None, None, None),
+    ("not-required-key-closed-object", "input", obj({"a": S}, additionalProperties=False),
+     obj({"a": S}, additionalProperties=False, **{"not": {"required": ["b"]}}), None, None, None),
+    ("not-required-key-declared", "input", obj({"a": S, "b": S}),
+     obj({"a": S, "b": S}, **{"not": {"required": ["b"]}}), "input-constraint-tightened", "breaking", {"b": "a"}),
+    # if / then / else
+    ("if-then-added-input", "input", obj(KIND, ["kind"]), obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}),
+     "input-constraint-tightened", "breaking", {"kind": "a"}),
+    ("if-then-removed-input", "input", obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}),
+     obj(KIND, ["kind"]), "input-constraint-relaxed", "info", None),
+    ("then-tightened-input", "input", obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}),
+     obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x", "y"]}}), "input-constraint-tightened", "breaking",
+     {"kind": "a", "x": "a"}),
+    ("then-met-by-required-input", "input", obj(KIND, ["kind", "x"]),
+     obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}), None, None, None),
+    ("else-added-input", "input", obj(KIND, ["kind"]),
+     obj(KIND, ["kind"], **{"if": IF_A, "else": {"properties": {"x": {"maxLength": 2}}}}),
+     "input-constraint-tightened", "breaking", {"kind": "b", "x": "aaa"}),
+    ("if-then-relaxed-output", "output", obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}),
+     obj(KIND, ["kind", "x"]), "output-required-added", "warning", None),  # warning by policy, not by the condition
+    ("if-then-dropped-output", "output", obj(KIND, ["kind"], **{"if": IF_A, "then": {"required": ["x"]}}),
+     obj(KIND, ["kind"]), "output-constraint-relaxed", "breaking", {"kind": "a"}),
+    # dependentSchemas / dependencies
+    ("dependent-schemas-added-input", "input", obj({"a": S, "b": S}),
+     obj({"a": S, "b": S}, dependentSchemas={"a": {"required": ["b"]}}), "input-constraint-tightened", "breaking",
+     {"a": "a"}),
+    ("dependent-schemas-met-input", "input", obj({"a": S, "b": S}, ["b"]),
+     obj({"a": S, "b": S}, dependentSchemas={"a": {"required": ["b"]}}), None, None, None),
+    ("dependent-schemas-value-tightened-output", "output",
+     obj({"a": S, "b": S}, dependentSchemas={"a": {"properties": {"b": {"maxLength": 5}}}}),
+     obj({"a": S, "b": S}, dependentSchemas={"a": {"properties": {"b": {"maxLength": 9}}}}),
+     "output-constraint-relaxed", "breaking", {"a": "a", "b": "aaaaaa"}),
+    ("draft07-dependencies-array-added-input", "input", obj({"a": S, "b": S}, **D7),
+     obj({"a": S, "b": S}, dependencies={"a": ["b"]}, **D7), "input-constraint-tightened", "breaking", {"a": "a"}),
+    ("draft07-dependencies-schema-added-input", "input", obj({"a": S, "b": I}, **D7),
+     obj({"a": S, "b": I}, dependencies={"a": {"properties": {"b": {"minimum": 0}}, "required": ["b"]}}, **D7),
+     "input-constraint-tightened", "breaking", {"a": "a", "b": -1}),
+    # contains
+    ("contains-added-input", "input", obj({"l": ARR}, ["l"]), obj({"l": {**ARR, "contains": {"const": "id"}}}, ["l"]),
+     "input-constraint-tightened", "breaking", {"l": []}),
+    ("min-contains-raised-input", "input", obj({"l": {**ARR, "contains": {"const": "id"}}}, ["l"]),
+     obj({"l": {**ARR, "contains": {"const": "id"}, "minContains": 2}}, ["l"]), "input-constraint-tightened",
+     "breaking", {"l": ["id"]}),
+    ("max-contains-dropped-output", "output", obj({"l": {**ARR, "contains": {"const": "id"}, "maxContains": 1}}, ["l"]),
+     obj({"l": {**ARR, "contains": {"const": "id"}}}, ["l"]), "output-constraint-relaxed", "breaking",
+     {"l": ["id", "id"]}),
+    ("contains-removed-input", "input", obj({"l": {**ARR, "contains": {"const": "id"}}}, ["l"]), obj({"l": ARR}, ["l"]),
+     "input-constraint-relaxed", "info", None),
+    ("contains-narrowed-output", "output", obj({"l": {**ARR, "contains": {"type": "string"}}}, ["l"]),
+     obj({"l": {**ARR, "contains": {"const": "id"}, "minContains": 2}}, ["l"]), None, None, None),
+    # tuples: prefixItems + unevaluatedItems, draft-07 items array + additionalItems
+    ("unevaluated-tuple-grows-output", "output",
+     obj({"p": {"type": "array", "prefixItems": [I], "unevaluatedItems": False}}, ["p"]),
+     obj({"p": {"type": "array", "prefixItems": [I, S], "unevaluatedItems": False}}, ["p"]),
+     "output-type-widened", "breaking", {"p": [0, "a"]}),
+    ("unevaluated-items-equals-items-false", "output",
+     obj({"p": {"type": "array", "prefixItems": [I], "unevaluatedItems": False}}, ["p"]),
+     obj({"p": {"type": "array", "prefixItems": [I], "items": False}}, ["p"]), None, None, None),
+    ("draft07-tuple-grows-output", "output",
+     obj({"p": {"type": "array", "items": [I], "additionalItems": False}}, ["p"], **D7),
+     obj({"p": {"type": "array", "items": [I, S], "additionalItems": False}}, ["p"], **D7),
+     "output-type-widened", "breaking", {"p": [0, "a"]}),
+    # patternProperties
+    ("pattern-properties-added-closed-output", "output", obj({"a": S}, ["a"], additionalProperties=False),
+     obj({"a": S}, ["a"], additionalProperties=False, patternProperties={"^x_": I}),
+     "output-property-added-to-closed-object", "breaking", {"a": "a", "x_": 0}),
+    ("pattern-properties-value-widened-output", "output", obj({}, patternProperties={"^x_": I}),
+     obj({}, patternProperties={"^x_": {"type": "number"}}), "output-type-widened", "breaking", {"x_": 0.5}),
+    ("pattern-properties-covered-closed-output", "output",
+     obj({"a": S}, additionalProperties=False, patternProperties={"^x_": I}),
+     obj({"a": S}, additionalProperties=False, patternProperties={"^x_[a-z]*$": I}), None, None, None),
+    ("map-values-constrained-by-pattern-input", "input", obj({}, additionalProperties=S),
+     obj({}, additionalProperties=S, patternProperties={"^n_": {"maxLength": 1}}), "input-constraint-tightened",
+     "breaking", {"n_": "aa"}),
+    # allOf that cannot be merged
+    ("allof-anyof-narrowed-input", "input",
+     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}]),
+     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}]}]), "input-required-added", "breaking", {"b": "a"}),
+    ("allof-anyof-widened-input", "input",
+     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}]}]),
+     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}]), None, None, None),
+    ("allof-ref-member-closed-gains-property-output", "output",
+     {"type": "object", "allOf": [{"$ref": "#/$defs/A"}],
+      "$defs": {"A": obj({"a": S}, ["a"], additionalProperties=False)}},
+     {"type": "object", "allOf": [{"$ref": "#/$defs/A"}],
+      "$defs": {"A": obj({"a": S, "b": S}, ["a", "b"], additionalProperties=False)}},
+     "output-property-added-to-closed-object", "breaking", {"a": "a", "b": "a"}),
+]
+
+
+def _validator(schema: Any) -> Any:
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    return cls(schema, registry=Registry())
+
+
+def _top(findings: list[Any]) -> list[Any]:
+    rank = {"breaking": 2, "warning": 1}
+    worst = max((rank.get(f.severity, 0) for f in findings), default=0)
+    return [f for f in findings if rank.get(f.severity, 0) == worst and worst]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_keyword_verdict(case: tuple[Any, ...]) -> None:
+    cid, direction, old, new, rule, severity, witness = case
+    findings = compare_schemas(old, new, direction, tool="t")
+    summary = [(f.rule, f.severity, f.pointer, f.reason) for f in findings]
+    assert not any(f.rule == "schema-undecidable" for f in findings), summary
+    assert all(resolves(old, f.pointer) or resolves(new, f.pointer) for f in findings), summary
+    if rule is None:
+        assert not _top(findings), summary
+        return
+    hits = [f for f in findings if f.rule == rule and f.severity == severity]
+    assert hits, summary
+    if severity == "breaking":
+        assert _top(findings) and all(f.severity == "breaking" for f in _top(findings)), summary
+        f = hits[0]
+        assert f.witness is not None and f.hosts, summary
+        if witness is not None:
+            assert f.witness["instance"] == witness
+        accepting, rejecting = (new, old) if direction == "output" else (old, new)
+        assert _validator(accepting).is_valid(f.witness["instance"]), f.witness
+        assert not _validator(rejecting).is_valid(f.witness["instance"]), f.witness
+    else:
+        assert max((f.severity for f in findings), key={"info": 0, "warning": 1, "breaking": 2}.get) == severity, summary
+
+
+def test_undecidable_keyword_names_itself() -> None:
+    # a `not` the engine can neither violate with a candidate nor rule out: a warning naming `not`
+    old = obj({"s": S}, ["s"])
+    new = obj({"s": {**S, "not": {"pattern": "^(?=.*[0-9])(?=.*[A-Z]).{12}$"}}}, ["s"])
+    findings = compare_schemas(old, new, "input", tool="t")
+    assert [(f.rule, f.severity, f.pointer) for f in findings] == [
+        ("schema-undecidable", "warning", "/properties/s/not")]
+    assert "'not'" in findings[0].message
