@@ -41,6 +41,48 @@ app = typer.Typer(
 )
 
 
+class _Command(typer.core.TyperCommand):
+    """A command whose ``--help`` shows metavars (``FILE``, ``KEY=VALUE``), never Python type names.
+
+    typer prints ``<list[str]>``, ``<float range>`` or ``<str>`` for a parameter without a metavar,
+    and appends that type to every argument even when it has one. Here an option shows its metavar
+    (an option declared without one gets its name in capitals, e.g. ``--max-pages MAX_PAGES``) and an
+    argument shows its metavar alone, in the help list and in the usage line.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if param.metavar is None and not getattr(param, "is_flag", False) and not getattr(param, "count", False):
+                param.metavar = (param.name or "value").upper()
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        return pieces + [param.metavar or (param.name or "").upper()
+                         for param in self.get_params(ctx) if param.param_type_name == "argument"]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                # typer's record is "<metavar> <type>": keep the metavar, drop the type placeholder
+                arguments.append((param.metavar or (param.name or "").upper(), record[1]))
+            else:
+                options.append(record)
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _command() -> Callable[[Callable[..., Any]], Any]:
+    """``@app.command()`` with the help formatting of :class:`_Command`."""
+    return app.command(cls=_Command)
+
+
 def _err(message: str) -> None:
     """One line on stderr, control characters escaped."""
     from mcp_schema_audit.report import inert
@@ -128,34 +170,37 @@ def _write_output(text: str, out: Optional[str]) -> None:
         atomic_write_text(Path(out), text)
 
 
-@app.command()
+@_command()
 @_guarded
 def snapshot(
     command: Optional[List[str]] = typer.Argument(
         None, metavar="[-- SERVER_COMMAND...]", show_default=False,
         help="stdio server: everything after -- is the command and its arguments."),
-    label: Optional[str] = typer.Option(None, "--label", "-l",
+    label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL",
                                         help="Snapshot label, e.g. v0.2.6 (the file name in the store)."),
-    url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp."),
-    sse: Optional[str] = typer.Option(None, "--sse", help="Legacy HTTP+SSE endpoint URL."),
-    header: List[str] = typer.Option([], "--header", "-H",
+    url: Optional[str] = typer.Option(None, "--url", metavar="URL",
+                                      help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp."),
+    sse: Optional[str] = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL."),
+    header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
                                      help="HTTP header 'Name: value' (repeatable). Never stored or printed."),
-    header_env: List[str] = typer.Option([], "--header-env",
+    header_env: List[str] = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
                                          help="HTTP header from the environment: 'Name=ENV_VAR' (repeatable)."),
-    env: List[str] = typer.Option([], "--env", "-e", help=(
+    env: List[str] = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
         "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
         "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored.")),
-    cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the stdio server."),
-    protocol: str = typer.Option("auto", "--protocol", help=(
+    cwd: Optional[Path] = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server."),
+    protocol: str = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
         "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
         "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy).")),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="Seconds for the whole capture."),
-    max_pages: int = typer.Option(1000, "--max-pages", min=1, help="Give up after this many tools/list pages."),
-    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
-    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP_SHORT),
-    out: Optional[str] = typer.Option(None, "--out", "-o",
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1, metavar="SECONDS", help="Seconds for the whole capture."),
+    max_pages: int = typer.Option(1000, "--max-pages", min=1, metavar="N",
+                                  help="Give up after this many tools/list pages."),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP_SHORT),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
                                       help="Write the snapshot to this file ('-' = stdout) instead of the store."),
-    from_file: Optional[Path] = typer.Option(None, "--from-file", help=(
+    from_file: Optional[Path] = typer.Option(None, "--from-file", metavar="FILE", help=(
         "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
         "or MCP Inspector CLI JSON.")),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr."),
@@ -269,22 +314,25 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
     return RENDERERS[fmt](report)
 
 
-@app.command()
+@_command()
 @_guarded
 def diff(
-    old: str = typer.Argument(..., help="Old version: a store label, a snapshot or tools/list file, or git:REF:PATH."),
-    new: str = typer.Argument(..., help="New version: same forms as OLD."),
-    fmt: str = typer.Option("text", "--format", "-f", help=_FORMATS_HELP),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help=(
+    old: str = typer.Argument(..., metavar="OLD",
+                              help="Old version: a store label, a snapshot or tools/list file, or git:REF:PATH."),
+    new: str = typer.Argument(..., metavar="NEW", help="New version: same forms as OLD."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL", help=(
         "breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking).")),
-    mode: Optional[str] = typer.Option(None, "--mode", help=(
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help=(
         "backward (hosts cached OLD, server runs NEW; default) | forward (hosts cached NEW, server runs OLD: "
         "rollback, rolling deploy) | full (both).")),
-    host: List[str] = typer.Option([], "--host", help=_HOST_HELP),
-    severity: List[str] = typer.Option([], "--severity", help=_SEVERITY_HELP),
-    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder for labels (default .schema-audit)."),
-    output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
+    host: List[str] = typer.Option([], "--host", metavar="NAME", help=_HOST_HELP),
+    severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder for labels (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -321,17 +369,21 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
                   expired_ignores=result.expired)
 
 
-@app.command()
+@_command()
 @_guarded
 def history(
-    new: str = typer.Argument(..., help="The release to check: a store label, a file, or git:REF:PATH."),
-    against: List[str] = typer.Option([], "--against", help="Cached versions to check against (repeatable); "
+    new: str = typer.Argument(..., metavar="NEW", help="The release to check: a store label, a file, or git:REF:PATH."),
+    against: List[str] = typer.Option([], "--against", metavar="LABEL",
+                                      help="Cached versions to check against (repeatable); "
                                       "default: every stored snapshot older than NEW."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json"),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="breaking | warning | info | never."),
-    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
-    output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text | json"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
+                                          help="breaking | warning | info | never."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
 ) -> None:
     """Check NEW against every version hosts may still have cached (one cohort per snapshot).
 
@@ -375,18 +427,24 @@ def history(
     raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
 
 
-@app.command()
+@_command()
 @_guarded
 def lint(
-    snapshots: List[str] = typer.Argument(..., help="Snapshots to lint: store labels, files or git:REF:PATH."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Require output required sets to equal this "
+    snapshots: List[str] = typer.Argument(..., metavar="SNAPSHOT...",
+                                          help="Snapshots to lint: store labels, files or git:REF:PATH."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="LABEL",
+                                           help="Require output required sets to equal this "
                                            "snapshot's (e.g. the version whose required set is frozen)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | markdown | sarif | github | junit"),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="breaking | warning | info | never."),
-    severity: List[str] = typer.Option([], "--severity", help=_SEVERITY_HELP),
-    config: Optional[Path] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    store: Optional[Path] = typer.Option(None, "--store", help="Snapshot store folder (default .schema-audit)."),
-    output: Optional[str] = typer.Option(None, "--output", help="Write the report to this file (atomically)."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
+                            help="text | json | markdown | sarif | github | junit"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
+                                          help="breaking | warning | info | never."),
+    severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
 ) -> None:
     """Hazard lint: what will break cached hosts at the next release, before any diff.
 
@@ -418,9 +476,10 @@ def lint(
     raise typer.Exit(int(ExitCode.OK if passed_all else ExitCode.GATE_FAILED))
 
 
-@app.command()
+@_command()
 @_guarded
-def schema(what: str = typer.Argument(..., help="report: the JSON Schema of 'diff --format json'.")) -> None:
+def schema(what: str = typer.Argument(..., metavar="NAME",
+                                      help="report: the JSON Schema of 'diff --format json'.")) -> None:
     """Print a published JSON Schema (report)."""
     import json
 
@@ -431,12 +490,14 @@ def schema(what: str = typer.Argument(..., help="report: the JSON Schema of 'dif
     sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
 
 
-@app.command()
+@_command()
 @_guarded
 def demo(
-    fail_on: str = typer.Option("never", "--fail-on", help="Gate for the demo's exit code (default never: exit 0)."),
-    keep: Optional[Path] = typer.Option(None, "--keep", help="Keep the demo snapshots in this store folder."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds per capture."),
+    fail_on: str = typer.Option("never", "--fail-on", metavar="LEVEL",
+                                help="Gate for the demo's exit code (default never: exit 0)."),
+    keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
+                                        help="Keep the demo snapshots in this store folder."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
 ) -> None:
     """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, then diff them."""
     from mcp_schema_audit.capture import CaptureTarget, capture
@@ -469,9 +530,9 @@ def demo(
     raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))
 
 
-@app.command()
+@_command()
 @_guarded
-def rules(fmt: str = typer.Option("text", "--format", "-f", help="text | json")) -> None:
+def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text | json")) -> None:
     """List the rule catalog: id, direction, default severity, title."""
     import json
 
@@ -488,9 +549,9 @@ def rules(fmt: str = typer.Option("text", "--format", "-f", help="text | json"))
         sys.stdout.write(f"{r.id:<{width}}  {r.direction:<6}  {r.severity:<8}  {r.title}\n")
 
 
-@app.command()
+@_command()
 @_guarded
-def explain(rule_id: str = typer.Argument(..., help="A rule id from 'schema-audit rules'.")) -> None:
+def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
     """Print a rule's rationale, a before/after example and the error a host raises."""
     from mcp_schema_audit.rules import RULES
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import http.server
+import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -285,3 +287,67 @@ def test_importing_capture_does_not_import_the_sdk() -> None:
     code = "import sys, mcp_schema_audit.capture; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules"
     subprocess.run([PYTHON, "-c", code], cwd=ROOT, check=True, timeout=30)
 
+
+
+# ---- the server's process tree (Linux /proc) ---------------------------------------------------
+
+_SETSID_GRANDCHILD = (
+    "import os, subprocess, sys, time\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time\\nos.setsid()\\n"
+    "print(os.getpid(), flush=True)\\ntime.sleep(60)'], stdout=subprocess.PIPE)\n"
+    "print(child.pid, child.stdout.readline().decode().strip(), flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace").read()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()
+
+
+def _running(pid: int) -> bool:
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+@pytest.mark.live
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="follows processes through /proc")
+def test_process_tree_stops_descendants_that_left_the_group_and_nothing_else() -> None:
+    """The tracker of capture.py, on real processes: a "server" (our child, stderr on our pipe) whose
+    child called setsid() is stopped with that child; a bystander, also our child, is never signalled,
+    not even when its pid is recorded with another start time (a reused pid)."""
+    from mcp_schema_audit.capture import _ProcessTree
+
+    bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    read_fd, write_fd = os.pipe()
+    tree = _ProcessTree(write_fd)
+    server = None
+    try:
+        tree.before_spawn()
+        server = subprocess.Popen([PYTHON, "-c", _SETSID_GRANDCHILD], stdout=subprocess.PIPE, stderr=write_fd,
+                                  start_new_session=True)
+        tree.attach()
+        assert tree.server is not None and tree.server[0] == server.pid
+        assert server.stdout is not None
+        child_pid, reported = map(int, server.stdout.readline().split())
+        assert reported == child_pid and _stat_fields(child_pid)[3] == str(child_pid)  # type: ignore[index]  # own session
+        tree.scan()
+        assert child_pid in tree.known and bystander.pid not in tree.known
+        bystander_start = int(_stat_fields(bystander.pid)[19])  # type: ignore[index]
+        tree.known[bystander.pid] = bystander_start + 1  # as if a recorded descendant's pid had been reused
+        started = time.monotonic()
+        tree.close()
+        assert time.monotonic() - started < tree.TERM_GRACE_S + tree.KILL_WAIT_S
+        server.wait(timeout=5)
+        assert not _running(child_pid), "the setsid child survived"
+        assert bystander.poll() is None, "a process that is not a descendant was signalled"
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+        for proc in (bystander, server):
+            if proc is not None:
+                proc.kill()
+                proc.wait()

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
+import typer.main
 from typer.testing import CliRunner
 
 from mcp_schema_audit.cli import app
@@ -147,3 +151,40 @@ def test_text_report_shows_server_text_inertly(tmp_path: Path):
 def test_version_and_python_m():
     r = cli("--version")
     assert r.returncode == 0 and r.stdout.startswith("schema-audit ")
+
+
+_METAVAR_RE = re.compile(r"(?:'?[A-Z][A-Z_]*(?:(?:=|: )[A-Z_]+)?'?|[a-z0-9-]+(?:\|[a-z0-9-]+)+|\[-- [A-Z_]+\.\.\.\])(?:\.\.\.)?")
+_TYPE_NAMES = {"STR", "INT", "FLOAT", "BOOL", "PATH", "TEXT", "INTEGER", "LIST", "VALUE", "VALUES"}
+
+
+def _commands() -> dict[str, Any]:
+    return dict(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def test_every_command_is_covered_by_the_help_test():
+    assert {"snapshot", "diff", "history", "lint", "schema", "demo", "rules", "explain"} <= set(_commands())
+
+
+@pytest.mark.parametrize("command", ["", *sorted(_commands())])
+def test_help_shows_metavars_not_python_types(command: str):
+    """``--help`` of every command names each value (FILE, KEY=VALUE, SECONDS), never ``<list[str]>``-style types."""
+    r = cli(*([command] if command else []), "--help")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    out = r.stdout
+    assert "list[" not in out and "<" not in out, out
+    assert not re.search(r"\b(str|int|float|path|bool)\b range", out), out
+    usage = " ".join(out.split("\n\n")[0].split())
+    assert not re.search(r"\{[a-z_]+\}|\[\[", usage), usage  # typer's {arg} and [[arg]]... placeholders
+    if not command:
+        return
+    cmd = _commands()[command]
+    for param in cmd.params:
+        if param.param_type_name == "argument":
+            assert param.metavar and _METAVAR_RE.fullmatch(param.metavar), (command, param.name, param.metavar)
+            assert param.metavar in usage, (usage, param.metavar)
+            assert re.search(rf"^  {re.escape(param.metavar)}  ", out, re.M), (command, param.metavar, out)
+        elif not param.is_flag:
+            metavar = param.metavar
+            assert metavar and _METAVAR_RE.fullmatch(metavar) and metavar.strip("'") not in _TYPE_NAMES, (
+                command, param.name, metavar)
+            assert f"{max(param.opts, key=len)} {metavar}" in out, (command, param.opts, metavar, out)

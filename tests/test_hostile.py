@@ -25,6 +25,7 @@ import random
 import re
 import resource
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -71,8 +72,10 @@ class Run:
         return json.loads(self.stdout)
 
 
-def _limits(memory: int | None, fsize: int | None) -> Callable[[], None]:
+def _limits(memory: int | None, fsize: int | None, umask: int | None = None) -> Callable[[], None]:
     def apply() -> None:
+        if umask is not None:
+            os.umask(umask)
         if memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if fsize is not None:
@@ -82,15 +85,18 @@ def _limits(memory: int | None, fsize: int | None) -> Callable[[], None]:
 
 
 def cli(*args: str, cwd: Path, timeout: float = HANG_TIMEOUT_S, env: dict[str, str] | None = None,
-        memory: int | None = MEMORY_LIMIT, fsize: int | None = None) -> Run:
-    """Run ``python -m mcp_schema_audit ARGS`` with a wall-clock and a memory limit; a hang fails the test."""
+        memory: int | None = MEMORY_LIMIT, fsize: int | None = None, umask: int | None = None) -> Run:
+    """Run ``python -m mcp_schema_audit ARGS`` with a wall-clock and a memory limit; a hang fails the test.
+
+    ``umask`` (e.g. ``0o022``) is set in the child before it starts; ``None`` inherits ours.
+    """
     full_env = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
     full_env.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
     started = time.monotonic()
     try:
         proc = subprocess.run([PYTHON, "-m", "mcp_schema_audit", *args], cwd=cwd, capture_output=True,
                               timeout=timeout, env=full_env, stdin=subprocess.DEVNULL,
-                              preexec_fn=_limits(memory, fsize))
+                              preexec_fn=_limits(memory, fsize, umask))
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"schema-audit {' '.join(args)[:200]} hung for more than {timeout} s; stderr: "
                     f"{(exc.stderr or b'')[-1000:]!r}")
@@ -569,6 +575,66 @@ def test_server_ignoring_sigterm_with_children_is_killed(tmp_path: Path) -> None
                     os.kill(pid, signal.SIGKILL)
 
 
+def _pid_file_entries(pid_file: Path) -> dict[str, list[int]]:
+    """``{"server": [pid], "child": [pid, pgid, sid], "grandchild": [pid]}`` as the hostile server wrote them."""
+    entries: dict[str, list[int]] = {}
+    for line in pid_file.read_text().splitlines():
+        role, *numbers = line.split()
+        entries[role] = [int(n) for n in numbers]
+    return entries
+
+
+def _live_session_members(sid: int) -> list[str]:
+    """Processes of session ``sid`` that are not zombies."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+                alive.append(f"{entry.name} {stat[:80]}")
+    return alive
+
+
+@pytest.mark.live
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize(("mode", "timeout", "code"), [("setsid-child", 20, 0), ("setsid-child-hang", 3, 3)])
+def test_server_children_that_left_the_group_are_stopped(mode: str, timeout: int, code: int, tmp_path: Path) -> None:
+    """A child that called ``setsid()`` (and its own child) escapes the SDK's process-group kill: the
+    capture stops it anyway, after a clean capture (the server exits at the end of stdin) and after a
+    timeout (the server and the child ignore SIGTERM); a bystander process is left alone."""
+    pid_file = tmp_path / "pids"
+    bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    try:
+        run = cli("snapshot", "--protocol", "legacy", "--timeout", str(timeout), "--out", str(tmp_path / "s.json"),
+                  *_stdio(mode, "--pid-file", str(pid_file)), cwd=tmp_path, timeout=60)
+        entries = _pid_file_entries(pid_file)
+        if code == 0:
+            assert run.code == 0, run.stderr
+            assert [t["name"] for t in json.loads((tmp_path / "s.json").read_text())["tools"]] == ["echo", "ping"]
+        else:
+            assert_clean_failure(run, 3, rf"timed out after {timeout} s")
+            assert run.seconds < timeout + SHUTDOWN_GRACE_S, f"{run.seconds:.1f} s"
+        (server_pid,), (child_pid, child_pgid, child_sid), (grandchild_pid,) = (
+            entries["server"], entries["child"], entries["grandchild"])
+        assert child_sid == child_pgid == child_pid != server_pid, "the child did not leave the server's session"
+        assert not _alive(server_pid), "the server survived"
+        assert not _alive(child_pid), "the setsid child survived"
+        assert not _alive(grandchild_pid), "the setsid child's child survived"
+        assert _live_group_members(server_pid) == [] and _live_session_members(child_sid) == []
+        assert bystander.poll() is None, "a process that is not the server's descendant was killed"
+    finally:
+        bystander.kill()
+        bystander.wait()
+        if pid_file.exists():
+            for numbers in _pid_file_entries(pid_file).values():
+                if _alive(numbers[0]):
+                    os.kill(numbers[0], signal.SIGKILL)
+
+
 HTTP_CASES = {
     "/status/401": r"HTTP 401 Unauthorized",
     "/status/404": r"HTTP 404 Not Found",
@@ -713,7 +779,11 @@ def test_error_line_is_inert(tmp_path: Path) -> None:
 
 
 def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
-    """SIGKILL ``snapshot --from-file`` of a large input at random points: the old snapshot stays whole."""
+    """SIGKILL ``snapshot --from-file`` of a large input at random points: the old snapshot stays whole.
+
+    The temporary files such kills leave are recognisable (``.v.json.<12 hex>.schema-audit.tmp``), and
+    the next write of ``v.json`` removes those older than ``STALE_TEMP_AGE_S``, and nothing else.
+    """
     store = tmp_path / "store"
     small = tools_file(tmp_path / "small.json", [tool("old_tool")])
     run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(small), cwd=tmp_path)
@@ -726,6 +796,7 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     outcomes = []
     for attempt in range(8):
+        earlier = set(target.parent.iterdir())  # temporary files left by earlier kills
         proc = subprocess.Popen([PYTHON, "-m", "mcp_schema_audit", "snapshot", "--label", "v", "--store", str(store),
                                  "--from-file", str(big)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -734,7 +805,7 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
         else:  # mid-write: as soon as the temporary file appears, plus a random few milliseconds
             deadline = time.monotonic() + 30
             while proc.poll() is None and time.monotonic() < deadline:
-                if any(p.name.endswith(".tmp") for p in target.parent.iterdir()):
+                if any(p.name.endswith(".tmp") for p in set(target.parent.iterdir()) - earlier):
                     time.sleep(rng.uniform(0, 0.02))
                     break
                 time.sleep(0.001)
@@ -751,6 +822,83 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     assert "old" in outcomes, outcomes  # at least one kill landed before the rename
     run = cli("diff", "v", "v", "--store", str(store), "--format", "json", cwd=tmp_path)
     assert run.code == 0, run.stderr  # leftover temp files never shadow a label
+
+    # Leftovers are recognisable, and the next write of the same target removes the stale ones.
+    from mcp_schema_audit.snapshot import STALE_TEMP_AGE_S, temp_name_pattern
+
+    pattern = temp_name_pattern(target)
+    leftovers = [p for p in target.parent.iterdir() if p != target]
+    assert all(pattern.match(p.name) for p in leftovers), leftovers
+    if not leftovers:  # every kill missed the write: leave a temporary file as such a kill does
+        leftovers = [target.parent / f".v.json.{'0' * 12}.schema-audit.tmp"]
+        leftovers[0].write_text("half a snapshot")
+    fresh = target.parent / f".v.json.{'f' * 12}.schema-audit.tmp"  # a concurrent write in progress
+    other_target = target.parent / f".w.json.{'a' * 12}.schema-audit.tmp"
+    not_ours = target.parent / ".v.json.notes.tmp"
+    link = target.parent / f".v.json.{'b' * 12}.schema-audit.tmp"
+    for path in (fresh, other_target, not_ours):
+        path.write_text("x")
+    link.symlink_to(small)
+    stale = time.time() - STALE_TEMP_AGE_S - 60
+    for path in [*leftovers, other_target, not_ours]:
+        os.utime(path, (stale, stale))
+    os.utime(link, (stale, stale), follow_symlinks=False)
+    run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(small), cwd=tmp_path)
+    assert run.code == 0, run.stderr
+    assert target.read_bytes() == original
+    remaining = sorted(p.name for p in target.parent.iterdir())
+    assert remaining == sorted(p.name for p in (target, fresh, other_target, not_ours, link)), remaining
+    assert small.exists()
+
+
+def test_atomic_write_of_a_long_file_name(tmp_path: Path) -> None:
+    """A 250-character target name leaves room for its temporary file's name (at most 255 bytes), and
+    stale-file removal tells it from another long name with the same beginning."""
+    from mcp_schema_audit import snapshot as snapshot_module
+
+    target = tmp_path / ("r" * 245 + ".json")
+    sibling = tmp_path / ("r" * 244 + "s.json")  # same first 96 characters, another target
+    for path in (target, sibling):
+        snapshot_module.atomic_write_text(path, "first\n")
+        snapshot_module.atomic_write_text(path, "second\n")
+        assert path.read_text() == "second\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, sibling.name])
+    stale = time.time() - snapshot_module.STALE_TEMP_AGE_S - 60
+    leftovers = []
+    for owner in (target, sibling):
+        path = tmp_path / f"{snapshot_module._temp_prefix(owner.name)}.{'1' * 12}{snapshot_module.TEMP_SUFFIX}"
+        assert len(path.name) <= 255 and snapshot_module.temp_name_pattern(owner).match(path.name)
+        path.write_text("half")
+        os.utime(path, (stale, stale))
+        leftovers.append(path)
+    assert not snapshot_module.temp_name_pattern(target).match(leftovers[1].name)
+    snapshot_module.atomic_write_text(target, "third\n")
+    assert not leftovers[0].exists() and leftovers[1].exists()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path, umask: int) -> None:
+    """New snapshots and reports get 0o666 minus the umask, like any file; a replaced file keeps its mode."""
+    src = tools_file(tmp_path / "in.json", [tool("a")])
+    store = tmp_path / "store"
+    snap = store / "snapshots" / "v.json"
+    report = tmp_path / "report.json"
+    run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(src), cwd=tmp_path, umask=umask)
+    assert run.code == 0, run.stderr
+    run = cli("diff", "v", "v", "--store", str(store), "--format", "json", "--output", str(report), cwd=tmp_path,
+              umask=umask)
+    assert run.code == 0, run.stderr
+    for path in (snap, report):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, (path, oct(path.stat().st_mode))
+    for mode in (0o600, 0o664, 0o640):  # replacing keeps the file's mode, whatever the umask
+        snap.chmod(mode)
+        report.chmod(mode)
+        run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(src), cwd=tmp_path, umask=umask)
+        assert run.code == 0, run.stderr
+        run = cli("diff", "v", "v", "--store", str(store), "--format", "json", "--output", str(report),
+                  cwd=tmp_path, umask=umask)
+        assert run.code == 0, run.stderr
+        assert stat.S_IMODE(snap.stat().st_mode) == mode and stat.S_IMODE(report.stat().st_mode) == mode
 
 
 @pytest.mark.parametrize("fail_at", ["replace", "fsync", "write"])

@@ -26,6 +26,12 @@ Modes:
 - ``spawn-ignore-term``: ignores SIGTERM, starts a child that ignores SIGTERM too (pids written to
   ``--pid-file``), never answers.
 - ``stderr-flood``: writes to stderr as fast as it can, never answers.
+- ``setsid-child``: starts a child that calls ``os.setsid()`` (leaving the server's session and
+  process group) and starts a grandchild, then answers like ``ok`` and exits at the end of stdin;
+  the child and the grandchild sleep on. Lines ``server PID``, ``child PID PGID SID``, ``grandchild
+  PID`` go to ``--pid-file``.
+- ``setsid-child-hang``: the same child (ignoring SIGTERM, as its grandchild does), then like
+  ``spawn-ignore-term``: ignores SIGTERM and stdin, never answers.
 """
 
 from __future__ import annotations
@@ -91,13 +97,54 @@ def spawn_and_linger(pid_file: str) -> None:
         time.sleep(0.2)
 
 
+def spawn_setsid_child(pid_file: str, ignore_term: bool) -> None:
+    """Start the child (``--mode setsid-sleeper``) and wait until it has left our session."""
+    with open(pid_file, "a", encoding="utf-8") as fh:
+        fh.write(f"server {os.getpid()}\n")
+    subprocess.Popen([sys.executable, os.path.abspath(__file__), "--mode", "setsid-sleeper", "--pid-file", pid_file,
+                      *(["--ignore-term"] if ignore_term else [])])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with open(pid_file, encoding="utf-8") as fh:
+            if "grandchild" in fh.read():
+                return
+        time.sleep(0.02)
+    print("hostile: the setsid child never reported", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def setsid_sleeper(pid_file: str, ignore_term: bool) -> None:
+    """The child of ``setsid-child``: a new session, a grandchild in it, then sleep."""
+    os.setsid()
+    code = "import time\n"
+    if ignore_term:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        code += "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    grandchild = subprocess.Popen([sys.executable, "-c", code + f"time.sleep({MAX_SECONDS})"])
+    with open(pid_file, "a", encoding="utf-8") as fh:
+        fh.write(f"child {os.getpid()} {os.getpgid(0)} {os.getsid(0)}\ngrandchild {grandchild.pid}\n")
+    time.sleep(MAX_SECONDS)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", required=True)
     parser.add_argument("--pid-file")
     parser.add_argument("--huge-mb", type=int, default=100)
+    parser.add_argument("--ignore-term", action="store_true")
     args = parser.parse_args()
     mode = args.mode
+    if mode == "setsid-sleeper":
+        setsid_sleeper(args.pid_file, args.ignore_term)
+        return 0
+    if mode == "setsid-child-hang":
+        spawn_setsid_child(args.pid_file, ignore_term=True)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while time.monotonic() - STARTED < MAX_SECONDS:  # ignore stdin EOF too
+            time.sleep(0.2)
+        return 0
+    if mode == "setsid-child":
+        spawn_setsid_child(args.pid_file, ignore_term=False)
     if mode == "spawn-ignore-term":
         spawn_and_linger(args.pid_file)
         return 0
