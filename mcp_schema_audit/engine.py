@@ -30,8 +30,8 @@ from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, point
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, sample,
-                                      string_candidates)
+from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, regex_examples,
+                                      sample, string_candidates)
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
@@ -714,6 +714,8 @@ class _Comparer(ApplicatorMixin):
         pp, vp = p.get("pattern"), v.get("pattern")
         if pp != vp and vp is not None:
             w = self._pick(p, v, cands)
+            if w is NO_WITNESS:
+                w = self._pick_any_profile(p, v, _regex_dialect_candidates(cands + regex_examples(str(vp))))
             if w is not NO_WITNESS:
                 out.append(Issue("looser-p", ["pattern"] if pp else [], ["pattern"], pp, vp,
                                   f"the {{P}} schema's pattern {short(pp)} admits strings the {{V}} schema's {short(vp)} rejects", w))
@@ -721,6 +723,15 @@ class _Comparer(ApplicatorMixin):
                 out.append(Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
                                   f"pattern {short(vp)} in the {{V}} schema, {short(pp)} in the {{P}} schema: inclusion not proven"))
         return out
+
+    def _pick_any_profile(self, p: Any, v: Any, candidates: list[Any]) -> Any:
+        """The first candidate some host profile accepts under P's node and rejects under V's, or ``NO_WITNESS``
+        (for differences between host profiles: formats, ECMAScript vs Python regexes, ``nullable``)."""
+        for cand in candidates[:64]:
+            for prof in HOST_PROFILES:
+                if self._valid(self.p_doc, p, cand, prof) and self._valid(self.v_doc, v, cand, prof) is False:
+                    return cand
+        return NO_WITNESS
 
     def _format(self, p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
         """``format`` dropped or changed: breaks format-checking hosts (witness checked per TS profile)."""
@@ -985,23 +996,28 @@ class _Comparer(ApplicatorMixin):
         vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
         wrap = self._obj_wrap(p, v, key)
         targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
-        targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if _search(pt, key)]
+        matches = {pt: _matches(pt, key) for pt in vpat}
+        targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(matches[pt])]
         out: list[Issue] = []
         for v_steps, vs in targets:
             out += self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps, key, wrap)
-        if targets:
-            return out
+        if key in vprops or any(all(m) for m in matches.values()):
+            return out  # V lists the key for every host (Python and ECMAScript regexes agree it matches)
         v_closed = self._closed(v)
         v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
         if v_closed:
             child = self._sample_p(ps)
             w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
             what = f"property {key!r}" if p_steps[0] == "properties" else f"a property such as {key!r}"
-            return [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
+            if targets:
+                what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
+            return out + [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
                           f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object "
                           f"({v_closed}: false)", w, [key])]
         if isinstance(v_addl, dict):
-            return self._prefix(self.compare(ps, v_addl, depth + 1), p_steps, ["additionalProperties"], key, wrap)
+            return out + self._prefix(self.compare(ps, v_addl, depth + 1), p_steps, ["additionalProperties"], key, wrap)
+        if targets:
+            return out
         if p_steps[0] == "properties":
             return [Issue("prop-extra-p-open", p_steps, [], ps, None,
                           f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key])]
@@ -1060,6 +1076,18 @@ class _Comparer(ApplicatorMixin):
         return out
 
 
+def _regex_dialect_candidates(strings: list[Any]) -> list[str]:
+    """Variants of ``strings`` on which Python and ECMAScript regexes disagree: a trailing newline (``$``),
+    Unicode digits and letters (``\\d``, ``\\w``), line separators (``.``) and Unicode spaces (``\\s``)."""
+    out: list[str] = []
+    for s in [x for x in strings if isinstance(x, str)][:8]:
+        out += [s + "\n", s.translate(_UNICODE_LOOKALIKES), s + "\u2028", s.replace(" ", "\u0085")]
+    return list(dict.fromkeys(x for x in out if x not in strings))
+
+
+_UNICODE_LOOKALIKES = str.maketrans({**{str(d): chr(0x0660 + d) for d in range(10)}, "a": "é", "e": "é", "x": "ж"})
+
+
 def _dependent_required(node: dict[str, Any]) -> dict[str, Any]:
     """``{trigger: [required keys]}`` from ``dependentRequired`` and the array values of draft-07 ``dependencies``."""
     out: dict[str, Any] = {}
@@ -1071,12 +1099,24 @@ def _dependent_required(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def _search(pattern: str, text: str) -> bool:
-    from mcp_schema_audit.schema import safe_search
+    """Does ``pattern`` match ``text`` for some host (Python ``re`` or ECMAScript)? Undecidable → False."""
+    return any(_matches(pattern, text))
 
-    try:
-        return safe_search(pattern, text) is not None
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return False
+
+def _matches(pattern: str, text: str) -> tuple[bool, bool]:
+    """``(python-sdk matches, TS hosts match)``: ``re.search`` and ``new RegExp(pattern, "u").test``.
+
+    A search that is refused (ReDoS guard) or a pattern one engine cannot compile counts as no match.
+    """
+    from mcp_schema_audit.schema import ecma_search, safe_search
+
+    out = []
+    for search in (lambda: safe_search(pattern, text) is not None, lambda: ecma_search(pattern, text)):
+        try:
+            out.append(bool(search()))
+        except (re.error, RecursionError, OverflowError, ValueError):
+            out.append(False)
+    return out[0], out[1]
 
 
 def _int(x: Any, default: int) -> int:

@@ -95,14 +95,16 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
                     f.hosts = ["ts-sdk-v1"]
                     f.witness = _witness(tool, "Expected object, received boolean", f"/{direction}Schema{ptr}")
                     out.append(f)
-    uncompilable = compile_problem(outs) if outs is not None else None
-    if uncompilable is not None:
-        ptr, why = uncompilable
+    uncompilable = compile_problems(outs) if outs is not None else {}
+    by_problem: dict[tuple[str, str], list[str]] = {}
+    for profile, problem in uncompilable.items():
+        by_problem.setdefault(problem, []).append(profile)
+    for (ptr, why), hosts in by_problem.items():
         f = _finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
-        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, why, "/outputSchema" + ptr)
+        f.hosts, f.witness = hosts, _witness(tool, why, "/outputSchema" + ptr)
         out.append(f)
     for direction, schema in (("input", inp), ("output", outs)):
-        if schema is None or (direction == "output" and uncompilable is not None):
+        if schema is None or (direction == "output" and "python-sdk" in uncompilable):
             continue
         problem = _metaschema_problem(schema)
         if problem:
@@ -114,31 +116,29 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     return out
 
 
-def compile_problem(schema: Any) -> tuple[str, str] | None:
-    """``(pointer, reason)`` of the first thing that keeps ``schema`` from compiling, or None.
+def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
+    """``{host profile: (pointer, reason)}`` for each profile whose host cannot compile ``schema``.
 
-    Checks: every ``pattern``/``patternProperties`` key is a valid regex; every ``$ref`` resolves
-    locally (remote refs are never fetched and count as unresolvable).
+    A ``$ref`` that does not resolve locally (remote refs are never fetched) stops every profile.
+    Otherwise each profile's own compiler decides (``SchemaDoc.compile_problem``): Python ``re`` for
+    ``python-sdk``, Ajv's rules for the TS profiles (ECMAScript regexes with the ``u`` flag,
+    ``nullable`` without ``type``, keyword values of the wrong type, an unsupported dialect for
+    ``ts-sdk-v2``). Profiles that compile it are absent.
     """
     doc = SchemaDoc(schema)
     for tokens, node in walk(schema):
-        if not isinstance(node, dict):
-            continue
-        pats = [(tokens + ["pattern"], node["pattern"])] if isinstance(node.get("pattern"), str) else []
-        if isinstance(node.get("patternProperties"), dict):
-            pats += [(tokens + ["patternProperties", k], k) for k in node["patternProperties"]]
-        for ptoks, pat in pats:
-            try:
-                re.compile(pat)
-            except (re.error, RecursionError, OverflowError, ValueError) as exc:
-                return pointer(ptoks), f"invalid regex {pat[:80]!r}: {exc}"
-        ref = node.get("$ref")
+        ref = node.get("$ref") if isinstance(node, dict) else None
         if isinstance(ref, str):
             try:
                 doc.lookup(ref)
             except RefError as exc:
-                return pointer(tokens + ["$ref"]), str(exc)
-    return None
+                return {profile: (pointer(tokens + ["$ref"]), str(exc)) for profile in HOST_PROFILES}
+    out: dict[str, tuple[str, str]] = {}
+    for profile in HOST_PROFILES:
+        problem = doc.compile_problem(profile)
+        if problem is not None:
+            out[profile] = problem
+    return out
 
 
 #: Subschemas above which the metaschema check is skipped (jsonschema's 2020-12 metaschema takes

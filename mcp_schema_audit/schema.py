@@ -4,16 +4,29 @@ A ``SchemaDoc`` wraps one tool schema (inputSchema or outputSchema) as a documen
 ``referencing.Registry`` that holds only that document: remote references (``http://…``,
 ``https://…``, ``file://…``) are never retrieved — resolving one raises ``RefError``.
 
-Host profiles (DESIGN.md §1) are emulated with python ``jsonschema``:
+Host profiles (DESIGN.md §1) are emulated with python ``jsonschema`` validator classes extended
+(``jsonschema.validators.extend``) per profile:
 
-- ``python-sdk``: validator chosen by ``$schema`` (default 2020-12), formats not checked;
+- ``python-sdk``: validator chosen by ``$schema`` (default 2020-12), formats not checked, ``pattern``
+  searched with Python ``re`` semantics (what ``jsonschema`` does), ``nullable`` ignored;
 - ``ts-sdk-v1``: Ajv's draft-07 class for every schema (2020-12-only keywords ignored), formats checked;
 - ``ts-sdk-v2``: Ajv2020/2019/draft-07 chosen by ``$schema``, formats checked.
+
+Both TS profiles follow Ajv 8 (``strict:false``, ``allErrors:true``, ajv-formats) where jsonschema
+differs: ``pattern``/``patternProperties`` are ECMAScript regexes compiled with the ``u`` flag
+(``ecma_search``, run by the ``regress`` package), OpenAPI ``nullable`` is honoured, and what Ajv
+refuses to compile (an invalid regex, ``nullable`` without ``type``, a keyword value of the wrong
+type, …) makes the whole schema uncompilable for that profile (``SchemaCompileError``).
+
+Every regex search, in every profile and keyword (``pattern``, ``patternProperties``,
+``additionalProperties``, ``unevaluatedProperties``), goes through a guarded search that cannot hang
+on a hostile pattern (``safe_search`` / ``ecma_search``).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -44,7 +57,8 @@ REGEX_STEP_BUDGET = 200_000
 
 
 class RegexBudgetError(ValueError):
-    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this string."""
+    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this
+    string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -98,7 +112,12 @@ def _regex_shape(pattern: str) -> tuple[int, int, int]:
 
 
 def _max_safe_length(pattern: str) -> float:
-    depth, alts, variable = _regex_shape(pattern)
+    """Longest text a Python ``re`` search of ``pattern`` may take within ``REGEX_STEP_BUDGET`` steps."""
+    return _limit_for_shape(*_regex_shape(pattern))
+
+
+def _limit_for_shape(depth: int, alts: int, variable: int) -> float:
+    """Longest text searched within ``REGEX_STEP_BUDGET`` steps by a pattern of this ``_regex_shape``."""
     if depth > 1 or (alts > 1 and variable):
         base = max(2, alts) ** max(1, depth - 1)
         return max(1, int(math.log(REGEX_STEP_BUDGET) / math.log(base)))
@@ -138,27 +157,908 @@ def safe_search(pattern: str, text: str) -> Any:
     return re.search(pattern, text)
 
 
-class _GuardedRe:
-    """Stands in for the ``re`` module inside jsonschema's keyword code: ``search`` is ``safe_search``."""
+# ---- ECMAScript regexes (what Ajv runs for the TS profiles) ---------------------------------------
+#
+# Ajv 8 compiles ``pattern`` and ``patternProperties`` keys with ``new RegExp(source, "u")``
+# (lib/vocabularies/code.ts ``usePattern``; the option ``unicodeRegExp`` defaults to true in
+# lib/core.ts) and tests them with ``RegExp.prototype.test`` (search semantics). Under ``u``, ``\d``,
+# ``\w`` and ``\b`` are ASCII, ``\s`` is the ECMAScript WhiteSpace + LineTerminator set, ``.`` stops at
+# line terminators, ``$`` is the end of the input only, ``\p{…}`` is a Unicode property, and
+# Python-only syntax (``(?P<n>…)``, ``\Z``, inline ``(?i)``) is a SyntaxError. The ``regress`` package
+# (the Rust ECMAScript engine) implements that syntax and semantics; it is a backtracking engine with
+# no step limit or timeout (and it holds the GIL), so ``ecma_search`` bounds its work itself:
+#
+# 1. a static estimate of the backtracking cost, ``_regex_shape`` of a structural skeleton of the
+#    pattern (every atom → ``a``, groups, alternations and quantifiers kept), gives the longest text
+#    regress may search within ``REGEX_STEP_BUDGET`` steps (``_limit_for_shape``);
+# 2. a longer text is searched with an exact translation of the pattern to the ``regex`` package
+#    (ASCII classes spelled out, ``$`` → ``\Z``, …) under ``REGEX_TIMEOUT_S``; patterns with a
+#    construct the translation cannot render exactly (backreferences, ``\p{…}``, lone surrogates)
+#    have none;
+# 3. otherwise the search is refused with ``RegexBudgetError`` (undecided, never a verdict).
 
-    search = staticmethod(safe_search)
+#: Code point ranges of the ECMAScript class escapes (ECMA-262 CharacterClassEscape, no ``i`` flag).
+_ES_DIGIT = ((0x30, 0x39),)
+_ES_WORD = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
+_ES_SPACE = ((0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+             (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF))
+_ES_LINE_TERMINATORS = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
+_ES_CHAR_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(re, name)
+
+class EcmaRegexError(ValueError):
+    """A pattern is not a valid ECMAScript regex with the ``u`` flag: Ajv cannot compile the schema."""
 
 
-def _guard_jsonschema_regexes() -> None:
-    """Route jsonschema's ``pattern``/``patternProperties``/``additionalProperties`` searches through
-    ``safe_search`` (jsonschema calls ``re.search`` directly and has no timeout)."""
-    import importlib
+def _es_ranges(ranges: Any) -> str:
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
 
-    for name in ("jsonschema._keywords", "jsonschema._utils", "jsonschema._legacy_keywords"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:  # pragma: no cover - a jsonschema without this module
+
+_ES_ANY = f"[{_es_ranges([(0, 0x10FFFF)])}]"
+_ES_DOT = f"[^{_es_ranges(_ES_LINE_TERMINATORS)}]"
+_ES_W = _es_ranges(_ES_WORD)
+_ES_WORD_BOUNDARY = f"(?:(?<=[{_ES_W}])(?![{_ES_W}])|(?<![{_ES_W}])(?=[{_ES_W}]))"
+_ES_NOT_WORD_BOUNDARY = f"(?:(?<=[{_ES_W}])(?=[{_ES_W}])|(?<![{_ES_W}])(?![{_ES_W}]))"
+_ES_QUANTIFIER_AFTER = re.compile(r"[*+?]|\{[0-9]+(?:,[0-9]*)?\}")
+
+
+def _v8_syntax_error(pattern: str) -> str | None:
+    """What V8 (Node 20/22) rejects although the ES2025 grammar regress follows accepts, or None.
+
+    Modifier groups (``(?i:…)``) and a capture group name used twice (even in different
+    alternatives) are SyntaxErrors before V8 12.5; a quantifier after ``\\b``/``\\B`` is always one
+    ("Nothing to repeat") but regress takes it. Checked with Node 20.20 ``new RegExp(p, "u")``.
+    """
+    names: set[str] = set()
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if not in_class and pattern[i + 1:i + 2] in ("b", "B") and _ES_QUANTIFIER_AFTER.match(pattern, i + 2):
+                return "Nothing to repeat"
+            i += 2
             continue
-        if getattr(module, "re", None) is re:
-            module.re = _GuardedRe()  # type: ignore[attr-defined]
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(" and pattern.startswith("?", i + 1):
+            if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+                end = pattern.find(">", i)
+                name = pattern[i + 3:end] if end > 0 else ""
+                if name in names:
+                    return "Duplicate capture group name"
+                names.add(name)
+            elif pattern[i + 2:i + 3] not in (":", "=", "!", "<"):
+                return "Invalid group"
+        i += 1
+    return None
+
+
+def _es_escape(p: str, i: int, in_class: bool) -> tuple[str, Any, int]:
+    """Read the escape at ``p[i] == "\\\\"`` of a pattern regress accepted with ``u``.
+
+    Returns ``(kind, value, next_index)``: ``char`` (a code point), ``set`` (``(ranges, negated)``),
+    ``assert`` (``"b"``/``"B"``) or ``opaque`` (a backreference or ``\\p{…}``: no exact translation).
+    """
+    c = p[i + 1]
+    j = i + 2
+    if c in "dDwWsS":
+        return "set", ({"d": _ES_DIGIT, "w": _ES_WORD, "s": _ES_SPACE}[c.lower()], c.isupper()), j
+    if c in "bB":
+        return ("char", 0x08, j) if in_class and c == "b" else ("assert", c, j)
+    if c in "pP":
+        return "opaque", None, p.index("}", j) + 1
+    if c == "k":
+        return "opaque", None, p.index(">", j) + 1
+    if c.isdigit():
+        if c == "0" and not p[j:j + 1].isdigit():
+            return "char", 0, j
+        while p[j:j + 1].isdigit():
+            j += 1
+        return "opaque", None, j
+    if c in _ES_CHAR_ESCAPES:
+        return "char", _ES_CHAR_ESCAPES[c], j
+    if c == "c":
+        return "char", ord(p[j]) % 32, j + 1
+    if c == "x":
+        return "char", int(p[j:j + 2], 16), j + 2
+    if c == "u":
+        if p[j] == "{":
+            end = p.index("}", j)
+            return "char", int(p[j + 1:end], 16), end + 1
+        cp = int(p[j:j + 4], 16)
+        j += 4
+        if 0xD800 <= cp <= 0xDBFF and p.startswith("\\u", j) and all(
+                ch in "0123456789abcdefABCDEF" for ch in p[j + 2:j + 6]) and len(p) >= j + 6:
+            low = int(p[j + 2:j + 6], 16)
+            if 0xDC00 <= low <= 0xDFFF:  # with u, an escaped surrogate pair is one code point
+                return "char", 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), j + 6
+        return "char", cp, j
+    return "char", ord(c), j  # identity escape: a syntax character, "/" or (in a class) "-"
+
+
+def _es_class(p: str, i: int) -> tuple[str | None, int]:
+    """Translate the class at ``p[i] == "["``: ``(regex-package syntax or None, next_index)``."""
+    j = i + 1
+    negated = p[j] == "^"
+    j += negated
+    ranges: list[tuple[int, int]] = []
+    negated_sets: list[Any] = []
+    exact = True
+
+    def atom(k: int) -> tuple[str, Any, int]:
+        return _es_escape(p, k, True) if p[k] == "\\" else ("char", ord(p[k]), k + 1)
+
+    while p[j] != "]":
+        kind, value, j = atom(j)
+        if kind == "char" and p[j] == "-" and p[j + 1] != "]":
+            kind2, value2, j2 = atom(j + 1)
+            if kind2 == "char":
+                ranges.append((value, value2))
+                j = j2
+                continue
+        if kind == "char":
+            ranges.append((value, value))
+        elif kind == "set":
+            (negated_sets.append(value[0]) if value[1] else ranges.extend(value[0]))
+        else:
+            exact = False
+    if not exact or any(lo <= 0xDFFF and hi >= 0xD800 for lo, hi in ranges):
+        return None, j + 1
+    alternatives = ([f"[{_es_ranges(ranges)}]"] if ranges else []) + [f"[^{_es_ranges(s)}]" for s in negated_sets]
+    if not alternatives:
+        return (_ES_ANY if negated else "(?!)"), j + 1
+    union = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+    if negated:
+        union = f"[^{_es_ranges(ranges)}]" if not negated_sets else f"(?:(?!{union}){_ES_ANY})"
+    return union, j + 1
+
+
+def _clamp_quantifier(q: str) -> str:
+    """``q`` with counts Python ``re`` accepts, variable stays variable (the skeleton is measured, never run)."""
+    if not q.startswith("{"):
+        return q
+    lo, comma, hi = q[1:-1].partition(",")
+    lo_n = min(int(lo), 65_534)
+    if not comma:
+        return "{%d}" % lo_n
+    if hi == "":
+        return "{%d,}" % lo_n
+    hi_n = max(min(int(hi), 65_535), lo_n + 1) if int(hi) > int(lo) else lo_n
+    return "{%d,%d}" % (lo_n, hi_n)
+
+
+def _es_scan(p: str) -> tuple[str, str | None]:
+    """``(skeleton, translation)`` of a pattern regress accepted with ``u``.
+
+    The skeleton is a Python ``re`` pattern with the same groups, alternations and quantifiers (every
+    atom ``a``, lookbehinds as lookaheads) for ``_regex_shape``; the translation is an equivalent
+    ``regex``-package pattern, or None when a construct has no exact rendering.
+    """
+    skel: list[str] = []
+    out: list[str] = []
+    exact = True
+    i, n = 0, len(p)
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            kind, value, i = _es_escape(p, i, False)
+            if kind == "assert":
+                skel.append("\\" + value)
+                out.append(_ES_WORD_BOUNDARY if value == "b" else _ES_NOT_WORD_BOUNDARY)
+                continue
+            skel.append("a")
+            if kind == "set":
+                out.append(("[^%s]" if value[1] else "[%s]") % _es_ranges(value[0]))
+            elif kind == "char" and not 0xD800 <= value <= 0xDFFF:
+                out.append(_es_ranges([(value, value)]))
+            else:
+                exact = False
+        elif c == "[":
+            translated, i = _es_class(p, i)
+            skel.append("a")
+            if translated is None:
+                exact = False
+            else:
+                out.append(translated)
+        elif c == "(":
+            for prefix, shape in (("(?:", "(?:"), ("(?=", "(?="), ("(?!", "(?!"), ("(?<=", "(?="), ("(?<!", "(?!")):
+                if p.startswith(prefix, i):
+                    skel.append(shape)
+                    out.append(prefix)
+                    i += len(prefix)
+                    break
+            else:
+                skel.append("(")
+                out.append("(")
+                i = p.index(">", i) + 1 if p.startswith("(?<", i) else i + 1
+        elif c in "*+?{":
+            end = p.index("}", i) + 1 if c == "{" else i + 1
+            lazy = "?" if p[end:end + 1] == "?" else ""
+            skel.append(_clamp_quantifier(p[i:end]) + lazy)
+            out.append(p[i:end] + lazy)
+            i = end + len(lazy)
+        else:
+            if c in "|)^$":
+                skel.append(c)
+                out.append({"^": r"\A", "$": r"\Z"}.get(c, c))
+            else:
+                skel.append("a")
+                out.append(_ES_DOT if c == "." else _es_ranges([(ord(c), ord(c))]))
+            i += 1
+    return "".join(skel), ("".join(out) if exact else None)
+
+
+@dataclass(frozen=True)
+class _EcmaProgram:
+    regex: Any  # regress.Regex
+    limit: float  # longest text regress may search (static estimate)
+    fallback: Any  # compiled regex-package translation (searched under a timeout), or None
+
+
+_ECMA_CACHE: dict[str, Any] = {}
+
+
+def _ecma_program(pattern: str) -> _EcmaProgram:
+    """The compiled ``pattern`` (``u`` flag); raises ``EcmaRegexError``, or ``RegexBudgetError`` for a
+    pattern regress cannot take (a lone surrogate)."""
+    cached = _ECMA_CACHE.get(pattern) if isinstance(pattern, str) else None
+    if cached is None:
+        cached = _compile_ecma(pattern)
+        if isinstance(pattern, str):
+            if len(_ECMA_CACHE) > 4096:
+                _ECMA_CACHE.clear()
+            _ECMA_CACHE[pattern] = cached
+    if isinstance(cached, Exception):
+        raise type(cached)(*cached.args)
+    return cached
+
+
+def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
+    import regress
+
+    if not isinstance(pattern, str):
+        return EcmaRegexError(f"pattern must be a string, not {type(pattern).__name__}")
+    if _SURROGATES.search(pattern):
+        return RegexBudgetError(f"pattern {pattern[:60]!r} holds a lone surrogate, which regress cannot run")
+    try:
+        compiled = regress.Regex(pattern, "u")
+    except regress.RegressError as exc:
+        return EcmaRegexError(f"Invalid regular expression: /{pattern[:200]}/u: {exc}")
+    v8 = _v8_syntax_error(pattern)
+    if v8 is not None:
+        return EcmaRegexError(f"Invalid regular expression: /{pattern[:200]}/u: {v8}")
+    try:
+        skeleton, translation = _es_scan(pattern)
+    except (ValueError, IndexError):  # pragma: no cover - a construct the scanner does not know
+        skeleton, translation = None, None
+    try:
+        limit = _limit_for_shape(*_regex_shape(skeleton)) if skeleton is not None else 0
+    except (re.error, RecursionError, OverflowError, ValueError, TypeError):
+        limit = 0
+    fallback = None
+    if translation is not None:
+        try:
+            import regex  # type: ignore[import-not-found]
+
+            fallback = regex.compile(translation, regex.V0)
+        except Exception:  # no regex package, or a translation it refuses (huge counts): no fallback
+            fallback = None
+    return _EcmaProgram(compiled, limit, fallback)
+
+
+def ecma_compile_error(pattern: str, unicode: bool = True) -> str | None:
+    """Why ``new RegExp(pattern, unicode ? "u" : "")`` throws in Node 20/22, or None when it compiles.
+
+    ``unicode=True`` is how Ajv compiles ``pattern``/``patternProperties``; ``unicode=False`` is how
+    ajv-formats checks ``format: "regex"``. A pattern holding a lone surrogate cannot be checked
+    (regress takes UTF-8) and gives None.
+    """
+    if unicode:
+        try:
+            _ecma_program(pattern)
+        except EcmaRegexError as exc:
+            return str(exc)
+        except RegexBudgetError:
+            return None
+        return None
+    import regress
+
+    if not isinstance(pattern, str):
+        return f"pattern must be a string, not {type(pattern).__name__}"
+    if _SURROGATES.search(pattern):
+        return None
+    try:
+        regress.Regex(pattern)
+    except regress.RegressError as exc:
+        return f"Invalid regular expression: /{pattern[:200]}/: {exc}"
+    v8 = _v8_syntax_error(pattern)
+    return None if v8 is None else f"Invalid regular expression: /{pattern[:200]}/: {v8}"
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """``new RegExp(pattern, "u").test(text)``, as Ajv runs ``pattern``, that cannot hang (ReDoS).
+
+    regress decides when the static estimate says the search is cheap (``len(text)`` within the
+    pattern's limit); a longer text is searched with the exact ``regex``-package translation under
+    ``REGEX_TIMEOUT_S``. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern Ajv cannot
+    compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
+    translation, a lone surrogate in the pattern or text): callers treat that as undecided.
+    """
+    program = _ecma_program(pattern)
+    if _SURROGATES.search(text):
+        raise RegexBudgetError(f"the string holds a lone surrogate, which regress cannot search for {pattern[:60]!r}")
+    if len(text) <= program.limit:
+        return program.regex.find(text) is not None
+    if program.fallback is not None:
+        try:
+            return program.fallback.search(text, timeout=REGEX_TIMEOUT_S) is not None
+        except TimeoutError:
+            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+    raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character "
+                           "string (no timeout-guarded equivalent)")
+
+
+def _python_found(pattern: str, text: str) -> bool:
+    return safe_search(pattern, text) is not None
+
+
+# ---- jsonschema keywords with guarded regexes ------------------------------------------------------
+#
+# jsonschema 4.26 calls ``re.search`` directly in ``pattern`` and ``patternProperties``
+# (jsonschema/_keywords.py), in ``additionalProperties`` through ``_utils.find_additional_properties``
+# and in ``unevaluatedProperties`` through ``_utils.find_evaluated_property_keys_by_schema`` (2020-12)
+# or ``_legacy_keywords.find_evaluated_property_keys_by_schema`` (2019-09). ``_host_class`` replaces
+# exactly those keywords, in every validator class used, with copies whose searches go through
+# ``safe_search`` (python-sdk: Python ``re`` semantics, jsonschema's own behaviour kept, including
+# its ``"|".join`` of the patternProperties keys) or ``ecma_search`` (TS profiles: Ajv's semantics).
+
+
+def _ajv_always_valid(schema: Any, rules: frozenset[str]) -> bool:
+    """Ajv ``alwaysValidSchema`` (lib/compile/util.ts): ``true``, or an object with no keyword of the class."""
+    if isinstance(schema, bool):
+        return schema
+    return not isinstance(schema, dict) or not any(k in rules for k in schema)
+
+
+def _extras_msg(extras: list[Any]) -> tuple[str, str]:
+    return ", ".join(repr(extra) for extra in extras), ("was" if len(extras) == 1 else "were")
+
+
+def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) -> dict[str, Any]:
+    """Keyword functions for ``jsonschema.validators.extend`` whose regex searches use ``found(pattern, text)``.
+
+    ``ajv_rules`` (the keywords of the Ajv class) selects Ajv's behaviour: every ``patternProperties``
+    key is searched on its own (Ajv ``additionalProperties.ts``/``patternProperties.ts``) and nothing is
+    searched for an always-valid subschema (Ajv compiles no code for it); ``None`` keeps jsonschema's.
+    ``dialect`` ("2019-09", "2020-12", other) picks the ``unevaluatedProperties`` flavour.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    def matches_any(patterns: Any, key: str) -> bool:
+        if ajv_rules is not None:
+            return any(found(p, key) for p in patterns)
+        joined = "|".join(patterns)  # jsonschema's _utils.find_additional_properties
+        return bool(joined) and found(joined, key)
+
+    def additional(instance: dict[str, Any], schema: dict[str, Any]) -> Any:
+        properties = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
+        for prop in instance:
+            if prop not in properties and not (patterns and matches_any(patterns, prop)):
+                yield prop
+
+    def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not found(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, patternProperties: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for pat, subschema in patternProperties.items():
+            if ajv_rules is not None and _ajv_always_valid(subschema, ajv_rules):
+                continue
+            for k, v in instance.items():
+                if found(pat, k):
+                    yield from validator.descend(v, subschema, path=k, schema_path=pat)
+
+    def additional_properties(validator: Any, aP: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        if ajv_rules is not None and _ajv_always_valid(aP, ajv_rules):
+            return
+        extras = set(additional(instance, schema))
+        if validator.is_type(aP, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], aP, path=extra)
+        elif not aP and extras:
+            if "patternProperties" in schema:
+                verb = "does" if len(extras) == 1 else "do"
+                joined = ", ".join(repr(each) for each in sorted(extras))
+                patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+                yield ValidationError(f"{joined} {verb} not match any of the regexes: {patterns}")
+            else:
+                error = "Additional properties are not allowed (%s %s unexpected)"
+                yield ValidationError(error % _extras_msg(sorted(extras, key=str)))
+
+    def evaluated_keys_2020(validator: Any, instance: Any, schema: Any) -> list[Any]:
+        # jsonschema/_utils.py find_evaluated_property_keys_by_schema, searches through ``found``
+        if validator.is_type(schema, "boolean"):
+            return []
+        keys: list[Any] = []
+        for kw in ("$ref", "$dynamicRef"):
+            ref = schema.get(kw)
+            if ref is not None:
+                resolved = validator._resolver.lookup(ref)
+                keys.extend(evaluated_keys_2020(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
+                                                instance, resolved.contents))
+        properties = schema.get("properties")
+        if validator.is_type(properties, "object"):
+            keys += properties.keys() & instance.keys()
+        for kw in ("additionalProperties", "unevaluatedProperties"):
+            if (subschema := schema.get(kw)) is None:
+                continue
+            keys += (key for key, value in instance.items()
+                     if next(validator.descend(value, subschema), None) is None)
+        if "patternProperties" in schema:
+            for prop in instance:
+                for pat in schema["patternProperties"]:
+                    if found(pat, prop):
+                        keys.append(prop)
+        if "dependentSchemas" in schema:
+            for prop, subschema in schema["dependentSchemas"].items():
+                if prop in instance:
+                    keys += evaluated_keys_2020(validator, instance, subschema)
+        for kw in ("allOf", "oneOf", "anyOf"):
+            for subschema in schema.get(kw, []):
+                if next(validator.descend(instance, subschema), None) is None:
+                    keys += evaluated_keys_2020(validator, instance, subschema)
+        if "if" in schema:
+            if validator.evolve(schema=schema["if"]).is_valid(instance):
+                keys += evaluated_keys_2020(validator, instance, schema["if"])
+                if "then" in schema:
+                    keys += evaluated_keys_2020(validator, instance, schema["then"])
+            elif "else" in schema:
+                keys += evaluated_keys_2020(validator, instance, schema["else"])
+        return keys
+
+    def evaluated_keys_2019(validator: Any, instance: Any, schema: Any) -> list[Any]:
+        # jsonschema/_legacy_keywords.py find_evaluated_property_keys_by_schema, searches through ``found``
+        from referencing.jsonschema import lookup_recursive_ref
+
+        if validator.is_type(schema, "boolean"):
+            return []
+        keys: list[Any] = []
+        resolved_refs = []
+        if schema.get("$ref") is not None:
+            resolved_refs.append(validator._resolver.lookup(schema["$ref"]))
+        if "$recursiveRef" in schema:
+            resolved_refs.append(lookup_recursive_ref(validator._resolver))
+        for resolved in resolved_refs:
+            keys.extend(evaluated_keys_2019(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
+                                            instance, resolved.contents))
+        for kw in ("properties", "additionalProperties", "unevaluatedProperties"):
+            if kw in schema:
+                value = schema[kw]
+                if validator.is_type(value, "boolean") and value:
+                    keys += instance.keys()
+                elif validator.is_type(value, "object"):
+                    keys += [prop for prop in value if prop in instance]
+        if "patternProperties" in schema:
+            for prop in instance:
+                for pat in schema["patternProperties"]:
+                    if found(pat, prop):
+                        keys.append(prop)
+        if "dependentSchemas" in schema:
+            for prop, subschema in schema["dependentSchemas"].items():
+                if prop in instance:
+                    keys += evaluated_keys_2019(validator, instance, subschema)
+        for kw in ("allOf", "oneOf", "anyOf"):
+            for subschema in schema.get(kw, []):
+                if next(validator.descend(instance, subschema), None) is None:
+                    keys += evaluated_keys_2019(validator, instance, subschema)
+        if "if" in schema:
+            if validator.evolve(schema=schema["if"]).is_valid(instance):
+                keys += evaluated_keys_2019(validator, instance, schema["if"])
+                if "then" in schema:
+                    keys += evaluated_keys_2019(validator, instance, schema["then"])
+            elif "else" in schema:
+                keys += evaluated_keys_2019(validator, instance, schema["else"])
+        return keys
+
+    evaluated_keys = evaluated_keys_2019 if dialect == "2019-09" else evaluated_keys_2020
+
+    def unevaluated_properties(validator: Any, uP: Any, instance: Any, schema: Any) -> Any:
+        # jsonschema/_keywords.py unevaluatedProperties (the 2019-09 one differs only in its helper)
+        if not validator.is_type(instance, "object"):
+            return
+        evaluated = evaluated_keys(validator, instance, schema)
+        unevaluated = []
+        for prop in instance:
+            if prop not in evaluated:
+                for _ in validator.descend(instance[prop], uP, path=prop, schema_path=prop):
+                    unevaluated.append(prop)  # noqa: PERF401
+        if unevaluated:
+            if uP is False:
+                error = "Unevaluated properties are not allowed (%s %s unexpected)"
+                yield ValidationError(error % _extras_msg(sorted(unevaluated, key=str)))
+            else:
+                error = ("Unevaluated properties are not valid under the given schema "
+                         "(%s %s unevaluated and invalid)")
+                yield ValidationError(error % _extras_msg(unevaluated))
+
+    out = {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+    if dialect in ("2019-09", "2020-12"):
+        out["unevaluatedProperties"] = unevaluated_properties
+    return out
+
+
+def _ajv_type(base_type: Any) -> Any:
+    """jsonschema's ``type`` plus Ajv's OpenAPI ``nullable``: ``nullable: true`` next to ``type`` adds
+    ``"null"`` to the allowed types (Ajv lib/compile/validate/dataType.ts ``getSchemaTypes``; the
+    misuses Ajv refuses to compile are found by ``_ajv_compile_problem``)."""
+
+    def type_(validator: Any, types: Any, instance: Any, schema: Any) -> Any:
+        if instance is None and isinstance(schema, dict) and schema.get("nullable") is True:
+            return
+        yield from base_type(validator, types, instance, schema)
+
+    return type_
+
+
+@functools.lru_cache(maxsize=None)
+def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
+    """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
+    Ajv class (``ajv_kind`` "draft-07", "2019-09" or "2020-12") ECMAScript regexes and ``nullable``.
+
+    Built with ``jsonschema.validators.extend`` and no ``version``, so jsonschema's registry of
+    meta-schema URIs (``validator_for``) is left alone.
+    """
+    from jsonschema import validators
+
+    if ajv_kind is None:
+        overrides = _regex_keywords(_python_found, None, dialect)
+    else:
+        overrides = _regex_keywords(ecma_search, _AJV_RULES[ajv_kind], ajv_kind)
+        overrides["type"] = _ajv_type(base.VALIDATORS["type"])
+    return validators.extend(base, overrides)
+
+
+# ---- what Ajv refuses to compile ---------------------------------------------------------------------
+#
+# Ajv compiles the whole schema when the host builds the validator (TS SDK v1: inside listTools();
+# v2: before the call) and throws on the first problem; the host then rejects every value. Only
+# subschemas Ajv reaches are compiled: through the keywords of the class (an unknown keyword, an
+# unreferenced ``$defs`` entry or, for the draft-07 class, ``prefixItems`` is never compiled), through
+# local ``$ref``s, and only when they hold a keyword (``alwaysValidSchema``). Tables below were dumped
+# from ajv 8.20.0 (``Object.keys(ajv.RULES.all)`` and each rule's ``definition.schemaType``).
+
+_AJV_SCHEMA_TYPES_07: dict[str, tuple[str, ...]] = {
+    "$comment": (), "$ref": ("string",), "additionalItems": ("boolean", "object"),
+    "additionalProperties": ("boolean", "object"), "allOf": ("array",), "anyOf": ("array",), "const": (),
+    "contains": ("object", "boolean"), "dependencies": ("object",), "else": ("object", "boolean"), "enum": ("array",),
+    "exclusiveMaximum": ("number",), "exclusiveMinimum": ("number",), "format": ("string",),
+    "formatExclusiveMaximum": ("string",), "formatExclusiveMinimum": ("string",), "formatMaximum": ("string",),
+    "formatMinimum": ("string",), "id": (), "if": ("object", "boolean"), "items": ("object", "array", "boolean"),
+    "maxItems": ("number",), "maxLength": ("number",), "maxProperties": ("number",), "maximum": ("number",),
+    "minItems": ("number",), "minLength": ("number",), "minProperties": ("number",), "minimum": ("number",),
+    "multipleOf": ("number",), "not": ("object", "boolean"), "nullable": ("boolean",), "oneOf": ("array",),
+    "pattern": ("string",), "patternProperties": ("object",), "properties": ("object",),
+    "propertyNames": ("object", "boolean"), "required": ("array",), "then": ("object", "boolean"),
+    "type": ("string", "array"), "uniqueItems": ("boolean",),
+}
+_AJV_SCHEMA_TYPES_2019 = {
+    **_AJV_SCHEMA_TYPES_07, "$dynamicAnchor": ("string",), "$dynamicRef": ("string",),
+    "$recursiveAnchor": ("boolean",), "$recursiveRef": ("string",), "dependentRequired": ("object",),
+    "dependentSchemas": ("object",), "maxContains": ("number",), "minContains": ("number",),
+    "unevaluatedItems": ("boolean", "object"), "unevaluatedProperties": ("boolean", "object"),
+}
+_AJV_SCHEMA_TYPES = {
+    "draft-07": _AJV_SCHEMA_TYPES_07,
+    "2019-09": _AJV_SCHEMA_TYPES_2019,
+    "2020-12": {**{k: v for k, v in _AJV_SCHEMA_TYPES_2019.items() if k != "additionalItems"},
+                "items": ("object", "boolean"), "prefixItems": ("array",)},
+}
+_AJV_RULES = {kind: frozenset(table) for kind, table in _AJV_SCHEMA_TYPES.items()}
+#: The Ajv class each profile compiles a schema of this dialect with (None: the host refuses the dialect).
+_AJV_KIND = {
+    "ts-sdk-v1": lambda dialect: "draft-07",
+    "ts-sdk-v2": lambda dialect: {"2020-12": "2020-12", "2019-09": "2019-09", "draft-07": "draft-07",
+                                  "draft-06": "draft-07"}.get(dialect),
+}
+_AJV_CLASS_NAME = {"draft-07": "Ajv (draft-07)", "2019-09": "Ajv2019", "2020-12": "Ajv2020"}
+_JSON_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
+#: Subschemas the compile check visits before it stops (bounded work on hostile input).
+AJV_COMPILE_MAX_NODES = 100_000
+
+
+class SchemaCompileError(ValueError):
+    """A host profile cannot compile the schema (Ajv throws, or the dialect is refused): it rejects every value."""
+
+
+class SchemaCostError(ValueError):
+    """Validating against the schema could take exponential time (see ``inplace_cost``): not attempted."""
+
+
+#: Subschemas one validation may evaluate at a single instance location (through ``allOf``/``anyOf``/
+#: ``oneOf``/``not``/conditionals/``$ref``) before a schema is refused as too costly to validate.
+INPLACE_BUDGET = 20_000
+_INPLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref")
+
+
+def inplace_cost(doc: SchemaDoc) -> int:
+    """The most subschemas a validator may evaluate at one instance location of ``doc``, capped at
+    ``INPLACE_BUDGET + 1``.
+
+    Counts, from every subschema (``$defs`` included), those reached without moving into the
+    instance: ``allOf``/``anyOf``/``oneOf`` members, ``not``, ``if``/``then``/``else``,
+    ``dependentSchemas`` values and local ``$ref`` targets. A shared target counts once per path, as
+    a validator evaluates it: a "billion laughs" chain where each level is an ``anyOf`` of two
+    ``$ref``s to the previous one costs ``2**levels``. Keywords that move into the instance
+    (``properties``, ``items`` …) are bounded by the instance and not counted. Linear in the schema
+    size (memoized per node); a ``$ref`` cycle at one location counts once.
+    """
+    memo: dict[int, int] = {}
+    active: set[int] = set()
+    targets: dict[str, Any] = {}
+    cap = INPLACE_BUDGET + 1
+
+    def children(node: dict[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        for kw in ("allOf", "anyOf", "oneOf"):
+            if isinstance(node.get(kw), list):
+                out += node[kw]
+        for kw in ("not", "if", "then", "else"):
+            if kw in node:
+                out.append(node[kw])
+        if isinstance(node.get("dependentSchemas"), dict):
+            out += list(node["dependentSchemas"].values())
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if ref not in targets:
+                try:
+                    targets[ref] = doc.lookup(ref)[0]
+                except RefError:
+                    targets[ref] = None
+            out.append(targets[ref])
+        return out
+
+    def cost(node: Any) -> int:
+        if not isinstance(node, dict):
+            return 1
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        if key in active:
+            return 1
+        active.add(key)
+        total = 1
+        for child in children(node):
+            total += cost(child)
+            if total > cap:
+                total = cap
+                break
+        active.discard(key)
+        memo[key] = total
+        return total
+
+    worst = 0
+    stack: list[Any] = [doc.root]
+    seen: set[int] = set()
+    try:
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+                continue
+            if not isinstance(node, dict) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            worst = max(worst, cost(node))
+            if worst > INPLACE_BUDGET:
+                return cap
+            stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+    except RecursionError:
+        return cap
+    return worst
+
+
+def _ajv_value_ok(value: Any, types: tuple[str, ...]) -> bool:
+    """Ajv ``validSchemaType`` (lib/compile/util.ts) for a JSON value."""
+    if not types:
+        return True
+    for t in types:
+        if (t == "array" and isinstance(value, list)) or (t == "object" and isinstance(value, dict)) or (
+                t == "string" and isinstance(value, str)) or (t == "boolean" and isinstance(value, bool)) or (
+                t == "number" and isinstance(value, (int, float)) and not isinstance(value, bool)):
+            return True
+    return False
+
+
+def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] | None:
+    """The first reason Ajv's class ``kind`` throws compiling this one schema object (not its subschemas)."""
+    table = _AJV_SCHEMA_TYPES[kind]
+    rules = _AJV_RULES[kind]
+    # lib/compile/validate/dataType.ts getSchemaTypes / getJSONTypes
+    t = node.get("type")
+    types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
+    if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
+        return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
+            json.dumps(x) if not isinstance(x, str) else x for x in types)
+    if "null" in types:
+        if node.get("nullable", None) is False:
+            return ["nullable"], "type: null contradicts nullable: false"
+    elif not types and "nullable" in node:
+        return ["nullable"], '"nullable" cannot be used without "type"'
+    # KeywordCxt constructor (lib/compile/validate/index.ts): "<keyword> value must be <schemaType>"
+    for kw in node:
+        if kw in rules and not _ajv_value_ok(node[kw], table[kw]):
+            return [kw], f"{kw} value must be {json.dumps(list(table[kw]), separators=(',', ':'))}"
+    if "id" in node:  # lib/vocabularies/core/id.ts
+        return ["id"], 'NOT SUPPORTED: keyword "id", use "$id" for schema ID'
+    if node.get("enum") == []:  # lib/vocabularies/validation/enum.ts
+        return ["enum"], "enum must have non-empty array"
+    if "pattern" in node:
+        error = ecma_compile_error(node["pattern"])
+        if error is not None:
+            return ["pattern"], error
+    pats = node.get("patternProperties")
+    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, rules):
+        for key in pats:
+            if key != "__proto__":
+                error = ecma_compile_error(key)
+                if error is not None:
+                    return ["patternProperties", key], error
+    return None
+
+
+def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset[str]) -> bool:
+    """Does Ajv compile the ``patternProperties`` regexes of ``node``?
+
+    patternProperties.ts skips them when every subschema is always valid and either the class does
+    not track evaluated properties (draft-07) or ``it.props`` is already true (approximated as: an
+    ``additionalProperties`` here or in an ``allOf`` member, which set it before this keyword runs);
+    additionalProperties.ts compiles them when it is present and not always valid.
+    """
+    pats = [k for k in node["patternProperties"] if k != "__proto__"]
+    if not pats:
+        return False
+    if "additionalProperties" in node and not _ajv_always_valid(node["additionalProperties"], rules):
+        return True
+    if not all(_ajv_always_valid(node["patternProperties"][k], rules) for k in pats):
+        return True
+    if kind == "draft-07":
+        return False
+    members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+    props_all = "additionalProperties" in node or any(isinstance(m, dict) and "additionalProperties" in m
+                                                      for m in members)
+    return not props_all
+
+
+def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[list[Any], Any]]:
+    """``(tokens, subschema)`` Ajv's class ``kind`` compiles below ``node`` (``$ref`` aside)."""
+    out: list[tuple[list[Any], Any]] = []
+
+    def one(kw: str) -> None:
+        if kw in node:
+            out.append(([kw], node[kw]))
+
+    def many(kw: str) -> None:
+        if isinstance(node.get(kw), list):
+            out.extend(([kw, i], sub) for i, sub in enumerate(node[kw]))
+
+    def mapping(kw: str) -> None:
+        if isinstance(node.get(kw), dict):
+            out.extend(([kw, k], sub) for k, sub in node[kw].items() if k != "__proto__")
+
+    for kw in ("not", "propertyNames", "additionalProperties", "contains"):
+        one(kw)
+    for kw in ("allOf", "anyOf", "oneOf"):
+        many(kw)
+    # if.ts: "if" is compiled only with a "then" or "else" that is not always valid; thenElse.ts
+    # compiles nothing on its own
+    if "if" in node and any(k in node and not _ajv_always_valid(node[k], rules) for k in ("then", "else")):
+        for kw in ("if", "then", "else"):
+            one(kw)
+    for kw in ("properties", "patternProperties", "dependencies"):
+        mapping(kw)
+    if kind == "2020-12":
+        many("prefixItems")
+        one("items")
+    else:
+        if isinstance(node.get("items"), list):
+            many("items")
+            one("additionalItems")  # additionalItems.ts: ignored unless "items" is an array
+        else:
+            one("items")
+    if kind != "draft-07":
+        mapping("dependentSchemas")
+        one("unevaluatedProperties")
+        one("unevaluatedItems")
+    return out
+
+
+def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | None:
+    """``(pointer_tokens, Ajv's message)`` of the first thing Ajv's class ``kind`` refuses to compile.
+
+    Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once,
+    at most ``AJV_COMPILE_MAX_NODES``. Unresolvable refs are left to validation (``RefError``);
+    ``$dynamicRef``/``$recursiveRef`` are not followed.
+    """
+    rules = _AJV_RULES[kind]
+    stack: list[tuple[list[Any], Any]] = [([], doc.root)]
+    seen: set[int] = set()
+    while stack and len(seen) < AJV_COMPILE_MAX_NODES:
+        tokens, node = stack.pop()
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if not any(k in rules for k in node):
+            continue  # alwaysValidSchema: Ajv generates no code for it
+        problem = _ajv_node_problem(node, kind)
+        if problem is not None:
+            return tokens + problem[0], problem[1]
+        children = [(tokens + sub_tokens, sub) for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                target, target_tokens = doc.lookup(ref)
+            except RefError:
+                pass
+            else:
+                children.append((target_tokens, target))
+        stack.extend(reversed(children))
+    return None
+
+
+def _json_pointer(tokens: list[Any]) -> str:
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+#: Keywords holding subschemas, in every dialect: name → "one", "list", "map" or "one_or_list".
+_SUBSCHEMA_KEYWORDS = {
+    "properties": "map", "patternProperties": "map", "$defs": "map", "definitions": "map", "dependentSchemas": "map",
+    "dependencies": "map", "items": "one_or_list", "prefixItems": "list", "allOf": "list", "anyOf": "list",
+    "oneOf": "list", "additionalProperties": "one", "unevaluatedProperties": "one", "unevaluatedItems": "one",
+    "contains": "one", "not": "one", "if": "one", "then": "one", "else": "one", "propertyNames": "one",
+    "additionalItems": "one", "contentSchema": "one",
+}
+
+
+def _python_compile_problem(root: Any) -> tuple[list[Any], str] | None:
+    """The first ``pattern``/``patternProperties`` key Python ``re`` rejects, at any schema position of
+    the document, ``$defs`` included (the Python SDK runs ``check_schema``, whose meta-schema checks
+    ``format: regex`` there)."""
+    stack: list[tuple[list[Any], Any]] = [([], root)]
+    seen = 0
+    while stack and seen < AJV_COMPILE_MAX_NODES:
+        tokens, node = stack.pop()
+        seen += 1
+        if not isinstance(node, dict):
+            continue
+        pats = [(["pattern"], node["pattern"])] if isinstance(node.get("pattern"), str) else []
+        if isinstance(node.get("patternProperties"), dict):
+            pats += [(["patternProperties", k], k) for k in node["patternProperties"]]
+        for ptoks, pat in pats:
+            try:
+                re.compile(pat)
+            except (re.error, RecursionError, OverflowError, ValueError) as exc:
+                return tokens + ptoks, f"invalid regex {pat[:80]!r}: {exc}"
+        children: list[tuple[list[Any], Any]] = []
+        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
+            value = node.get(kw)
+            if shape == "map" and isinstance(value, dict):
+                children += [(tokens + [kw, k], sub) for k, sub in value.items()]
+            elif shape in ("list", "one_or_list") and isinstance(value, list):
+                children += [(tokens + [kw, i], sub) for i, sub in enumerate(value)]
+            elif shape in ("one", "one_or_list") and isinstance(value, dict):
+                children.append((tokens + [kw], value))
+        stack.extend(reversed(children))
+    return None
+
+
 
 
 def dialect_of(schema: Any) -> str:
@@ -172,20 +1072,6 @@ def dialect_of(schema: Any) -> str:
     return DIALECTS.get(uri, f"unknown:{schema['$schema']}")
 
 
-def _validator_class(dialect: str, profile: str) -> Any:
-    from jsonschema import Draft4Validator, Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator
-
-    if profile == "ts-sdk-v1":
-        return Draft7Validator
-    return {
-        "2020-12": Draft202012Validator,
-        "2019-09": Draft201909Validator,
-        "draft-07": Draft7Validator,
-        "draft-06": Draft7Validator if profile == "ts-sdk-v2" else Draft6Validator,
-        "draft-04": Draft4Validator,
-    }.get(dialect, Draft202012Validator)
-
-
 @dataclass
 class SchemaDoc:
     """One tool schema as a document. ``root`` is the schema (dict or bool) exactly as sent."""
@@ -195,6 +1081,7 @@ class SchemaDoc:
     _registry: Any = field(init=False, default=None, repr=False)
     _resolver: Any = field(init=False, default=None, repr=False)
     _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
+    _cost: int | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -247,29 +1134,83 @@ class SchemaDoc:
     def validator(self, profile: str = "python-sdk") -> Any:
         """A jsonschema validator for the whole document as host ``profile`` would build it.
 
-        Explicit empty registry (no network), format checking per profile. Raises ``RefError`` when the
-        schema's ``$ref``s do not resolve at validation time (see ``validate``).
+        Explicit empty registry (no network), format checking and regex dialect per profile, every
+        regex search guarded (module docstring). Raises ``SchemaCompileError`` (a ``ValueError``) when
+        the profile's host cannot compile the schema (``compile_problem``), ``ValueError`` for an
+        unknown profile, ``SchemaCostError`` (a ``ValueError``) when validating could take exponential
+        time (``inplace_cost`` above ``INPLACE_BUDGET``). Unresolvable ``$ref``s surface at validation
+        time (``RefError`` from ``errors``).
         """
+        if self._cost is None:
+            self._cost = inplace_cost(self)
+        if self._cost > INPLACE_BUDGET:
+            raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
+                                  "(nested anyOf/allOf/$ref that multiply): not attempted")
         if profile not in self._validators:
-            from referencing import Registry
+            self._validators[profile] = self._build_validator(profile)
+        built = self._validators[profile]
+        if isinstance(built, str):
+            raise SchemaCompileError(built)
+        return built
 
-            if profile == "ts-sdk-v2" and self.dialect not in ("2020-12", "2019-09", "draft-07", "draft-06"):
-                raise ValueError(f"ts-sdk-v2 does not support dialect {self.dialect}: the host cannot compile it")
-            _guard_jsonschema_regexes()
-            cls = _validator_class(self.dialect, profile)
-            checker = None if profile == "python-sdk" else ajv_format_checker()
-            root = self.root
-            if profile != "python-sdk" and cls.__name__ in ("Draft7Validator", "Draft6Validator", "Draft4Validator"):
-                root = _ajv_ref_siblings(root)
-            self._validators[profile] = cls(root, registry=Registry(), format_checker=checker)
-        return self._validators[profile]
+    def _build_validator(self, profile: str) -> Any:
+        """The validator, or the message of the ``SchemaCompileError`` the profile raises (cached either way)."""
+        from jsonschema import Draft4Validator, Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator
+        from referencing import Registry
+
+        if profile == "python-sdk":
+            base = {"2019-09": Draft201909Validator, "draft-07": Draft7Validator, "draft-06": Draft6Validator,
+                    "draft-04": Draft4Validator}.get(self.dialect, Draft202012Validator)
+            dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
+            return _host_class(base, None, dialect)(self.root, registry=Registry(), format_checker=None)
+        if profile not in _AJV_KIND:
+            raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
+        problem = self.compile_problem(profile)
+        if problem is not None:
+            ptr, why = problem
+            return f"{profile} cannot compile the schema: {why}" + (f" at {ptr}" if ptr else "")
+        kind = _AJV_KIND[profile](self.dialect)
+        base = {"draft-07": Draft7Validator, "2019-09": Draft201909Validator, "2020-12": Draft202012Validator}[kind]
+        root = _ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
+        return _host_class(base, kind, kind)(root, registry=Registry(), format_checker=ajv_format_checker())
+
+    def compile_problem(self, profile: str = "python-sdk") -> tuple[str, str] | None:
+        """``(json_pointer, reason)`` of what keeps host ``profile`` from compiling the schema, or None.
+
+        - ``ts-sdk-v1``/``ts-sdk-v2``: what Ajv throws on (``ajv.compile``), found among the subschemas
+          Ajv compiles: a ``pattern``/``patternProperties`` key that is not an ECMAScript regex with the
+          ``u`` flag (Ajv lib/vocabularies/code.ts ``usePattern``); ``nullable`` without ``type`` or
+          ``nullable: false`` with a ``type`` listing ``"null"`` (lib/compile/validate/dataType.ts
+          ``getSchemaTypes``); a ``type`` that is not a JSON type name; a keyword value of the wrong
+          JSON type (``maxLength: "3"``, a ``items`` array under Ajv2020: ``KeywordCxt``); ``id``
+          (lib/vocabularies/core/id.ts); ``enum: []``; and for ``ts-sdk-v2`` a dialect it refuses
+          (pointer ``/$schema``).
+        - ``python-sdk``: a ``pattern``/``patternProperties`` key Python ``re`` rejects, anywhere
+          (jsonschema's ``check_schema``). Other meta-schema violations are not looked for here.
+
+        Unresolvable ``$ref``s are not reported here (``lookup`` raises ``RefError`` for them).
+        Raises ``ValueError`` for an unknown profile.
+        """
+        if profile == "python-sdk":
+            found = _python_compile_problem(self.root)
+        elif profile in _AJV_KIND:
+            kind = _AJV_KIND[profile](self.dialect)
+            if kind is None:
+                return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
+                                    "draft-07 Ajv class from $schema and throws for any other)")
+            found = _ajv_compile_problem(self, kind)
+        else:
+            raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
+        return None if found is None else (_json_pointer(found[0]), found[1])
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
         """The validation errors for ``instance`` (empty = valid), best match first.
 
-        Raises ``RefError`` for an unresolvable ``$ref``; ``ValueError`` for a schema jsonschema cannot
-        evaluate: an invalid keyword value (``multipleOf: 0``, ``maxLength: "3"``, an invalid regex), a
-        too costly ``pattern`` (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
+        Raises ``RefError`` for an unresolvable ``$ref``; ``SchemaCompileError`` (a ``ValueError``) when
+        the profile's host cannot compile the schema at all (``compile_problem``: the host rejects every
+        value); ``ValueError`` for a schema jsonschema cannot evaluate: an invalid keyword value
+        (``multipleOf: 0``, ``maxLength: "3"``, an invalid regex), a too costly or undecidable regex
+        search (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
         """
         from jsonschema import exceptions as jexc
         from referencing.exceptions import Unresolvable
@@ -327,11 +1268,15 @@ _FORMAT_PATTERNS = {
 }
 
 
+_AJV_Z_ANCHOR = re.compile(r"[^\\]\\Z")
+
+
 def ajv_format_checker() -> Any:
     """A jsonschema ``FormatChecker`` approximating ajv-formats (what the TS SDKs enforce).
 
     Starts from every format jsonschema can check here and adds ajv-formats' ``uuid``, ``duration``,
-    ``byte``, ``int32``/``int64``, ``float``/``double``, ``url`` and case-insensitive patterns.
+    ``byte``, ``int32``/``int64``, ``float``/``double``, ``url`` and case-insensitive patterns;
+    ``regex`` is ajv-formats' check (an ECMAScript regex without the ``u`` flag, no ``\\Z``).
     """
     global _AJV_FORMAT_CHECKER
     if _AJV_FORMAT_CHECKER is None:
@@ -351,6 +1296,9 @@ def ajv_format_checker() -> Any:
 
         checker.checkers["int32"] = (int_range(32), ())
         checker.checkers["int64"] = (int_range(64), ())
+        # ajv-formats formats.ts ``regex``: no "\\Z" anchor, and ``new RegExp(str)`` (no ``u`` flag) compiles
+        checker.checkers["regex"] = (lambda v: not isinstance(v, str) or (
+            not _AJV_Z_ANCHOR.search(v) and ecma_compile_error(v, unicode=False) is None), ())
         checker.checkers["float"] = (lambda v: True, ())
         checker.checkers["double"] = (lambda v: True, ())
         _AJV_FORMAT_CHECKER = checker

@@ -10,7 +10,8 @@ The engine decides ``Finding.hosts`` by emulating each host profile with python 
 - ``ts-sdk-v2``: ``Ajv2020`` / ``Ajv2019`` / draft-07 ``Ajv`` chosen by ``$schema``;
 - both ``{strict:false, validateFormats:true, validateSchema:false, allErrors:true}`` + ajv-formats.
 
-Checks, for every case in ``tests/cases`` and every pair in ``EXTRA_PAIRS``:
+Checks, for every case in ``tests/cases``, every pair in ``EXTRA_PAIRS`` and every keyword case of
+``tests/test_keywords.py`` (its witness is the probe):
 
 1. ``test_breaking_hosts_match_ajv``: for each breaking finding with a witness, a TS profile is in
    ``finding.hosts`` exactly when real Ajv (that profile) accepts the witness under the accepting side
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_keywords import CASES as KEYWORD_CASES
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
@@ -195,22 +197,53 @@ EXTRA_PAIRS: list[dict[str, Any]] = [
      "old": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
      "new": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
      "probe": {"a": "2026-01-01T00:00:00Z"}},
+    # -- regex dialects: Ajv compiles pattern/patternProperties with new RegExp(p, "u") (ASCII \d \w \b,
+    #    $ only at the end, . stops at line terminators, \p{...}); python jsonschema uses Python re
+    {"id": "pattern-ascii-digits-dropped-output", "direction": "output",
+     "old": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
+     "new": _obj({"n": {"type": "string"}}, ["n"]),
+     "probe": {"n": "\u0663"}},
+    {"id": "pattern-digit-class-to-d-output", "direction": "output",
+     "old": _obj({"n": {"type": "string", "pattern": "^[0-9]+$"}}, ["n"]),
+     "new": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
+     "probe": {"n": "\u0663"}},
+    {"id": "pattern-word-class-to-ascii-input", "direction": "input",
+     "old": _obj({"w": {"type": "string", "pattern": "^\\w+$"}}, ["w"]),
+     "new": _obj({"w": {"type": "string", "pattern": "^[A-Za-z0-9_]+$"}}, ["w"]),
+     "probe": {"w": "caf\u00e9"}},
+    {"id": "pattern-dollar-added-input", "direction": "input",
+     "old": _obj({"s": {"type": "string"}}, ["s"]),
+     "new": _obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]),
+     "probe": {"s": "abc\n"}},
+    {"id": "pattern-dot-dropped-output", "direction": "output",
+     "old": _obj({"line": {"type": "string", "pattern": "^.+$"}}, ["line"]),
+     "new": _obj({"line": {"type": "string"}}, ["line"]),
+     "probe": {"line": "a\u2028b"}},
+    {"id": "pattern-unicode-property-dropped-output", "direction": "output",
+     "old": _obj({"name": {"type": "string", "pattern": "^\\p{L}+$"}}, ["name"]),
+     "new": _obj({"name": {"type": "string"}}, ["name"]),
+     "probe": {"name": "h3"}},
+    {"id": "patternproperties-closed-gains-unicode-digit-key-output", "direction": "output",
+     "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "additionalProperties": False},
+     "new": {"type": "object", "properties": {"\u0663": {"type": "integer"}},
+             "patternProperties": {"^\\d+$": {"type": "integer"}}, "additionalProperties": False},
+     "probe": {"\u0663": 1}},
+    {"id": "patternproperties-unevaluated-gains-unicode-digit-key-output", "direction": "output",
+     "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "unevaluatedProperties": False},
+     "new": {"type": "object", "properties": {"\u0663": {"type": "integer"}},
+             "patternProperties": {"^\\d+$": {"type": "integer"}}, "unevaluatedProperties": False},
+     "probe": {"\u0663": 1}},
+    {"id": "openapi-nullable-enum-without-null-output", "direction": "output",
+     "old": _obj({"s": {"type": "string", "enum": ["a", "b"]}}, ["s"]),
+     "new": _obj({"s": {"type": "string", "nullable": True, "enum": ["a", "b"]}}, ["s"]),
+     "probe": {"s": None}},
 ]
 
 # Documented, known disagreements between the engine's python emulation (jsonschema) and real Ajv:
 # {(pair id, test name): reason}. Each is marked xfail(strict=True), so a fix shows up as an XPASS failure:
 # then delete the entry. Failures NOT listed here are engine bugs (witness construction, SDK dialect
 # handling) and are left failing on purpose.
-_FORMATS = ("known Ajv-vs-jsonschema difference: ajv-formats checks {fmt} in the draft-07 Ajv class too, python "
-            "jsonschema's Draft7Validator.FORMAT_CHECKER does not know {fmt}{extra}; the engine's TS emulation "
-            "therefore under-reports hosts")
-_NULLABLE = ("known Ajv-vs-jsonschema difference: Ajv 8 honours the OpenAPI keyword `nullable: true` (adds null to "
-             "`type`, lib/compile/validate/dataType.ts) in every class, python jsonschema ignores it; the engine "
-             "sees no change, real TS hosts see null accepted on one side only")
-KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
-    ("openapi-nullable-added-output", "test_ajv_breaks_are_reported"): _NULLABLE,
-    ("openapi-nullable-removed-input", "test_ajv_breaks_are_reported"): _NULLABLE,
-}
+KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {}
 
 
 def _pairs() -> list[tuple[str, dict[str, Any]]]:
@@ -221,6 +254,8 @@ def _pairs() -> list[tuple[str, dict[str, Any]]]:
                                            "probe": case.get("example")}))
     for pair in EXTRA_PAIRS:
         out.append((pair["id"], pair))
+    for cid, direction, old, new, _rule, _severity, witness in KEYWORD_CASES:  # tests/test_keywords.py
+        out.append((f"keyword-{cid}", {"direction": direction, "old": old, "new": new, "probe": witness}))
     return out
 
 

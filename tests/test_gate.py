@@ -234,6 +234,27 @@ def test_lint_hazards_listing_breakers_and_baseline(tmp_path: Path):
     assert r.returncode == 1
 
 
+def test_uncompilable_output_schema_names_the_hosts_that_cannot_compile_it():
+    def tool(name: str, pattern: str, **extra: object) -> dict:
+        return {"name": name, "inputSchema": {"type": "object"}, "outputSchema": {
+            "type": "object", "properties": {"s": {"type": "string", "pattern": pattern, **extra}}}}
+
+    no_type = tool("nullable_no_type", "^a$")
+    no_type["outputSchema"]["properties"]["s"] = {"nullable": True, "enum": ["a", None]}  # Ajv: needs "type"
+
+    snap = snapshot_from_data({"protocolVersion": "2025-11-25", "tools": [
+        tool("python_only", "^(?P<n>a)$"),  # Python named group: a SyntaxError for new RegExp(p, "u")
+        tool("ecma_only", "^\\p{L}+$"),  # Unicode property escape: Python re rejects it
+        no_type,
+        tool("fine", "^[a-z]+$"),
+    ]}, source="regex")
+    got = {f.tool: (f.pointer, sorted(f.hosts)) for f in lint_snapshot(snap) if f.rule == "output-schema-uncompilable"}
+    assert got["python_only"] == ("/properties/s/pattern", ["ts-sdk-v1", "ts-sdk-v2"])
+    assert got["ecma_only"] == ("/properties/s/pattern", ["python-sdk"])
+    assert got["nullable_no_type"][1] == ["ts-sdk-v1", "ts-sdk-v2"]
+    assert "fine" not in got
+
+
 def test_new_listing_breaker_in_diff_is_breaking():
     old = snapshot_from_data({"protocolVersion": "2025-11-25", "tools": [
         {"name": "a", "inputSchema": {"type": "object"}}]}, source="o")

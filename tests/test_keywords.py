@@ -177,3 +177,31 @@ def test_undecidable_keyword_names_itself() -> None:
     assert [(f.rule, f.severity, f.pointer) for f in findings] == [
         ("schema-undecidable", "warning", "/properties/s/not")]
     assert "'not'" in findings[0].message
+def test_nullable_added_to_output_breaks_ts_hosts_only() -> None:
+    old = obj({"label": S}, ["label"])
+    new = obj({"label": {**S, "nullable": True}}, ["label"])
+    (f,) = [f for f in compare_schemas(old, new, "output", tool="t") if f.rule == "output-type-widened"]
+    assert f.pointer == "/properties/label/nullable"
+    assert f.severity == "breaking" and f.hosts == ["ts-sdk-v1", "ts-sdk-v2"]
+    assert f.witness["instance"] == {"label": None}
+
+
+def test_nullable_on_both_sides_is_silent() -> None:
+    schema = obj({"label": {**S, "nullable": True}}, ["label"])
+    assert compare_schemas(schema, dict(schema), "output", tool="t") == []
+
+
+def test_exponential_validation_is_refused_not_attempted() -> None:
+    # "billion laughs" through anyOf: validating a value that fails every branch would try 2**30 paths.
+    # Under `not`, every witness candidate is such a value; the engine must answer quickly, with a warning.
+    import time
+
+    defs: dict[str, Any] = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+                            for i in range(30)}
+    defs["d30"] = {"type": "string"}
+    old = {"type": "object", "properties": {"s": I}, "$defs": defs}
+    new = {"type": "object", "properties": {"s": {**I, "not": {"$ref": "#/$defs/d0"}}}, "$defs": defs}
+    start = time.monotonic()
+    findings = compare_schemas(old, new, "input", tool="t")
+    assert time.monotonic() - start < 20
+    assert findings and all(f.severity == "warning" for f in findings), [(f.rule, f.reason) for f in findings]
