@@ -35,7 +35,7 @@ UNSAFE_KINDS = frozenset({"enum-extra-p", "const-changed", "enum-only-v", "type-
                           "prop-extra-p-closed", "required-extra-v", "opened-p", "looser-p", "format", "pattern",
                           "branch-extra-p", "oneof-overlap", "undecidable", "invalid"})
 #: The same for plain set inclusion (inside ``not``): a key an open object merely tolerates counts too.
-SET_UNSAFE_KINDS = UNSAFE_KINDS | {"prop-extra-v", "prop-extra-p-open"}
+SET_UNSAFE_KINDS = UNSAFE_KINDS | {"prop-extra-v"}
 _MISSING = object()
 _KEYWORDS = ("allOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "contains", "minContains",
              "maxContains")
@@ -312,10 +312,10 @@ class ApplicatorMixin:
     def _one_conditional(self, p: dict[str, Any], v: dict[str, Any], c: _Cond, mine: _Cond | None,
                          depth: int) -> list[Issue]:
         out: list[Issue] = []
-        branch_issues: list[tuple[Issue, Any]] = []  # (issue, the P-side schema the values come from)
+        branch_issues: list[Issue] = []  # unsafe issues between the matching then/else schemas
         if mine is not None:
-            for ps, vs, p_steps, v_steps, extra in ((mine.then, c.then, mine.then_steps, c.then_steps, [mine.if_, mine.then]),
-                                                      (mine.else_, c.else_, mine.else_steps, c.else_steps, [mine.else_])):
+            for ps, vs, p_steps, v_steps in ((mine.then, c.then, mine.then_steps, c.then_steps),
+                                             (mine.else_, c.else_, mine.else_steps, c.else_steps)):
                 if ps is True and vs is True:
                     continue
                 got = self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps)  # type: ignore[attr-defined]
@@ -323,7 +323,7 @@ class ApplicatorMixin:
                     if issue.kind not in UNSAFE_KINDS:
                         out.append(issue)
                     else:
-                        branch_issues.append((issue, extra))
+                        branch_issues.append(issue)
             if not branch_issues:
                 return out
         # V's consequences P may miss: witness search, then proof
@@ -342,7 +342,7 @@ class ApplicatorMixin:
                 if issue.kind in UNSAFE_KINDS and issue.witness is not NO_WITNESS:
                     cands += [_blend(t, issue) for t in bases] + [issue.witness]
         cands += others
-        for issue, _extra in branch_issues:
+        for issue in branch_issues:
             if issue.witness is not NO_WITNESS:
                 cands += [_blend(t, issue) for t in triggers] + [issue.witness]
         cands += triggers
@@ -354,8 +354,6 @@ class ApplicatorMixin:
         then_ok = c.then is True or self._inside(p, c.then, depth) or self._disjoint(p, c.if_, depth)
         else_ok = c.else_ is True or self._inside(p, c.else_, depth) or self._inside(p, c.if_, depth)
         if then_ok and else_ok:
-            return out
-        if mine is not None and all(i.kind not in UNSAFE_KINDS for i, _ in branch_issues):
             return out
         return out + [Issue("undecidable", mine.steps if mine else [], c.steps, mine.then if mine else None, c.then,
                             f"the {{V}} schema's {what}: no value of the {{P}} schema failing it was found, "

@@ -966,6 +966,11 @@ class _Comparer(ApplicatorMixin):
         elif p_closed and not v_closed:
             out.append(Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
                               False, v.get("additionalProperties"), f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema"))
+        elif p_addl is True and isinstance(v_addl, dict) and not p_closed:
+            out.append(Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
+                             ["additionalProperties"], p.get("additionalProperties"), v_addl,
+                             "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
+                             "not by the {P} schema's"))
         elif isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
             out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],

@@ -117,6 +117,8 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
     ("map-values-constrained-by-pattern-input", "input", obj({}, additionalProperties=S),
      obj({}, additionalProperties=S, patternProperties={"^n_": {"maxLength": 1}}), "input-constraint-tightened",
      "breaking", {"n_": "aa"}),
+    ("map-value-constraint-dropped-output", "output", obj({}, additionalProperties=S), obj({}),
+     "output-object-opened", "warning", None),
     # allOf that cannot be merged
     ("allof-anyof-narrowed-input", "input",
      obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}]),
