@@ -37,8 +37,8 @@ UNSAFE_KINDS = frozenset({"enum-extra-p", "const-changed", "enum-only-v", "type-
 #: The same for plain set inclusion (inside ``not``): a key an open object merely tolerates counts too.
 SET_UNSAFE_KINDS = UNSAFE_KINDS | {"prop-extra-v"}
 _MISSING = object()
-_KEYWORDS = ("allOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "contains", "minContains",
-             "maxContains")
+_KEYWORDS = ("allOf", "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies", "contains",
+             "minContains", "maxContains")
 #: Longest array built while searching ``contains`` witnesses.
 _MAX_ARRAY = 100
 
@@ -57,19 +57,43 @@ class _Cond:
 
 
 def conditionals(node: dict[str, Any]) -> list[_Cond]:
-    """The conditionals of ``node``: its ``if``/``then``/``else`` and one per ``dependentSchemas`` entry
-    (``{"required": [key]}`` → schema) and per schema-valued draft-07 ``dependencies`` entry; in that order."""
-    out: list[_Cond] = []
+    """The conditionals of ``node``, one per trigger.
+
+    ``if``/``then``/``else``; one per ``dependentSchemas`` and ``dependentRequired`` entry (and per
+    draft-07 ``dependencies`` entry, schema or array): ``{"required": [key]}`` → the schema, or →
+    ``{"required": [...]}``. Spellings of one trigger share a key, so they compare as equal: ``"dep:K"``
+    for a dependency on K and for ``if: {"required": ["K"]}`` without ``else``; entries of one trigger
+    are combined with ``allOf``.
+    """
+    found: dict[str, _Cond] = {}
+
+    def add(c: _Cond) -> None:
+        if c.key in found:
+            old = found[c.key]
+            found[c.key] = _Cond(c.key, old.if_, {"allOf": [old.then, c.then]}, {"allOf": [old.else_, c.else_]},
+                                 old.then_steps, old.else_steps, old.steps)
+        else:
+            found[c.key] = c
+
     if "if" in node and ("then" in node or "else" in node):
-        out.append(_Cond("if:" + canon(node["if"]), node["if"], node.get("then", True), node.get("else", True),
-                         ["then"], ["else"], ["if"]))
-    for kw in ("dependentSchemas", "dependencies"):
+        test = node["if"]
+        req = test.get("required") if isinstance(test, dict) else None
+        if isinstance(req, list) and len(req) == 1 and isinstance(req[0], str) and set(test) == {"required"} \
+                and "else" not in node:
+            key = "dep:" + req[0]
+        else:
+            key = "if:" + canon(test)
+        add(_Cond(key, test, node.get("then", True), node.get("else", True), ["then"], ["else"], ["if"]))
+    for kw in ("dependentSchemas", "dependentRequired", "dependencies"):
         deps = node.get(kw)
-        if isinstance(deps, dict):
-            for key, sub in deps.items():
-                if isinstance(sub, (dict, bool)):
-                    out.append(_Cond("dep:" + key, {"required": [key]}, sub, True, [kw, key], [], [kw, key]))
-    return out
+        if not isinstance(deps, dict):
+            continue
+        for key, sub in deps.items():
+            if isinstance(sub, list):
+                sub = {"required": [k for k in sub if isinstance(k, str)]}
+            if isinstance(sub, (dict, bool)):
+                add(_Cond("dep:" + key, {"required": [key]}, sub, True, [kw, key], [], [kw, key]))
+    return list(found.values())
 
 
 def _blend(base: Any, issue: Issue) -> Any:
@@ -109,6 +133,10 @@ class ApplicatorMixin:
     def _inside(self, p: Any, v: Any, depth: int, kinds: frozenset[str] = UNSAFE_KINDS) -> bool:
         """Proven: every value P's node declares is accepted by V's node (a comparison with no unsafe issue)."""
         return not any(i.kind in kinds for i in self.compare(p, v, depth + 1))  # type: ignore[attr-defined]
+
+    def _equivalent(self, a: Any, b: Any, depth: int) -> bool:
+        """Proven: P's node ``a`` and V's node ``b`` accept the same values (inclusion both ways, as sets)."""
+        return self._inside(a, b, depth, SET_UNSAFE_KINDS) and self._swapped()._inside(b, a, depth, SET_UNSAFE_KINDS)
 
     def _swapped(self) -> Any:
         """A comparer with the roles exchanged (V's node producing, P's validating), made once."""
@@ -216,6 +244,8 @@ class ApplicatorMixin:
             return [Issue("looser-v", ["not"], [], np_, None,
                           "the {P} schema excludes the values its 'not' schema matches; the {V} schema does not")]
         p_steps = ["not"] if np_ is not _MISSING else []
+        if np_ is not _MISSING and self._equivalent(np_, nv, depth):
+            return []  # the same exclusion, spelled differently
         cands = [self._common(p, nv)] + self._samples_p(p)  # type: ignore[attr-defined]
         try:
             cands.append(sample(nv, self.v_doc))
@@ -293,10 +323,16 @@ class ApplicatorMixin:
         inputSchema rejects ``{"kind": "a"}``. The same conditional on both sides (same ``if``, same
         ``dependentSchemas`` key) compares ``then`` with ``then`` and ``else`` with ``else``.
         """
-        if all(canon(p.get(k)) == canon(v.get(k)) for k in ("if", "then", "else", "dependentSchemas", "dependencies")):
+        if all(canon(p.get(k)) == canon(v.get(k)) for k in ("if", "then", "else", "dependentSchemas",
+                                                             "dependentRequired", "dependencies")):
             return []
         pc = {c.key: c for c in conditionals(p)}
         vc = {c.key: c for c in conditionals(v)}
+        for key, c in vc.items():  # the same test spelled differently (const ↔ one-value enum, $ref …)
+            if key not in pc:
+                twin = next((k for k, o in pc.items() if k not in vc and self._equivalent(o.if_, c.if_, depth)), None)
+                if twin is not None:
+                    pc[key] = pc.pop(twin)
         out: list[Issue] = []
         for key, c in pc.items():
             if key not in vc:
@@ -383,6 +419,9 @@ class ApplicatorMixin:
             return [Issue("looser-v", p_steps, v_steps, cp if cp is not _MISSING else None, None,
                           "the {P} schema requires items matching 'contains'; the {V} schema does not")] \
                 if cp is not _MISSING else []
+        same = cp is not _MISSING and self._equivalent(cp, cv, depth)
+        if same and (min_p, max_p) == (min_v, max_v):
+            return []  # the same contains, spelled differently
         items = p.get("items", True) if not isinstance(p.get("items"), list) else True
         inside = self._common(items, cv)  # type: ignore[attr-defined]
         pool_any = (self._samples_p(items) if isinstance(items, dict) else []) + [None, True, 0, 0.5, "x", "", {}, []]
@@ -412,7 +451,7 @@ class ApplicatorMixin:
         enough = min_v == 0 or (cp is not _MISSING and min_p >= min_v and self._inside(cp, cv, depth)) or (
             _count(p, "minItems", 0) >= min_v and self._inside(items, cv, depth))
         few = max_v is None or _count(p, "maxItems", None) is not None and _count(p, "maxItems", 0) <= max_v or (
-            cp is not _MISSING and canon(cp) == canon(cv) and max_p is not None and max_p <= max_v) or (
+            same and max_p is not None and max_p <= max_v) or (
             self._disjoint(items, cv, depth))
         if enough and few:
             return [Issue("looser-v", p_steps, v_steps, cp if cp is not _MISSING else None, cv,

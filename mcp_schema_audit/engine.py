@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
-from mcp_schema_audit.applicators import ApplicatorMixin, pattern_keys
+from mcp_schema_audit.applicators import ApplicatorMixin, conditionals, pattern_keys
 from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, pointer, same_value, short,  # noqa: F401
                                     value_key)
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
@@ -212,7 +212,7 @@ class _Comparer(ApplicatorMixin):
         if v is False:
             w = self._sample_p(p)
             return [Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
-        p, v = self._merge_all_of(p, self.p_doc), self._merge_all_of(v, self.v_doc)
+        p, v = self._merge_all_of(_unnegate(p), self.p_doc), self._merge_all_of(_unnegate(v), self.v_doc)
         bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
         if len(bp) == 1 and len(bv) == 1 and bp[0][0] is p and bv[0][0] is v:
             return self._compare_single(p, v, depth)
@@ -411,7 +411,7 @@ class _Comparer(ApplicatorMixin):
                                      p_abs=p_steps[:1] == [ABS]))
                 continue
             v_steps = bv[vi][1]
-            trial = [self._repick(i, pb, v_node) for i in trial]
+            trial = [j for j in (self._repick(i, pb, v_node) for i in trial) if j is not None]
             issues.extend(self._prefix(trial, p_steps, v_steps))
         for vi, (vb, v_steps) in enumerate(bv):
             if vi not in matched_v and vb != {"not": {}}:
@@ -424,10 +424,14 @@ class _Comparer(ApplicatorMixin):
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
 
-    def _repick(self, issue: Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> Issue:
-        """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union."""
+    def _repick(self, issue: Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> Issue | None:
+        """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
+
+        None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
         if issue.inst or issue.witness is NO_WITNESS or self._valid(self.v_doc, v_node, issue.witness) is False:
             return issue
+        if issue.p_path == ["nullable"] and not issue.p_abs:
+            return None
         if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
             return issue
         cands = [self._sample_typed(pb, t) for t in ("string", "integer", "number", "boolean", "object", "array",
@@ -777,7 +781,10 @@ class _Comparer(ApplicatorMixin):
         v_pre, v_pk, v_items, v_ik = self._tuple(v, self.v_doc)
         p_base = self._sample_p({k: val for k, val in p.items() if k not in ("minItems",)} | {"type": "array"})
         p_base = p_base if isinstance(p_base, list) else []
-        for i in range(max(len(p_pre), len(v_pre))):
+        # the longest array each side allows: maxItems, or a closed tail after the prefix (items: false)
+        p_len = min(x for x in (_int(p.get("maxItems"), 10**9), len(p_pre) if p_items is False else 10**9))
+        v_len = min(x for x in (_int(v.get("maxItems"), 10**9), len(v_pre) if v_items is False else 10**9))
+        for i in range(min(max(len(p_pre), len(v_pre)), p_len)):
             ps = p_pre[i] if i < len(p_pre) else (p_items if p_items is not None else True)
             vs = v_pre[i] if i < len(v_pre) else (v_items if v_items is not None else True)
             out += self._prefix(self.compare(ps, vs, depth + 1),
@@ -788,7 +795,7 @@ class _Comparer(ApplicatorMixin):
             ps = p_items if p_items is not None else True
             vs = v_items if v_items is not None else True
             idx = max(len(p_pre), len(v_pre))
-            if not (ps is True and vs is True):
+            if not (ps is True and vs is True) and idx < p_len:
                 out += self._prefix(self.compare(ps, vs, depth + 1), [p_ik] if p_ik else [],
                                     [v_ik] if v_ik else [], idx, self._array_wrap(p, v, idx))
         item = p_base[0] if p_base else self._sample_p(p_items if p_items is not None else True)
@@ -798,8 +805,16 @@ class _Comparer(ApplicatorMixin):
         for n in {0, 1, 2, p_min, v_max + 1, max(v_min - 1, 0)}:
             if 0 <= n <= 100:
                 cands.append((p_base + [item] * n)[: max(n, len(p_pre))] if n >= len(p_base) else p_base[:n])
-        for kw, upper in (("minItems", False), ("maxItems", True)):
-            out += self._bounds(p, v, kw, upper, cands, p.get(kw), v.get(kw))
+        out += self._bounds(p, v, "minItems", False, cands, p.get("minItems"), v.get("minItems"))
+        if p_len != v_len and (p_len < 10**9 or v_len < 10**9) and ("maxItems" in p or "maxItems" in v):
+            # compared as the effective longest length, so items: false after the prefix ≡ maxItems: len(prefix)
+            got = self._bounds(p, v, "maxItems", True, cands, None if p_len == 10**9 else p_len,
+                               None if v_len == 10**9 else v_len)
+            for issue in got:
+                issue.p_path = ["maxItems"] if "maxItems" in p else [p_ik] if p_ik else []
+                issue.v_path = ["maxItems"] if "maxItems" in v else [v_ik] if v_ik else []
+                issue.p_val, issue.v_val = p.get("maxItems"), v.get("maxItems")
+            out += got
         if bool(p.get("uniqueItems")) != bool(v.get("uniqueItems")):
             looser = bool(v.get("uniqueItems"))
             w = self._pick(p, v, [[item, item]]) if looser else NO_WITNESS
@@ -889,8 +904,30 @@ class _Comparer(ApplicatorMixin):
             obj[key] = child
             if drop is not None:
                 obj.pop(drop, None)
-            return obj
+            return self._complete(p, obj, {key} | ({drop} if drop else set()))
         return wrap
+
+    def _complete(self, p: dict[str, Any], obj: dict[str, Any], keep: set[str]) -> dict[str, Any]:
+        """Add the properties P's conditionals require of ``obj`` (``dependentRequired``, ``dependentSchemas``,
+        ``if``/``then``/``else`` with ``required``), so a witness is a value P declares; keys in ``keep`` are
+        never added or changed. Returns ``obj`` (completed in place) when P already accepts it or has none."""
+        conds = conditionals(p)
+        if not conds or self._valid(self.p_doc, p, obj) is not False:
+            return obj
+        props = p.get("properties") if isinstance(p.get("properties"), dict) else {}
+        for _ in range(4):
+            added = False
+            for c in conds:
+                branch = c.then if self._valid(self.p_doc, c.if_, obj) else c.else_
+                required = branch.get("required") if isinstance(branch, dict) else None
+                for k in required if isinstance(required, list) else []:
+                    if isinstance(k, str) and k not in obj and k not in keep:
+                        got = self._sample_p(props.get(k, True))
+                        obj[k] = None if got is NO_WITNESS else got
+                        added = True
+            if not added:
+                break
+        return obj
 
     @staticmethod
     def _closed(node: dict[str, Any]) -> str | None:
@@ -966,7 +1003,7 @@ class _Comparer(ApplicatorMixin):
         elif p_closed and not v_closed:
             out.append(Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
                               False, v.get("additionalProperties"), f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema"))
-        elif p_addl is True and isinstance(v_addl, dict) and not p_closed:
+        elif p_addl is True and isinstance(v_addl, dict) and not p_closed and not self._inside(True, v_addl, depth):
             out.append(Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
                              ["additionalProperties"], p.get("additionalProperties"), v_addl,
                              "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
@@ -978,7 +1015,6 @@ class _Comparer(ApplicatorMixin):
         for kw, upper in (("minProperties", False), ("maxProperties", True)):
             out += self._bounds(p, v, kw, upper, [], p.get(kw), v.get(kw))
         out += self._property_names(p, v, pprops)
-        out += self._dependent_required(p, v, pprops, preq)
         return [self._located(i, pprops, vprops) for i in out]
 
     def _located(self, issue: Issue, pprops: dict[str, Any], vprops: dict[str, Any]) -> Issue:
@@ -1048,37 +1084,6 @@ class _Comparer(ApplicatorMixin):
                               pn, vn, "propertyNames changed; every declared property name is accepted by both"))
         return out
 
-    def _dependent_required(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any],
-                            preq: list[str]) -> list[Issue]:
-        """``dependentRequired`` (and draft-07 ``dependencies`` with array values): V requires a dependency
-        that P does not, when the trigger key is present."""
-        pd, vd = _dependent_required(p), _dependent_required(v)
-        if canon(pd) == canon(vd):
-            return []
-        out: list[Issue] = []
-        for key, deps in vd.items():
-            if not isinstance(deps, list):
-                continue
-            have = set(pd.get(key, [])) if isinstance(pd.get(key), list) else set()
-            for dep in deps:
-                if dep in have or dep in preq or not isinstance(dep, str):
-                    continue
-                base = self._common({**p, "type": "object"}, v)
-                w = NO_WITNESS
-                if isinstance(base, dict):
-                    trigger = self._sample_p(pprops.get(key, True))
-                    w = {**base, key: None if trigger is NO_WITNESS else trigger}
-                    w.pop(dep, None)
-                kw = "dependentRequired" if key in (v.get("dependentRequired") or {}) else "dependencies"
-                out.append(Issue("looser-p", [], [kw, key], pd.get(key), deps,
-                                  f"the {{V}} schema requires {dep!r} whenever {key!r} is present; the {{P}} schema "
-                                  "does not", w, [dep]))
-        if not out:
-            p_kw = "dependentRequired" if "dependentRequired" in p else "dependencies"
-            v_kw = "dependentRequired" if "dependentRequired" in v else "dependencies"
-            out.append(Issue("looser-v", [p_kw] if pd else [], [v_kw] if vd else [], pd, vd,
-                              "dependentRequired is stricter in the {P} schema"))
-        return out
 
 
 def _regex_dialect_candidates(strings: list[Any]) -> list[str]:
@@ -1093,14 +1098,14 @@ def _regex_dialect_candidates(strings: list[Any]) -> list[str]:
 _UNICODE_LOOKALIKES = str.maketrans({**{str(d): chr(0x0660 + d) for d in range(10)}, "a": "é", "e": "é", "x": "ж"})
 
 
-def _dependent_required(node: dict[str, Any]) -> dict[str, Any]:
-    """``{trigger: [required keys]}`` from ``dependentRequired`` and the array values of draft-07 ``dependencies``."""
-    out: dict[str, Any] = {}
-    for kw in ("dependencies", "dependentRequired"):
-        deps = node.get(kw)
-        if isinstance(deps, dict):
-            out.update({k: val for k, val in deps.items() if isinstance(val, list)})
-    return out
+def _unnegate(node: dict[str, Any]) -> dict[str, Any]:
+    """``{"not": {"not": S}, …}`` → ``{"allOf": [S, …], …}`` (a double negation is S itself)."""
+    inner = node.get("not")
+    if not (isinstance(inner, dict) and set(inner) == {"not"}):
+        return node
+    rest = {k: val for k, val in node.items() if k != "not"}
+    rest["allOf"] = [inner["not"]] + (list(rest["allOf"]) if isinstance(rest.get("allOf"), list) else [])
+    return rest
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -1253,8 +1258,17 @@ def _issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc,
     return f
 
 
+#: Host profiles that read every keyword of the schema's dialect: a witness must be valid under P for one
+#: of them to count as a value P declares (ts-sdk-v1 ignores 2019-09/2020-12 keywords).
+_FULL_READERS = ("python-sdk", "ts-sdk-v2")
+
+
 def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
-    """Validate the witness on both sides per host profile; set hosts, or downgrade to warning."""
+    """Validate the witness on both sides per host profile; set hosts, or downgrade to warning.
+
+    A host is listed when, under its own reading, the accepting side (P) accepts the witness and the
+    rejecting side (V) rejects it; and the witness must be one P declares under a full reader
+    (``_FULL_READERS``), so a value only ts-sdk-v1's lax reading of P admits proves nothing."""
     if issue.witness is NO_WITNESS:
         f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
         return
@@ -1262,6 +1276,7 @@ def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: 
     hosts: list[str] = []
     error = ""
     problems: list[str] = []
+    declared = False
     for profile in HOST_PROFILES:
         try:
             accepted = not p_doc.errors(instance, profile)
@@ -1269,11 +1284,16 @@ def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: 
         except (RefError, ValueError, RecursionError) as exc:
             problems.append(f"{profile}: {exc}")
             continue
+        declared = declared or (accepted and profile in _FULL_READERS)
         if accepted and errs:
             hosts.append(profile)
             if not error:
                 error = _explain_error(errs[0])
     inst_ptr = pointer(issue.inst)
+    if hosts and not declared:
+        # only a reader that ignores some of P's keywords (ts-sdk-v1: dependentSchemas, prefixItems …) accepts
+        # it: the P side does not really declare this value
+        hosts, problems = [], ["the witness breaks a keyword of the accepting side that only ts-sdk-v1 ignores"]
     if not hosts:
         f.severity = "warning"
         f.reason = "witness not confirmed by any host profile" + (f" ({problems[0]})" if problems else "")

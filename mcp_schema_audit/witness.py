@@ -91,6 +91,8 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
         raise NoSample(str(exc)) from exc
     if not isinstance(node, dict):
         return sample(node, doc, depth + 1)
+    if "not" in node:
+        return _sample_outside(node, doc, depth)
     if "const" in node:
         return node["const"]
     if isinstance(node.get("enum"), list) and node["enum"]:
@@ -131,6 +133,22 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
         return None
     non_null = [t for t in types if t != "null"]
     return _sample_type(node, non_null[0] if non_null else "null", doc, depth)
+
+
+def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
+    """A sample of ``node`` without its ``not``, then alternatives, until one its ``not`` schema rejects."""
+    rest = {k: v for k, v in node.items() if k != "not"}
+    first = sample(rest, doc, depth + 1)
+    try:
+        excluded = doc.validator().evolve(schema=node["not"])
+        candidates = [first] + [_sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))]
+        candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
+        for cand in candidates[:64]:
+            if not excluded.is_valid(cand):
+                return cand
+    except (NoSample, RefError, ValueError, RecursionError, TypeError, AttributeError, KeyError):
+        pass
+    return first
 
 
 def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> Any:
