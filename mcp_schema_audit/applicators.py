@@ -145,11 +145,13 @@ class ApplicatorMixin:
         return self._swap
 
     def _pick_valid(self, p: Any, v: Any, cands: list[Any]) -> Any:
+        """The first candidate P accepts and V rejects with python-sdk, else with some other host profile
+        (keywords only some hosts read: draft-07 ``dependencies`` in a 2020-12 schema, ``nullable`` …)."""
+        cands = [c for c in cands if c is not NO_WITNESS]
         for cand in cands:
-            if cand is not NO_WITNESS and self._valid(self.p_doc, p, cand) and (  # type: ignore[attr-defined]
-                    self._valid(self.v_doc, v, cand) is False):  # type: ignore[attr-defined]
+            if self._valid(self.p_doc, p, cand) and self._valid(self.v_doc, v, cand) is False:  # type: ignore[attr-defined]
                 return cand
-        return NO_WITNESS
+        return self._pick_any_profile(p, v, cands)  # type: ignore[attr-defined]
 
     def _samples_p(self, p: dict[str, Any], extra: list[Any] = ()) -> list[Any]:  # type: ignore[assignment]
         """Values P declares: its sample, one with every declared property, and samples of P with each of
@@ -383,7 +385,7 @@ class ApplicatorMixin:
                 cands += [_blend(t, issue) for t in triggers] + [issue.witness]
         cands += triggers
         w = self._pick_valid(p, v, cands)
-        what = "if/then/else" if c.key.startswith("if:") else f"{c.steps[0]} {c.steps[1]!r}"
+        what = "if/then/else" if c.steps == ["if"] else f"{c.steps[0]} {c.steps[1]!r}"
         if w is not NO_WITNESS:
             return out + [Issue("looser-p", mine.steps if mine else [], c.steps, mine.then if mine else None, c.then,
                                 f"the {{P}} schema allows {short(w)}, which fails the {{V}} schema's {what}", w)]
@@ -466,6 +468,6 @@ def _count(node: dict[str, Any], kw: str, default: Any) -> Any:
     return x if isinstance(x, int) and not isinstance(x, bool) and x >= 0 else default
 
 
-def pattern_keys(pattern: str, taken: Any = ()) -> list[str]:
-    """Up to two property names matching ``pattern`` (for ``patternProperties`` witnesses), none in ``taken``."""
-    return [k for k in regex_examples(pattern) if k not in taken][:2]
+def pattern_keys(pattern: str, taken: Any = (), count: int = 2) -> list[str]:
+    """Up to ``count`` property names built from ``pattern`` (for ``patternProperties`` witnesses), none in ``taken``."""
+    return [k for k in regex_examples(pattern, count=max(count, 4)) if k not in taken][:count]

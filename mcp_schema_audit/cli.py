@@ -345,7 +345,8 @@ def diff(
     report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
                       severity=opts["severity"], ignore=opts["config"].ignore)
     _write_output(_render(report, fmt, output), output)
-    raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))
+    # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
+    raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
 
 
 def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
-from mcp_schema_audit.applicators import ApplicatorMixin, conditionals, pattern_keys
+from mcp_schema_audit.applicators import UNSAFE_KINDS, ApplicatorMixin, conditionals, pattern_keys
 from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, pointer, same_value, short,  # noqa: F401
                                     value_key)
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
@@ -412,6 +412,9 @@ class _Comparer(ApplicatorMixin):
                 continue
             v_steps = bv[vi][1]
             trial = [j for j in (self._repick(i, pb, v_node) for i in trial) if j is not None]
+            if any("null" in (self._types_of(b) or ()) for b, _ in bp):
+                # "the V side also takes null on Ajv": so does the P union, in another branch
+                trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path == ["nullable"])]
             issues.extend(self._prefix(trial, p_steps, v_steps))
         for vi, (vb, v_steps) in enumerate(bv):
             if vi not in matched_v and vb != {"not": {}}:
@@ -951,9 +954,20 @@ class _Comparer(ApplicatorMixin):
         for key, ps in pprops.items():
             out += self._declared_key(p, v, ["properties", key], ps, key, depth)
         for pat, ps in ppat.items():
-            keys = pattern_keys(pat, taken=pprops)
+            keys = self._pattern_keys(pat, pprops, v)
             for key in keys:
-                out += self._declared_key(p, v, ["patternProperties", pat], ps, key, depth)
+                got = self._declared_key(p, v, ["patternProperties", pat], ps, key, depth, _matches(pat, key))
+                out += got
+                if any(i.kind in UNSAFE_KINDS for i in got):
+                    break  # one name proves it
+            if keys and not any(_regex_included(pat, vp) for vp in vpat) and (
+                    v_closed or vpat or isinstance(v_addl, dict)) and not any(
+                    i.p_path[:2] == ["patternProperties", pat] and i.kind in UNSAFE_KINDS for i in out):
+                # every name tried is covered, but that does not prove the regex languages are included
+                out.append(Issue("pattern", ["patternProperties", pat], [], pat, sorted(vpat) or None,
+                                 f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
+                                 f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
+                                 "inclusion is not proven"))
             if not keys and pat in vpat:
                 out += self._prefix(self.compare(ps, vpat[pat], depth + 1), ["patternProperties", pat],
                                     ["patternProperties", pat])
@@ -1029,8 +1043,22 @@ class _Comparer(ApplicatorMixin):
                 issue = replace(issue, **{side + "_path": [*where[1], *path[2:]], side + "_abs": True})
         return issue
 
+    def _pattern_keys(self, pat: str, taken: dict[str, Any], v: dict[str, Any]) -> list[str]:
+        """Property names matching ``pat`` (not in ``taken``), those V does not list for every host first: up to 3."""
+        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
+        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        built = pattern_keys(pat, taken, count=8)
+        cands = built + _regex_dialect_candidates(built) + [
+            x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
+        keys = [k for k in dict.fromkeys(cands) if k not in taken and any(_matches(pat, k))]
+
+        def covered(k: str) -> bool:
+            mine = _matches(pat, k)
+            return k in vprops or all(any(_matches(pt, k)[d] for pt in vpat) for d in (0, 1) if mine[d])
+        return (sorted(keys, key=covered))[:3]
+
     def _declared_key(self, p: dict[str, Any], v: dict[str, Any], p_steps: list[Any], ps: Any, key: str,
-                      depth: int) -> list[Issue]:
+                      depth: int, dialects: tuple[bool, bool] = (True, True)) -> list[Issue]:
         """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
         applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
         vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
@@ -1042,8 +1070,8 @@ class _Comparer(ApplicatorMixin):
         out: list[Issue] = []
         for v_steps, vs in targets:
             out += self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps, key, wrap)
-        if key in vprops or any(all(m) for m in matches.values()):
-            return out  # V lists the key for every host (Python and ECMAScript regexes agree it matches)
+        if key in vprops or all(any(m[d] for m in matches.values()) for d in (0, 1) if dialects[d]):
+            return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
         v_closed = self._closed(v)
         v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
         if v_closed:
@@ -1106,6 +1134,24 @@ def _unnegate(node: dict[str, Any]) -> dict[str, Any]:
     rest = {k: val for k, val in node.items() if k != "not"}
     rest["allOf"] = [inner["not"]] + (list(rest["allOf"]) if isinstance(rest.get("allOf"), list) else [])
     return rest
+
+
+def _regex_included(small: str, big: str) -> bool:
+    """Proven: every string ``small`` matches, ``big`` matches too (both searched, as JSON Schema does).
+
+    Only the sure cases: the same pattern, or ``big`` is ``^`` plus literal characters and ``small``
+    starts with ``^`` and that same literal prefix (``^x_`` ⊇ ``^x_[a-z]*$``). Anything else: False.
+    """
+    if small == big:
+        return True
+    try:
+        from re import _constants as c, _parser as parser  # type: ignore[attr-defined]
+        b_items, s_items = list(parser.parse(big)), list(parser.parse(small))
+    except (re.error, RecursionError, OverflowError, ValueError, ImportError):
+        return False
+    if not b_items or b_items[0] != (c.AT, c.AT_BEGINNING) or any(op != c.LITERAL for op, _ in b_items[1:]):
+        return False
+    return s_items[:len(b_items)] == b_items
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -1249,6 +1295,8 @@ def _issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc,
     # the new schema's location, unless the change lives only in the old schema
     new_path, old_path = (issue.p_path, issue.v_path) if direction == "output" else (issue.v_path, issue.p_path)
     ptr = old_ptr if (not new_path and old_path) else new_ptr
+    if issue.kind == "prop-extra-p-closed" and issue.p_path[:1] == ["properties"]:
+        ptr = p_ptr  # the property itself (for inputs it exists only in the cached schema)
     names = {"P": "new", "V": "cached"} if direction == "output" else {"P": "cached", "V": "new"}
     detail = issue.detail.replace("{P}", names["P"]).replace("{V}", names["V"])
     f = _finding(rule_id, tool, ptr, detail, old_val, new_val, direction=direction)

@@ -165,6 +165,10 @@ def _metaschema_problem(schema: Any) -> str | None:
     return None
 
 
+#: Keywords whose subschemas test or exclude values instead of describing results.
+_TESTS_NOT_VALUES = ("not", "if", "contains", "propertyNames", "dependentSchemas")
+
+
 def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[Finding]:
     """Hazard findings for one snapshot, sorted by (tool, direction, pointer, rule).
 
@@ -190,8 +194,8 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
                             out.append(_finding("dialect-portability", name, pointer(tokens + [kw]),
                                                 f"{kw} is ignored by ts-sdk-v1 (draft-07 Ajv)", None, node[kw],
                                                 direction=direction))
-                if direction != "output":
-                    continue
+                if direction != "output" or any(t in _TESTS_NOT_VALUES for t in tokens if isinstance(t, str)):
+                    continue  # inside not/if/contains …: a condition or an exclusion, not what results look like
                 for kw in ("additionalProperties", "unevaluatedProperties"):
                     if node.get(kw) is False:
                         out.append(_finding("output-closed-object-hazard", name, pointer(tokens + [kw]),

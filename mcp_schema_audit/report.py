@@ -260,7 +260,8 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
         console.print(Text(f"note: {_tx(note)}", style="yellow"))
     ordered = _ordered(report.findings)
     if not ordered:
-        console.print(Text("No schema changes."))
+        console.print(Text("No findings." if report.mode == "lint" else "No schema changes."
+                           if not report.ignored else f"No findings besides {len(report.ignored)} ignored."))
     for f in ordered:
         head = Text()
         head.append(f"{f.severity:<8}", style=_STYLE[f.severity])

@@ -118,8 +118,11 @@ _RULES = [
          "hosts fail to compile it, and schema-audit cannot prove what changed.",
          '{"$ref": "#/$defs/A"}', '{"$ref": "https://example.com/a.json"}'),
     Rule("schema-undecidable", "tool", "warning", "Change the engine cannot decide",
-         "A keyword or combination the engine does not model changed, or a work budget ran out. Never a silent "
-         "'safe': review the change by hand.", '{"not": {"type": "null"}}', '{"not": {"type": "string"}}'),
+         "The engine could neither find a value that breaks nor prove the change safe: a keyword it compares "
+         "only for equality changed ($dynamicRef, unevaluatedItems beside other applicators), a 'not', "
+         "'if'/'then'/'else', 'contains' or regex it could not decide, or a work budget ran out. Never a silent "
+         "'safe': the finding names the keyword and why; review the change by hand.",
+         '{"not": {"pattern": "^(?=.*[0-9])(?=.*[A-Z]).{12}$"}}', '{"not": {"pattern": "^(?=.*[A-Z]).{12}$"}}'),
     # --- output: breaking ---------------------------------------------------------------------------
     Rule("output-property-added-to-closed-object", "output", "breaking", "Property added to a closed output object",
          "The cached schema has additionalProperties (or unevaluatedProperties) false, so any key it does not "
@@ -142,7 +145,9 @@ _RULES = [
          "Results may now omit a property the cached schema requires.",
          '{"required": ["id", "names"]}', '{"required": ["id"]}', "'names' is a required property", f"{_PY}; {_TS}"),
     Rule("output-constraint-relaxed", "output", "breaking", "Output constraint relaxed",
-         "A bound (minimum, maxLength, maxItems, multipleOf, …) now admits values the cached schema rejects.",
+         "A bound (minimum, maxLength, maxItems, multipleOf, …) or a constraint through another schema "
+         "(not, if/then/else, dependentSchemas, dependentRequired, contains/minContains/maxContains, "
+         "propertyNames, uniqueItems) now admits values the cached schema rejects: the witness is one.",
          '{"type": "string", "maxLength": 10}', '{"type": "string", "maxLength": 20}',
          "'aaaaaaaaaaa' is too long", f"{_PY}; {_TS}"),
     Rule("output-format-changed", "output", "breaking", "Output format removed or changed",
@@ -152,10 +157,15 @@ _RULES = [
          _TS),
     Rule("output-pattern-changed", "output", "warning", "Output pattern changed",
          "Results matching the new pattern may not match the cached one; proven breaking when a witness is found.",
-         '{"pattern": "^[a-z]+$"}', '{"pattern": "^[a-z0-9]+$"}', "'a1' does not match '^[a-z]+$'", _PY),
+         '{"type": "string", "pattern": "^(?=.*[0-9])(?=.*[A-Z]).{12}$"}',
+         '{"type": "string", "pattern": "^(?=.*[A-Z]).{12}$"}', "'ABCDEFGHIJKL' does not match …", _PY),
     Rule("output-union-branch-added", "output", "breaking", "Output union gained a branch",
          "A new anyOf/oneOf alternative lets the server return shapes the cached union never matched.",
-         '{"oneOf": [{"$ref": "#/$defs/One"}]}', '{"oneOf": [{"$ref": "#/$defs/One"}, {"$ref": "#/$defs/Other"}]}',
+         '{"oneOf": [{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], '
+         '"additionalProperties": false}]}',
+         '{"oneOf": [{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], '
+         '"additionalProperties": false}, {"type": "object", "properties": {"url": {"type": "string"}}, '
+         '"required": ["url"], "additionalProperties": false}]}',
          "is not valid under any of the given schemas", f"{_PY}; {_TS}"),
     Rule("output-oneof-overlap", "output", "breaking", "Output value matches several oneOf branches",
          "A value the new schema allows matches more than one branch of the cached oneOf, which oneOf rejects.",
@@ -216,7 +226,8 @@ _RULES = [
          "The cached schema allowed any value; the new one allows only the listed ones.", '{"type": "string"}',
          '{"type": "string", "enum": ["a"]}', "'x' is not one of ['a']", _INPUT),
     Rule("input-constraint-tightened", "input", "breaking", "Input constraint tightened",
-         "Arguments valid under the cached bound are rejected by the new one.", '{"maxLength": 20}',
+         "Arguments valid under the cached bound, or under the cached not, if/then/else, dependentSchemas, "
+         "dependentRequired or contains constraint, are rejected by the new one.", '{"maxLength": 20}',
          '{"maxLength": 10}', "'aaaaaaaaaaa' is too long", _INPUT),
     Rule("input-union-branch-removed", "input", "breaking", "Input union lost a branch",
          "Callers may send a shape only the removed alternative accepted.", '{"anyOf": [A, B]}', '{"anyOf": [A]}',
@@ -227,7 +238,8 @@ _RULES = [
          "is valid under each of …", _INPUT),
     Rule("input-pattern-changed", "input", "warning", "Input pattern changed",
          "Arguments matching the cached pattern may not match the new one; proven breaking with a witness.",
-         '{"pattern": "^[a-z0-9]+$"}', '{"pattern": "^[a-z]+$"}'),
+         '{"type": "string", "pattern": "^(?=.*[A-Z]).{12}$"}',
+         '{"type": "string", "pattern": "^(?=.*[0-9])(?=.*[A-Z]).{12}$"}'),
     Rule("input-format-changed", "input", "warning", "Input format added or changed",
          "Servers that check formats reject arguments that do not follow the new format.", '{"type": "string"}',
          '{"type": "string", "format": "email"}'),
@@ -284,7 +296,8 @@ _FIXES = {
     "input-schema-not-object": "give the inputSchema type: \"object\" at the root",
     "output-schema-not-object": "wrap non-object results as {\"result\": …} for legacy connections",
     "schema-boolean-property": "use {} instead of true for a property that accepts anything",
-    "output-schema-uncompilable": "fix the regex or $ref; never publish remote $refs",
+    "output-schema-uncompilable": "make it compile for every host: a regex valid in Python and in ECMAScript (u flag), "
+                                  "nullable only beside type, local $refs only",
     "schema-metaschema-invalid": "validate the schema against its dialect's metaschema before release",
 }
 _RULES = [Rule(**{**r.__dict__, "fix": _FIXES.get(r.id, "")}) for r in _RULES]

@@ -42,7 +42,8 @@ DIALECTS = {
 DEFAULT_DIALECT = "2020-12"
 HOST_PROFILES = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
 #: Keywords only 2020-12 (or 2019-09) validators enforce; ts-sdk-v1 (draft-07 Ajv) ignores them.
-MODERN_ONLY_KEYWORDS = ("prefixItems", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "dependentSchemas")
+MODERN_ONLY_KEYWORDS = ("prefixItems", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "dependentSchemas",
+                        "dependentRequired", "minContains", "maxContains")
 
 
 class RefError(Exception):
@@ -583,6 +584,31 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                 error = "Additional properties are not allowed (%s %s unexpected)"
                 yield ValidationError(error % _extras_msg(sorted(extras, key=str)))
 
+    def applied_keys(recurse: Any, validator: Any, instance: Any, schema: Any) -> list[Any]:
+        # the part both versions share: patternProperties (through ``found``) and the in-place applicators
+        keys: list[Any] = []
+        if "patternProperties" in schema:
+            for prop in instance:
+                for pat in schema["patternProperties"]:
+                    if found(pat, prop):
+                        keys.append(prop)
+        if "dependentSchemas" in schema:
+            for prop, subschema in schema["dependentSchemas"].items():
+                if prop in instance:
+                    keys += recurse(validator, instance, subschema)
+        for kw in ("allOf", "oneOf", "anyOf"):
+            for subschema in schema.get(kw, []):
+                if next(validator.descend(instance, subschema), None) is None:
+                    keys += recurse(validator, instance, subschema)
+        if "if" in schema:
+            if validator.evolve(schema=schema["if"]).is_valid(instance):
+                keys += recurse(validator, instance, schema["if"])
+                if "then" in schema:
+                    keys += recurse(validator, instance, schema["then"])
+            elif "else" in schema:
+                keys += recurse(validator, instance, schema["else"])
+        return keys
+
     def evaluated_keys_2020(validator: Any, instance: Any, schema: Any) -> list[Any]:
         # jsonschema/_utils.py find_evaluated_property_keys_by_schema, searches through ``found``
         if validator.is_type(schema, "boolean"):
@@ -602,27 +628,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                 continue
             keys += (key for key, value in instance.items()
                      if next(validator.descend(value, subschema), None) is None)
-        if "patternProperties" in schema:
-            for prop in instance:
-                for pat in schema["patternProperties"]:
-                    if found(pat, prop):
-                        keys.append(prop)
-        if "dependentSchemas" in schema:
-            for prop, subschema in schema["dependentSchemas"].items():
-                if prop in instance:
-                    keys += evaluated_keys_2020(validator, instance, subschema)
-        for kw in ("allOf", "oneOf", "anyOf"):
-            for subschema in schema.get(kw, []):
-                if next(validator.descend(instance, subschema), None) is None:
-                    keys += evaluated_keys_2020(validator, instance, subschema)
-        if "if" in schema:
-            if validator.evolve(schema=schema["if"]).is_valid(instance):
-                keys += evaluated_keys_2020(validator, instance, schema["if"])
-                if "then" in schema:
-                    keys += evaluated_keys_2020(validator, instance, schema["then"])
-            elif "else" in schema:
-                keys += evaluated_keys_2020(validator, instance, schema["else"])
-        return keys
+        return keys + applied_keys(evaluated_keys_2020, validator, instance, schema)
 
     def evaluated_keys_2019(validator: Any, instance: Any, schema: Any) -> list[Any]:
         # jsonschema/_legacy_keywords.py find_evaluated_property_keys_by_schema, searches through ``found``
@@ -646,27 +652,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                     keys += instance.keys()
                 elif validator.is_type(value, "object"):
                     keys += [prop for prop in value if prop in instance]
-        if "patternProperties" in schema:
-            for prop in instance:
-                for pat in schema["patternProperties"]:
-                    if found(pat, prop):
-                        keys.append(prop)
-        if "dependentSchemas" in schema:
-            for prop, subschema in schema["dependentSchemas"].items():
-                if prop in instance:
-                    keys += evaluated_keys_2019(validator, instance, subschema)
-        for kw in ("allOf", "oneOf", "anyOf"):
-            for subschema in schema.get(kw, []):
-                if next(validator.descend(instance, subschema), None) is None:
-                    keys += evaluated_keys_2019(validator, instance, subschema)
-        if "if" in schema:
-            if validator.evolve(schema=schema["if"]).is_valid(instance):
-                keys += evaluated_keys_2019(validator, instance, schema["if"])
-                if "then" in schema:
-                    keys += evaluated_keys_2019(validator, instance, schema["then"])
-            elif "else" in schema:
-                keys += evaluated_keys_2019(validator, instance, schema["else"])
-        return keys
+        return keys + applied_keys(evaluated_keys_2019, validator, instance, schema)
 
     evaluated_keys = evaluated_keys_2019 if dialect == "2019-09" else evaluated_keys_2020
 
@@ -723,6 +709,10 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
     else:
         overrides = _regex_keywords(ecma_search, _AJV_RULES[ajv_kind], ajv_kind)
         overrides["type"] = _ajv_type(base.VALIDATORS["type"])
+        if "dependencies" not in base.VALIDATORS:
+            # Ajv2019/Ajv2020 keep draft-07 ``dependencies`` (lib/vocabularies/applicator/index.ts); jsonschema's
+            # 2019-09/2020-12 validators dropped it
+            overrides["dependencies"] = validators.Draft7Validator.VALIDATORS["dependencies"]
     return validators.extend(base, overrides)
 
 

@@ -312,7 +312,7 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
     except (re.error, RecursionError, OverflowError, ValueError):
         return []
 
-    def pick_class(items: Any) -> str | None:
+    def pick_class(items: Any, k: int = 0) -> str | None:
         def ok(ch: str) -> bool:
             hit = False
             negate = False
@@ -331,10 +331,8 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
             return hit != negate
         pool = [chr(av) for op, av in items if op == c.LITERAL] + [chr(av[0]) for op, av in items if op == c.RANGE]
         pool += [_CATEGORY_SAMPLES.get(str(av), "a") for op, av in items if op == c.CATEGORY]
-        for ch in pool + list(_CLASS_PREFERENCE):
-            if ok(ch):
-                return ch
-        return None
+        fits = [ch for ch in dict.fromkeys(pool + list(_CLASS_PREFERENCE)) if ok(ch)]
+        return fits[k % len(fits)] if fits else None
 
     def build(items: Any, k: int, depth: int) -> str | None:
         if depth > 50:
@@ -348,13 +346,14 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
             elif op == c.ANY:
                 out.append("a")
             elif op == c.IN:
-                ch = pick_class(av)
+                ch = pick_class(av, k)
                 if ch is None:
                     return None
                 out.append(ch)
             elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or op == getattr(c, "POSSESSIVE_REPEAT", None):
                 lo, hi, body = av
-                n = min(lo + (1 if k else 0), hi, max_len)
+                # variant 0: the minimum; 1: one more; 2+: long, to step past a bounded repeat elsewhere
+                n = min(lo + (0 if k == 0 else 1 if k == 1 else 9 + k), hi, max_len)
                 part = build(body, k, depth + 1) if n else ""
                 if part is None:
                     return None
