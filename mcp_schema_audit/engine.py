@@ -212,11 +212,20 @@ class _Comparer(ApplicatorMixin):
         if v is False:
             w = self._sample_p(p)
             return [Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
-        p, v = self._merge_all_of(_unnegate(p), self.p_doc), self._merge_all_of(_unnegate(v), self.v_doc)
+        (p, p_moved), (v, v_moved) = _unnegate(p), _unnegate(v)
+        p, v = self._merge_all_of(p, self.p_doc), self._merge_all_of(v, self.v_doc)
         bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
         if len(bp) == 1 and len(bv) == 1 and bp[0][0] is p and bv[0][0] is v:
-            return self._compare_single(p, v, depth)
-        return self._compare_union(bp, bv, v, depth)
+            issues = self._compare_single(p, v, depth)
+        else:
+            issues = self._compare_union(bp, bv, v, depth)
+        if p_moved or v_moved:  # keywords that came from inside a double negation point back there
+            for i in issues:
+                if not i.p_abs and i.p_path[:1] and i.p_path[0] in p_moved:
+                    i.p_path = ["not", "not"] + i.p_path
+                if not i.v_abs and i.v_path[:1] and i.v_path[0] in v_moved:
+                    i.v_path = ["not", "not"] + i.v_path
+        return issues
 
     @staticmethod
     def _dedupe(issues: list[Issue]) -> list[Issue]:
@@ -1126,14 +1135,16 @@ def _regex_dialect_candidates(strings: list[Any]) -> list[str]:
 _UNICODE_LOOKALIKES = str.maketrans({**{str(d): chr(0x0660 + d) for d in range(10)}, "a": "é", "e": "é", "x": "ж"})
 
 
-def _unnegate(node: dict[str, Any]) -> dict[str, Any]:
-    """``{"not": {"not": S}, …}`` → ``{"allOf": [S, …], …}`` (a double negation is S itself)."""
+def _unnegate(node: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """``{"not": {"not": S}, …}`` → ``({"allOf": [S, …], …}, keywords of S the node lacks)``: a double
+    negation is S itself. Other nodes are returned as they are, with an empty set."""
     inner = node.get("not")
     if not (isinstance(inner, dict) and set(inner) == {"not"}):
-        return node
+        return node, set()
     rest = {k: val for k, val in node.items() if k != "not"}
     rest["allOf"] = [inner["not"]] + (list(rest["allOf"]) if isinstance(rest.get("allOf"), list) else [])
-    return rest
+    moved = {k for k in inner["not"] if k not in rest} if isinstance(inner["not"], dict) else set()
+    return rest, moved
 
 
 def _regex_included(small: str, big: str) -> bool:

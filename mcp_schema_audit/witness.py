@@ -184,8 +184,10 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         items = node.get("items", True)
         while len(out) < lo:
             out.append(sample(items if not isinstance(items, list) else True, doc, depth + 1))
-        if "contains" in node and not out:
-            out.append(sample(node["contains"], doc, depth + 1))
+        need = node.get("minContains", 1)
+        need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
+        if "contains" in node and need and not out:
+            out.extend([sample(node["contains"], doc, depth + 1)] * need)
         return out
     # object
     obj: dict[str, Any] = {}
