@@ -205,6 +205,35 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
             break
         if key not in obj:
             obj[key] = sample(sub, doc, depth + 1)
+    return _meet_conditions(node, obj, doc, depth)
+
+
+def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, depth: int) -> dict[str, Any]:
+    """Add to ``obj`` the properties ``node``'s conditionals require of it (``dependentRequired``,
+    ``dependentSchemas``/``dependencies``, ``if``/``then``/``else`` with ``required``), a few rounds."""
+    from mcp_schema_audit.applicators import conditionals
+
+    conds = conditionals(node)
+    if not conds:
+        return obj
+    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    for _ in range(4):
+        added = False
+        for c in conds:
+            try:
+                branch = c.then if doc.validator().evolve(schema=c.if_).is_valid(obj) else c.else_
+            except Exception:  # a hostile or uncompilable test: leave the sample as it is
+                return obj
+            required = branch.get("required") if isinstance(branch, dict) else None
+            for key in required if isinstance(required, list) else []:
+                if isinstance(key, str) and key not in obj:
+                    try:
+                        obj[key] = sample(props.get(key, True), doc, depth + 1)
+                    except NoSample:
+                        obj[key] = None
+                    added = True
+        if not added:
+            break
     return obj
 
 
