@@ -768,6 +768,12 @@ class SchemaCompileError(ValueError):
     """A host profile cannot compile the schema (Ajv throws, or the dialect is refused): it rejects every value."""
 
 
+#: What ``compile_problem`` (TS profiles) and ``inplace_cost`` found per schema text, for schemas met
+#: again (``history`` against every cohort, ``--mode full``): insertion-ordered, the oldest dropped first.
+_COMPILE_CACHE: dict[tuple[str, str], Any] = {}
+_COST_CACHE: dict[str, int] = {}
+
+
 class SchemaCostError(ValueError):
     """Validating against the schema could take exponential time (see ``inplace_cost``): not attempted."""
 
@@ -1072,6 +1078,7 @@ class SchemaDoc:
     _resolver: Any = field(init=False, default=None, repr=False)
     _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
     _cost: int | None = field(init=False, default=None, repr=False)
+    _canonical: str | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -1090,6 +1097,13 @@ class SchemaDoc:
             self._registry = Registry().with_resource(uri, resource)
             self._resolver = self._registry.resolver(base_uri=uri)
         return self._resolver
+
+    @property
+    def canonical(self) -> str:
+        """The schema as canonical JSON text (sorted keys), computed once: the key of per-schema caches."""
+        if self._canonical is None:
+            self._canonical = json.dumps(self.root, sort_keys=True, separators=(",", ":"), default=str)
+        return self._canonical
 
     def lookup(self, ref: str) -> tuple[Any, list[str]]:
         """Resolve a ``$ref`` string found in this document.
@@ -1132,7 +1146,12 @@ class SchemaDoc:
         time (``RefError`` from ``errors``).
         """
         if self._cost is None:
-            self._cost = inplace_cost(self)
+            # without $ref the in-place expansion is at most the schema's size: nothing to measure
+            self._cost = _COST_CACHE.get(self.canonical) if '"$ref"' in self.canonical else 0
+            if self._cost is None:
+                if len(_COST_CACHE) >= 256:
+                    _COST_CACHE.pop(next(iter(_COST_CACHE)))
+                self._cost = _COST_CACHE[self.canonical] = inplace_cost(self)
         if self._cost > INPLACE_BUDGET:
             raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
                                   "(nested anyOf/allOf/$ref that multiply): not attempted")
@@ -1188,7 +1207,12 @@ class SchemaDoc:
             if kind is None:
                 return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
                                     "draft-07 Ajv class from $schema and throws for any other)")
-            found = _ajv_compile_problem(self, kind)
+            key = (kind, self.canonical)
+            if key not in _COMPILE_CACHE:
+                if len(_COMPILE_CACHE) >= 256:
+                    _COMPILE_CACHE.pop(next(iter(_COMPILE_CACHE)))
+                _COMPILE_CACHE[key] = _ajv_compile_problem(self, kind)
+            found = _COMPILE_CACHE[key]
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         return None if found is None else (_json_pointer(found[0]), found[1])
