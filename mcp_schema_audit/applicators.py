@@ -79,7 +79,7 @@ def conditionals(node: dict[str, Any]) -> list[_Cond]:
         test = node["if"]
         req = test.get("required") if isinstance(test, dict) else None
         if isinstance(req, list) and len(req) == 1 and isinstance(req[0], str) and set(test) == {"required"} \
-                and "else" not in node:
+                and "else" not in node and node.get("type") == "object":  # non-objects meet the if, not a dependency
             key = "dep:" + req[0]
         else:
             key = "if:" + canon(test)
@@ -216,7 +216,7 @@ class ApplicatorMixin:
         out: list[Issue] = []
         variants: list[Any] | None = None
         for i, vi in enumerate(vs):
-            if canon(vi) in have:
+            if canon(vi) in have and not _has_ref(vi):
                 continue
             if i < len(ps) and self._inside(ps[i], vi, depth):
                 continue
@@ -240,7 +240,7 @@ class ApplicatorMixin:
         was told it may send. Proof without a witness: P disjoint from N, or N inside P's own ``not``.
         """
         np_, nv = p.get("not", _MISSING), v.get("not", _MISSING)
-        if canon(np_) == canon(nv) if np_ is not _MISSING and nv is not _MISSING else np_ is nv:
+        if (canon(np_) == canon(nv) and not _has_ref(nv)) if np_ is not _MISSING and nv is not _MISSING else np_ is nv:
             return []
         if nv is _MISSING:
             return [Issue("looser-v", ["not"], [], np_, None,
@@ -325,14 +325,15 @@ class ApplicatorMixin:
         inputSchema rejects ``{"kind": "a"}``. The same conditional on both sides (same ``if``, same
         ``dependentSchemas`` key) compares ``then`` with ``then`` and ``else`` with ``else``.
         """
-        if all(canon(p.get(k)) == canon(v.get(k)) for k in ("if", "then", "else", "dependentSchemas",
-                                                             "dependentRequired", "dependencies")):
+        if all(canon(p.get(k)) == canon(v.get(k)) and not _has_ref(v.get(k)) for k in (
+                "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies")):
             return []
         pc = {c.key: c for c in conditionals(p)}
         vc = {c.key: c for c in conditionals(v)}
         for key, c in vc.items():  # the same test spelled differently (const ↔ one-value enum, $ref …)
-            if key not in pc:
-                twin = next((k for k, o in pc.items() if k not in vc and self._equivalent(o.if_, c.if_, depth)), None)
+            if key not in pc and c.steps == ["if"]:
+                twin = next((k for k, o in pc.items() if k not in vc and o.steps == ["if"]
+                             and self._equivalent(o.if_, c.if_, depth)), None)
                 if twin is not None:
                     pc[key] = pc.pop(twin)
         out: list[Issue] = []
@@ -342,7 +343,8 @@ class ApplicatorMixin:
                                  "the {P} schema adds a condition the {V} schema does not have"))
         for key, c in vc.items():
             mine = pc.get(key)
-            if mine is not None and canon((mine.then, mine.else_)) == canon((c.then, c.else_)):
+            if mine is not None and canon((mine.then, mine.else_)) == canon((c.then, c.else_)) and not _has_ref(
+                    (c.if_, c.then, c.else_)):
                 continue
             out += self._one_conditional(p, v, c, mine, depth)
         return out
@@ -406,7 +408,7 @@ class ApplicatorMixin:
         ``"contains": {"const": "id"}`` as an inputSchema rejects ``[]``.
         """
         keys = ("contains", "minContains", "maxContains")
-        if all(canon(p.get(k)) == canon(v.get(k)) for k in keys):
+        if all(canon(p.get(k)) == canon(v.get(k)) for k in keys) and not _has_ref(v.get("contains")):
             return []
         types = self._types_of(p)  # type: ignore[attr-defined]
         if types is not None and "array" not in types:
@@ -465,7 +467,14 @@ class ApplicatorMixin:
 
 def _count(node: dict[str, Any], kw: str, default: Any) -> Any:
     x = node.get(kw, default)
+    if isinstance(x, float) and x.is_integer() and 0 <= x < 2**63:
+        x = int(x)  # 2.0 counts as 2 for jsonschema and Ajv
     return x if isinstance(x, int) and not isinstance(x, bool) and x >= 0 else default
+
+
+def _has_ref(value: Any) -> bool:
+    """Does ``value`` (a subschema, or a tuple of them) use ``$ref``? Then equal text may still differ."""
+    return '"$ref"' in canon(value)
 
 
 def pattern_keys(pattern: str, taken: Any = (), count: int = 2) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
@@ -33,6 +34,8 @@ from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, regex_examples,
                                       sample, string_candidates)
 
+#: Seconds one tool and direction may take to compare (witness searches included) before a warning.
+TIME_BUDGET_S = 10.0
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
@@ -129,15 +132,16 @@ class _Comparer(ApplicatorMixin):
     def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
         self.memo: dict[tuple[int, int], tuple[Any, Any, list[Issue]]] = {}
+        self.deadline = time.monotonic() + TIME_BUDGET_S
         self._origin: dict[int, tuple[Any, list[Any]]] = {}  # id(property $ref made by _merge_all_of) → tokens
         self.active: set[tuple[int, int]] = set()
         self.work = 0
 
     # -- helpers -------------------------------------------------------------------------------
     def _tick(self) -> None:
-        """Count one unit of work; raises ``Budget`` past ``WORK_BUDGET``."""
+        """Count one unit of work; raises ``Budget`` past ``WORK_BUDGET`` or ``TIME_BUDGET_S``."""
         self.work += 1
-        if self.work > WORK_BUDGET:
+        if self.work > WORK_BUDGET or time.monotonic() > self.deadline:
             raise Budget()
 
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
@@ -145,6 +149,10 @@ class _Comparer(ApplicatorMixin):
         try:
             return doc.validator(profile).evolve(schema=node).is_valid(value)
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
+            return None
+        except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                raise
             return None
 
     def _pick(self, p: Any, v: Any, candidates: list[Any]) -> Any:
@@ -179,9 +187,7 @@ class _Comparer(ApplicatorMixin):
             return self.memo[key][2]
         if key in self.active:
             return []
-        self.work += 1
-        if self.work > WORK_BUDGET:
-            raise Budget()
+        self._tick()
         if depth > MAX_DEPTH:
             return [Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
         self.active.add(key)
@@ -324,8 +330,8 @@ class _Comparer(ApplicatorMixin):
 
         Raises ``Budget`` past ``MAX_BRANCHES`` branches or 16 nested unions (a union referring to itself).
         """
-        self.work += 1
-        if depth > 16 or self.work > WORK_BUDGET:
+        self._tick()
+        if depth > 16:
             raise Budget()
         for kw in ("anyOf", "oneOf"):
             subs = node.get(kw)
@@ -1273,13 +1279,22 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
         issues = comparer.compare(p_doc.root, v_doc.root)
     except Budget:
         issues = [Issue("undecidable", [], [], None, None,
-                         f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches or "
-                         "16 nested unions); this schema was not compared")]
+                         f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches, "
+                         f"16 nested unions or {TIME_BUDGET_S:g} s); this schema was not compared")]
     except RecursionError:
         issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError) as exc:
+        # a keyword value of the wrong shape deep inside a stranger's schema: say so, never crash
+        issues = [Issue("undecidable", [], [], None, None, "the schema could not be compared (malformed keyword "
+                        f"value: {type(exc).__name__}); validate it with `schema-audit lint`")]
     seen: set[tuple[str, str, str]] = set()
     for issue in issues:
-        f = _issue_to_finding(issue, tool, direction, p_doc, v_doc)
+        try:
+            f = _issue_to_finding(issue, tool, direction, p_doc, v_doc)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError,
+                RecursionError) as exc:
+            f = _finding("schema-undecidable", tool, "", f"the witness could not be checked ({type(exc).__name__})",
+                         None, None, direction=direction)
         key = (f.rule, f.pointer, f.message)
         if key not in seen:
             seen.add(key)
@@ -1342,6 +1357,11 @@ def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: 
             errs = v_doc.errors(instance, profile)
         except (RefError, ValueError, RecursionError) as exc:
             problems.append(f"{profile}: {exc}")
+            continue
+        except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                raise
+            problems.append(f"{profile}: the validator failed ({type(exc).__name__})")
             continue
         declared = declared or (accepted and profile in _FULL_READERS)
         if accepted and errs:

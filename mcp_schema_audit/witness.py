@@ -70,6 +70,9 @@ def infer_types(schema: dict[str, Any]) -> list[str]:
     return []
 
 
+#: Subschemas one top-level ``sample`` call may visit (alternatives tried after a failure multiply).
+SAMPLE_BUDGET = 5_000
+_calls = 0
 #: Longest string or array a sample or witness candidate may be (bounds above it: no sample).
 MAX_SAMPLE_SIZE = 10_000
 
@@ -79,8 +82,12 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
 
     Raises ``NoSample`` when none can be built. Never performs I/O.
     """
-    if depth > 48:
-        raise NoSample("schema nested too deeply")
+    global _calls
+    if depth == 0:
+        _calls = 0
+    _calls += 1
+    if depth > 48 or _calls > SAMPLE_BUDGET:
+        raise NoSample("schema nested too deeply or too many alternatives")
     if node is True or node == {}:
         return None
     if node is False or not isinstance(node, dict):
@@ -146,7 +153,7 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
         for cand in candidates[:64]:
             if not excluded.is_valid(cand):
                 return cand
-    except (NoSample, RefError, ValueError, RecursionError, TypeError, AttributeError, KeyError):
+    except Exception:  # best effort: any failure (unknown type, unresolvable $ref …) keeps the first sample
         pass
     return first
 
