@@ -56,14 +56,14 @@ class _Cond:
     steps: list[Any]  # where the conditional itself lives (for findings about all of it)
 
 
-def conditionals(node: dict[str, Any]) -> list[_Cond]:
+def conditionals(node: dict[str, Any], legacy: bool = True) -> list[_Cond]:
     """The conditionals of ``node``, one per trigger.
 
     ``if``/``then``/``else``; one per ``dependentSchemas`` and ``dependentRequired`` entry (and per
     draft-07 ``dependencies`` entry, schema or array): ``{"required": [key]}`` → the schema, or →
     ``{"required": [...]}``. Spellings of one trigger share a key, so they compare as equal: ``"dep:K"``
     for a dependency on K and for ``if: {"required": ["K"]}`` without ``else``; entries of one trigger
-    are combined with ``allOf``.
+    are combined with ``allOf``. ``legacy=False`` leaves draft-07 ``dependencies`` out.
     """
     found: dict[str, _Cond] = {}
 
@@ -84,7 +84,7 @@ def conditionals(node: dict[str, Any]) -> list[_Cond]:
         else:
             key = "if:" + canon(test)
         add(_Cond(key, test, node.get("then", True), node.get("else", True), ["then"], ["else"], ["if"]))
-    for kw in ("dependentSchemas", "dependentRequired", "dependencies"):
+    for kw in ("dependentSchemas", "dependentRequired") + (("dependencies",) if legacy else ()):
         deps = node.get(kw)
         if not isinstance(deps, dict):
             continue
@@ -328,7 +328,8 @@ class ApplicatorMixin:
         if all(canon(p.get(k)) == canon(v.get(k)) and not _has_ref(v.get(k)) for k in (
                 "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies")):
             return []
-        pc = {c.key: c for c in conditionals(p)}
+        # P's draft-07 `dependencies` in a 2019-09/2020-12 schema bind only Ajv hosts: P is read without them
+        pc = {c.key: c for c in conditionals(p, legacy=self.p_doc.dialect not in ("2020-12", "2019-09"))}
         vc = {c.key: c for c in conditionals(v)}
         for key, c in vc.items():  # the same test spelled differently (const ↔ one-value enum, $ref …)
             if key not in pc and c.steps == ["if"]:
@@ -452,8 +453,12 @@ class ApplicatorMixin:
             return [Issue("looser-p", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
                           f"the {{P}} schema allows {short(w)}, which has too few or too many items matching the "
                           "{V} schema's 'contains'", w)]
+        prefix = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else (
+            p.get("items") if isinstance(p.get("items"), list) else [])
         enough = min_v == 0 or (cp is not _MISSING and min_p >= min_v and self._inside(cp, cv, depth)) or (
-            _count(p, "minItems", 0) >= min_v and self._inside(items, cv, depth))
+            # every item matches V's contains (the prefix slots too), and there are enough of them
+            _count(p, "minItems", 0) >= min_v and items is not False and self._inside(items, cv, depth)
+            and all(self._inside(x, cv, depth) for x in prefix))
         few = max_v is None or _count(p, "maxItems", None) is not None and _count(p, "maxItems", 0) <= max_v or (
             same and max_p is not None and max_p <= max_v) or (
             self._disjoint(items, cv, depth))

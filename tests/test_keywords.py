@@ -88,6 +88,8 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
     # draft-07 `dependencies` in a 2020-12 schema: python jsonschema ignores it, Ajv (both TS SDKs) applies it
     ("dependencies-in-2020-12-added-input", "input", obj({"a": S, "b": S}),
      obj({"a": S, "b": S}, dependencies={"a": ["b"]}), "input-constraint-tightened", "breaking", {"a": "a"}),
+    ("dependencies-replacing-dependent-required-output", "output", obj({"a": S, "b": S}, dependentRequired={"a": ["b"]}),
+     obj({"a": S, "b": S}, dependencies={"a": ["b"]}), "output-constraint-relaxed", "breaking", {"a": "a"}),
     # contains
     ("contains-added-input", "input", obj({"l": ARR}, ["l"]), obj({"l": {**ARR, "contains": {"const": "id"}}}, ["l"]),
      "input-constraint-tightened", "breaking", {"l": []}),
