@@ -63,27 +63,6 @@ def rejection_errors(schema: Any, instance: Any, *, formats: bool = False) -> li
     return [e.message for e in cls(schema, registry=Registry(), format_checker=checker).iter_errors(instance)]
 
 
-    node = schema
-    for raw in pointer.split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        for _ in range(8):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-                break
-            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-                break
-            ref = node.get("$ref") if isinstance(node, dict) else None
-            if not (isinstance(ref, str) and ref.startswith("#")):
-                return False
-            node = schema
-            for p in ref[2:].split("/") if ref != "#" else []:
-                node = node[p.replace("~1", "/").replace("~0", "~")]
-        else:
-            return False
-    return True
-
-
 def check_shape(finding: Any) -> None:
     assert RULE_RE.match(finding.rule), finding.rule
     assert finding.severity in RANK, finding.severity
