@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -29,13 +30,16 @@ from mcp_schema_audit.applicators import UNSAFE_KINDS, ApplicatorMixin, conditio
 from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, pointer, same_value, short,  # noqa: F401
                                     value_key)
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
-from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type, type_set
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, regex_examples,
                                       sample, string_candidates)
 
 #: Seconds one tool and direction may take to compare (witness searches included) before a warning.
 TIME_BUDGET_S = 10.0
+#: Seconds one ``diff_snapshots`` call may spend on all its tools; tools left when it is spent get a
+#: ``schema-undecidable`` warning each (a server of many hostile tools cannot hold a CI job for hours).
+RUN_TIME_BUDGET_S = 60.0
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
@@ -129,10 +133,10 @@ class Finding:
 class _Comparer(ApplicatorMixin):
     """Compares one pair of tool schemas (P, V) in P/V terms; see the module docstring."""
 
-    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc, deadline: float | None = None) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
         self.memo: dict[tuple[int, int], tuple[Any, Any, list[Issue]]] = {}
-        self.deadline = time.monotonic() + TIME_BUDGET_S
+        self.deadline = min(time.monotonic() + TIME_BUDGET_S, math.inf if deadline is None else deadline)
         self._origin: dict[int, tuple[Any, list[Any]]] = {}  # id(property $ref made by _merge_all_of) → tokens
         self.active: set[tuple[int, int]] = set()
         self.work = 0
@@ -1223,14 +1227,16 @@ for _k, (_o, _i) in _KINDS.items():
 
 
 # -- public API --------------------------------------------------------------------------------------
-def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> list[Finding]:
+def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *,
+                    deadline: float | None = None) -> list[Finding]:
     """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
 
     ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent (an absent inputSchema
     means the tool itself is absent: ``tool-removed``/``tool-added``). Returns findings sorted
     by (pointer, rule). Breaking findings carry a witness confirmed with python ``jsonschema`` per
     host profile; an unconfirmed one is returned as a warning with ``reason`` set. Never raises for
-    bad schemas: they become ``schema-invalid``/``schema-undecidable`` findings.
+    bad schemas: they become ``schema-invalid``/``schema-undecidable`` findings. ``deadline`` (a
+    ``time.monotonic()`` value) ends the comparison earlier than ``TIME_BUDGET_S`` would.
     """
     if direction not in ("input", "output"):
         raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
@@ -1274,13 +1280,14 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
                                  old.get("x-fastmcp-wrap-result"), new.get("x-fastmcp-wrap-result"),
                                  direction="output"))
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
-    comparer = _Comparer(p_doc, v_doc)
+    comparer = _Comparer(p_doc, v_doc, deadline)
     try:
         issues = comparer.compare(p_doc.root, v_doc.root)
     except Budget:
         issues = [Issue("undecidable", [], [], None, None,
                          f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches, "
-                         f"16 nested unions or {TIME_BUDGET_S:g} s); this schema was not compared")]
+                         f"16 nested unions, {TIME_BUDGET_S:g} s per tool or the run's time budget); "
+                         "this schema was not compared")]
     except RecursionError:
         issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError) as exc:
@@ -1299,7 +1306,28 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool") -> l
         if key not in seen:
             seen.add(key)
             findings.append(f)
+    if old_doc.canonical != new_doc.canonical:
+        findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
     return sorted(findings, key=lambda f: (f.pointer, f.rule, f.message))
+
+
+def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: SchemaDoc, have: set[str]) -> list[Finding]:
+    """A ``schema-undecidable`` warning per side no validator can run (``SchemaCostError``: an in-place
+    ``$ref`` cycle or an exponential expansion), so that a changed schema no host can validate with
+    is never a silent "no finding"."""
+    out = []
+    for side, doc in (("cached", old_doc), ("new", new_doc)):
+        try:
+            doc.validator("python-sdk")
+        except SchemaCostError as exc:
+            f = _finding("schema-undecidable", tool, "", f"the {side} {direction}Schema cannot be validated: {exc}",
+                         None, None, direction=direction)
+            if not any(str(exc) in message for message in have):
+                f.reason = str(exc)
+                out.append(f)
+        except ValueError:
+            continue  # uncompilable: reported by the listing-time checks
+    return out
 
 
 def _finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any, *, direction: str | None = None,
@@ -1439,12 +1467,17 @@ def _removed_tool_finding(name: str, input_schema: Any) -> Finding:
     return f
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
+def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = None) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
     Returns findings sorted by (tool, direction: tool < input < output, pointer, rule). Removed tools
     are breaking (witness: arguments the cached inputSchema allows, now sent to an unknown tool).
+    ``time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``; ``0`` or negative: no limit) bounds the
+    whole call: a changed tool met after it is spent is not compared and gets one
+    ``schema-undecidable`` warning saying so.
     """
+    budget = RUN_TIME_BUDGET_S if time_budget is None else time_budget
+    deadline = time.monotonic() + budget if budget > 0 else None
     om, nm = old.tool_map(), new.tool_map()
     out: list[Finding] = []
     for name in sorted(set(om) | set(nm)):
@@ -1458,8 +1491,12 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> list[Finding]:
         if o == n:
             continue  # identical tool: nothing to compare (the common case, kept cheap for big servers)
         out += _tool_findings(name, o, n)
-        out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
-        out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
+        if deadline is not None and time.monotonic() > deadline:
+            out.append(_finding("schema-undecidable", name, "", f"not compared: the run's time budget ({budget:g} s, "
+                                "--time-budget) was spent on earlier tools", None, None, direction="input"))
+            continue
+        out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name, deadline=deadline)
+        out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name, deadline=deadline)
     out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out})
     order = {"tool": 0, "input": 1, "output": 2}
     return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))

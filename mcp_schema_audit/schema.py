@@ -88,10 +88,13 @@ def _regex_shape(pattern: str) -> tuple[int, int, int]:
             if op in repeats:
                 lo, hi, body = av
                 variable = lo != hi
-                count += variable * mult
-                inner = mult * hi if not variable and hi <= 16 else mult
+                inner = mult * hi if not variable else mult
                 d, a = walk(body, in_repeat or variable or hi > 1, min(inner, 1000))
-                depth, alts = max(depth, d + (1 if variable or hi > 16 else 0)), max(alts, a)
+                # a fixed count over alternatives backtracks like a variable repeat:
+                # ``(?:a|a){40}`` tries 2**40 choices on a miss
+                ambiguous = not variable and hi > 1 and a > 1
+                count += (variable or ambiguous) * mult
+                depth, alts = max(depth, d + (1 if variable or ambiguous or hi > 16 else 0)), max(alts, a)
             elif op == c.BRANCH:
                 for sub in av[1]:
                     d, a = walk(sub, in_repeat, mult)
@@ -771,7 +774,7 @@ class SchemaCompileError(ValueError):
 #: What ``compile_problem`` (TS profiles) and ``inplace_cost`` found per schema text, for schemas met
 #: again (``history`` against every cohort, ``--mode full``): insertion-ordered, the oldest dropped first.
 _COMPILE_CACHE: dict[tuple[str, str], Any] = {}
-_COST_CACHE: dict[str, int] = {}
+_COST_CACHE: dict[str, float] = {}
 
 
 class SchemaCostError(ValueError):
@@ -781,25 +784,49 @@ class SchemaCostError(ValueError):
 #: Subschemas one validation may evaluate at a single instance location (through ``allOf``/``anyOf``/
 #: ``oneOf``/``not``/conditionals/``$ref``) before a schema is refused as too costly to validate.
 INPLACE_BUDGET = 20_000
+#: How many times a node holding ``unevaluatedProperties``/``unevaluatedItems`` makes a validator walk
+#: its in-place subschemas: once to validate them, again (validating each branch anew) to collect
+#: the evaluated keys (jsonschema ``find_evaluated_property_keys_by_schema``). A chain of such nodes
+#: through ``allOf`` grows like ``UNEVALUATED_FACTOR ** levels`` (measured: Fibonacci, 105 s at 14
+#: levels), so the estimate rounds the measured 1.6 up to keep a margin.
+UNEVALUATED_FACTOR = 4
+#: What ``inplace_cost`` returns for an in-place cycle (validation recurses without end).
+INPLACE_CYCLE = math.inf
 _INPLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref")
+_NOT_SCHEMAS = ("enum", "const", "default", "examples", "$defs", "definitions")
 
 
-def inplace_cost(doc: SchemaDoc) -> int:
-    """The most subschemas a validator may evaluate at one instance location of ``doc``, capped at
-    ``INPLACE_BUDGET + 1``.
+def inplace_cost(doc: SchemaDoc) -> float:
+    """The most subschemas a validator may evaluate at one instance location of ``doc``: an int capped
+    at ``INPLACE_BUDGET + 1``, or ``INPLACE_CYCLE`` (``math.inf``) for an in-place cycle.
 
-    Counts, from every subschema (``$defs`` included), those reached without moving into the
-    instance: ``allOf``/``anyOf``/``oneOf`` members, ``not``, ``if``/``then``/``else``,
-    ``dependentSchemas`` values and local ``$ref`` targets. A shared target counts once per path, as
-    a validator evaluates it: a "billion laughs" chain where each level is an ``anyOf`` of two
-    ``$ref``s to the previous one costs ``2**levels``. Keywords that move into the instance
-    (``properties``, ``items`` …) are bounded by the instance and not counted. Linear in the schema
-    size (memoized per node); a ``$ref`` cycle at one location counts once.
+    Counts, from every subschema a validation can reach from the root (``$defs`` only through a
+    ``$ref``), those reached without moving into the instance: ``allOf``/``anyOf``/``oneOf``
+    members, ``not``, ``if``/``then``/``else``, ``dependentSchemas`` values and local ``$ref``
+    targets. A shared target counts once per path, as a validator evaluates it: a "billion laughs"
+    chain where each level is an ``anyOf`` of two ``$ref``s to the previous one costs
+    ``2**levels``; a node with ``unevaluatedProperties``/``unevaluatedItems`` counts its in-place
+    subschemas ``UNEVALUATED_FACTOR`` times. Keywords that move into the instance (``properties``,
+    ``items`` …) are bounded by the instance and not counted.
+
+    A cycle of in-place keywords (``{"not": {"$ref": "#"}}``, two ``$defs`` whose ``allOf`` name each
+    other) makes validation recurse at one location without end: jsonschema dies with
+    ``RecursionError``, Ajv with "Maximum call stack size exceeded"; JSON Schema Core 2020-12 §9.4.1
+    (Guarding Against Infinite Recursion) leaves such schemas' behaviour undefined. It is reported as
+    ``INPLACE_CYCLE``. Linear in the schema size (memoized per node).
     """
-    memo: dict[int, int] = {}
+    memo: dict[int, float] = {}
     active: set[int] = set()
     targets: dict[str, Any] = {}
     cap = INPLACE_BUDGET + 1
+
+    def target(ref: str) -> Any:
+        if ref not in targets:
+            try:
+                targets[ref] = doc.lookup(ref)[0]
+            except (RefError, ValueError, TypeError, LookupError):
+                targets[ref] = None
+        return targets[ref]
 
     def children(node: dict[str, Any]) -> list[Any]:
         out: list[Any] = []
@@ -813,34 +840,31 @@ def inplace_cost(doc: SchemaDoc) -> int:
             out += list(node["dependentSchemas"].values())
         ref = node.get("$ref")
         if isinstance(ref, str):
-            if ref not in targets:
-                try:
-                    targets[ref] = doc.lookup(ref)[0]
-                except RefError:
-                    targets[ref] = None
-            out.append(targets[ref])
+            out.append(target(ref))
         return out
 
-    def cost(node: Any) -> int:
+    def cost(node: Any) -> float:
         if not isinstance(node, dict):
             return 1
         key = id(node)
         if key in memo:
             return memo[key]
         if key in active:
-            return 1
+            return INPLACE_CYCLE
         active.add(key)
-        total = 1
+        factor = UNEVALUATED_FACTOR if ("unevaluatedProperties" in node or "unevaluatedItems" in node) else 1
+        total: float = 1
         for child in children(node):
-            total += cost(child)
+            total += factor * cost(child)
             if total > cap:
-                total = cap
                 break
+        if total != INPLACE_CYCLE:
+            total = min(total, cap)
         active.discard(key)
         memo[key] = total
         return total
 
-    worst = 0
+    worst: float = 0
     stack: list[Any] = [doc.root]
     seen: set[int] = set()
     try:
@@ -854,8 +878,10 @@ def inplace_cost(doc: SchemaDoc) -> int:
             seen.add(id(node))
             worst = max(worst, cost(node))
             if worst > INPLACE_BUDGET:
-                return cap
-            stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+                return worst
+            stack.extend(v for k, v in node.items() if k not in _NOT_SCHEMAS)
+            if isinstance(node.get("$ref"), str):
+                stack.append(target(node["$ref"]))
     except RecursionError:
         return cap
     return worst
@@ -1077,7 +1103,7 @@ class SchemaDoc:
     _registry: Any = field(init=False, default=None, repr=False)
     _resolver: Any = field(init=False, default=None, repr=False)
     _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
-    _cost: int | None = field(init=False, default=None, repr=False)
+    _cost: float | None = field(init=False, default=None, repr=False)
     _canonical: str | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -1146,15 +1172,19 @@ class SchemaDoc:
         time (``RefError`` from ``errors``).
         """
         if self._cost is None:
-            # without $ref the in-place expansion is at most the schema's size: nothing to measure
-            self._cost = _COST_CACHE.get(self.canonical) if '"$ref"' in self.canonical else 0
+            # without $ref or unevaluated* the in-place expansion is at most the schema's size
+            measure = '"$ref"' in self.canonical or '"unevaluated' in self.canonical
+            self._cost = _COST_CACHE.get(self.canonical) if measure else 0
             if self._cost is None:
                 if len(_COST_CACHE) >= 256:
                     _COST_CACHE.pop(next(iter(_COST_CACHE)))
                 self._cost = _COST_CACHE[self.canonical] = inplace_cost(self)
+        if self._cost == INPLACE_CYCLE:
+            raise SchemaCostError("an in-place $ref cycle (a schema that applies itself at the same instance "
+                                  "location through allOf/anyOf/not/if/$ref): validation never terminates")
         if self._cost > INPLACE_BUDGET:
             raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
-                                  "(nested anyOf/allOf/$ref that multiply): not attempted")
+                                  "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted")
         if profile not in self._validators:
             self._validators[profile] = self._build_validator(profile)
         built = self._validators[profile]

@@ -244,3 +244,21 @@ def test_dependent_required_and_property_names_are_modelled():
     new = {**obj({"Ab": S}), "propertyNames": {"pattern": "^[a-z]+$"}}
     [f] = compare_schemas(old, new, "input")
     assert f.severity == "breaking" and f.witness["instance"] == {"Ab": "a"}
+
+
+def test_run_time_budget_leaves_a_warning_per_tool_not_compared() -> None:
+    """Past ``diff_snapshots``' ``time_budget`` a changed tool is not compared but named in a warning;
+    removed and added tools are still reported (they need no comparison)."""
+    old = snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": obj({"x": S})} for i in range(3)]
+                              + [{"name": "gone", "inputSchema": obj({})}]}, source="old")
+    new = snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": obj({"x": S}, ["x"])} for i in range(3)]
+                              + [{"name": "added", "inputSchema": obj({})}]}, source="new")
+    full = diff_snapshots(old, new, time_budget=0)  # 0: no limit
+    assert {(f.tool, f.rule) for f in full if f.severity == "breaking"} >= {(f"t{i}", "input-required-added")
+                                                                           for i in range(3)}
+    spent = diff_snapshots(old, new, time_budget=1e-9)
+    skipped = [f for f in spent if f.rule == "schema-undecidable"]
+    assert sorted(f.tool for f in skipped) == ["t0", "t1", "t2"]
+    assert all(f.severity == "warning" and "time budget" in f.message for f in skipped)
+    assert {(f.tool, f.rule) for f in spent} >= {("gone", "tool-removed"), ("added", "tool-added")}
+    assert not [f for f in spent if f.rule == "input-required-added"]

@@ -289,6 +289,19 @@ def _wide(n: int, closed: bool) -> dict[str, Any]:
     return schema
 
 
+def _unevaluated_chain(levels: int, via_ref: bool) -> dict[str, Any]:
+    """``levels`` nested ``allOf`` + ``unevaluatedProperties: false`` (each level re-walks the ones below)."""
+    if via_ref:
+        defs: dict[str, Any] = {"L0": {"properties": {"x": {"type": "string"}}}}
+        for i in range(1, levels + 1):
+            defs[f"L{i}"] = {"allOf": [{"$ref": f"#/$defs/L{i - 1}"}], "unevaluatedProperties": False}
+        return {"type": "object", "$ref": f"#/$defs/L{levels}", "$defs": defs}
+    node: dict[str, Any] = {"properties": {"x": {"type": "string"}}}
+    for _ in range(levels):
+        node = {"allOf": [node], "unevaluatedProperties": False}
+    return {"type": "object", **node}
+
+
 INVALID_SCHEMA = {"type": "object", "properties": {"a": {"type": 42, "minimum": "x", "required": "q", "properties": [1]}}}
 
 #: case → (old inputSchema/outputSchema pair, new pair, rules of which at least one must be reported for tool "h")
@@ -306,6 +319,29 @@ HOSTILE_SCHEMAS: dict[str, tuple[Any, Any, set[str] | None]] = {
     "ref-root-self": (({"$ref": "#"}, {"$ref": "#"}), ({"$ref": "#"}, {"$ref": "#"}), None),
     "billion-laughs-anyOf": ((_laughs_any_of(), _laughs_any_of()), (_laughs_any_of(), _laughs_any_of()), None),
     "billion-laughs-properties": ((_laughs_props(), _laughs_props()), (_laughs_props(), _laughs_props()), None),
+    # a schema that applies itself at the same place: validation recurses forever (was a Rust panic in rpds)
+    "inplace-cycle-not": ((obj(x={"type": "string"}), None), ({"type": "object", "not": {"$ref": "#"}}, None),
+                          {"schema-undecidable"}),
+    "inplace-cycle-if": (({"type": "object"}, None), ({"type": "object", "if": {"$ref": "#"}, "then": {}}, None),
+                         {"schema-undecidable"}),
+    "inplace-cycle-dependentSchemas": (({"type": "object"}, None),
+                                       ({"type": "object", "dependentSchemas": {"x": {"$ref": "#"}}}, None),
+                                       {"schema-undecidable"}),
+    "inplace-cycle-defs": (({"type": "object"}, None),
+                           ({"type": "object", "$ref": "#/$defs/a", "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]},
+                                                                               "b": {"anyOf": [{"$ref": "#/$defs/a"}]}}},
+                            None), {"schema-undecidable"}),
+    # unevaluatedProperties re-walks its allOf: Fibonacci growth per level (105 s at 14 levels before)
+    "unevaluated-chain-ref-14": ((obj(x={"type": "string"}), None), (_unevaluated_chain(14, True), None),
+                                 {"schema-undecidable", "input-object-closed"}),
+    "unevaluated-chain-inline-30": ((obj(x={"type": "string"}), None), (_unevaluated_chain(30, False), None),
+                                    {"schema-undecidable", "input-object-closed"}),
+    # ECMAScript ReDoS through a fixed count over overlapping alternatives (regress has no timeout)
+    "ecma-redos-fixed-count": (
+        (obj(y={"type": "string", "enum": ["a" * 40 + "\n"], "pattern": "^(?:a|a){40}$"}, z={"type": "string"})
+         | {"required": ["y"]}, None),
+        (obj(y={"type": "string", "enum": ["a" * 40 + "\n"], "pattern": "^(?:a|a){40}$"}, z={"type": "string"})
+         | {"required": ["y", "z"]}, None), None),
     "nesting-250": ((_deep(250, "string"), _deep(250, "string")), (_deep(250, "integer"), _deep(250, "integer")),
                     {"schema-undecidable"}),
     "enum-100000": (({"type": "object", "properties": {"e": {"enum": list(range(100_000))}}},
@@ -384,7 +420,7 @@ def test_hostile_schema_is_reported_within_budget(case: str, tmp_path: Path) -> 
     old = _pair_file(tmp_path / "old.json", old_pair, [NORMAL_OLD])
     new = _pair_file(tmp_path / "new.json", new_pair, [NORMAL_NEW])
     run = cli("diff", str(old), str(new), "--format", "json", cwd=tmp_path, timeout=DIFF_BUDGET_S + 10)
-    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr and "panicked" not in run.stderr, run.stderr[-3000:]
     assert run.code in (0, 1), f"exit {run.code}: {run.stderr[-500:]}"
     assert run.seconds < DIFF_BUDGET_S, f"{case} took {run.seconds:.1f} s"
     report = run.report()

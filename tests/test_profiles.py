@@ -21,14 +21,18 @@ import pytest
 
 from mcp_schema_audit.schema import (
     HOST_PROFILES,
+    INPLACE_BUDGET,
+    INPLACE_CYCLE,
     EcmaRegexError,
     RegexBudgetError,
     SchemaCompileError,
+    SchemaCostError,
     SchemaDoc,
     _ecma_program,
     ajv_format_checker,
     ecma_compile_error,
     ecma_search,
+    inplace_cost,
     safe_search,
 )
 
@@ -380,6 +384,46 @@ def test_ecma_search_refuses_instead_of_hanging() -> None:
     assert ecma_search(r"^(a+)+$", "a" * 10) and not ecma_search(r"^(a+)+$", "a" * 10 + "!")
     assert ecma_search(r"^[a-z]+$", "a" * 100_000)
     assert _ecma_program(r"^(a+)+$").limit < 30 < _ecma_program(r"^[a-z]+$").limit
+
+
+def test_fixed_count_over_alternatives_is_bounded() -> None:
+    """``(?:a|a){40}`` backtracks 2**40 times on a miss although no repeat is variable: the static bound
+    must be finite (a hang in regress before), and the search is then refused or timed out."""
+    assert _ecma_program(r"^(?:a|a){40}$").limit < 30
+    assert _ecma_program(r"^[a-z]{40}$").limit == float("inf")  # one atom per step: linear
+    started = time.monotonic()
+    with pytest.raises(RegexBudgetError):
+        ecma_search(r"^(?:a|a){40}$", "a" * 40 + "\n")
+    with pytest.raises(RegexBudgetError):
+        safe_search(r"^(?:a|a){40}\Z", "a" * 40 + "\n")
+    assert time.monotonic() - started < REDOS_BUDGET_S
+    assert ecma_search(r"^(?:a|b){3}$", "aba") and not ecma_search(r"^(?:a|b){3}$", "abc")
+
+
+def test_inplace_cost_finds_cycles_and_unevaluated_chains() -> None:
+    """An in-place ``$ref`` cycle never terminates (``INPLACE_CYCLE``); recursion through ``properties``
+    or an unused ``$defs`` cycle is harmless; ``unevaluatedProperties`` multiplies its subschemas."""
+    assert inplace_cost(SchemaDoc({"not": {"$ref": "#"}})) == INPLACE_CYCLE
+    assert inplace_cost(SchemaDoc({"$ref": "#/$defs/a", "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]},
+                                                                  "b": {"if": {"$ref": "#/$defs/a"}}}})) == INPLACE_CYCLE
+    tree = {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}}
+    assert inplace_cost(SchemaDoc(tree)) < 10
+    unused = {"type": "object", "$defs": {"a": {"$ref": "#/$defs/a"}}}
+    assert inplace_cost(SchemaDoc(unused)) < 10
+    with pytest.raises(SchemaCostError, match="never terminates"):
+        SchemaDoc({"type": "object", "not": {"$ref": "#"}}).validator()
+
+    def chain(levels: int) -> dict[str, Any]:
+        node: dict[str, Any] = {"properties": {"x": {"type": "string"}}}
+        for _ in range(levels):
+            node = {"allOf": [node], "unevaluatedProperties": False}
+        return node
+
+    assert inplace_cost(SchemaDoc(chain(3))) < 200  # what real schemas nest: still validated
+    assert SchemaDoc(chain(3)).errors({"x": "a", "y": 1})  # and y is rejected
+    assert inplace_cost(SchemaDoc(chain(14))) > INPLACE_BUDGET
+    with pytest.raises(SchemaCostError, match="unevaluated"):
+        SchemaDoc(chain(14)).validator()
 
 
 def test_lone_surrogates_are_undecided_not_wrong() -> None:
