@@ -28,7 +28,7 @@ from typing import Any
 
 from mcp_schema_audit.issue import NO_WITNESS, Issue, canon, short
 from mcp_schema_audit.schema import RefError
-from mcp_schema_audit.witness import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample
+from mcp_schema_audit.witness import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample, string_candidates
 
 #: Issue kinds that mean "P may declare a value V rejects" (or that the engine could not tell).
 UNSAFE_KINDS = frozenset({"enum-extra-p", "const-changed", "enum-only-v", "type-extra-p", "type-only-v",
@@ -223,11 +223,13 @@ class ApplicatorMixin:
             for issue in self.compare(p, vi, depth + 1):  # type: ignore[attr-defined]
                 if issue.kind not in UNSAFE_KINDS:
                     continue  # P against a fragment of V: only what V's member rejects is news
-                if issue.witness is not NO_WITNESS and not self._valid(self.p_doc, p, issue.witness):  # type: ignore[attr-defined]
-                    # the member's witness ignores the rest of P (P's own allOf): rebuild it from P's alternatives
-                    variants = self._samples_p(p) if variants is None else variants
-                    issue = replace(issue, witness=self._pick_valid(
-                        p, v, [_blend(b, issue) for b in variants] + variants))
+                if issue.witness is NO_WITNESS or not self._valid(self.p_doc, p, issue.witness):  # type: ignore[attr-defined]
+                    # the member's witness ignores the rest of P (P's own allOf), or none was found against the
+                    # bare member: rebuild it from P's alternatives, one sample of P per JSON type among them
+                    if variants is None:
+                        variants = self._samples_p(p) + [self._sample_typed(p, t) for t in _JSON_TYPES]  # type: ignore[attr-defined]
+                    blended = [_blend(b, issue) for b in variants] if issue.witness is not NO_WITNESS else []
+                    issue = replace(issue, witness=self._pick_valid(p, v, blended + variants))
                 out += self._prefix([issue], [], ["allOf", i])  # type: ignore[attr-defined]
         return out
 
@@ -420,6 +422,15 @@ class ApplicatorMixin:
         changed = [k for k in keys if canon(p.get(k)) != canon(v.get(k))]
         p_steps = [k for k in changed + list(keys) if k in p][:1]
         v_steps = [k for k in changed + list(keys) if k in v][:1]
+        if cv is not _MISSING and min_v == 0 and max_v is None and not (cp is not _MISSING and min_p >= 1):
+            # minContains: 0 makes contains vacuous where it is read; a draft-07 host (ts-sdk-v1) ignores
+            # minContains and still requires one matching item
+            w = self._pick_any_profile(p, v, [[], *([x] for x in self._samples_p(p.get("items", {}) if isinstance(
+                p.get("items"), dict) else {}) if x is not NO_WITNESS)])  # type: ignore[attr-defined]
+            if w is not NO_WITNESS:
+                return [Issue("looser-p", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
+                              f"the {{P}} schema allows {short(w)}; hosts that ignore minContains: 0 (draft-07 "
+                              "Ajv) still require an item matching the {V} schema's 'contains'", w)]
         if cv is _MISSING or (min_v == 0 and max_v is None):
             return [Issue("looser-v", p_steps, v_steps, cp if cp is not _MISSING else None, None,
                           "the {P} schema requires items matching 'contains'; the {V} schema does not")] \
@@ -437,8 +448,13 @@ class ApplicatorMixin:
                 mine = sample(cp, self.p_doc)
             except (NoSample, RecursionError):
                 pass
+        mine_out = NO_WITNESS  # an item P's contains declares that V's contains does not match
+        if cp is not _MISSING:
+            own = self._samples_p(cp) if isinstance(cp, dict) else []  # type: ignore[attr-defined]
+            mine_out = self._pick(cp, cv, [x for x in (*own, *string_candidates(), *pool_any)  # type: ignore[attr-defined]
+                                           if x is not NO_WITNESS])
         cands: list[Any] = [[]]
-        pool = [x for x in (outside, mine, inside) if x is not NO_WITNESS]
+        pool = [x for x in (outside, mine, inside, mine_out) if x is not NO_WITNESS]
         for x in pool:
             for n in {1, min_p, max(min_v - 1, 0), (max_v or 0) + 1}:
                 if 0 <= n <= _MAX_ARRAY:
@@ -447,6 +463,19 @@ class ApplicatorMixin:
             cands.append([mine] * min_p + [outside])
         if inside is not NO_WITNESS and mine is not NO_WITNESS and max_v is not None and max_v < _MAX_ARRAY:
             cands.append([mine] * min_p + [inside] * (max_v + 1))
+        prefix_slots = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else (
+            p.get("items") if isinstance(p.get("items"), list) else [])
+        if prefix_slots and len(prefix_slots) <= _MAX_ARRAY:
+            # a tuple: its slots come first, each filled with a value failing V's contains when it has one
+            head = []
+            for slot in prefix_slots:
+                own = self._sample_p(slot)  # type: ignore[attr-defined]
+                out = self._pick(slot, cv, [x for x in (*self._samples_p(slot), *pool_any)  # type: ignore[attr-defined]
+                                            if x is not NO_WITNESS]) if isinstance(slot, dict) else NO_WITNESS
+                head.append(out if out is not NO_WITNESS else own)
+            if NO_WITNESS not in head:
+                cands += [head[:k] + tail for k in range(1, len(head) + 1) for tail in list(cands)[:12]
+                          if k == len(head) or not tail]
         cands = [c for c in cands if len(c) <= min(_MAX_ARRAY, MAX_SAMPLE_SIZE)]
         w = self._pick_valid(p, v, cands)
         if w is not NO_WITNESS:
@@ -468,6 +497,9 @@ class ApplicatorMixin:
         return [Issue("undecidable", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
                       "'contains' in the {V} schema: no array of the {P} schema failing it was found, and none "
                       "could be ruled out")]
+
+
+_JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 
 
 def _count(node: dict[str, Any], kw: str, default: Any) -> Any:

@@ -628,19 +628,22 @@ class _Comparer(ApplicatorMixin):
                            f"enum with more than {MAX_ENUM} values is not compared value by value")]
         v_keys = {value_key(y) for y in vv} if vv is not None else set()
         if pv is not None:
+            per_host = len(pv) <= 64  # few values: also ask the other host profiles (nullable, regex dialect …)
             for x in pv:
-                if vv is not None and value_key(x) in v_keys:
-                    if self._valid(self.v_doc, v, x) is not False:
-                        continue
-                elif vv is None and self._valid(self.v_doc, v, x) is not False:
+                if (vv is None or value_key(x) in v_keys) and self._valid(self.v_doc, v, x) is not False and not (
+                        per_host and self._pick_any_profile(p, v, [x]) is not NO_WITNESS):
                     continue
                 if self._valid(self.p_doc, p, x) is False:
                     continue  # P lists it but its other keywords reject it: never produced
+                if vv is None or value_key(x) in v_keys:
+                    # V lists the value (or lists none) but its other keywords reject it: a tightened constraint
+                    out.append(Issue("looser-p", [kw_p], [], p.get(kw_p), None,
+                                     f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema", x))
+                    continue
                 kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
                 detail = (f"const {short(x)} in the {{P}} schema, {short(vv[0])} in the {{V}} schema" if kind == "const-changed"
-                          else f"value {short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {short(vv)}" if vv is not None
-                          else f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema")
-                out.append(Issue(kind, [kw_p], [kw_v] if vv is not None else [], p.get(kw_p), v.get(kw_v), detail, x))
+                          else f"value {short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {short(vv)}")
+                out.append(Issue(kind, [kw_p], [kw_v], p.get(kw_p), v.get(kw_v), detail, x))
             if vv is not None:
                 p_keys = {value_key(x) for x in pv}
                 extra_v = [y for y in vv if value_key(y) not in p_keys]
@@ -915,7 +918,15 @@ class _Comparer(ApplicatorMixin):
                     arr.append(None if got is NO_WITNESS else got)
                 else:
                     arr.append(filler)
+            replaced = arr[index]
             arr[index] = child
+            if "contains" not in p or index < len(p_pre) or self._valid(self.p_doc, p, arr) is not False:
+                return arr
+            # P's contains may have been met by the item the child replaced: keep one such item after it
+            kept = self._common({"allOf": [p_items, p["contains"]]}, v_items)
+            for extra in (replaced, kept):
+                if extra is not NO_WITNESS and self._valid(self.p_doc, p, arr + [extra]):
+                    return arr + [extra]
             return arr
         return wrap
 
@@ -994,11 +1005,13 @@ class _Comparer(ApplicatorMixin):
                 out.append(Issue("undecidable", ["patternProperties", pat], [], ps, None,
                                  f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
                                  "built, so it is not compared with the {V} schema"))
-        if isinstance(p_addl, dict) and not p_closed:
+        if (isinstance(p_addl, dict) or p_addl is True) and not p_closed:
+            # V's patternProperties constrain keys P leaves to its additionalProperties (open: any value)
             for pat in vpat:
                 for key in pattern_keys(pat, taken=pprops)[:1]:
                     if not any(_search(pp, key) for pp in ppat):
-                        out += self._declared_key(p, v, ["additionalProperties"], p_addl, key, depth)
+                        out += self._declared_key(p, v, ["additionalProperties"] if "additionalProperties" in p
+                                                  else [], p_addl if p_addl is not True else {}, key, depth)
         for key, vs in vprops.items():
             if key in pprops:
                 continue
@@ -1015,12 +1028,12 @@ class _Comparer(ApplicatorMixin):
                 base = dict(base)
                 base.pop(key, None)
                 w = base
-            out.append(Issue("required-extra-v", ["properties", key] if key in pprops else ["required"],
+            out.append(Issue("required-extra-v", ["properties", key] if key in pprops else _kw_steps(p, "required"),
                               ["properties", key] if key in vprops else ["required"], False, True,
                               f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key]))
         for key in [k for k in preq if k not in vreq]:
             out.append(Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
-                              ["properties", key] if key in vprops else ["required"], True, False,
+                              ["properties", key] if key in vprops else _kw_steps(v, "required"), True, False,
                               f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key]))
         if v_closed and not p_closed:
             if isinstance(p_addl, dict) and p_addl != {}:
@@ -1071,10 +1084,14 @@ class _Comparer(ApplicatorMixin):
             x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
         keys = [k for k in dict.fromkeys(cands) if k not in taken and any(_matches(pat, k))]
 
-        def covered(k: str) -> bool:
+        def covered(k: str) -> int:
+            # how many regex readings (Python, ECMAScript) list the key in V where P declares it: a key V
+            # misses under both breaks every host, one it misses under one reading only some hosts
+            if k in vprops:
+                return 2
             mine = _matches(pat, k)
-            return k in vprops or all(any(_matches(pt, k)[d] for pt in vpat) for d in (0, 1) if mine[d])
-        return (sorted(keys, key=covered))[:3]
+            return sum(1 for d in (0, 1) if not mine[d] or any(_matches(pt, k)[d] for pt in vpat))
+        return sorted(keys, key=lambda k: (covered(k), not (k.isascii() and k.isprintable())))[:3]
 
     def _declared_key(self, p: dict[str, Any], v: dict[str, Any], p_steps: list[Any], ps: Any, key: str,
                       depth: int, dialects: tuple[bool, bool] = (True, True)) -> list[Issue]:
@@ -1096,7 +1113,7 @@ class _Comparer(ApplicatorMixin):
         if v_closed:
             child = self._sample_p(ps)
             w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
-            what = f"property {key!r}" if p_steps[0] == "properties" else f"a property such as {key!r}"
+            what = f"property {key!r}" if p_steps[:1] == ["properties"] else f"a property such as {key!r}"
             if targets:
                 what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
             return out + [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
@@ -1328,6 +1345,11 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
         except ValueError:
             continue  # uncompilable: reported by the listing-time checks
     return out
+
+
+def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
+    """``[kw]`` when ``node`` has that keyword, else ``[]`` (the node itself): pointers must resolve."""
+    return [kw] if kw in node else []
 
 
 def _finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any, *, direction: str | None = None,

@@ -793,7 +793,12 @@ UNEVALUATED_FACTOR = 4
 #: What ``inplace_cost`` returns for an in-place cycle (validation recurses without end).
 INPLACE_CYCLE = math.inf
 _INPLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref")
-_NOT_SCHEMAS = ("enum", "const", "default", "examples", "$defs", "definitions")
+#: Keywords whose value is a map of subschemas a validation can reach (``$defs`` only through ``$ref``).
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
+#: Keywords whose value is a subschema or a list of them.
+_SCHEMA_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "items", "prefixItems",
+                              "additionalItems", "unevaluatedItems", "contains", "additionalProperties",
+                              "unevaluatedProperties", "propertyNames"})
 
 
 def inplace_cost(doc: SchemaDoc) -> float:
@@ -879,7 +884,11 @@ def inplace_cost(doc: SchemaDoc) -> float:
             worst = max(worst, cost(node))
             if worst > INPLACE_BUDGET:
                 return worst
-            stack.extend(v for k, v in node.items() if k not in _NOT_SCHEMAS)
+            for k, value in node.items():
+                if k in _SCHEMA_MAPS and isinstance(value, dict):
+                    stack.extend(value.values())  # property names are not keywords: {"enum": {…}} is a schema
+                elif k in _SCHEMA_KEYWORDS:
+                    stack.append(value)
             if isinstance(node.get("$ref"), str):
                 stack.append(target(node["$ref"]))
     except RecursionError:

@@ -142,6 +142,42 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
      {"type": "object", "allOf": [{"$ref": "#/$defs/A"}],
       "$defs": {"A": obj({"a": S, "b": S}, ["a", "b"], additionalProperties=False)}},
      "output-property-added-to-closed-object", "breaking", {"a": "a", "b": "a"}),
+    # found by the attack rounds: tuples, $ref targets, host-only readings, patternProperties on open objects
+    ("contains-added-beside-prefix-items-input", "input",
+     obj({"x": {"type": "array", "prefixItems": [I], "items": S, "minItems": 1}}),
+     obj({"x": {"type": "array", "prefixItems": [I], "items": S, "minItems": 1, "contains": S}}),
+     "input-constraint-tightened", "breaking", {"x": [0]}),
+    ("contains-ref-target-changed-input", "input",
+     obj({"x": {"type": "array", "contains": {"$ref": "#/$defs/I"}}}, **{"$defs": {"I": S}}),
+     obj({"x": {"type": "array", "contains": {"$ref": "#/$defs/I"}}}, **{"$defs": {"I": {"const": "a"}}}),
+     "input-constraint-tightened", "breaking", {"x": [""]}),
+    # draft-07 Ajv (ts-sdk-v1) ignores minContains, so "contains" still needs one match there
+    ("min-contains-zero-draft07-host-input", "input", obj({"x": {"type": "array"}}),
+     obj({"x": {"type": "array", "contains": S, "minContains": 0}}), "input-constraint-tightened", "breaking",
+     {"x": []}),
+    ("pattern-anchored-closed-input", "input",
+     {"type": "object", "patternProperties": {"^a": {}}, "additionalProperties": False},
+     {"type": "object", "patternProperties": {"^a$": {}}, "additionalProperties": False},
+     "input-property-removed-from-closed-object", "breaking", {"abc": None}),
+    ("pattern-properties-added-open-input", "input", {"type": "object"},
+     {"type": "object", "patternProperties": {"^a": S}}, "input-type-narrowed", "breaking", {"a": 0}),
+    ("pattern-properties-dropped-open-output", "output", {"type": "object", "patternProperties": {"^a": S}},
+     {"type": "object"}, "output-type-removed", "warning", None),
+    # only Ajv reads nullable, only ECMAScript's \s holds U+FEFF: breaking for the TS hosts alone
+    ("not-nullable-ts-hosts-input", "input", obj({"x": {"type": "null"}}),
+     obj({"x": {"type": "null", "not": {"type": "string", "nullable": True}}}), "input-constraint-tightened",
+     "breaking", {"x": None}),
+    ("not-ecmascript-space-ts-hosts-input", "input", obj({"x": {"const": "\ufeff"}}),
+     obj({"x": {"const": "\ufeff", "not": {"pattern": "^\\s$"}}}), "input-constraint-tightened", "breaking",
+     {"x": "\ufeff"}),
+    # the witness item replaces the one that met the cached contains: the array keeps one after it
+    ("items-narrowed-beside-contains-input", "input",
+     obj({"x": {"type": "array", "items": {"type": "object"}, "contains": obj({"id": {"const": "a"}}, ["id"])}}),
+     obj({"x": {"type": "array", "items": S}}), "input-type-narrowed", "breaking", {"x": [{}, {"id": "a"}]}),
+    ("allof-ref-target-narrowed-input", "input",
+     obj({"x": {"allOf": [{"$ref": "#/$defs/A"}, {"anyOf": [S, I]}]}}, **{"$defs": {"A": {}}}),
+     obj({"x": {"allOf": [{"$ref": "#/$defs/A"}, {"anyOf": [S, I]}]}}, **{"$defs": {"A": S}}),
+     "input-type-narrowed", "breaking", {"x": 0}),
 ]
 
 

@@ -419,6 +419,14 @@ def test_inplace_cost_finds_cycles_and_unevaluated_chains() -> None:
             node = {"allOf": [node], "unevaluatedProperties": False}
         return node
 
+    laughs: dict[str, Any] = {"L0": {"type": "string"}}
+    for i in range(1, 21):
+        laughs[f"L{i}"] = {"anyOf": [{"$ref": f"#/$defs/L{i - 1}"}, {"$ref": f"#/$defs/L{i - 1}"}]}
+    # a property named like a keyword ("enum", "$defs") is still a schema the walk measures
+    for name in ("enum", "$defs", "default"):
+        hidden = {"type": "object", "properties": {name: {"$ref": "#/$defs/L20"}}, "$defs": laughs}
+        assert inplace_cost(SchemaDoc(hidden)) > INPLACE_BUDGET, name
+
     assert inplace_cost(SchemaDoc(chain(3))) < 200  # what real schemas nest: still validated
     assert SchemaDoc(chain(3)).errors({"x": "a", "y": 1})  # and y is rejected
     assert inplace_cost(SchemaDoc(chain(14))) > INPLACE_BUDGET
