@@ -641,7 +641,9 @@ class _Comparer(ApplicatorMixin):
                                      f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema", x))
                     continue
                 kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
-                detail = (f"const {short(x)} in the {{P}} schema, {short(vv[0])} in the {{V}} schema" if kind == "const-changed"
+                detail = (f"the {{V}} schema accepts no value here (its {kw_v} contradicts its type), the {{P}} schema "
+                          f"allows {short(x)}" if not vv
+                          else f"const {short(x)} in the {{P}} schema, {short(vv[0])} in the {{V}} schema" if kind == "const-changed"
                           else f"value {short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {short(vv)}")
                 out.append(Issue(kind, [kw_p], [kw_v], p.get(kw_p), v.get(kw_v), detail, x))
             if vv is not None:

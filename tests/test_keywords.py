@@ -170,6 +170,9 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
     ("not-ecmascript-space-ts-hosts-input", "input", obj({"x": {"const": "\ufeff"}}),
      obj({"x": {"const": "\ufeff", "not": {"pattern": "^\\s$"}}}), "input-constraint-tightened", "breaking",
      {"x": "\ufeff"}),
+    # a const that contradicts its own type accepts nothing (was an IndexError → undecidable)
+    ("const-contradicts-type-input", "input", obj({"x": {"const": "a"}}), obj({"x": {"const": 1, "type": "string"}}),
+     "input-const-changed", "breaking", {"x": "a"}),
     # the witness item replaces the one that met the cached contains: the array keeps one after it
     ("items-narrowed-beside-contains-input", "input",
      obj({"x": {"type": "array", "items": {"type": "object"}, "contains": obj({"id": {"const": "a"}}, ["id"])}}),
