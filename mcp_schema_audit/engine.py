@@ -37,6 +37,12 @@ from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, n
 
 #: Seconds one tool and direction may take to compare (witness searches included) before a warning.
 TIME_BUDGET_S = 10.0
+#: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
+#: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2020-12-only keywords; regex dialects:
+#: ``pattern``, ``patternProperties``; formats checked by the TS profiles only).
+HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
+                  '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
+                  '"items":[', '"propertyNames"', '"$schema"')
 #: Seconds one ``diff_snapshots`` call may spend on all its tools; tools left when it is spent get a
 #: ``schema-undecidable`` warning each (a server of many hostile tools cannot hold a CI job for hours).
 RUN_TIME_BUDGET_S = 60.0
@@ -628,7 +634,8 @@ class _Comparer(ApplicatorMixin):
                            f"enum with more than {MAX_ENUM} values is not compared value by value")]
         v_keys = {value_key(y) for y in vv} if vv is not None else set()
         if pv is not None:
-            per_host = len(pv) <= 64  # few values: also ask the other host profiles (nullable, regex dialect …)
+            # few values, and keywords host profiles read differently: also ask the other profiles
+            per_host = len(pv) <= 64 and (self._host_sensitive(v, self.v_doc) or self._host_sensitive(p, self.p_doc))
             for x in pv:
                 if (vv is None or value_key(x) in v_keys) and self._valid(self.v_doc, v, x) is not False and not (
                         per_host and self._pick_any_profile(p, v, [x]) is not NO_WITNESS):
@@ -754,6 +761,15 @@ class _Comparer(ApplicatorMixin):
                 out.append(Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
                                   f"pattern {short(vp)} in the {{V}} schema, {short(pp)} in the {{P}} schema: inclusion not proven"))
         return out
+
+    @staticmethod
+    def _host_sensitive(node: Any, doc: SchemaDoc) -> bool:
+        """Could host profiles disagree on a value under ``node``? True when it (or, through a ``$ref``, its
+        document) uses a keyword only some profiles read or read differently (``HOST_SENSITIVE``)."""
+        text = canon(node)
+        if '"$ref"' in text or '"$dynamicRef"' in text:
+            text = doc.canonical
+        return doc.dialect != "2020-12" or any(k in text for k in HOST_SENSITIVE)
 
     def _pick_any_profile(self, p: Any, v: Any, candidates: list[Any]) -> Any:
         """The first candidate some host profile accepts under P's node and rejects under V's, or ``NO_WITNESS``
