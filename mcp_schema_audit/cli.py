@@ -6,6 +6,7 @@ The report goes to stdout (or ``--output``); progress and errors go to stderr, o
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import shutil
@@ -204,8 +205,13 @@ def snapshot(
         "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
         "or MCP Inspector CLI JSON.")),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr."),
+    force: bool = typer.Option(False, "--force", help=(
+        "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
+        "an existing one is an error (exit 2) and nothing is captured.")),
 ) -> None:
     """Capture tools/list from a running MCP server (stdio, Streamable HTTP or SSE) into a snapshot.
+
+    A label already in the store (or an existing --out FILE) is never replaced without --force.
 
     Examples:
 
@@ -226,6 +232,11 @@ def snapshot(
         raise UsageError("--label is required when writing into the store (or use --out FILE)")
     target_path = Path(out) if out not in (None, "-") else None
     dest = target_path if out is not None else store_path(store, label or "")
+    if dest is not None and not force and (dest.exists() or dest.is_symlink()):
+        # checked before capturing: a release's snapshot is the baseline hosts cached; never lose it by accident
+        what = (f"snapshot {label!r} already exists in the store ({dest})" if out is None
+                else f"{dest} already exists")
+        raise UsageError(f"{what}; pass --force to replace it")
     if from_file is not None:
         snap = snapshot_from_data(read_json_file(from_file), source=str(from_file), label=label)
         snap.meta = {**snap.meta, "imported_from": from_file.name, "schema_audit_version": __version__}
@@ -267,8 +278,16 @@ def _load(ref: str, store: Path) -> Snapshot:
 
 
 def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str], host: List[str],
-              severity: List[str], store: Optional[Path]) -> dict[str, Any]:
-    """Merge flags over the config file over built-in defaults; validate every value (UsageError)."""
+              severity: List[str], store: Optional[Path], *, fmt: Optional[str] = None,
+              formats: tuple[str, ...] = (), config_format: bool = True, tools: List[str] = (),
+              exclude_tools: List[str] = ()) -> dict[str, Any]:
+    """Merge flags over the config file over built-in defaults; validate every value (UsageError).
+
+    Returns ``{"config", "fail_on", "mode", "hosts", "severity", "store", "format", "tools",
+    "exclude_tools"}``. ``formats`` (when given) are the values this command's ``--format`` accepts; the
+    config's ``format`` is the default when ``config_format`` (diff, lint). A ``--tool``/``--exclude-tool``
+    flag replaces the config's ``tools``/``exclude_tools`` list.
+    """
     from mcp_schema_audit.policy import MODES, load_config, parse_severity_overrides
     from mcp_schema_audit.report import FAIL_ON
     from mcp_schema_audit.schema import HOST_PROFILES
@@ -281,7 +300,12 @@ def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str
         "hosts": list(host) or cfg.hosts,
         "severity": {**cfg.severity, **parse_severity_overrides(list(severity))},
         "store": store or (Path(cfg.store) if cfg.store else DEFAULT_STORE),
+        "format": fmt or (cfg.fmt if config_format else None) or "text",
+        "tools": list(tools) or list(cfg.tools or []),
+        "exclude_tools": list(exclude_tools) or list(cfg.exclude_tools or []),
     }
+    if formats and out["format"] not in formats:
+        raise UsageError(f"--format must be one of {', '.join(formats)} (got {out['format']!r})")
     if out["fail_on"] not in FAIL_ON:
         raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {out['fail_on']!r})")
     if out["mode"] not in MODES:
@@ -294,8 +318,58 @@ def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str
 
 _CONFIG_HELP = "Config file (default: .schema-audit.toml, else [tool.schema-audit] in pyproject.toml)."
 _SEVERITY_HELP = "Override a rule's severity: RULE=breaking|warning|info (repeatable)."
+#: "60" is ``engine.RUN_TIME_BUDGET_S`` (kept literal so --help does not import the engine; a test checks it).
+_TIME_BUDGET_HELP = ("Seconds the whole comparison may take (default 60; 0 = no limit). Tools not reached "
+                     "in time get a schema-undecidable warning each.")
+
+
+def _budget(seconds: Optional[float]) -> Optional[float]:
+    """``--time-budget`` checked: None (the engine's default) or a finite number ≥ 0; raises ``UsageError``."""
+    if seconds is None:
+        return None
+    if not (seconds >= 0) or seconds == float("inf"):
+        raise UsageError(f"--time-budget must be a number of seconds ≥ 0 (got {seconds!r})")
+    return seconds
+
+
 _HOST_HELP = "Only these host profiles count for the verdict: python-sdk, ts-sdk-v1, ts-sdk-v2 (repeatable)."
-_FORMATS_HELP = "text | json | markdown | sarif | github | junit | ignore (ready-to-paste ignore entries)"
+#: What ``diff``/``lint`` (``policy.REPORT_FORMATS``, kept here too so ``--help`` needs no engine import; a test
+#: checks they are equal), ``history`` and ``rules`` accept for ``--format``. The help strings are built from
+#: these tuples, so they cannot drift apart.
+DIFF_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
+HISTORY_FORMATS = ("text", "json", "markdown", "sarif")
+RULES_FORMATS = ("text", "json")
+_FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). "
+                 "Default: text, or the config file's format.")
+_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (default text)."
+_TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
+              "Default: the config file's tools, else every tool.")
+_EXCLUDE_TOOL_HELP = ("Leave out tools whose name matches this glob (repeatable; applied after --tool). "
+                      "Default: the config file's exclude_tools.")
+
+
+def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) -> tuple[List[Snapshot], List[str]]:
+    """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
+
+    A glob that matches no tool name in any of ``snaps`` is a one-line warning on stderr, not an
+    error. With no globs the snapshots are returned as they are and there is no note.
+    """
+    if not include and not exclude:
+        return list(snaps), []
+    names = {t["name"] for s in snaps for t in s.tools}
+    labels = list(dict.fromkeys(s.label for s in snaps))
+    where = " or ".join(repr(x) for x in labels) if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
+    for flag, globs in (("--tool", include), ("--exclude-tool", exclude)):
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+                _err(f"warning: {flag} {glob!r} matches no tool in {where}")
+    from mcp_schema_audit.snapshot import tool_selected
+
+    kept = sum(1 for n in names if tool_selected(n, include, exclude))
+    parts = ([f"--tool {', '.join(include)}"] if include else []) + (
+        [f"--exclude-tool {', '.join(exclude)}"] if exclude else [])
+    note = f"tool filter ({'; '.join(parts)}): {kept} of {len(names)} tools in scope"
+    return [s.filtered(include, exclude) for s in snaps], [note]
 
 
 def _render(report: Any, fmt: str, output: Optional[str]) -> str:
@@ -310,7 +384,9 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
 
         return ignore_entries_toml(report.findings)
     if fmt not in RENDERERS:
-        raise UsageError(f"--format must be one of {', '.join(list(RENDERERS) + ['ignore'])} (got {fmt!r})")
+        from mcp_schema_audit.policy import REPORT_FORMATS
+
+        raise UsageError(f"--format must be one of {', '.join(REPORT_FORMATS)} (got {fmt!r})")
     return RENDERERS[fmt](report)
 
 
@@ -320,7 +396,7 @@ def diff(
     old: str = typer.Argument(..., metavar="OLD",
                               help="Old version: a store label, a snapshot or tools/list file, or git:REF:PATH."),
     new: str = typer.Argument(..., metavar="NEW", help="New version: same forms as OLD."),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL", help=(
         "breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking).")),
     mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help=(
@@ -328,22 +404,33 @@ def diff(
         "rollback, rolling deploy) | full (both).")),
     host: List[str] = typer.Option([], "--host", metavar="NAME", help=_HOST_HELP),
     severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
     config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
     store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
                                          help="Snapshot store folder for labels (default .schema-audit)."),
     output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
                                          help="Write the report to this file (atomically)."),
+    time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
     Breaking findings carry a witness: a value the new version may send (or the model may build) that
-    the other side rejects, confirmed with jsonschema.
+    the other side rejects, confirmed with jsonschema. In --mode forward|full, forward findings (tag
+    forward) compare hosts that cached NEW with a server running OLD; their witnesses still say
+    accepted_by old|new for the snapshots as given here.
     """
-    opts = _settings(config, fail_on, mode, host, severity, store)
+    from mcp_schema_audit.policy import REPORT_FORMATS
+
+    opts = _settings(config, fail_on, mode, host, severity, store, fmt=fmt, formats=REPORT_FORMATS, tools=tool,
+                     exclude_tools=exclude_tool)
+    fmt = opts["format"]
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
+    (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
     report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
-                      severity=opts["severity"], ignore=opts["config"].ignore)
+                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget))
+    report.notes += notes
     _write_output(_render(report, fmt, output), output)
     # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
     raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
@@ -351,10 +438,12 @@ def diff(
 
 def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-             ignore: Optional[list[Any]] = None) -> Any:
+             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None) -> Any:
     """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
 
-    Findings are sorted by tool, direction, pointer, rule. Raises ``UsageError`` for a bad mode.
+    Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
+    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). Raises
+    ``UsageError`` for a bad mode.
     """
     from mcp_schema_audit.policy import apply_policy, diff_with_mode
     from mcp_schema_audit.report import Report
@@ -364,7 +453,8 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
-    result = apply_policy(diff_with_mode(old, new, mode), severity=severity, hosts=hosts, ignore=ignore)
+    result = apply_policy(diff_with_mode(old, new, mode, time_budget=time_budget), severity=severity, hosts=hosts,
+                          ignore=ignore)
     return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
                   hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
                   expired_ignores=result.expired)
@@ -377,30 +467,34 @@ def history(
     against: List[str] = typer.Option([], "--against", metavar="LABEL",
                                       help="Cached versions to check against (repeatable); "
                                       "default: every stored snapshot older than NEW."),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text | json"),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_HISTORY_FORMATS_HELP),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
                                           help="breaking | warning | info | never."),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
     config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
     store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
                                          help="Snapshot store folder (default .schema-audit)."),
     output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
                                          help="Write the report to this file (atomically)."),
+    time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS",
+                                                help=_TIME_BUDGET_HELP + " Per cached version."),
 ) -> None:
     """Check NEW against every version hosts may still have cached (one cohort per snapshot).
 
     Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
-    two cohorts cache different value sets, so no single value satisfies both) and the findings per cohort.
-    Cohorts are ordered by capture time, else by label as a version.
+    two cohorts cache different value sets, so no single value satisfies both) and the findings, one
+    line each with the cached versions it breaks. Cohorts are ordered by capture time, else by label
+    as a version. markdown suits a pull-request comment; sarif gives one result per finding, located
+    in NEW's snapshot file.
     """
-    import json
-
-    from mcp_schema_audit.history import (check_history, history_json, order_snapshots, render_history_text,
+    from mcp_schema_audit.history import (check_history, order_snapshots, render_history_json,
+                                          render_history_markdown, render_history_sarif, render_history_text,
                                           same_server, stored_snapshots)
     from mcp_schema_audit.rules import SEVERITY_RANK
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"--format must be text or json (got {fmt!r})")
-    opts = _settings(config, fail_on, None, [], [], store)
+    opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
+                     tools=tool, exclude_tools=exclude_tool)
     new_snap = _load(new, opts["store"])
     if against:
         cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
@@ -416,14 +510,16 @@ def history(
     if not cohorts:
         raise UsageError(f"no cached versions to check {new!r} against (store {opts['store']} has none older; "
                          "use --against)")
-    hist = check_history(new_snap, cohorts)
+    (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
+    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
+    hist.notes += notes
     limit = SEVERITY_RANK.get(opts["fail_on"], 99)
     passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
-    if fmt == "json":
-        text = json.dumps(history_json(hist, opts["fail_on"], passed), indent=2, sort_keys=True,
-                          ensure_ascii=False, default=str) + "\n"
+    renderers = {"json": render_history_json, "markdown": render_history_markdown, "sarif": render_history_sarif}
+    if opts["format"] in renderers:
+        text = renderers[opts["format"]](hist, opts["fail_on"], passed)
     else:
-        text = render_history_text(hist)
+        text = render_history_text(hist, fail_on=opts["fail_on"], passed=passed)
     _write_output(text, output)
     raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
 
@@ -436,11 +532,13 @@ def lint(
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="LABEL",
                                            help="Require output required sets to equal this "
                                            "snapshot's (e.g. the version whose required set is frozen)."),
-    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                            help="text | json | markdown | sarif | github | junit"),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=(
+        _FORMATS_HELP + " Formats other than text and github take one snapshot at a time.")),
     fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
                                           help="breaking | warning | info | never."),
     severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
     config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
     store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
                                          help="Snapshot store folder (default .schema-audit)."),
@@ -455,26 +553,33 @@ def lint(
     the config file (rule/tool/pointer patterns with a reason) silence hazards.
     """
     from mcp_schema_audit.lint import lint_snapshot
-    from mcp_schema_audit.policy import apply_policy
+    from mcp_schema_audit.policy import REPORT_FORMATS, apply_policy
     from mcp_schema_audit.report import Report
 
-    opts = _settings(config, fail_on, None, [], severity, store)
+    opts = _settings(config, fail_on, None, [], severity, store, fmt=fmt, formats=REPORT_FORMATS, tools=tool,
+                     exclude_tools=exclude_tool)
+    where = "" if fmt else " (the config file's format)"
+    fmt = opts["format"]
     if len(snapshots) > 1 and fmt not in ("text", "github"):
-        raise UsageError(f"--format {fmt} takes one snapshot at a time (got {len(snapshots)}); use text or github")
+        raise UsageError(f"--format {fmt}{where} takes one snapshot at a time (got {len(snapshots)}); "
+                         "use text or github")
     base = _load(baseline, opts["store"]) if baseline else None
+    snaps = [_load(ref, opts["store"]) for ref in snapshots]
+    filtered, notes = _tool_filter(snaps + ([base] if base else []), opts["tools"], opts["exclude_tools"])
+    snaps, base = filtered[: len(snaps)], (filtered[-1] if base else None)
     passed_all = True
     texts = []
-    for ref in snapshots:
-        snap = _load(ref, opts["store"])
+    for snap in snaps:
         result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
                               ignore=opts["config"].allow + opts["config"].ignore)
         report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
-                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else "")],
+                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else ""), *notes],
                         mode="lint", ignored=result.ignored, expired_ignores=result.expired)
         passed_all = passed_all and report.passed
         texts.append(_render(report, fmt, output))
     _write_output("".join(texts), output)
-    raise typer.Exit(int(ExitCode.OK if passed_all else ExitCode.GATE_FAILED))
+    # --format ignore writes config for the hazards it lists: not a gate, as in diff
+    raise typer.Exit(int(ExitCode.OK if passed_all or fmt == "ignore" else ExitCode.GATE_FAILED))
 
 
 @_command()
@@ -533,7 +638,8 @@ def demo(
 
 @_command()
 @_guarded
-def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help="text | json")) -> None:
+def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
+                                  help=" | ".join(RULES_FORMATS) + " (default text).")) -> None:
     """List the rule catalog: id, direction, default severity, title."""
     import json
 
@@ -544,7 +650,7 @@ def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", he
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     if fmt != "text":
-        raise UsageError(f"--format must be text or json (got {fmt!r})")
+        raise UsageError(f"--format must be one of {', '.join(RULES_FORMATS)} (got {fmt!r})")
     width = max(len(r) for r in RULES)
     for r in RULES.values():
         sys.stdout.write(f"{r.id:<{width}}  {r.direction:<6}  {r.severity:<8}  {r.title}\n")

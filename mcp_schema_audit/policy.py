@@ -7,6 +7,9 @@ Configuration comes from ``--config FILE``, else ``.schema-audit.toml`` in the c
     mode = "backward"               # default for --mode
     hosts = ["python-sdk"]          # default for --host
     store = ".schema-audit"         # default for --store
+    format = "text"                 # default for --format of diff and lint
+    tools = ["get_*"]               # default for --tool (diff, lint, history): fnmatch globs on tool names
+    exclude_tools = ["debug_*"]     # default for --exclude-tool
     [severity]                      # like --severity RULE=LEVEL
     "output-object-closed" = "info"
     [[ignore]]                      # accept a known change; reason is required
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,9 @@ from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
 
 MODES = ("backward", "forward", "full")
-_KNOWN_KEYS = {"fail_on", "mode", "hosts", "store", "severity", "ignore", "allow", "format"}
+_KNOWN_KEYS = {"fail_on", "mode", "hosts", "store", "severity", "ignore", "allow", "format", "tools", "exclude_tools"}
+#: What ``diff --format`` and ``lint --format`` accept (``ignore``: ready-to-paste ``[[ignore]]`` entries).
+REPORT_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
 
 
 @dataclass
@@ -79,6 +85,8 @@ class Config:
     hosts: list[str] | None = None
     store: str | None = None
     fmt: str | None = None
+    tools: list[str] | None = None
+    exclude_tools: list[str] | None = None
     severity: dict[str, str] = field(default_factory=dict)
     ignore: list[IgnoreEntry] = field(default_factory=list)
     allow: list[IgnoreEntry] = field(default_factory=list)
@@ -146,7 +154,13 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
     if "store" in data:
         cfg.store = str(data["store"])
     if "format" in data:
-        cfg.fmt = str(data["format"])
+        cfg.fmt = _choice(data["format"], REPORT_FORMATS, f"{source}: format")
+    for key in ("tools", "exclude_tools"):
+        if key in data:
+            globs = data[key]
+            if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
+                raise UsageError(f"{source}: {key} must be a list of glob strings, e.g. {key} = [\"get_*\"]")
+            setattr(cfg, key, list(globs))
     sev = data.get("severity", {})
     if not isinstance(sev, dict):
         raise UsageError(f"{source}: [severity] must be a table of rule = level")
@@ -254,25 +268,60 @@ def apply_policy(findings: list[Finding], *, severity: dict[str, str] | None = N
     return PolicyResult(out, ignored, expired)
 
 
-def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward") -> list[Finding]:
+#: The engine's role words (it speaks of the cached and the new side): in a forward finding "new" is the
+#: side the server runs, i.e. the OLD snapshot. Applied once, left to right, to the engine's message.
+_ROLE_WORDS = re.compile(r"\bthe (new|cached) (schema|server|object)\b|\bnew (tool)\b")
+_SWAPPED = {"old": "new", "new": "old"}
+
+
+def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
+                   time_budget: float | None = None) -> list[Finding]:
     """Findings for ``mode`` (DESIGN.md §2): ``backward`` = hosts cached OLD, server runs NEW;
     ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
 
-    Forward findings are computed by swapping the sides; their ``old``/``new`` values and pointers
-    then refer to the swapped pair and each carries the tag ``forward``. Raises ``UsageError`` for
-    an unknown mode.
+    Forward findings are computed by swapping the sides, then mapped back to the snapshots as given,
+    so that in every finding ``old`` means OLD and ``new`` means NEW: ``old``/``new`` (values),
+    ``old_pointer``/``new_pointer`` and the witness's ``accepted_by`` (``"old"`` when the OLD snapshot
+    accepts the witness: for an output witness the version the server runs, for an argument witness the
+    version hosts cached). ``pointer`` (and so the fingerprint) stays the location in the served (OLD)
+    schema. Each forward finding carries the tag ``forward`` and a message that names both versions by
+    label (``[forward: hosts cached NEW, server runs OLD] … the served OLD schema …``). ``time_budget``
+    (seconds) bounds each direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
     """
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
     out: list[Finding] = []
     if mode in ("backward", "full"):
-        out += diff_snapshots(old, new)
+        out += diff_snapshots(old, new, time_budget=time_budget)
     if mode in ("forward", "full"):
-        for f in diff_snapshots(new, old):
-            f.tags = [*f.tags, "forward"]
-            f.message = f"[forward: hosts cached {new.label}, server runs {old.label}] {f.message}"
-            out.append(f)
+        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)]
     return out
+
+
+def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
+    """A finding of ``diff_snapshots(new, old)`` (engine "old" = NEW, engine "new" = OLD) in the terms of the
+    command line: values, pointers and ``accepted_by`` swapped back; message with labels, tag ``forward``."""
+
+    def word(m: re.Match[str]) -> str:
+        if m.group(3):  # "new tool": a tool only the served OLD version lists
+            return f"tool only {old.label} (served) lists"
+        if m.group(1) == "new":
+            return f"the {old.label} server" if m.group(2) == "server" else f"the served {old.label} {m.group(2)}"
+        return f"the cached {new.label} {m.group(2)}"
+
+    g = replace(f, old=f.new, new=f.old, old_pointer=f.new_pointer, new_pointer=f.old_pointer,
+                tags=[*f.tags, "forward"], hosts=list(f.hosts))
+    if isinstance(f.witness, dict):
+        g.witness = dict(f.witness)
+        if g.witness.get("accepted_by") in _SWAPPED:
+            g.witness["accepted_by"] = _SWAPPED[g.witness["accepted_by"]]
+    rule = RULES.get(f.rule)
+    head = f"{f.tool}: {rule.title} at {f.pointer or '(root)'}: " if rule is not None else ""
+    if not (head and f.message.startswith(head)):
+        head = ""  # the engine's "tool: Title at pointer: " head holds server text: never rewritten
+    detail = f.message[len(head):]
+    g.message = f"[forward: hosts cached {new.label}, server runs {old.label}] {head}{_ROLE_WORDS.sub(word, detail)}"
+    return g
 
 
 def ignore_entries_toml(findings: list[Finding]) -> str:

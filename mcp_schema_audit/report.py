@@ -277,7 +277,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
             if len(inst) > 300:
                 inst = inst[:299] + "…"
             console.print(Text(f"         witness: {_tx(inst)}", style="dim"))
-            console.print(Text(f"         {_rejecter(f)}: {_tx(w.get('error', ''))}", style="dim"))
+            accepted, rejected = witness_sides(report, f)
+            console.print(Text(f"         {_tx(accepted)}, rejected by {_tx(rejected)}: "
+                               f"{_tx(w.get('error', ''))}", style="dim"))
             fix = _fix(f.rule)
             if fix:
                 console.print(Text(f"         fix: {fix}", style="dim"))
@@ -291,15 +293,54 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
     return buf.getvalue()
 
 
-def _rejecter(f: Finding) -> str:
-    """Who rejects the witness, in words: cached hosts (outputs), the new server (inputs), the SDK listing."""
+#: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
+_LISTING_RULES = ("input-schema-not-object", "output-schema-not-object", "schema-boolean-property",
+                  "output-schema-uncompilable", "schema-metaschema-invalid")
+
+
+def roles(report: Report, f: Finding) -> tuple[str, str]:
+    """``(cached, served)``: the labels of the version hosts cached and the version the server runs, for ``f``.
+
+    Backward findings: OLD is cached, NEW is served; forward findings (tag ``forward``): NEW is cached,
+    OLD is served. Raw (not yet escaped) text.
+    """
+    if _is_forward(report, f):
+        return report.new.label, report.old.label
+    return report.old.label, report.new.label
+
+
+def _is_forward(report: Report, f: Finding) -> bool:
+    """True for a finding of ``--mode forward|full`` that compares hosts holding NEW with a server running OLD."""
+    return report.mode in ("forward", "full") and "forward" in f.tags
+
+
+def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
+    """``(accepted, rejected)``: who takes ``f``'s witness and who rejects it, in words with snapshot labels.
+
+    E.g. ``("accepted by 0.2.6 (served)", "hosts that cached 0.2.5 (python-sdk, ts-sdk-v2)")`` for an output
+    witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (python-sdk)")`` for an argument
+    witness, ``("listed by 0.2.6 (served)", "SDK clients (…) with the whole tools/list")`` for a listing-time
+    breaker. The witness's ``accepted_by`` (``"old"`` = OLD, ``"new"`` = NEW, as given on the command line)
+    picks the accepting side. Callers write ``f"{accepted}, rejected by {rejected}"``. Raw (not yet
+    escaped) text.
+    """
     hosts = ", ".join(f.hosts)
-    if f.rule in ("input-schema-not-object", "output-schema-not-object", "schema-boolean-property",
-                  "output-schema-uncompilable", "schema-metaschema-invalid"):
-        return f"SDK clients ({hosts}) reject the listing"
-    if f.direction == "output":
-        return f"hosts that cached the old schema ({hosts}) reject it"
-    return "the new server rejects these arguments"
+    with_hosts = f" ({hosts})" if hosts else ""
+    w = f.witness or {}
+    listing = f"SDK clients{with_hosts} with the whole tools/list"
+    if report.mode == "lint":
+        if f.rule in _LISTING_RULES:
+            return f"listed by {report.new.label}", listing
+        return f"accepted by {report.new.label}", f"hosts{with_hosts}"
+    cached, served = roles(report, f)
+    if f.rule in _LISTING_RULES:
+        return f"listed by {served} (served)", listing
+    served_side = "old" if _is_forward(report, f) else "new"
+    accepting_side = "old" if w.get("accepted_by") == "old" else "new"
+    accepted = report.old.label if accepting_side == "old" else report.new.label
+    if accepting_side == served_side:  # a result the server sends: hosts holding the other schema reject it
+        return f"accepted by {accepted} (served)", f"hosts that cached {cached}{with_hosts}"
+    return f"accepted by {accepted} (cached)", f"the server running {served}{with_hosts}"
 
 
 def _fix(rule_id: str) -> str:
@@ -361,7 +402,7 @@ def md_fence(content: str, info: str = "") -> str:
     return f"{fence}{info}\n{content}\n{fence}"
 
 
-def _md_finding(f: Finding, *, witness: bool = True) -> str:
+def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
     block = (f"{_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
              f"{md_escape(_title(f))} (`{f.rule}`): {md_escape(_detail(f))}")
@@ -369,11 +410,9 @@ def _md_finding(f: Finding, *, witness: bool = True) -> str:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
         w = f.witness
-        side = "new" if w.get("accepted_by") == "new" else "old"
         what = "result" if f.direction == "output" else "value"
-        hosts = ", ".join(md_escape(h) for h in f.hosts) or "the cached host"
-        summary = (f"Witness: a {what} the {side} schema accepts, rejected by {hosts}"
-                   if f.hosts else f"Witness: a {what} the {side} schema accepts")
+        accepted, rejected = witness_sides(report, f)
+        summary = f"Witness: a {what} {md_escape(accepted)}, rejected by {md_escape(rejected)}"
         body = [f"<details><summary>{summary}</summary>", "",
                 md_fence(_instance_json(w.get("instance"), _MD_WITNESS_LIMIT), "json"), ""]
         if w.get("instance_pointer") not in (None, ""):
@@ -428,7 +467,7 @@ def render_markdown(report: Report) -> str:
             hidden += len(items)
             continue
         for i, f in enumerate(items):
-            if not add(_md_finding(f)):
+            if not add(_md_finding(report, f)):
                 hidden += len(items) - i
                 break
     for title, items in (("info finding", [(f, None) for f in by_sev["info"]]),
@@ -531,26 +570,27 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _plain_message(f: Finding, head: str, witness_intro: str) -> str:
-    """One-line plain text of a finding: head, pointer, detail, reason, and the witness error.
-
-    ``witness_intro`` contains ``{who}``, replaced by the hosts that reject the witness.
-    """
+def _plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
+    """One-line plain text of a finding: head, pointer, detail, reason, then ``intro`` followed by who accepts
+    and who rejects the witness (snapshot labels, ``witness_sides``) and the rejecting validator's error."""
     text = f"{head} {f.pointer or '(root)'}: {_detail(f)}"
     if f.reason:
         text += f" ({f.reason})"
     if f.witness and f.witness.get("error"):
-        who = ", ".join(f.hosts) if f.hosts else "hosts"
-        text += witness_intro.replace("{who}", who) + str(f.witness["error"])
+        accepted, rejected = witness_sides(report, f)
+        text += f"{intro} {accepted}, rejected by {rejected}: {f.witness['error']}"
     return text
 
 
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap = _snapshot_of(report, f)
-    text = _plain_message(f, f"{f.tool} ({f.direction})", " Witness rejected by {who}: ")
+    text = _plain_message(report, f, f"{f.tool} ({f.direction})", ". Witness")
     schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
     fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
-    location = {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)}},
+    # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
+    # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
+    location = {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
+                                     "region": {"startLine": snap.line_of(f.tool)}},
                 "logicalLocations": [{"name": inert(f.tool), "fullyQualifiedName": inert(fqn), "kind": "function"}]}
     props: dict[str, Any] = {"tool": f.tool, "direction": f.direction, "pointer": f.pointer,
                              "old_pointer": f.old_pointer, "new_pointer": f.new_pointer, "hosts": f.hosts,
@@ -580,8 +620,9 @@ def render_sarif(report: Report) -> str:
     """SARIF 2.1.0: one run, ``tool.driver`` = schema-audit with the whole rule catalog, one result per finding.
 
     Ignored findings are results with an external, accepted ``suppression`` (justification = the
-    ignore entry's reason). Locations: the snapshot file (NEW's; OLD's for a removed tool) plus a
-    logical location ``tool/outputSchema#pointer``; ``properties`` carries tool, direction, pointer,
+    ignore entry's reason). Locations: the snapshot file (NEW's; OLD's for a removed tool) with a
+    ``region.startLine`` (the line of the tool's ``"name"`` in that file when it was loaded from a file,
+    else 1) plus a logical location ``tool/outputSchema#pointer``; ``properties`` carries tool, direction, pointer,
     hosts and witness; ``partialFingerprints["schemaAudit/v1"]`` is the finding's fingerprint.
     """
     rules = [_rule_descriptor(r) for r in RULES.values()]
@@ -651,7 +692,7 @@ def render_github(report: Report) -> str:
         if uri is not None and "://" not in uri and not uri.startswith("file:"):
             props.append(f"file={gh_property(urllib.parse.unquote(uri))}")
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {_title(f)} [{f.rule}]')}")
-        msg = _plain_message(f, f"{f.tool} {f.direction}", " | {who} reject the witness: ")
+        msg = _plain_message(report, f, f"{f.tool} {f.direction}", " | witness")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(f"::warning title={gh_property('schema-audit expired ignore entry')}::"
@@ -669,16 +710,17 @@ def _xml(text: Any) -> str:
     return _one_line(text)
 
 
-def _junit_entry(f: Finding, reason: str | None = None) -> str:
+def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
     lines = [f"[{f.severity}] {f.rule}: {f.direction} {_xml(f.pointer) or '(root)'}: {_xml(_detail(f))}"]
     if f.reason:
         lines.append(f"  reason: {_xml(f.reason)}")
     if f.witness:
         w = f.witness
         inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
-        lines.append(f"  witness ({w.get('accepted_by')} accepts): {_xml(inst)}")
+        accepted, rejected = witness_sides(report, f)
+        lines.append(f"  witness, {_xml(accepted)}: {_xml(inst)}")
         if w.get("error"):
-            lines.append(f"  hosts {', '.join(f.hosts) or '-'} reject it: {_xml(w['error'])}")
+            lines.append(f"  rejected by {_xml(rejected)}: {_xml(w['error'])}")
     if reason is not None:
         lines.append(f"  ignored: {_xml(reason)}")
     lines.append(f"  fingerprint: {f.fingerprint}")
@@ -719,8 +761,9 @@ def render_junit(report: Report) -> str:
                 "message": f"{n} finding{'s' if n != 1 else ''} at or above {report.fail_on}: "
                            + "; ".join(f"{f.rule} at {_xml(f.pointer) or '(root)'}" for f in bad),
             })
-            failure.text = "\n\n".join(_junit_entry(f) for f in bad)
-        out = [_junit_entry(f) for f in rest] + [_junit_entry(f, r) for f, r in report.ignored if f.tool == tool]
+            failure.text = "\n\n".join(_junit_entry(report, f) for f in bad)
+        out = [_junit_entry(report, f) for f in rest] + [_junit_entry(report, f, r) for f, r in report.ignored
+                                                          if f.tool == tool]
         if out:
             ET.SubElement(case, "system-out").text = "\n\n".join(out)
     counts = {"tests": str(len(tools)), "failures": str(failures), "errors": "0", "skipped": "0", "time": "0"}

@@ -28,7 +28,8 @@ import re
 import secrets
 import stat
 import time
-from dataclasses import dataclass, field
+import fnmatch
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,25 @@ class Snapshot:
     transport: str = "file"
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = ""  #: where it was read from (path or label); not serialized
+    #: tool name → 1-based line of its ``"name"`` key in the file it was read from (``load_snapshot`` of a
+    #: file or store label only; empty otherwise, e.g. for ``git:REF:PATH``). Not serialized.
+    tool_lines: dict[str, int] = field(default_factory=dict)
 
     def tool_map(self) -> dict[str, dict[str, Any]]:
         """Tools keyed by name (names are unique: checked on load)."""
         return {t["name"]: t for t in self.tools}
+
+    def line_of(self, tool: str) -> int:
+        """1-based line of ``tool``'s ``"name"`` key in the snapshot file, or 1 when unknown."""
+        line = self.tool_lines.get(tool)
+        return line if isinstance(line, int) and line >= 1 else 1
+
+    def filtered(self, include: list[str] | None = None, exclude: list[str] | None = None) -> "Snapshot":
+        """A copy holding only the tools whose name matches a glob of ``include`` (all when empty/None)
+        and none of ``exclude`` (``fnmatch`` globs, case-sensitive). ``self`` is not changed."""
+        keep = [t for t in self.tools if tool_selected(t["name"], include, exclude)]
+        return replace(self, tools=keep, tool_lines={n: ln for n, ln in self.tool_lines.items()
+                                                      if tool_selected(n, include, exclude)})
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON-ready dict (see the module docstring)."""
@@ -107,6 +123,93 @@ def tool_hash(tool: dict[str, Any]) -> str:
     core = {k: tool.get(k) for k in ("name", "description", "inputSchema", "outputSchema", "annotations")}
     text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tool_selected(name: str, include: list[str] | None = None, exclude: list[str] | None = None) -> bool:
+    """True when ``name`` matches one of the ``include`` globs (or ``include`` is empty/None) and none of
+    ``exclude``. Globs are ``fnmatch`` patterns (``*``, ``?``, ``[seq]``), case-sensitive."""
+    if include and not any(fnmatch.fnmatchcase(name, g) for g in include):
+        return False
+    return not (exclude and any(fnmatch.fnmatchcase(name, g) for g in exclude))
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def locate_tool_lines(text: str) -> dict[str, int]:
+    """Tool name → 1-based line of that tool's own ``"name"`` key, for the JSON text of any accepted input
+    form (snapshot envelope, ``{"tools": [...]}``, ``{"result": {"tools": [...]}}``).
+
+    Only the top-level ``name`` key of each entry of the ``tools`` array counts (a property called
+    ``name`` inside a schema does not). Best effort and never raises: a text it cannot walk (not
+    JSON, another shape) gives ``{}`` and callers fall back to line 1.
+    """
+    decoder = json.JSONDecoder()
+
+    def skip(i: int) -> int:
+        return _WS.match(text, i).end()  # type: ignore[union-attr]
+
+    def members(i: int) -> Any:
+        """Yield ``(key, key_index, value_index)`` of the object starting at ``i``; return its end."""
+        i = skip(i)
+        if text[i:i + 1] != "{":
+            raise ValueError("not an object")
+        i = skip(i + 1)
+        if text[i:i + 1] == "}":
+            return
+        while True:
+            if text[i:i + 1] != '"':
+                raise ValueError("key expected")
+            key, after = json.decoder.scanstring(text, i + 1)
+            j = skip(after)
+            if text[j:j + 1] != ":":
+                raise ValueError("colon expected")
+            start = skip(j + 1)
+            yield key, i, start
+            _, end = decoder.raw_decode(text, start)
+            i = skip(end)
+            if text[i:i + 1] == ",":
+                i = skip(i + 1)
+                continue
+            if text[i:i + 1] == "}":
+                return
+            raise ValueError("comma expected")
+
+    def tools_array(i: int, depth: int) -> int | None:
+        """Index of the ``tools`` array in the object at ``i`` (or in its ``result`` object)."""
+        found = None
+        for key, _, start in members(i):
+            if key == "tools" and text[start:start + 1] == "[":
+                return start
+            if key == "result" and depth == 0 and text[start:start + 1] == "{":
+                found = tools_array(start, 1)
+        return found
+
+    out: dict[str, int] = {}
+    line, counted = 1, 0  # lines are counted incrementally: linear in the size of the text
+    try:
+        i = tools_array(0, 0)
+        if i is None:
+            return {}
+        i = skip(i + 1)
+        while text[i:i + 1] not in ("]", ""):
+            start = i
+            _, end = decoder.raw_decode(text, start)
+            if text[start:start + 1] == "{":
+                for key, key_at, value_at in members(start):
+                    if key == "name":
+                        name, _ = decoder.raw_decode(text, value_at)
+                        if isinstance(name, str) and name not in out:
+                            line += text.count("\n", counted, key_at)
+                            counted = key_at
+                            out[name] = line
+                        break
+            i = skip(end)
+            if text[i:i + 1] == ",":
+                i = skip(i + 1)
+    except (ValueError, IndexError, RecursionError, AttributeError, TypeError):
+        return out
+    return out
 
 
 def _reject_constant(name: str) -> Any:
@@ -182,6 +285,11 @@ def read_json_file(path: Path) -> Any:
     FIFOs, devices (``/dev/zero``) and sockets are refused before they are opened; a file that grows
     past the limit while being read is refused too.
     """
+    return parse_json_text(_read_file_bytes(path), str(path))
+
+
+def _read_file_bytes(path: Path) -> bytes:
+    """The bytes of a regular file of at most ``MAX_INPUT_BYTES`` (see ``read_json_file``). Raises ``InputError``."""
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
@@ -198,7 +306,7 @@ def read_json_file(path: Path) -> Any:
         raise InputError(f"{path}: is a directory, not a JSON file") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_json_text(data, str(path))
+    return data
 
 
 def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
@@ -315,18 +423,28 @@ def store_path(store: Path, label: str) -> Path:
     return store / "snapshots" / f"{check_label(label)}.json"
 
 
+def load_snapshot_file(path: Path) -> Snapshot:
+    """Load the snapshot (or any accepted input form) in the file ``path``, with ``tool_lines`` filled
+    in (the line of each tool in the file, for SARIF regions). Raises ``InputError``."""
+    data = _read_file_bytes(path)
+    snap = snapshot_from_data(parse_json_text(data, str(path)), source=str(path))
+    snap.tool_lines = locate_tool_lines(data.decode("utf-8"))
+    return snap
+
+
 def load_snapshot(ref: str, *, store: Path = DEFAULT_STORE) -> Snapshot:
     """Load a snapshot named by ``ref``: an existing file path, or else a label in ``store``.
 
-    Raises ``InputError`` when neither exists or the content is not an accepted form.
+    The snapshot's ``tool_lines`` are filled in from the file. Raises ``InputError`` when neither
+    exists or the content is not an accepted form.
     """
     path = Path(ref)
     if path.is_file():
-        return snapshot_from_data(read_json_file(path), source=str(path))
+        return load_snapshot_file(path)
     if _LABEL_RE.match(ref):
         stored = store / "snapshots" / f"{ref}.json"
         if stored.is_file():
-            return snapshot_from_data(read_json_file(stored), source=str(stored))
+            return load_snapshot_file(stored)
     if path.exists():
         raise InputError(f"{ref}: not a regular file")
     raise InputError(

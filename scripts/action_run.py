@@ -185,7 +185,7 @@ def _new_snapshot(out_dir: Path) -> str:
     if "snapshot" in sources:
         return sources["snapshot"]
     target = out_dir / "snapshot.json"
-    args = ["snapshot", "--out", str(target), "--label", _input("label", "pr")]
+    args = ["snapshot", "--out", str(target), "--force", "--label", _input("label", "pr")]  # reruns replace it
     if _input("protocol"):
         args += ["--protocol", _input("protocol")]
     if _input("timeout"):

@@ -130,7 +130,7 @@ def test_failed_import_leaves_existing_snapshot_intact(tmp_path: Path):
     before = (store / "snapshots" / "v.json").read_bytes()
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"tools": [\xff]}')
-    r = cli("snapshot", "--from-file", str(bad), "-l", "v", "--store", str(store))
+    r = cli("snapshot", "--from-file", str(bad), "-l", "v", "--store", str(store), "--force")
     assert r.returncode == 2 and "UTF-8" in r.stderr
     assert (store / "snapshots" / "v.json").read_bytes() == before
     assert [p.name for p in (store / "snapshots").iterdir()] == ["v.json"]
@@ -188,3 +188,105 @@ def test_help_shows_metavars_not_python_types(command: str):
             assert metavar and _METAVAR_RE.fullmatch(metavar) and metavar.strip("'") not in _TYPE_NAMES, (
                 command, param.name, metavar)
             assert f"{max(param.opts, key=len)} {metavar}" in out, (command, param.opts, metavar, out)
+
+
+# --- snapshot never replaces an existing one without --force -----------------------------------------------
+
+
+def test_snapshot_refuses_to_replace_a_stored_label_without_force(tmp_path: Path):
+    store = tmp_path / "s"
+    assert cli("snapshot", "--from-file", str(SEED / "0.2.5.json"), "-l", "v", "--store", str(store)).returncode == 0
+    path = store / "snapshots" / "v.json"
+    before = path.read_bytes()
+    r = cli("snapshot", "--from-file", str(SEED / "0.2.6.json"), "-l", "v", "--store", str(store))
+    assert r.returncode == 2, r.stderr
+    assert "snapshot 'v' already exists in the store" in r.stderr and "--force" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert path.read_bytes() == before
+    # refused before anything is captured: the server command never runs
+    marker = tmp_path / "server-ran"
+    r = cli("snapshot", "-l", "v", "--store", str(store), "--", sys.executable, "-c",
+            f"open({str(marker)!r}, 'w').close()")
+    assert r.returncode == 2 and "already exists" in r.stderr and not marker.exists()
+    r = cli("snapshot", "--from-file", str(SEED / "0.2.6.json"), "-l", "v", "--store", str(store), "--force")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(path.read_text())["server"]["version"] == "0.2.6"
+    assert [p.name for p in (store / "snapshots").iterdir()] == ["v.json"]
+
+
+def test_snapshot_out_file_follows_the_same_rule(tmp_path: Path):
+    out = tmp_path / "snap.json"
+    assert cli("snapshot", "--from-file", str(SEED / "0.2.5.json"), "--out", str(out)).returncode == 0
+    before = out.read_bytes()
+    r = cli("snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", str(out), "--label", "pr")
+    assert r.returncode == 2 and f"{out} already exists; pass --force to replace it" in r.stderr
+    assert out.read_bytes() == before
+    assert cli("snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", str(out), "--force").returncode == 0
+    assert out.read_bytes() != before
+    # stdout is never "existing"
+    assert cli("snapshot", "--from-file", str(SEED / "0.2.5.json"), "--out", "-").returncode == 0
+
+
+# --- --format help lists exactly what each command accepts -----------------------------------------------
+
+
+def test_format_tuples_agree_with_the_renderers():
+    from mcp_schema_audit.cli import DIFF_FORMATS
+    from mcp_schema_audit.policy import REPORT_FORMATS
+    from mcp_schema_audit.report import RENDERERS
+
+    assert DIFF_FORMATS == REPORT_FORMATS == (*RENDERERS, "ignore")
+
+
+def _help_formats(command: str) -> list[str]:
+    out = cli(command, "--help").stdout
+    block = out[out.index("--format FORMAT") + len("--format FORMAT"):]
+    block = " ".join(block.split("\n  -")[0].split())  # the option's help, unwrapped
+    return re.findall(r"[a-z]+", block.split("(")[0].split(".")[0])
+
+
+@pytest.mark.parametrize("command,args", [
+    ("diff", [str(SEED / "0.2.4.json"), str(SEED / "0.2.5.json")]),
+    ("lint", [str(SEED / "0.2.5.json")]),
+    ("history", [str(SEED / "0.2.5.json"), "--against", str(SEED / "0.2.4.json")]),
+    ("rules", []),
+])
+def test_format_help_lists_every_accepted_value(command: str, args: list[str]):
+    listed = _help_formats(command)
+    r = cli(command, *args, "--format", "bogus")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    accepted = re.search(r"--format must be one of (.*) \(got 'bogus'\)", r.stderr).group(1).split(", ")
+    assert listed == accepted, (listed, accepted)
+    for fmt in listed:
+        r = cli(command, *args, "--format", fmt)
+        assert r.returncode in (0, 1), (command, fmt, r.stderr)
+    if command == "lint":
+        assert "ignore" in listed  # lint takes diff's formats, ignore included
+        r = cli("lint", str(SEED / "0.2.5.json"), "--format", "ignore", "--fail-on", "warning")
+        assert r.returncode == 0 and "[[ignore]]" in r.stdout  # writes config, not a gate (as in diff)
+
+
+def test_time_budget_flag(tmp_path: Path):
+    """--time-budget bounds the run (tools not reached get a warning), is validated, and its --help default is
+    the engine's ``RUN_TIME_BUDGET_S``."""
+    from mcp_schema_audit.engine import RUN_TIME_BUDGET_S
+
+    def write(name: str, required: list[str]) -> Path:
+        tools = [{"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}},
+                                                    "required": required}} for i in range(3)]
+        path = tmp_path / name
+        path.write_text(json.dumps({"tools": tools}))
+        return path
+
+    old, new = write("old.json", []), write("new.json", ["x"])
+    full = cli("diff", str(old), str(new), "--format", "json", "--time-budget", "0")
+    assert full.returncode == 1 and {f["rule"] for f in json.loads(full.stdout)["findings"]} == {"input-required-added"}
+    spent = cli("diff", str(old), str(new), "--format", "json", "--time-budget", "0.000001")
+    findings = json.loads(spent.stdout)["findings"]
+    assert spent.returncode == 0 and findings, spent.stderr
+    assert all(f["rule"] == "schema-undecidable" and "time budget" in f["message"] for f in findings)
+    for bad in ("-1", "nan", "inf", "abc"):
+        r = cli("diff", str(old), str(new), "--time-budget", bad)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, bad
+    for command in ("diff", "history"):
+        assert f"default {RUN_TIME_BUDGET_S:g};" in " ".join(cli(command, "--help").stdout.split()), command

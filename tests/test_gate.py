@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -281,3 +282,121 @@ def test_lint_value_set_hazard_skips_conditions_and_exclusions():
         "dependentSchemas": {"s": {"properties": {"k": {"const": "b"}}}}}}]}, source="x")
     hazards = [(f.rule, f.pointer) for f in lint_snapshot(snap) if f.rule == "output-value-set-hazard"]
     assert hazards == [("output-value-set-hazard", "/properties/k/enum")]
+
+
+def test_forward_mode_maps_witnesses_values_and_pointers_back_to_the_command_line():
+    old = snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
+        "type": "object", "required": ["s"], "properties": {"s": {"enum": ["a", "b"]}}}}]}, source="o", label="v1")
+    new = snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
+        "type": "object", "required": ["s"], "properties": {"s": {"enum": ["a"]}}}}]}, source="n", label="v2")
+    [f] = [f for f in diff_with_mode(old, new, "forward") if f.severity == "breaking"]
+    assert f.rule == "output-enum-value-added" and f.tags == ["forward"]
+    assert f.witness["accepted_by"] == "old" and f.witness["instance"] == {"s": "b"}  # OLD is what the server runs
+    assert f.old == ["a", "b"] and f.new == ["a"]
+    assert f.message.startswith("[forward: hosts cached v2, server runs v1] t: Output enum gained a value at ")
+    assert "the served v1 schema" in f.message and "the cached v2 schema" in f.message
+    # the backward half of full mode is untouched
+    back = [g for g in diff_with_mode(old, new, "full") if "forward" not in g.tags]
+    assert [(g.rule, g.old, g.new) for g in back] == [("output-enum-value-removed", ["a", "b"], ["a"])]
+
+
+def test_history_text_lists_each_finding_once_with_the_versions_it_affects(seed_store: Path):
+    r = cli("history", "0.2.7", "--store", str(seed_store))
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.splitlines()
+    head = "breaking add_recipients output /properties/recipients [output-property-added-to-closed-object]"
+    hits = [line for line in lines if head in line]
+    assert len(hits) == 1 and hits[0].endswith("affects 0.2.4, 0.2.5"), hits
+    assert any(line.endswith("whoami output /properties/directory_names [output-required-added]  affects 0.2.6")
+               for line in lines)
+    assert sum("affects all 3 cached versions" in line for line in lines) > 10
+    assert not any(line.startswith("Cohort ") for line in lines)  # no per-cohort repetition any more
+    # each (rule, tool, direction, pointer) appears on exactly one line
+    keys = [line.split("  affects")[0].split(None, 1)[1] for line in lines if "  affects " in line]
+    assert len(keys) == len(set(keys)) > 0
+    assert lines[-1] == ("0.2.4: 10 breaking, 52 warning · 0.2.5: 10 breaking, 52 warning · "
+                         "0.2.6: 0 breaking, 53 warning; gate FAILED (--fail-on breaking)")
+    data = json.loads(cli("history", "0.2.7", "--store", str(seed_store), "--format", "json").stdout)
+    grouped = {(g["tool"], g["pointer"], g["rule"]): g for g in data["findings"]}
+    assert grouped[("add_recipients", "/properties/recipients", "output-property-added-to-closed-object")][
+        "cohorts"] == {"0.2.4": "breaking", "0.2.5": "breaking"}
+    assert data["notes"] == [] and len(data["findings"]) == len(grouped)
+
+
+def test_history_cohort_ranges_and_mixed_severities():
+    from mcp_schema_audit.history import GroupedFinding, _affects, _versions
+
+    order = ["1", "2", "3", "4", "5", "6"]
+    assert _versions(["1", "2", "3", "5", "6"], order) == "1 to 3 (3 versions), 5, 6"
+    g = GroupedFinding("r", "t", "output", "", "0" * 16, cohorts={"1": "breaking", "2": "warning", "3": "breaking"})
+    assert g.severity == "breaking" and g.at_least("breaking") == ["1", "3"]
+    assert _affects(g, order) == "affects 1, 3 (breaking); 2 (warning)"
+    assert _affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys(order, "warning")), order) == (
+        "affects all 6 cached versions")
+    assert _affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys("ab", "info")), ["a", "b"],
+                    ("info",)) == "affects both cached versions"
+
+
+EVIL_TOOL = "w|ho <img src=x onerror=alert(1)> [x](http://evil) @channel `t` ::error::x"
+
+
+@pytest.fixture()
+def hostile_history(tmp_path: Path) -> list[str]:
+    def write(label: str, enum: list[str]) -> str:
+        path = tmp_path / f"{label.split()[0]}.json"
+        path.write_text(json.dumps({"format": "schema-audit/snapshot", "format_version": 1, "label": label,
+                                    "tools": [{"name": EVIL_TOOL, "inputSchema": {"type": "object"}, "outputSchema": {
+                                        "type": "object", "required": ["v"], "properties": {"v": {"enum": enum}}}}]},
+                                   indent=2))
+        return str(path)
+
+    return [write("1.0 | <b>x</b>", ["a"]), write("2.0", ["a", "b"]), write("2.5", ["a", "b", "c"]),
+            write("3.0", ["a", "b", "c"])]
+
+
+def test_history_markdown_is_escaped_and_grouped(hostile_history: list[str]):
+    from markdown_it import MarkdownIt
+
+    *cohorts, new = hostile_history
+    r = cli("history", new, *[x for c in cohorts for x in ("--against", c)], "--format", "markdown")
+    assert r.returncode == 1, r.stderr
+    md = r.stdout
+    assert md.startswith("### ❌ schema-audit history: 3.0 against 3 cached versions")
+    html = MarkdownIt("commonmark").enable(["table"]).render(md)
+    tags = {t.lower() for t in re.findall(r"</?([A-Za-z][A-Za-z0-9-]*)", html)}
+    assert tags <= {"h3", "h4", "p", "strong", "em", "code", "table", "thead", "tbody", "tr", "th", "td", "details",
+                    "summary", "sub", "ul", "li", "blockquote", "br"}, tags
+    for raw in ("<img", "<b>", "](http", "@channel", "\n::error"):
+        assert raw not in md, raw
+    assert html.count("<tr>") == 2  # header + the one tool, its label cell escaped (no extra column from '|')
+    assert html.count("<th>") == 4
+    rows = [line for line in md.splitlines() if "output-enum-value-added" in line]
+    assert len(rows) == 1 and "affects 1.0 &#124; &#60;b&#62;x&#60;/b&#62;, 2.0" in rows[0]
+
+
+def test_history_sarif_validates_and_locates_findings_in_new(hostile_history: list[str]):
+    import jsonschema
+
+    *cohorts, new = hostile_history
+    r = cli("history", new, *[x for c in cohorts for x in ("--against", c)], "--format", "sarif")
+    assert r.returncode == 1, r.stderr
+    log = json.loads(r.stdout)
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(log)
+    results = log["runs"][0]["results"]
+    enum = [res for res in results if res["ruleId"] == "output-enum-value-added"]
+    assert len(enum) == 1 and enum[0]["level"] == "error"
+    assert enum[0]["properties"]["cohorts"] == {"1.0 | <b>x</b>": "breaking", "2.0": "breaking"}
+    lines = Path(new).read_text().splitlines()
+    for res in results:
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith("3.0.json")
+        assert lines[loc["region"]["startLine"] - 1].strip().startswith('"name": ')
+        assert not re.search(r"(?<!\\)[\[\]]", res["message"]["text"].replace("\\\\", ""))
+    assert log["runs"][0]["properties"]["gate"] == {"fail_on": "breaking", "passed": False}
+
+
+def test_history_rejects_unknown_formats(seed_store: Path):
+    r = cli("history", "0.2.7", "--store", str(seed_store), "--format", "junit")
+    assert r.returncode == 2 and "--format must be one of text, json, markdown, sarif" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -336,6 +336,10 @@ HOSTILE_SCHEMAS: dict[str, tuple[Any, Any, set[str] | None]] = {
                                  {"schema-undecidable", "input-object-closed"}),
     "unevaluated-chain-inline-30": ((obj(x={"type": "string"}), None), (_unevaluated_chain(30, False), None),
                                     {"schema-undecidable", "input-object-closed"}),
+    # a non-string root $id: referencing cannot read it (was an internal error, exit 4)
+    "root-id-not-a-string": (({"type": "object"}, obj(a={"type": "string"})),
+                             ({"type": "object", "$id": 5}, {"type": "object", "$id": [], "properties": {
+                                 "a": {"type": "integer"}}}), None),
     # ECMAScript ReDoS through a fixed count over overlapping alternatives (regress has no timeout)
     "ecma-redos-fixed-count": (
         (obj(y={"type": "string", "enum": ["a" * 40 + "\n"], "pattern": "^(?:a|a){40}$"}, z={"type": "string"})
@@ -822,7 +826,7 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     """
     store = tmp_path / "store"
     small = tools_file(tmp_path / "small.json", [tool("old_tool")])
-    run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(small), cwd=tmp_path)
+    run = cli("snapshot", "--label", "v", "--store", str(store), "--force", "--from-file", str(small), cwd=tmp_path)
     assert run.code == 0, run.stderr
     target = store / "snapshots" / "v.json"
     original = target.read_bytes()
@@ -834,7 +838,7 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     for attempt in range(8):
         earlier = set(target.parent.iterdir())  # temporary files left by earlier kills
         proc = subprocess.Popen([PYTHON, "-m", "mcp_schema_audit", "snapshot", "--label", "v", "--store", str(store),
-                                 "--from-file", str(big)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                 "--force", "--from-file", str(big)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         if attempt % 2:
             time.sleep(rng.uniform(0.05, 1.0))  # anywhere: start-up, parsing, hashing, writing
@@ -879,7 +883,7 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     for path in [*leftovers, other_target, not_ours]:
         os.utime(path, (stale, stale))
     os.utime(link, (stale, stale), follow_symlinks=False)
-    run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(small), cwd=tmp_path)
+    run = cli("snapshot", "--label", "v", "--store", str(store), "--force", "--from-file", str(small), cwd=tmp_path)
     assert run.code == 0, run.stderr
     assert target.read_bytes() == original
     remaining = sorted(p.name for p in target.parent.iterdir())
@@ -929,7 +933,8 @@ def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path, umas
     for mode in (0o600, 0o664, 0o640):  # replacing keeps the file's mode, whatever the umask
         snap.chmod(mode)
         report.chmod(mode)
-        run = cli("snapshot", "--label", "v", "--store", str(store), "--from-file", str(src), cwd=tmp_path, umask=umask)
+        run = cli("snapshot", "--label", "v", "--store", str(store), "--force", "--from-file", str(src), cwd=tmp_path,
+                  umask=umask)
         assert run.code == 0, run.stderr
         run = cli("diff", "v", "v", "--store", str(store), "--format", "json", "--output", str(report),
                   cwd=tmp_path, umask=umask)
