@@ -325,7 +325,7 @@ class _Comparer(ApplicatorMixin):
                             ps = {"$ref": "#" + "".join("/" + quote(str(t).replace("~", "~0").replace("/", "~1"), safe="~")
                                                         for t in tokens)}
                             self._origin[id(ps)] = (ps, tokens)  # keeps ps alive, so its id stays unique
-                        props[pk] = {"allOf": [props[pk], ps]} if pk in props and props[pk] != ps else ps
+                        props[pk] = {"allOf": [props[pk], ps]} if pk in props and canon(props[pk]) != canon(ps) else ps
                     merged["properties"] = props
                 elif k == "required" and isinstance(val, list):
                     merged["required"] = list(dict.fromkeys(list(merged.get("required", [])) + val))
@@ -361,7 +361,7 @@ class _Comparer(ApplicatorMixin):
                     sub = {} if sub is True else sub
                     if not isinstance(sub, dict):
                         continue
-                    merged = self._merge_all_of({**base, **sub} if base else sub, doc)
+                    merged = self._merge_all_of(_distribute(base, sub) if base else sub, doc)
                     for b, steps in self._branches(merged, doc, depth + 1):
                         out.append((b, steps if steps[:1] == [ABS] else here + steps))
                         if len(out) > MAX_BRANCHES:
@@ -467,17 +467,36 @@ class _Comparer(ApplicatorMixin):
         return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
 
     def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[Issue]:
-        """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects)."""
+        """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects).
+
+        Candidates per P branch: its samples, and samples of each V branch and strings at each V branch's
+        length bounds that the P branch declares too (``{}`` beside ``{"type": "string"}`` overlaps on every
+        string; ``maxLength: 4`` beside ``minLength: 3`` on "aaa")."""
         out: list[Issue] = []
         branches = v_node["oneOf"]
+        extra: list[Any] = []
+        for b in branches:
+            try:
+                extra.append(sample(b, self.v_doc))
+            except (NoSample, RecursionError):
+                pass
+            if isinstance(b, dict):
+                for kw in ("minLength", "maxLength"):
+                    n = b.get(kw)
+                    if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
+                        extra += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n else [])
         for pb, p_steps in bp:
-            w = self._sample_p(pb)
-            if w is NO_WITNESS:
-                continue
-            hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, w)]
-            if len(hits) > 1:
-                out.append(Issue("oneof-overlap", [t for t in p_steps if t is not ABS], ["oneOf"], None, None,
-                                  f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema", w))
+            cands = [self._sample_p(pb), *self._samples_p(pb)[:4], *extra]
+            for w in dict.fromkeys(canon(c) for c in cands if c is not NO_WITNESS):
+                value = json.loads(w)
+                if not self._valid(self.p_doc, pb, value):
+                    continue
+                hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, value)]
+                if len(hits) > 1:
+                    out.append(Issue("oneof-overlap", [t for t in p_steps if t is not ABS], ["oneOf"], None, None,
+                                     f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema",
+                                     value))
+                    break
         return out
 
     @staticmethod
@@ -627,8 +646,10 @@ class _Comparer(ApplicatorMixin):
         if pv is None and vv is None:
             return None
         out: list[Issue] = []
-        kw_p = "const" if "const" in p else "enum"
-        kw_v = "const" if "const" in v else "enum"
+        # a null/boolean-only type is a closed value set too: its findings point at "type", and the type
+        # comparison (already made) covers "restricts values to [true, false]"
+        kw_p = "const" if "const" in p else "enum" if "enum" in p else "type"
+        kw_v = "const" if "const" in v else "enum" if "enum" in v else "type"
         if len(pv or []) + len(vv or []) > MAX_ENUM:
             return [Issue("undecidable", [], [], None, None,
                            f"enum with more than {MAX_ENUM} values is not compared value by value")]
@@ -659,11 +680,13 @@ class _Comparer(ApplicatorMixin):
                 if extra_v and not any(i.kind == "const-changed" for i in out):
                     out.append(Issue("enum-extra-v", [kw_p], [kw_v], p.get(kw_p), v.get(kw_v),
                                       f"values {short(extra_v)} are listed only by the {{V}} schema"))
-            else:
+            elif kw_p != "type":
                 out.append(Issue("enum-only-p", [kw_p], [], p.get(kw_p), None,
                                   f"the {{P}} schema restricts values to {short(pv)}, the {{V}} schema does not"))
             return out
         assert vv is not None
+        if kw_v == "type":
+            return out
         cands: list[Any] = [self._sample_p(p)]
         cands += string_candidates(extra=("other-value", "zzz-not-listed"))
         cands += number_candidates(p, integer=False) + [True, False, None, {}, []]
@@ -1365,6 +1388,71 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
     return out
 
 
+def _distribute(base: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
+    """One union branch with the keywords beside the union: ``base`` (the union's parent minus the union)
+    and ``sub`` (the branch) as one schema that accepts what both accept.
+
+    Keys only one side has are copied; ``required`` lists are joined; for the same bound keyword the
+    stricter value is kept. ``additionalProperties`` sees only its own schema object's ``properties``
+    (JSON Schema 2020-12 §10.3.2.3), so when one side closes the object and the other lists properties
+    each property gets the conjunction of what both sides apply to it: ``{"oneOf": [{"properties":
+    {"file": {}}}], "additionalProperties": false}`` rejects ``{"file": 1}``. With ``patternProperties``
+    on a closing side the parts stay an ``allOf`` (compared member by member)."""
+    merged = dict(base)
+    for k, val in sub.items():
+        if k in _ANNOTATIONS or k in ("properties", "additionalProperties", "unevaluatedProperties"):
+            continue
+        if k not in merged or canon(merged[k]) == canon(val):
+            merged[k] = val
+        elif k == "required" and isinstance(val, list) and isinstance(merged[k], list):
+            merged[k] = list(dict.fromkeys([*merged[k], *val]))
+        elif k in _STRICTER and _number(val) and _number(merged[k]):
+            merged[k] = _STRICTER[k](merged[k], val)
+        else:
+            merged[k] = val  # the branch's own value: what the engine compares in this branch
+    b_props = base.get("properties") if isinstance(base.get("properties"), dict) else {}
+    s_props = sub.get("properties") if isinstance(sub.get("properties"), dict) else {}
+    b_close = base.get("additionalProperties", True)
+    s_close = sub.get("additionalProperties", sub.get("unevaluatedProperties", True))
+    scoped = (b_close not in (True, {}) and s_props) or (s_close not in (True, {}) and b_props)
+    if not scoped:
+        if "properties" in sub or "properties" in base:
+            merged["properties"] = {**b_props, **{k: ({"allOf": [b_props[k], v]} if k in b_props
+                                                      and canon(b_props[k]) != canon(v) else v)
+                                                  for k, v in s_props.items()}}
+        for kw in ("additionalProperties", "unevaluatedProperties"):
+            if kw in sub:
+                merged[kw] = sub[kw] if kw not in base or canon(base[kw]) == canon(sub[kw]) else {
+                    "allOf": [base[kw], sub[kw]]}
+        return merged
+    if "patternProperties" in base or "patternProperties" in sub:
+        return {**{k: v for k, v in base.items() if k not in ("properties", "additionalProperties")},
+                "allOf": [{k: v for k, v in base.items() if k in ("properties", "additionalProperties", "patternProperties")},
+                          sub]}
+
+    def both(a: Any, b: Any) -> Any:
+        parts = [x for x in (a, b) if x is not True and x != {}]
+        if any(x is False for x in parts):
+            return False
+        return parts[0] if len(parts) == 1 else {"allOf": parts} if parts else {}
+
+    merged["properties"] = {k: both(b_props.get(k, b_close), s_props.get(k, s_close))
+                            for k in dict.fromkeys([*b_props, *s_props])}
+    rest = both(b_close, s_close)
+    if rest != {}:
+        merged["additionalProperties"] = rest
+    return merged
+
+
+#: Bound keywords of which the stricter of two values holds when both apply.
+_STRICTER = {"minimum": max, "exclusiveMinimum": max, "minLength": max, "minItems": max, "minProperties": max,
+             "maximum": min, "exclusiveMaximum": min, "maxLength": min, "maxItems": min, "maxProperties": min}
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
     """``[kw]`` when ``node`` has that keyword, else ``[]`` (the node itself): pointers must resolve."""
     return [kw] if kw in node else []
@@ -1528,8 +1616,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = 
             out.append(_finding("tool-added", name, "", "new tool", None, name))
             continue
         o, n = om[name], nm[name]
-        if o == n:
-            continue  # identical tool: nothing to compare (the common case, kept cheap for big servers)
+        if canon(o) == canon(n):
+            continue  # identical tool (JSON equality: Python's ``False == 0`` must not hide a change): nothing to compare (the common case, kept cheap for big servers)
         out += _tool_findings(name, o, n)
         if deadline is not None and time.monotonic() > deadline:
             out.append(_finding("schema-undecidable", name, "", f"not compared: the run's time budget ({budget:g} s, "
@@ -1550,7 +1638,7 @@ def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str
     out = []
     same_era = old.protocol_version == new.protocol_version
     for name, tool in new.tool_map().items():
-        if same_era and name in om and om[name] == tool:
+        if same_era and name in om and canon(om[name]) == canon(tool):
             continue  # unchanged tool on the same protocol: it introduces no breaker
         before = {(f.rule, f.pointer) for f in listing_breakers(om[name], old.protocol_version)} if name in om else set()
         for f in listing_breakers(tool, new.protocol_version):

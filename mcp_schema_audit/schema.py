@@ -716,7 +716,35 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
             # Ajv2019/Ajv2020 keep draft-07 ``dependencies`` (lib/vocabularies/applicator/index.ts); jsonschema's
             # 2019-09/2020-12 validators dropped it
             overrides["dependencies"] = validators.Draft7Validator.VALIDATORS["dependencies"]
+        for kw in _JS_NUMBER_KEYWORDS:
+            if kw in base.VALIDATORS:
+                overrides[kw] = _as_js_numbers(overrides.get(kw, base.VALIDATORS[kw]))
     return validators.extend(base, overrides)
+
+
+#: Keywords whose schema value and instance a TS host reads as JavaScript numbers (IEEE doubles).
+_JS_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const", "enum",
+                       "uniqueItems")
+_JS_SAFE = 2**53
+
+
+def js_numbers(value: Any) -> Any:
+    """``value`` as ``JSON.parse`` gives it to a TS host: integers beyond 2**53 become the nearest double
+    (9007199254740993 → 9007199254740992.0), at any depth; everything else unchanged."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value) if abs(value) > _JS_SAFE else value
+    if isinstance(value, list):
+        return [js_numbers(x) for x in value]
+    if isinstance(value, dict):
+        return {k: js_numbers(x) for k, x in value.items()}
+    return value
+
+
+def _as_js_numbers(keyword: Any) -> Any:
+    """A jsonschema keyword function that sees its schema value and the instance as JavaScript does."""
+    def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        return keyword(validator, js_numbers(value), js_numbers(instance), schema)
+    return run
 
 
 # ---- what Ajv refuses to compile ---------------------------------------------------------------------
@@ -1195,7 +1223,12 @@ class SchemaDoc:
             raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
                                   "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted")
         if profile not in self._validators:
-            self._validators[profile] = self._build_validator(profile)
+            try:
+                self._validators[profile] = self._build_validator(profile)
+            except (AttributeError, TypeError, LookupError) as exc:
+                # e.g. a root "$id": 5 — ``referencing`` fails reading it, as the host's validator would
+                self._validators[profile] = (f"{profile} cannot compile the schema: {type(exc).__name__} while "
+                                             "reading its $id/$anchor/$schema keywords")
         built = self._validators[profile]
         if isinstance(built, str):
             raise SchemaCompileError(built)

@@ -262,3 +262,25 @@ def test_run_time_budget_leaves_a_warning_per_tool_not_compared() -> None:
     assert all(f.severity == "warning" and "time budget" in f.message for f in skipped)
     assert {(f.tool, f.rule) for f in spent} >= {("gone", "tool-removed"), ("added", "tool-added")}
     assert not [f for f in spent if f.rule == "input-required-added"]
+
+
+@pytest.mark.parametrize(("direction", "old_value", "new_value"), [
+    ("output", {"enum": [0, 1]}, {"enum": [False, True]}),
+    ("input", {"enum": [True, "x"]}, {"enum": [1, "x"]}),
+    ("output", {"const": 1}, {"const": True}),
+    ("output", {"const": [1]}, {"const": [True]}),
+    ("output", {"enum": [{"k": 1}]}, {"enum": [{"k": True}]}),
+])
+def test_booleans_are_never_equal_to_numbers(direction, old_value, new_value) -> None:
+    """JSON equality, not Python's (``True == 1``): a tool whose enum switches 0/1 to false/true changed,
+    and the change breaks every host (was "No schema changes")."""
+    old = snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({"a": old_value}, ["a"]),
+                                         "outputSchema": obj({"a": old_value}, ["a"])}]}, source="old")
+    new = snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({"a": new_value}, ["a"]),
+                                         "outputSchema": obj({"a": new_value}, ["a"])}]}, source="new")
+    breaking = [f for f in diff_snapshots(old, new) if f.severity == "breaking" and f.direction == direction]
+    assert breaking, diff_snapshots(old, new)
+    accepting, rejecting = (new_value, old_value) if direction == "output" else (old_value, new_value)
+    for f in breaking:
+        instance = f.witness["instance"]["a"]
+        assert valid(accepting, instance) and not valid(rejecting, instance), f.witness

@@ -170,7 +170,23 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
     ("not-ecmascript-space-ts-hosts-input", "input", obj({"x": {"const": "\ufeff"}}),
      obj({"x": {"const": "\ufeff", "not": {"pattern": "^\\s$"}}}), "input-constraint-tightened", "breaking",
      {"x": "\ufeff"}),
-    # a const that contradicts its own type accepts nothing (was an IndexError → undecidable)
+    # a oneOf branch that overlaps another on some values only (every string; strings of length 3 or 4)
+    ("oneof-empty-branch-overlap-input", "input", obj({"e": {}}), obj({"e": {"oneOf": [{}, S]}}),
+     "input-oneof-overlap", "breaking", {"e": "a"}),
+    ("oneof-length-overlap-input", "input",
+     obj({"a": {"oneOf": [{**S, "maxLength": 3}, {**S, "minLength": 5}]}}),
+     obj({"a": {"oneOf": [{**S, "maxLength": 4}, {**S, "minLength": 3}]}}), "input-oneof-overlap", "breaking",
+     {"a": "aaa"}),
+    # additionalProperties sees only its own object's properties: moved beside a oneOf, it rejects them all
+    ("closed-moved-out-of-oneof-input", "input",
+     obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}, "additionalProperties": False}]}}),
+     obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}}], "additionalProperties": False}}),
+     "input-type-narrowed", "breaking", {"t": {"file": None}}),
+    ("closed-moved-into-oneof-output", "output",
+     obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}}], "additionalProperties": False}}),
+     obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}, "additionalProperties": False}]}}),
+     "output-type-widened", "breaking", {"t": {"file": None}}),
+    # a const or enum that contradicts its own type accepts nothing (was an IndexError → undecidable)
     ("const-contradicts-type-input", "input", obj({"x": {"const": "a"}}), obj({"x": {"const": 1, "type": "string"}}),
      "input-const-changed", "breaking", {"x": "a"}),
     # the witness item replaces the one that met the cached contains: the array keeps one after it

@@ -33,6 +33,7 @@ from mcp_schema_audit.schema import (
     ecma_compile_error,
     ecma_search,
     inplace_cost,
+    js_numbers,
     safe_search,
 )
 
@@ -432,6 +433,25 @@ def test_inplace_cost_finds_cycles_and_unevaluated_chains() -> None:
     assert inplace_cost(SchemaDoc(chain(14))) > INPLACE_BUDGET
     with pytest.raises(SchemaCostError, match="unevaluated"):
         SchemaDoc(chain(14)).validator()
+
+
+def test_ts_hosts_read_numbers_as_javascript_doubles() -> None:
+    """JSON.parse rounds integers beyond 2**53: a bound of 9007199254740992 and the value 9007199254740993 are
+    the same double for Ajv, so only python-sdk rejects it."""
+    schema = {"type": "integer", "maximum": 2**53}
+    assert SchemaDoc(schema).errors(2**53 + 1, "python-sdk")
+    assert not SchemaDoc(schema).errors(2**53 + 1, "ts-sdk-v2") and not SchemaDoc(schema).errors(2**53 + 1, "ts-sdk-v1")
+    assert SchemaDoc({"const": 2**53 + 1}).errors(2**53, "python-sdk")
+    assert not SchemaDoc({"const": 2**53 + 1}).errors(2**53, "ts-sdk-v2")
+    assert SchemaDoc({"maximum": 10}).errors(11, "ts-sdk-v2")  # small numbers unchanged
+    assert js_numbers({"a": [2**60, True, 3]}) == {"a": [float(2**60), True, 3]}
+
+
+def test_non_string_root_id_is_uncompilable_not_a_crash() -> None:
+    for bad in (5, True, {}, []):
+        doc = SchemaDoc({"type": "object", "$id": bad})
+        with pytest.raises(SchemaCompileError):
+            doc.validator("python-sdk")
 
 
 def test_lone_surrogates_are_undecided_not_wrong() -> None:
