@@ -32,8 +32,8 @@ from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, point
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type, type_set
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.witness import (MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates, regex_examples,
-                                      sample, string_candidates)
+from mcp_schema_audit.witness import (FORMAT_SAMPLES, MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates,
+                                      regex_examples, sample, string_candidates)
 
 #: Seconds one tool and direction may take to compare (witness searches included) before a warning.
 TIME_BUDGET_S = 10.0
@@ -810,8 +810,10 @@ class _Comparer(ApplicatorMixin):
         pf, vf = p.get("format"), v.get("format")
         if pf != vf and vf is not None:
             w = NO_WITNESS
-            for cand in ["not-a-" + str(vf).replace("-", ""), "not a valid value", "%%%", "x", base, 3_000_000_000,
-                         2**63, 0.5, -1]:
+            # a value of P's own format (date-time where V says date) comes first: it is what P's side sends
+            own = FORMAT_SAMPLES.get(pf) if isinstance(pf, str) else None
+            for cand in [*([own] if own else []), "not-a-" + str(vf).replace("-", ""), "not a valid value", "%%%", "x",
+                         base, 3_000_000_000, 2**63, 0.5, -1]:
                 if cand is not NO_WITNESS and self._valid(self.p_doc, p, cand) and any(
                         self._valid(self.v_doc, v, cand, prof) is False for prof in ("ts-sdk-v2", "ts-sdk-v1")):
                     w = cand
@@ -1099,10 +1101,36 @@ class _Comparer(ApplicatorMixin):
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
             out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],
                                 ["additionalProperties"], extra, self._obj_wrap(p, v, extra))
-        for kw, upper in (("minProperties", False), ("maxProperties", True)):
-            out += self._bounds(p, v, kw, upper, [], p.get(kw), v.get(kw))
+        if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
+            sized = self._sized_objects(p, v, pprops, p_addl)
+            for kw, upper in (("minProperties", False), ("maxProperties", True)):
+                out += self._bounds(p, v, kw, upper, sized, p.get(kw), v.get(kw))
         out += self._property_names(p, v, pprops)
         return [self._located(i, pprops, vprops) for i in out]
+
+    def _sized_objects(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any], p_addl: Any) -> list[Any]:
+        """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
+        interesting (each bound, one less, one more): P's required properties first, then its other
+        declared ones, then keys of its ``additionalProperties`` schema (declared values only)."""
+        base = self._common({**p, "type": "object"}, v)
+        base = dict(base) if isinstance(base, dict) else {}
+        pool = [(k, self._sample_p(s)) for k, s in pprops.items() if k not in base]
+        if isinstance(p_addl, dict):
+            child = self._sample_p(p_addl)
+            pool += [(f"extra_key_{i}", child) for i in range(8) if f"extra_key_{i}" not in pprops]
+        pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
+        sizes = {0, 1}
+        for node in (p, v):
+            for kw in ("minProperties", "maxProperties"):
+                n = _int(node.get(kw), -1)
+                sizes |= {n - 1, n, n + 1}
+        out = []
+        for n in sorted(x for x in sizes if 0 <= x <= len(base) + len(pool) and x <= 64):
+            if n <= len(base):
+                out.append(dict(list(base.items())[:n]))
+            else:
+                out.append({**base, **dict(pool[: n - len(base)])})
+        return out
 
     def _located(self, issue: Issue, pprops: dict[str, Any], vprops: dict[str, Any]) -> Issue:
         """Point ``/properties/KEY`` of a property merged from an ``allOf`` member behind ``$ref`` (see

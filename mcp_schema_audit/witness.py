@@ -14,7 +14,8 @@ from typing import Any
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
 
 _TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
-_FORMAT_SAMPLES = {
+#: A valid example per format (what a server of that format sends), used for samples and format witnesses.
+FORMAT_SAMPLES = {
     "date-time": "2026-01-01T00:00:00Z",
     "date": "2026-01-01",
     "time": "00:00:00Z",
@@ -167,7 +168,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         return number_candidates(node, integer=(t == "integer"))[0]
     if t == "string":
         fmt = node.get("format")
-        base = _FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
+        base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
         lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
         hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
         if lo > MAX_SAMPLE_SIZE:
@@ -439,7 +440,7 @@ def string_candidates(lo: int = 0, hi: int | None = None, extra: tuple[str, ...]
     """Short candidate strings for witness search, respecting the given length bounds when possible."""
     out: list[str] = []
     lo = min(lo, MAX_SAMPLE_SIZE)
-    for s in extra + _STRING_CANDIDATES + tuple(_FORMAT_SAMPLES.values()) + ("not-a-" + "value",):
+    for s in extra + _STRING_CANDIDATES + tuple(FORMAT_SAMPLES.values()) + ("not-a-" + "value",):
         if len(s) < lo:
             s = s + "a" * (lo - len(s))
         if hi is not None and len(s) > hi:

@@ -186,6 +186,17 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
      obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}}], "additionalProperties": False}}),
      obj({"t": {"oneOf": [{"type": "object", "properties": {"file": {}}, "additionalProperties": False}]}}),
      "output-type-widened", "breaking", {"t": {"file": None}}),
+    # object size bounds: witnesses sized from P's declared properties
+    ("min-properties-added-input", "input", obj({"a": {"type": "object"}}),
+     obj({"a": {"type": "object", "minProperties": 1}}), "input-constraint-tightened", "breaking", {"a": {}}),
+    ("max-properties-relaxed-output", "output",
+     obj({"a": {"type": "object", "properties": {"x": S, "y": S, "z": S}, "maxProperties": 2}}),
+     obj({"a": {"type": "object", "properties": {"x": S, "y": S, "z": S}, "maxProperties": 3}}),
+     "output-constraint-relaxed", "breaking", None),
+    # a format change is proven with a value of the new format (TS hosts check formats)
+    ("format-date-to-date-time-output", "output", obj({"d": {**S, "format": "date"}}, ["d"]),
+     obj({"d": {**S, "format": "date-time"}}, ["d"]), "output-format-changed", "breaking",
+     {"d": "2026-01-01T00:00:00Z"}),
     # a const or enum that contradicts its own type accepts nothing (was an IndexError → undecidable)
     ("const-contradicts-type-input", "input", obj({"x": {"const": "a"}}), obj({"x": {"const": 1, "type": "string"}}),
      "input-const-changed", "breaking", {"x": "a"}),
