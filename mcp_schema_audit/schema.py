@@ -1156,8 +1156,15 @@ class SchemaDoc:
             spec = DRAFT7 if self.dialect in ("draft-07", "draft-06", "draft-04") else DRAFT202012
             resource = Resource.from_contents(self.root, default_specification=spec) if isinstance(
                 self.root, dict) else Resource(contents=self.root, specification=spec)
-            uri = "urn:schema-audit:root"
-            self._registry = Registry().with_resource(uri, resource)
+            # the root's own $id is the base of relative refs, and embedded "$id"s are resources of their
+            # own (crawled); nothing is ever retrieved: the registry has no retrieve function
+            root_id = self.root.get("$id") if isinstance(self.root, dict) else None
+            uri = root_id.rstrip("#") if isinstance(root_id, str) and "://" in root_id else "urn:schema-audit:root"
+            try:
+                self._registry = Registry().with_resource(uri, resource).crawl()
+            except Exception:  # an embedded $id referencing cannot read: plain document only
+                uri = "urn:schema-audit:root"
+                self._registry = Registry().with_resource(uri, resource)
             self._resolver = self._registry.resolver(base_uri=uri)
         return self._resolver
 

@@ -284,3 +284,21 @@ def test_booleans_are_never_equal_to_numbers(direction, old_value, new_value) ->
     for f in breaking:
         instance = f.witness["instance"]["a"]
         assert valid(accepting, instance) and not valid(rejecting, instance), f.witness
+
+
+def test_ref_to_an_embedded_id_is_resolved_not_invalid() -> None:
+    """``{"$ref": "item"}`` under root ``$id`` https://ex.com/root names the subschema whose ``$id`` is "item"
+    (JSON Schema Core 2020-12 §8.2.1): it is compared, not reported as an unresolvable (invalid) schema."""
+    def out(t: str) -> dict:
+        return {"$id": "https://ex.com/root", "type": "object", "properties": {"a": {"$ref": "item"}},
+                "required": ["a"], "$defs": {"i": {"$id": "item", "type": t}}}
+
+    findings = compare_schemas(out("integer"), out("number"), "output")
+    assert [f.rule for f in findings if f.severity == "breaking"] == ["output-type-widened"], findings
+    assert not any(f.rule in ("schema-invalid", "schema-undecidable") for f in findings)
+    w = findings[0].witness["instance"]
+    assert valid(out("number"), w) and not valid(out("integer"), w)
+    # a remote reference is still never fetched
+    remote = {"$id": "https://ex.com/root", "type": "object", "properties": {"a": {"$ref": "https://ex.com/x.json"}}}
+    assert any(f.rule in ("schema-invalid", "schema-undecidable") for f in compare_schemas(remote, {**remote,
+                                                                                        "required": ["a"]}, "input"))
