@@ -88,7 +88,7 @@ def _err(message: str) -> None:
     """One line on stderr, control characters escaped."""
     from mcp_schema_audit.report import inert
 
-    sys.stderr.write(f"schema-audit: {inert(message)}\n")
+    sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
     sys.stderr.flush()
 
 
@@ -352,7 +352,9 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
     """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
 
     A glob that matches no tool name in any of ``snaps`` is a one-line warning on stderr, not an
-    error. With no globs the snapshots are returned as they are and there is no note.
+    error; filters that leave no tool in scope while the snapshots have tools raise ``UsageError``
+    (exit 2: a typo in a CI filter must not pass the gate with "No schema changes"). With no globs the
+    snapshots are returned as they are and there is no note.
     """
     if not include and not exclude:
         return list(snaps), []
@@ -366,6 +368,9 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
     from mcp_schema_audit.snapshot import tool_selected
 
     kept = sum(1 for n in names if tool_selected(n, include, exclude))
+    if names and not kept:
+        raise UsageError(f"the tool filters leave none of the {len(names)} tools in scope; check --tool/--exclude-tool "
+                         "(or tools/exclude_tools in the config file)")
     parts = ([f"--tool {', '.join(include)}"] if include else []) + (
         [f"--exclude-tool {', '.join(exclude)}"] if exclude else [])
     note = f"tool filter ({'; '.join(parts)}): {kept} of {len(names)} tools in scope"
@@ -507,9 +512,16 @@ def history(
         if skipped:
             _err(f"skipped {len(skipped)} stored snapshot(s) of other servers: "
                  f"{', '.join(s.label for s in skipped)}")
+    labels = [c.label for c in cohorts]
+    if len(set(labels)) != len(labels) or new_snap.label in labels:
+        twice = sorted({x for x in labels if labels.count(x) > 1 or x == new_snap.label})
+        raise UsageError(f"two versions carry the same label ({', '.join(map(repr, twice))}): history keeps one "
+                         "column per label; give the snapshots distinct labels")
     if not cohorts:
-        raise UsageError(f"no cached versions to check {new!r} against (store {opts['store']} has none older; "
-                         "use --against)")
+        # a first release: no host can have cached an older version, so there is nothing that can break
+        _err(f"nothing to check: the store ({opts['store']}) holds no version older than {new_snap.label!r} "
+             "(a first release; name cached versions with --against)")
+        raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
     hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
     hist.notes += notes
@@ -604,6 +616,7 @@ def demo(
     keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
                                         help="Keep the demo snapshots in this store folder."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
+    force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:
     """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, then diff them."""
     from mcp_schema_audit.capture import CaptureTarget, capture
@@ -611,6 +624,11 @@ def demo(
 
     if fail_on not in FAIL_ON:
         raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
+    if keep is not None and not force:
+        for label in ("v1", "v2"):
+            if store_path(keep, label).exists():
+                raise UsageError(f"snapshot {label!r} already exists in the store ({store_path(keep, label)}); "
+                                 "pass --force to replace it, or --keep another folder")
     store = keep if keep is not None else Path(tempfile.mkdtemp(prefix="schema-audit-demo-"))
     snaps = []
     _quiet_sdk_logs(False)

@@ -1653,26 +1653,39 @@ def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = 
             continue
         out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name, deadline=deadline)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name, deadline=deadline)
-    out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out})
+    out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out}, deadline)
     order = {"tool": 0, "input": 1, "output": 2}
     return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
 
 
-def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str, str]]) -> list[Finding]:
-    """Listing-time breakers present in NEW and not in OLD (a new tool with one counts too)."""
+def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str, str]],
+                          deadline: float | None = None) -> list[Finding]:
+    """Listing-time breakers present in NEW and not in OLD (a new tool with one counts too).
+
+    Past ``deadline`` (``time.monotonic()``) a changed tool is not checked: one ``schema-undecidable``
+    warning names the tools left."""
     from mcp_schema_audit.lint import listing_breakers
 
     om = old.tool_map()
     out = []
     same_era = old.protocol_version == new.protocol_version
+    left: list[str] = []
     for name, tool in new.tool_map().items():
         if same_era and name in om and canon(om[name]) == canon(tool):
             continue  # unchanged tool on the same protocol: it introduces no breaker
+        if deadline is not None and time.monotonic() > deadline:
+            left.append(name)
+            continue
         before = {(f.rule, f.pointer) for f in listing_breakers(om[name], old.protocol_version)} if name in om else set()
         for f in listing_breakers(tool, new.protocol_version):
             if (f.rule, f.pointer) not in before and (f.rule, f.tool, f.pointer) not in have:
                 f.message += " (the host loses the whole tools/list)" if f.rule != "output-schema-uncompilable" else ""
                 out.append(f)
+    if left:
+        shown = ", ".join(left[:10]) + (f" and {len(left) - 10} more" if len(left) > 10 else "")
+        out.append(_finding("schema-undecidable", left[0], "", f"listing-time checks (metaschema, compilation) "
+                            f"not run for {len(left)} changed tool(s) ({shown}): the run's time budget "
+                            "(--time-budget) was spent", None, None, direction="tool"))
     return out
 
 

@@ -25,8 +25,8 @@ _VALUE_SET_RULES = ("output-enum-value-added", "output-enum-removed", "output-co
 
 def version_key(label: str) -> tuple[Any, ...]:
     """Sort key that orders labels as versions when they look like versions (``v0.2.10`` > ``v0.2.9``)."""
-    parts = re.split(r"(\d+)", label.lstrip("vV"))
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")
+    parts = re.split(r"([0-9]{1,18})", label.lstrip("vV"))  # ASCII digits only, within int range
+    return tuple((0, int(p)) if p.isascii() and p.isdigit() else (1, p) for p in parts if p != "")
 
 
 def order_snapshots(snaps: list[Snapshot]) -> list[Snapshot]:

@@ -119,7 +119,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read config {path}: {getattr(exc, 'strerror', None) or exc}") from exc
         raw = _toml_loads(text, str(path))
-        data = raw.get("tool", {}).get("schema-audit", {}) if path.name == "pyproject.toml" else raw
+        data = _tool_table(raw, str(path)) if path.name == "pyproject.toml" else raw
         source = str(path)
     else:
         own = base / ".schema-audit.toml"
@@ -131,11 +131,25 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
                 raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
             except (OSError, UnicodeDecodeError):
                 raw = {}
-            data = raw.get("tool", {}).get("schema-audit")
+            data = _tool_table(raw, str(pyproject))
             source = str(pyproject) if data is not None else None
     if not data:
         return Config(source=source)
     return _parse_config(data, source or "config")
+
+
+def _tool_table(raw: dict[str, Any], source: str) -> dict[str, Any] | None:
+    """``[tool.schema-audit]`` of a parsed ``pyproject.toml`` (None when absent); ``UsageError`` when
+    ``tool`` or ``tool.schema-audit`` is not a table."""
+    tool = raw.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise UsageError(f"{source}: [tool] must be a table")
+    data = tool.get("schema-audit")
+    if data is not None and not isinstance(data, dict):
+        raise UsageError(f"{source}: [tool.schema-audit] must be a table")
+    return data
 
 
 def _parse_config(data: dict[str, Any], source: str) -> Config:
@@ -294,7 +308,10 @@ def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
     if mode in ("backward", "full"):
         out += diff_snapshots(old, new, time_budget=time_budget)
     if mode in ("forward", "full"):
-        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)]
+        # a tool-level change (description, annotations) is one finding, whichever side is cached
+        have = {f.fingerprint for f in out if f.direction == "tool"}
+        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)
+                if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed") and f.fingerprint in have)]
     return out
 
 

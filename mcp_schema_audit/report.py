@@ -680,7 +680,8 @@ def gh_property(text: Any) -> str:
 def render_github(report: Report) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` line per finding.
 
-    Each line names the snapshot file (``file=``) and a title with the rule; the message says tool,
+    Each line names the snapshot file (``file=``, with ``line=`` of the tool's ``"name"`` as in SARIF) and
+    a title with the rule; the message says tool,
     direction, pointer, what changed and the witness error. Then one ``::warning`` per expired ignore
     entry and a final ``::notice`` with the summary (so the output is never empty).
     """
@@ -691,6 +692,7 @@ def render_github(report: Report) -> str:
         uri = artifact_uri(snap.source)
         if uri is not None and "://" not in uri and not uri.startswith("file:"):
             props.append(f"file={gh_property(urllib.parse.unquote(uri))}")
+            props.append(f"line={snap.line_of(f.tool)}")  # the tool's "name" line, as in SARIF
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {_title(f)} [{f.rule}]')}")
         msg = _plain_message(report, f, f"{f.tool} {f.direction}", " | witness")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")

@@ -40,7 +40,7 @@ FORMAT_VERSION = 1
 DEFAULT_STORE = Path(".schema-audit")
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
-_LABEL_RE = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,127}$")
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,127}\Z")  # \Z: no trailing newline
 #: A ``\uD800``–``\uDFFF`` escape in JSON text (may decode to a lone surrogate no UTF-8 file can hold).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -447,6 +447,8 @@ def load_snapshot(ref: str, *, store: Path = DEFAULT_STORE) -> Snapshot:
             return load_snapshot_file(stored)
     if path.exists():
         raise InputError(f"{ref}: not a regular file")
+    if ref.endswith(".json") or os.sep in ref or "/" in ref:
+        raise InputError(f"{ref}: no such file (and no label {ref!r} in store {store})")
     raise InputError(
         f"no snapshot {ref!r}: not a file, and no label {ref!r} in store {store}",
         hint=f"capture it with: schema-audit snapshot --label {ref} -- <server command>" if _LABEL_RE.match(ref) else None,
@@ -530,9 +532,20 @@ def atomic_write_text(path: Path, text: str) -> None:
     ``.<name>.<12 hex>.schema-audit.tmp``, see :func:`temp_name_pattern`); before writing, temporary
     files of the same target older than ``STALE_TEMP_AGE_S`` seconds are removed. Permissions: a new
     file gets mode 0o666 minus the umask (0o644 with umask 022), like any file a program creates; a
-    replaced file keeps its mode. Creates missing parent folders. Raises ``InputError`` (naming
-    ``path`` and the OS reason) when the folder or the file cannot be written.
+    replaced file keeps its mode. Creates missing parent folders. An existing target that is not a
+    regular file or a folder (``/dev/null``, a FIFO, a terminal) is written to directly, never
+    replaced. Raises ``InputError`` (naming ``path`` and the OS reason) when the folder or the file
+    cannot be written.
     """
+    try:
+        if stat.S_ISCHR(os.stat(path).st_mode) or stat.S_ISFIFO(os.stat(path).st_mode):
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            return
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temp_files(path)

@@ -205,7 +205,7 @@ def test_base_from_git(tmp_path: Path):
     log = json.loads((work / "out" / "schema-audit.sarif").read_text(encoding="utf-8"))
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == ".schema-audit/snapshots/latest.json"
-    assert "::error file=.schema-audit/snapshots/latest.json,title=" in r.stdout
+    assert re.search(r"::error file=\.schema-audit/snapshots/latest\.json,line=[1-9][0-9]*,title=", r.stdout)
 
 
 @pytest.mark.live

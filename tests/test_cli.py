@@ -290,3 +290,13 @@ def test_time_budget_flag(tmp_path: Path):
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, bad
     for command in ("diff", "history"):
         assert f"default {RUN_TIME_BUDGET_S:g};" in " ".join(cli(command, "--help").stdout.split()), command
+
+
+def test_demo_keep_refuses_to_replace_stored_snapshots(tmp_path: Path):
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps({"tools": TOOLS}))
+    assert cli("snapshot", "--from-file", str(src), "--label", "v1", "--store", str(tmp_path)).returncode == 0
+    before = (tmp_path / "snapshots" / "v1.json").read_bytes()
+    r = cli("demo", "--keep", str(tmp_path))
+    assert r.returncode == 2 and "pass --force" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert (tmp_path / "snapshots" / "v1.json").read_bytes() == before

@@ -66,10 +66,11 @@ def test_diff_tool_filters(unfiltered: dict):
 
 def test_a_glob_that_matches_nothing_is_a_one_line_warning_not_an_error():
     r = cli("diff", OLD, NEW, "--format", "json", "--tool", "WHOAMI")  # case-sensitive: matches nothing
-    assert r.returncode == 0, r.stderr  # no tool in scope, so no finding and the gate passes
-    assert r.stderr == "schema-audit: warning: --tool 'WHOAMI' matches no tool in '0.2.5' or '0.2.6'\n"
-    data = json.loads(r.stdout)
-    assert data["findings"] == [] and data["new"]["tool_count"] == 0
+    # no tool left in scope at all: a usage error, so a typo in a CI filter cannot pass the gate
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert r.stderr.splitlines() == ["schema-audit: warning: --tool 'WHOAMI' matches no tool in '0.2.5' or '0.2.6'",
+                                     "schema-audit: error: the tool filters leave none of the 16 tools in scope; "
+                                     "check --tool/--exclude-tool (or tools/exclude_tools in the config file)"]
     r = cli("diff", OLD, NEW, "--tool", "whoami", "--tool", "nope*", "--exclude-tool", "zzz")
     assert r.returncode == 1
     assert r.stderr.splitlines() == ["schema-audit: warning: --tool 'nope*' matches no tool in '0.2.5' or '0.2.6'",
@@ -115,9 +116,9 @@ def test_history_tool_filters():
     data = json.loads(cli(*args, "--exclude-tool", "whoami").stdout)
     assert "whoami" not in data["matrix"] and data["conflicts"] == []
     r = cli(*args[:-2], "--tool", "nothing_like_it")
-    assert r.returncode == 0, r.stderr
-    assert r.stderr == "schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7' or '0.2.5' or '0.2.6'\n"
-    assert "No breaking or warning findings." in r.stdout
+    assert r.returncode == 2 and "leave none of the 16 tools in scope" in r.stderr, r.stderr
+    assert r.stderr.startswith("schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7' or "
+                               "'0.2.5' or '0.2.6'\n")
 
 
 def test_config_tools_and_exclude_tools(tmp_path: Path, unfiltered: dict):

@@ -61,9 +61,11 @@ def test_history_against_named_cohorts_and_ordering(seed_store: Path):
     assert [s.label for s in order_snapshots(snaps)] == ["1.2.0", "1.9.1", "1.10.0"]
 
 
-def test_history_with_nothing_to_check_is_a_usage_error(tmp_path: Path):
+def test_history_of_a_first_release_passes_with_a_note(tmp_path: Path):
+    """No older snapshot: no host can have cached one, so nothing can break (exit 0, a note, no report)."""
     r = cli("history", str(SEED / "0.2.5.json"), "--store", str(tmp_path))
-    assert r.returncode == 2 and "no cached versions" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    assert r.stderr.startswith("schema-audit: nothing to check:") and len(r.stderr.splitlines()) == 1
 
 
 def test_modes_forward_and_full():
@@ -400,3 +402,14 @@ def test_history_rejects_unknown_formats(seed_store: Path):
     r = cli("history", "0.2.7", "--store", str(seed_store), "--format", "junit")
     assert r.returncode == 2 and "--format must be one of text, json, markdown, sarif" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_full_mode_reports_a_tool_level_change_once():
+    """A description change is the same finding whichever side is cached: --mode full lists it once."""
+    old = snapshot_from_data({"tools": [{"name": "t", "description": "one", "inputSchema": {"type": "object"}}]},
+                             source="old")
+    new = snapshot_from_data({"tools": [{"name": "t", "description": "two", "inputSchema": {"type": "object"}}]},
+                             source="new")
+    full = diff_with_mode(old, new, "full")
+    assert [f.rule for f in full] == ["tool-description-changed"], [(f.rule, f.tags) for f in full]
+    assert len(diff_with_mode(old, new, "forward")) == 1

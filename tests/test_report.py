@@ -336,7 +336,7 @@ def test_junit_with_no_tools_is_still_a_document():
 
 # --- github workflow commands ---------------------------------------------------------------------------
 
-_GH_LINE = re.compile(r"^::(error|warning|notice) (file=[^,:]*,)?title=[^,:]*::.*$")
+_GH_LINE = re.compile(r"^::(error|warning|notice) (file=[^,:]*,line=[1-9][0-9]*,)?title=[^,:]*::.*$")
 
 
 def test_github_one_line_per_finding_plus_summary():
@@ -346,7 +346,8 @@ def test_github_one_line_per_finding_plus_summary():
     assert all(_GH_LINE.match(line) for line in lines)
     assert sum(line.startswith("::error ") for line in lines) == 13
     assert sum(line.startswith("::notice ") for line in lines) == 2  # the info finding and the summary
-    assert lines[0].startswith("::error file=fixtures/seed/0.2.6.json,title=schema-audit breaking%3A ")
+    assert re.match(r"::error file=fixtures/seed/0\.2\.6\.json,line=[1-9][0-9]*,title=schema-audit breaking%3A ",
+                    lines[0])
     assert lines[-1].startswith("::notice title=schema-audit::") and "gate FAILED" in lines[-1]
 
 

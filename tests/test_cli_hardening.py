@@ -1,0 +1,88 @@
+"""Bad input found by the attack on the newest CLI features: each is a clean exit or a correct verdict."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp_schema_audit.engine import diff_snapshots
+from mcp_schema_audit.history import version_key
+from mcp_schema_audit.snapshot import snapshot_from_data
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "fixtures" / "seed"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=120)
+
+
+def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("schema-audit: error: "), r.stderr
+    return lines[0]
+
+
+def test_history_refuses_two_versions_with_one_label(tmp_path: Path):
+    """Two raw files both named tools.json carry the label "tools": one column would hide the other's breaks."""
+    for name, enum in (("a", ["x"]), ("b", ["x", "y"]), ("c", ["x", "y", "z"])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "tools.json").write_text(json.dumps({"tools": [{
+            "name": "t", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"e": {"enum": enum}}, "required": ["e"]}}]}))
+    r = cli("history", str(tmp_path / "c" / "tools.json"), "--against", str(tmp_path / "a" / "tools.json"),
+            "--against", str(tmp_path / "b" / "tools.json"))
+    assert "same label ('tools')" in one_error_line(r)
+
+
+def test_output_to_a_device_writes_through_it():
+    """--output /dev/null runs only the gate; the device must stay a device (it was renamed over)."""
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--output", "/dev/null")
+    assert r.returncode == 1 and r.stdout == "", r.stderr
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+
+
+def test_labels_and_versions_from_strangers():
+    assert version_key("v0.2.10") > version_key("v0.2.9")
+    for label in ("v²", "1" * 5000, "v1.٣"):  # str.isdigit() digits int() refuses, or an int past the limit
+        assert isinstance(version_key(label), tuple)
+
+
+def test_trailing_newline_in_a_label_is_refused(tmp_path: Path):
+    r = cli("snapshot", "--store", str(tmp_path), "--label", "v1\n", "--from-file", str(SEED / "0.2.5.json"))
+    one_error_line(r)
+    assert not (tmp_path / "snapshots").exists() or not list((tmp_path / "snapshots").iterdir())
+
+
+def test_server_text_in_stderr_lines_cannot_start_a_new_line(tmp_path: Path):
+    """A newline in a protocolVersion echoed on stderr would let a server write a GitHub workflow command."""
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps({"protocolVersion": "2025-06-18\n::error file=x,line=1::injected",
+                               "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+    r = cli("snapshot", "--from-file", str(src), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    assert not any(line.startswith("::") for line in r.stderr.splitlines()), r.stderr
+
+
+def test_pyproject_tool_entry_that_is_not_a_table(tmp_path: Path):
+    for text in ("tool = 5\n", 'tool = "x"\n', "[tool]\nschema-audit = 5\n", '[tool]\nschema-audit = "abc"\n'):
+        (tmp_path / "pyproject.toml").write_text(text)
+        r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+        assert "must be a table" in one_error_line(r), text
+
+
+def test_time_budget_also_bounds_the_listing_time_checks():
+    """Past the run's budget the listing-time checks of changed tools are skipped with one warning."""
+    def snap(kind: str, source: str):
+        return snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": {"type": kind}} for i in range(5)]},
+                                  source=source)
+
+    spent = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=1e-9)
+    listing = [f for f in spent if "listing-time checks" in f.message]
+    assert len(listing) == 1 and listing[0].severity == "warning" and "5 changed tool(s)" in listing[0].message
+    full = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=0)
+    assert any(f.severity == "breaking" for f in full)
