@@ -407,7 +407,11 @@ class _Comparer(ApplicatorMixin):
             if pi in value_branches:
                 continue
             best: tuple[int, int | None, list[Issue]] | None = None
-            for vi, (vb, _) in enumerate(bv):
+            # a branch of the same type first: P's integer is matched with V's integer, not with its number
+            same_type = type_set(pb)
+            order = sorted(range(len(bv)), key=lambda i: type_set(bv[i][0]) != same_type)
+            for vi in order:
+                vb = bv[vi][0]
                 if not self._types_overlap(pb, vb):
                     continue
                 trial = self.compare(pb, vb, depth + 1)

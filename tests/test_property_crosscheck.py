@@ -117,7 +117,7 @@ import types
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from jsonschema.validators import Draft7Validator, Draft201909Validator, Draft202012Validator, validator_for
@@ -413,6 +413,8 @@ def test_verdict_independent_of_spelling(pair: tuple[dict[str, Any], dict[str, A
         show_findings(f"{direction} (old respelled)", b)
         a = [f for f in a if not v1_only(f)]  # spellings equivalent for 2020-12 readers may differ for v1
         b = [f for f in b if not v1_only(f)]
+        # a wall-clock budget (10 s per tool, regex timeouts) reached on a loaded machine decides nothing
+        assume(not any("budget exceeded" in f.message or "takes too long" in f.message for f in a + b))
         assert _top(a) == _top(b), (f"{direction}: verdict {_top(a)} for old, {_top(b)} for the same old schema "
                                     f"respelled: {summary(a)} vs {summary(b)}")
 
