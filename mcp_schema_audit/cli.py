@@ -265,7 +265,7 @@ def snapshot(
     if out == "-":
         _write_output(text, "-")
         return
-    atomic_write_text(dest, text)
+    atomic_write_text(dest, text, exclusive=not force)
     proto = snap.protocol_version or "unknown protocol"
     _err(f"wrote {dest} ({len(snap.tools)} tools, {proto})")
 

@@ -337,8 +337,14 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
     if not (head and f.message.startswith(head)):
         head = ""  # the engine's "tool: Title at pointer: " head holds server text: never rewritten
     detail = f.message[len(head):]
-    g.message = f"[forward: hosts cached {new.label}, server runs {old.label}] {head}{_ROLE_WORDS.sub(word, detail)}"
+    # quoted values ('…' as repr, "…" as JSON) are the server's text: role words are rewritten outside them only
+    parts = _QUOTED.split(detail)
+    detail = "".join(part if i % 2 else _ROLE_WORDS.sub(word, part) for i, part in enumerate(parts))
+    g.message = f"[forward: hosts cached {new.label}, server runs {old.label}] {head}{detail}"
     return g
+
+
+_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 
 
 def ignore_entries_toml(findings: list[Finding]) -> str:

@@ -524,7 +524,7 @@ def _create_temp(path: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(path.parent))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically: a temporary file in the same
     folder, fsync, rename.
 
@@ -534,7 +534,10 @@ def atomic_write_text(path: Path, text: str) -> None:
     file gets mode 0o666 minus the umask (0o644 with umask 022), like any file a program creates; a
     replaced file keeps its mode. Creates missing parent folders. An existing target that is not a
     regular file or a folder (``/dev/null``, a FIFO, a terminal) is written to directly, never
-    replaced. Raises ``InputError`` (naming ``path`` and the OS reason) when the folder or the file
+    replaced. ``exclusive``: never replace an existing ``path``, even one that appeared while the text
+    was prepared (the temporary file is hard-linked into place, which fails if the name exists): a
+    concurrent writer of the same snapshot label loses with ``InputError`` instead of silently
+    overwriting. Raises ``InputError`` (naming ``path`` and the OS reason) when the folder or the file
     cannot be written.
     """
     try:
@@ -563,7 +566,20 @@ def atomic_write_text(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        if exclusive:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise InputError(f"{path} appeared while this snapshot was being captured (another capture of "
+                                 "the same label?); pass --force to replace it") from None
+            except OSError as exc:  # a file system without hard links: the check before capture must do
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK) or path.exists():
+                    raise
+                os.replace(tmp, path)
+            else:
+                os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException as exc:
         try:
             os.unlink(tmp)

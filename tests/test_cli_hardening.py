@@ -86,3 +86,19 @@ def test_time_budget_also_bounds_the_listing_time_checks():
     assert len(listing) == 1 and listing[0].severity == "warning" and "5 changed tool(s)" in listing[0].message
     full = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=0)
     assert any(f.severity == "breaking" for f in full)
+
+
+def test_exclusive_write_never_replaces_a_file_that_appeared(tmp_path: Path):
+    """Two captures of one label: the second to finish must not silently replace the first one's snapshot."""
+    import pytest
+
+    from mcp_schema_audit.errors import InputError
+    from mcp_schema_audit.snapshot import atomic_write_text
+
+    target = tmp_path / "snapshots" / "rel.json"
+    atomic_write_text(target, "first\n", exclusive=True)
+    with pytest.raises(InputError, match="appeared while this snapshot was being captured"):
+        atomic_write_text(target, "second\n", exclusive=True)
+    assert target.read_text() == "first\n" and sorted(p.name for p in target.parent.iterdir()) == ["rel.json"]
+    atomic_write_text(target, "third\n")  # --force
+    assert target.read_text() == "third\n"

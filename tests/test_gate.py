@@ -413,3 +413,14 @@ def test_full_mode_reports_a_tool_level_change_once():
     full = diff_with_mode(old, new, "full")
     assert [f.rule for f in full] == ["tool-description-changed"], [(f.rule, f.tags) for f in full]
     assert len(diff_with_mode(old, new, "forward")) == 1
+
+
+def test_forward_wording_leaves_quoted_server_values_alone():
+    """Role words ("the new schema") are rewritten with labels, but never inside a quoted server value."""
+    def snap(values, source):
+        return snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
+            "type": "object", "properties": {"s": {"enum": values}}, "required": ["s"]}}]}, source=source)
+
+    forward = diff_with_mode(snap(["ok", "the new server"], "v1.json"), snap(["ok"], "v2.json"), "forward")
+    msgs = [f.message for f in forward if f.severity == "breaking"]
+    assert msgs and all("'the new server'" in m and "the served v1 schema" in m for m in msgs), msgs
