@@ -419,9 +419,7 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
     ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the
     finding's severity there; ``partialFingerprints["schemaAudit/v1"]`` is the fingerprint. Messages are
     inert plain text (``sarif_text``)."""
-    from mcp_schema_audit import __version__
-    from mcp_schema_audit.report import (_SARIF_LEVEL, SARIF_SCHEMA_URI, _detail, _json_text, _rule_descriptor,
-                                         _sarif_uri, inert, sarif_text)
+    from mcp_schema_audit.report import _SARIF_LEVEL, _detail, _rule_descriptor, _sarif_uri, inert, sarif_log, sarif_text
     from mcp_schema_audit.rules import RULES
 
     labels = [c.label for c in hist.cohorts]
@@ -456,25 +454,7 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
             "properties": {"tool": g.tool, "direction": g.direction, "pointer": g.pointer, "severity": g.severity,
                            "cohorts": dict(g.cohorts), "snapshot": snap.label},
         })
-    artifacts = []
-    for snap in (hist.new, *hist.cohorts):
-        uri = _sarif_uri(snap)
-        if all(a["location"]["uri"] != uri for a in artifacts):
-            artifacts.append({"location": {"uri": uri}, "roles": ["analysisTarget"], "mimeType": "application/json"})
-    log = {
-        "$schema": SARIF_SCHEMA_URI,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "schema-audit", "version": __version__, "semanticVersion": __version__,
-                                "rules": rules}},
-            "artifacts": artifacts,
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-            "properties": {"kind": "history", "new": {"label": hist.new.label, "source": hist.new.source},
-                           "cohorts": labels, "matrix": hist.matrix(),
-                           "conflicts": [c.to_json() for c in hist.conflicts],
-                           "gate": {"fail_on": fail_on, "passed": passed},
-                           "notes": [inert(n) for n in hist.notes]},
-        }],
-    }
-    return _json_text(log, sort_keys=False)
+    return sarif_log([hist.new, *hist.cohorts], rules, results, {
+        "kind": "history", "new": {"label": hist.new.label, "source": hist.new.source}, "cohorts": labels,
+        "matrix": hist.matrix(), "conflicts": [c.to_json() for c in hist.conflicts],
+        "gate": {"fail_on": fail_on, "passed": passed}, "notes": [inert(n) for n in hist.notes]})

@@ -635,15 +635,26 @@ def render_sarif(report: Report) -> str:
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = [_sarif_result(report, f, index, None) for f in _ordered(report.findings)]
     results += [_sarif_result(report, f, index, reason) for f, reason in report.ignored]
-    artifacts = []
-    for snap in (report.old, report.new):
-        uri = _sarif_uri(snap)
-        if all(a["location"]["uri"] != uri for a in artifacts):
-            artifacts.append({"location": {"uri": uri}, "roles": ["analysisTarget"], "mimeType": "application/json"})
 
     def side(s: Snapshot) -> dict[str, Any]:
         return {"label": s.label, "server": s.server, "protocol_version": s.protocol_version, "source": s.source}
 
+    return sarif_log([report.old, report.new], rules, results, {
+        "mode": report.mode, "hosts": list(report.hosts), "old": side(report.old), "new": side(report.new),
+        "summary": report.summary, "gate": {"fail_on": report.fail_on, "passed": report.passed},
+        "notes": [inert(n) for n in report.notes], "expired_ignores": report.expired_ignores})
+
+
+def sarif_log(snaps: list[Snapshot], rules: list[dict[str, Any]], results: list[dict[str, Any]],
+              properties: dict[str, Any]) -> str:
+    """The SARIF 2.1.0 log text of one schema-audit run: ``snaps`` become the artifacts (one per distinct
+    URI, in order), ``rules`` the driver's rule descriptors, ``results`` and the run's ``properties`` as
+    given. Shared by ``diff`` and ``history``."""
+    artifacts: list[dict[str, Any]] = []
+    for snap in snaps:
+        uri = _sarif_uri(snap)
+        if all(a["location"]["uri"] != uri for a in artifacts):
+            artifacts.append({"location": {"uri": uri}, "roles": ["analysisTarget"], "mimeType": "application/json"})
     log = {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
@@ -653,10 +664,7 @@ def render_sarif(report: Report) -> str:
             "artifacts": artifacts,
             "results": results,
             "columnKind": "unicodeCodePoints",
-            "properties": {"mode": report.mode, "hosts": list(report.hosts), "old": side(report.old),
-                           "new": side(report.new), "summary": report.summary,
-                           "gate": {"fail_on": report.fail_on, "passed": report.passed},
-                           "notes": [inert(n) for n in report.notes], "expired_ignores": report.expired_ignores},
+            "properties": properties,
         }],
     }
     return _json_text(log, sort_keys=False)
