@@ -463,12 +463,11 @@ class ApplicatorMixin:
             cands.append([mine] * min_p + [outside])
         if inside is not NO_WITNESS and mine is not NO_WITNESS and max_v is not None and max_v < _MAX_ARRAY:
             cands.append([mine] * min_p + [inside] * (max_v + 1))
-        prefix_slots = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else (
-            p.get("items") if isinstance(p.get("items"), list) else [])
-        if prefix_slots and len(prefix_slots) <= _MAX_ARRAY:
+        prefix = self._tuple(p, self.p_doc)[0]  # type: ignore[attr-defined]
+        if prefix and len(prefix) <= _MAX_ARRAY:
             # a tuple: its slots come first, each filled with a value failing V's contains when it has one
             head = []
-            for slot in prefix_slots:
+            for slot in prefix:
                 own = self._sample_p(slot)  # type: ignore[attr-defined]
                 out = self._pick(slot, cv, [x for x in (*self._samples_p(slot), *pool_any)  # type: ignore[attr-defined]
                                             if x is not NO_WITNESS]) if isinstance(slot, dict) else NO_WITNESS
@@ -482,8 +481,6 @@ class ApplicatorMixin:
             return [Issue("looser-p", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
                           f"the {{P}} schema allows {short(w)}, which has too few or too many items matching the "
                           "{V} schema's 'contains'", w)]
-        prefix = p.get("prefixItems") if isinstance(p.get("prefixItems"), list) else (
-            p.get("items") if isinstance(p.get("items"), list) else [])
         enough = min_v == 0 or (cp is not _MISSING and min_p >= min_v and self._inside(cp, cv, depth)) or (
             # every item matches V's contains (the prefix slots too), and there are enough of them
             _count(p, "minItems", 0) >= min_v and items is not False and self._inside(items, cv, depth)

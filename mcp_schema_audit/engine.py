@@ -30,7 +30,8 @@ from mcp_schema_audit.applicators import UNSAFE_KINDS, ApplicatorMixin, conditio
 from mcp_schema_audit.issue import (ABS, NO_WITNESS, Budget, Issue, canon, pointer, same_value, short,  # noqa: F401
                                     value_key)
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
-from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type, type_set
+from mcp_schema_audit.schema import (DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type,
+                                     type_set)
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.witness import (FORMAT_SAMPLES, MAX_SAMPLE_SIZE, NoSample, bound, deref, number_candidates,
                                       regex_examples, sample, string_candidates)
@@ -796,7 +797,7 @@ class _Comparer(ApplicatorMixin):
         text = canon(node)
         if '"$ref"' in text or '"$dynamicRef"' in text:
             text = doc.canonical
-        return doc.dialect != "2020-12" or any(k in text for k in HOST_SENSITIVE)
+        return doc.dialect != DEFAULT_DIALECT or any(k in text for k in HOST_SENSITIVE)
 
     def _pick_any_profile(self, p: Any, v: Any, candidates: list[Any]) -> Any:
         """The first candidate some host profile accepts under P's node and rejects under V's, or ``NO_WITNESS``
@@ -1408,15 +1409,13 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
     out = []
     for side, doc in (("cached", old_doc), ("new", new_doc)):
         try:
-            doc.validator("python-sdk")
+            doc.check_cost()
         except SchemaCostError as exc:
             f = _finding("schema-undecidable", tool, "", f"the {side} {direction}Schema cannot be validated: {exc}",
                          None, None, direction=direction)
             if not any(str(exc) in message for message in have):
                 f.reason = str(exc)
                 out.append(f)
-        except ValueError:
-            continue  # uncompilable: reported by the listing-time checks
     return out
 
 

@@ -1205,16 +1205,9 @@ class SchemaDoc:
             raise RefError(f"$ref {ref!r} cannot be resolved") from exc
         return resolved.contents, ["$ref:" + ref]
 
-    def validator(self, profile: str = "python-sdk") -> Any:
-        """A jsonschema validator for the whole document as host ``profile`` would build it.
-
-        Explicit empty registry (no network), format checking and regex dialect per profile, every
-        regex search guarded (module docstring). Raises ``SchemaCompileError`` (a ``ValueError``) when
-        the profile's host cannot compile the schema (``compile_problem``), ``ValueError`` for an
-        unknown profile, ``SchemaCostError`` (a ``ValueError``) when validating could take exponential
-        time (``inplace_cost`` above ``INPLACE_BUDGET``). Unresolvable ``$ref``s surface at validation
-        time (``RefError`` from ``errors``).
-        """
+    def check_cost(self) -> None:
+        """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place
+        cycle, or ``inplace_cost`` above ``INPLACE_BUDGET``. Measured once per schema text (cached)."""
         if self._cost is None:
             # without $ref or unevaluated* the in-place expansion is at most the schema's size
             measure = '"$ref"' in self.canonical or '"unevaluated' in self.canonical
@@ -1229,6 +1222,18 @@ class SchemaDoc:
         if self._cost > INPLACE_BUDGET:
             raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
                                   "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted")
+
+    def validator(self, profile: str = "python-sdk") -> Any:
+        """A jsonschema validator for the whole document as host ``profile`` would build it.
+
+        Explicit empty registry (no network), format checking and regex dialect per profile, every
+        regex search guarded (module docstring). Raises ``SchemaCompileError`` (a ``ValueError``) when
+        the profile's host cannot compile the schema (``compile_problem``), ``ValueError`` for an
+        unknown profile, ``SchemaCostError`` (a ``ValueError``) when validating could take exponential
+        time (``inplace_cost`` above ``INPLACE_BUDGET``). Unresolvable ``$ref``s surface at validation
+        time (``RefError`` from ``errors``).
+        """
+        self.check_cost()
         if profile not in self._validators:
             try:
                 self._validators[profile] = self._build_validator(profile)
