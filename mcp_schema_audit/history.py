@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.engine import Finding, diff_snapshots
+from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import SEVERITY_RANK
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from mcp_schema_audit.engine import Finding, _finding, pointer
+from mcp_schema_audit.engine.issue import pointer
+from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -69,7 +70,7 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     out: list[Finding] = []
     inp = tool.get("inputSchema")
     if not isinstance(inp, dict) or inp.get("type") != "object":
-        f = _finding("input-schema-not-object", name, "/type", "inputSchema must have type 'object': SDK clients "
+        f = make_finding("input-schema-not-object", name, "/type", "inputSchema must have type 'object': SDK clients "
                      "reject the whole tools/list", None, inp.get("type") if isinstance(inp, dict) else inp,
                      direction="input")
         f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "inputSchema.type must be 'object'",
@@ -79,7 +80,7 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     legacy = protocol_version is None or bool(_LEGACY_ERA.match(protocol_version))
     if outs is not None and legacy and not (isinstance(outs, dict) and outs.get("type") == "object"):
         era = f"protocol {protocol_version}" if protocol_version else "a legacy (or unrecorded) protocol version"
-        f = _finding("output-schema-not-object", name, "/type",
+        f = make_finding("output-schema-not-object", name, "/type",
                      f"outputSchema root is not type 'object' on {era}",
                      None, outs.get("type") if isinstance(outs, dict) else outs, direction="output")
         f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "outputSchema.type must be 'object'",
@@ -90,7 +91,7 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
             for key, sub in schema["properties"].items():
                 if isinstance(sub, bool):
                     ptr = pointer(["properties", key])
-                    f = _finding("schema-boolean-property", name, ptr, f"{direction}Schema property {key!r} is a "
+                    f = make_finding("schema-boolean-property", name, ptr, f"{direction}Schema property {key!r} is a "
                                  "boolean schema", None, sub, direction=direction)
                     f.hosts = ["ts-sdk-v1"]
                     f.witness = _witness(tool, "Expected object, received boolean", f"/{direction}Schema{ptr}")
@@ -100,7 +101,7 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     for profile, problem in uncompilable.items():
         by_problem.setdefault(problem, []).append(profile)
     for (ptr, why), hosts in by_problem.items():
-        f = _finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
+        f = make_finding("output-schema-uncompilable", name, ptr, why, None, None, direction="output")
         f.hosts, f.witness = hosts, _witness(tool, why, "/outputSchema" + ptr)
         out.append(f)
     for direction, schema in (("input", inp), ("output", outs)):
@@ -108,7 +109,7 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
             continue
         problem = _metaschema_problem(schema)
         if problem:
-            f = _finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
+            f = make_finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
                          direction=direction)
             f.hosts = ["python-sdk"]
             f.witness = _witness(tool, problem, f"/{direction}Schema")
@@ -191,18 +192,18 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
                 if dialect in ("2020-12", "2019-09"):
                     for kw in MODERN_ONLY_KEYWORDS:
                         if kw in node:
-                            out.append(_finding("dialect-portability", name, pointer(tokens + [kw]),
+                            out.append(make_finding("dialect-portability", name, pointer(tokens + [kw]),
                                                 f"{kw} is ignored by ts-sdk-v1 (draft-07 Ajv)", None, node[kw],
                                                 direction=direction))
                 if direction != "output" or any(t in _TESTS_NOT_VALUES for t in tokens if isinstance(t, str)):
                     continue  # inside not/if/contains …: a condition or an exclusion, not what results look like
                 for kw in ("additionalProperties", "unevaluatedProperties"):
                     if node.get(kw) is False:
-                        out.append(_finding("output-closed-object-hazard", name, pointer(tokens + [kw]),
+                        out.append(make_finding("output-closed-object-hazard", name, pointer(tokens + [kw]),
                                             "closed object: any field added later breaks cached hosts", None, False))
                 for kw in ("enum", "const"):
                     if kw in node:
-                        out.append(_finding("output-value-set-hazard", name, pointer(tokens + [kw]),
+                        out.append(make_finding("output-value-set-hazard", name, pointer(tokens + [kw]),
                                             f"{kw}: any value added later breaks cached hosts", None, node[kw]))
                 if baseline is not None and "required" in node or (baseline is not None and "properties" in node):
                     out += _required_drift(name, tokens, node, base_tools.get(name), ptr)
@@ -229,9 +230,9 @@ def _required_drift(name: str, tokens: list[Any], node: dict[str, Any], base_too
         base_node.get("required"), list) else set()
     out = []
     for key in sorted(now - then):
-        out.append(_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
+        out.append(make_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
                             f"{key!r} is required now but not in the baseline", False, True))
     for key in sorted(then - now):
-        out.append(_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
+        out.append(make_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
                             f"{key!r} was required in the baseline and is not now", True, False))
     return out

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.engine import Finding, diff_snapshots
+from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.findings import NEW_SIDE, Finding
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.rules import RULES, SEVERITIES
 from mcp_schema_audit.schema import HOST_PROFILES
@@ -309,9 +310,10 @@ def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
         out += diff_snapshots(old, new, time_budget=time_budget)
     if mode in ("forward", "full"):
         # a tool-level change (description, annotations) is one finding, whichever side is cached
-        have = {f.fingerprint for f in out if f.direction == "tool"}
+        have = {(f.rule, f.tool, f.pointer) for f in out if f.direction == "tool"}
         out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)
-                if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed") and f.fingerprint in have)]
+                if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed")
+                        and (f.rule, f.tool, f.pointer) in have)]
     return out
 
 
@@ -327,7 +329,7 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
         return f"the cached {new.label} {m.group(2)}"
 
     g = replace(f, old=f.new, new=f.old, old_pointer=f.new_pointer, new_pointer=f.old_pointer,
-                tags=[*f.tags, "forward"], hosts=list(f.hosts))
+                tags=[*f.tags, "forward"], hosts=list(f.hosts), delta=f.new if f.delta is NEW_SIDE else f.delta)
     if isinstance(f.witness, dict):
         g.witness = dict(f.witness)
         if g.witness.get("accepted_by") in _SWAPPED:

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.engine import Finding, summarize
+from mcp_schema_audit.findings import Finding, summarize
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK, Rule
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot

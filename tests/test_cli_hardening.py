@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcp_schema_audit.engine import diff_snapshots
+from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.history import version_key
 from mcp_schema_audit.snapshot import snapshot_from_data
 

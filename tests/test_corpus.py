@@ -35,7 +35,7 @@ def raw_tools(server: str, version: str) -> dict[str, dict[str, Any]]:
 
 @lru_cache(maxsize=None)
 def diff(server: str, old: str, new: str) -> tuple[Any, ...]:
-    from mcp_schema_audit.engine import diff_snapshots
+    from mcp_schema_audit.diff import diff_snapshots
     from mcp_schema_audit.snapshot import load_snapshot
 
     a = load_snapshot(str(CORPUS / server / f"{old}.json"))

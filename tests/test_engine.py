@@ -6,7 +6,9 @@ import pytest
 from jsonschema import validators
 from referencing import Registry
 
-from mcp_schema_audit.engine import compare_schemas, diff_snapshots, max_severity
+from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.engine import compare_schemas
+from mcp_schema_audit.findings import max_severity
 from mcp_schema_audit.snapshot import snapshot_from_data
 
 S = {"type": "string"}

@@ -28,7 +28,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from mcp_schema_audit.engine import Finding, compare_schemas, diff_snapshots
+from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.engine import compare_schemas
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.errors import SchemaAuditError
 from mcp_schema_audit.report import Report, render_json, render_text
 from mcp_schema_audit.rules import RULES

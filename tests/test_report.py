@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.cli import run_diff
-from mcp_schema_audit.engine import Finding
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report import (
     MARKDOWN_BUDGET,
     RENDERERS,
@@ -590,7 +590,7 @@ def test_backward_witness_text_uses_labels_too_and_full_mode_mixes_both():
 
 
 def test_forward_fingerprints_are_those_of_the_swapped_diff():
-    from mcp_schema_audit.engine import diff_snapshots
+    from mcp_schema_audit.diff import diff_snapshots
 
     old, new = _forward_pair()
     forward = run_diff(old, new, mode="forward").findings

@@ -64,7 +64,7 @@ def snap(version: str) -> Any:
 
 
 def diff(a: str, b: str) -> list[Any]:
-    from mcp_schema_audit.engine import diff_snapshots
+    from mcp_schema_audit.diff import diff_snapshots
 
     return diff_snapshots(snap(a), snap(b))
 

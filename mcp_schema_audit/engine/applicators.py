@@ -2,7 +2,7 @@
 ``if``/``then``/``else``, ``dependentSchemas`` (and draft-07 schema-valued ``dependencies``),
 ``contains``/``minContains``/``maxContains``.
 
-These are a mixin of the engine's comparer (``engine._Comparer``): they see one pair of nodes,
+These are a mixin of the engine's comparer (``engine.Comparer``): they see one pair of nodes,
 P (producing) and V (validating), and return ``Issue``s in P/V terms. Each follows the same
 three steps, so a verdict is never a silent guess:
 
@@ -23,12 +23,13 @@ maxContains); draft-07 Validation §6.5.7 (dependencies).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit.issue import NO_WITNESS, Issue, canon, short
+from mcp_schema_audit.engine.conditions import Cond, conditionals
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
 from mcp_schema_audit.schema import RefError
-from mcp_schema_audit.witness import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample, string_candidates
+from mcp_schema_audit.engine.sampler import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample, string_candidates
 
 #: Issue kinds that mean "P may declare a value V rejects" (or that the engine could not tell).
 UNSAFE_KINDS = frozenset({"enum-extra-p", "const-changed", "enum-only-v", "type-extra-p", "type-only-v",
@@ -41,59 +42,6 @@ _KEYWORDS = ("allOf", "not", "if", "then", "else", "dependentSchemas", "dependen
              "minContains", "maxContains")
 #: Longest array built while searching ``contains`` witnesses.
 _MAX_ARRAY = 100
-
-
-@dataclass
-class _Cond:
-    """One conditional: when ``if_`` matches, ``then`` applies, else ``else_`` (``True`` = no constraint)."""
-
-    key: str  # identity across versions: "if:<canonical if>" or "dep:<property>"
-    if_: Any
-    then: Any
-    else_: Any
-    then_steps: list[Any]
-    else_steps: list[Any]
-    steps: list[Any]  # where the conditional itself lives (for findings about all of it)
-
-
-def conditionals(node: dict[str, Any], legacy: bool = True) -> list[_Cond]:
-    """The conditionals of ``node``, one per trigger.
-
-    ``if``/``then``/``else``; one per ``dependentSchemas`` and ``dependentRequired`` entry (and per
-    draft-07 ``dependencies`` entry, schema or array): ``{"required": [key]}`` → the schema, or →
-    ``{"required": [...]}``. Spellings of one trigger share a key, so they compare as equal: ``"dep:K"``
-    for a dependency on K and for ``if: {"required": ["K"]}`` without ``else``; entries of one trigger
-    are combined with ``allOf``. ``legacy=False`` leaves draft-07 ``dependencies`` out.
-    """
-    found: dict[str, _Cond] = {}
-
-    def add(c: _Cond) -> None:
-        if c.key in found:
-            old = found[c.key]
-            found[c.key] = _Cond(c.key, old.if_, {"allOf": [old.then, c.then]}, {"allOf": [old.else_, c.else_]},
-                                 old.then_steps, old.else_steps, old.steps)
-        else:
-            found[c.key] = c
-
-    if "if" in node and ("then" in node or "else" in node):
-        test = node["if"]
-        req = test.get("required") if isinstance(test, dict) else None
-        if isinstance(req, list) and len(req) == 1 and isinstance(req[0], str) and set(test) == {"required"} \
-                and "else" not in node and node.get("type") == "object":  # non-objects meet the if, not a dependency
-            key = "dep:" + req[0]
-        else:
-            key = "if:" + canon(test)
-        add(_Cond(key, test, node.get("then", True), node.get("else", True), ["then"], ["else"], ["if"]))
-    for kw in ("dependentSchemas", "dependentRequired") + (("dependencies",) if legacy else ()):
-        deps = node.get(kw)
-        if not isinstance(deps, dict):
-            continue
-        for key, sub in deps.items():
-            if isinstance(sub, list):
-                sub = {"required": [k for k in sub if isinstance(k, str)]}
-            if isinstance(sub, (dict, bool)):
-                add(_Cond("dep:" + key, {"required": [key]}, sub, True, [kw, key], [], [kw, key]))
-    return list(found.values())
 
 
 def _blend(base: Any, issue: Issue) -> Any:
@@ -113,7 +61,7 @@ def _blend(base: Any, issue: Issue) -> Any:
 
 
 class ApplicatorMixin:
-    """``not``, conditionals, unmerged ``allOf`` and ``contains`` for ``engine._Comparer`` (see the module docstring).
+    """``not``, conditionals, unmerged ``allOf`` and ``contains`` for ``engine.Comparer`` (see the module docstring).
 
     Relies on the comparer's ``p_doc``/``v_doc``, ``compare``, ``_valid``, ``_pick``, ``_sample_p``,
     ``_common``, ``_deref``, ``_prefix``, ``_values``, ``_types_of`` and ``_types_overlap``.
@@ -352,7 +300,7 @@ class ApplicatorMixin:
             out += self._one_conditional(p, v, c, mine, depth)
         return out
 
-    def _one_conditional(self, p: dict[str, Any], v: dict[str, Any], c: _Cond, mine: _Cond | None,
+    def _one_conditional(self, p: dict[str, Any], v: dict[str, Any], c: Cond, mine: Cond | None,
                          depth: int) -> list[Issue]:
         out: list[Issue] = []
         branch_issues: list[Issue] = []  # unsafe issues between the matching then/else schemas

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mcp_schema_audit.engine.conditions import conditionals
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
 
 _TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
@@ -219,7 +220,6 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
 def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, depth: int) -> dict[str, Any]:
     """Add to ``obj`` the properties ``node``'s conditionals require of it (``dependentRequired``,
     ``dependentSchemas``/``dependencies``, ``if``/``then``/``else`` with ``required``), a few rounds."""
-    from mcp_schema_audit.applicators import conditionals
 
     conds = conditionals(node)
     if not conds:

@@ -1,0 +1,117 @@
+"""Findings: the classified changes every command reports (diff, history, lint), and their identity.
+
+A ``Finding`` is what the compatibility engine, the tool-metadata comparison and the listing checks
+produce and what policy, history and the reporters consume. Its ``fingerprint`` is the stable
+identity that ``[[ignore]]`` entries and SARIF ``partialFingerprints`` match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_schema_audit.rules import RULES, SEVERITY_RANK
+
+
+class _NewSide:
+    """The default ``Finding.delta``: the value on the new side stands for the change."""
+
+    def __repr__(self) -> str:
+        return "NEW_SIDE"
+
+
+NEW_SIDE: Any = _NewSide()
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+
+
+@dataclass
+class Finding:
+    """One classified change.
+
+    ``pointer`` is an RFC 6901 JSON Pointer into the tool's schema of ``direction`` (``""`` = root;
+    the new schema's location when it exists there, else the old one's); ``old``/``new`` are the
+    values on each side (``None`` when absent). ``delta`` is the value-level change this finding is
+    about when several findings share a pointer (the one enum value removed, the one bound keyword);
+    ``NEW_SIDE`` (the default) means ``new``, the value on the new side. ``witness`` is ``None`` or ``{"instance",
+    "accepted_by": "new"|"old", "error", "instance_pointer"}``. ``hosts`` lists the host profiles a
+    breaking finding was confirmed against. ``surface`` names what the finding is about (``"tool"``).
+    """
+
+    rule: str
+    severity: str
+    tool: str
+    direction: str
+    pointer: str
+    message: str
+    old: Any = None
+    new: Any = None
+    old_pointer: str | None = None
+    new_pointer: str | None = None
+    witness: dict[str, Any] | None = None
+    hosts: list[str] = field(default_factory=list)
+    reason: str | None = None
+    tags: list[str] = field(default_factory=list)
+    delta: Any = NEW_SIDE
+    surface: str = "tool"
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable id, 16 hex chars: sha256 of rule, tool, direction, pointer and the value delta.
+
+        The delta is ``delta`` when set, else the value on the new side (canonical JSON), so two findings
+        of one rule at one pointer (three enum values removed; ``minimum`` and ``maximum`` both dropped)
+        never share a fingerprint, and an ``[[ignore]]`` entry for one change does not silence a later,
+        different one. The old side's value is left out, so one change of a release has one fingerprint
+        against every cached version (``history``). Messages, witnesses and severities are not part of it.
+        """
+        delta = self.new if self.delta is NEW_SIDE else self.delta
+        parts = [self.rule, self.tool, self.direction, self.pointer, _canon(delta)]
+        if self.surface != "tool":
+            parts.insert(1, self.surface)
+        key = "\x1f".join(parts)
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (the report contract; keys are only ever added)."""
+        out: dict[str, Any] = {
+            "rule": self.rule, "severity": self.severity, "tool": self.tool, "direction": self.direction,
+            "pointer": self.pointer, "message": self.message, "old": self.old, "new": self.new,
+            "old_pointer": self.old_pointer, "new_pointer": self.new_pointer, "hosts": self.hosts,
+            "fingerprint": self.fingerprint, "witness": self.witness,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.tags:
+            out["tags"] = self.tags
+        return out
+
+
+def make_finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any, *, direction: str | None = None,
+                 witness: dict[str, Any] | None = None, delta: Any = NEW_SIDE) -> Finding:
+    """A ``Finding`` of catalog rule ``rule_id`` at pointer ``ptr`` with the rule's default severity.
+
+    The message reads ``"<tool>: <rule title> at <pointer or (root)>: <detail>"``. Raises ``KeyError`` for a
+    rule id not in the catalog.
+    """
+    rule = RULES[rule_id]
+    return Finding(rule=rule_id, severity=rule.severity, tool=tool, direction=direction or rule.direction,
+                   pointer=ptr, message=f"{tool}: {rule.title} at {ptr or '(root)'}: {detail}", old=old, new=new,
+                   witness=witness, delta=delta)
+
+
+def summarize(findings: list[Finding]) -> dict[str, int]:
+    """Counts per severity: ``{"breaking": n, "warning": n, "info": n}``."""
+    counts = {"breaking": 0, "warning": 0, "info": 0}
+    for f in findings:
+        counts[f.severity] += 1
+    return counts
+
+
+def max_severity(findings: list[Finding]) -> str | None:
+    """The highest severity among ``findings`` (``None`` when empty)."""
+    return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default=None)
