@@ -316,10 +316,10 @@ def _running(pid: int) -> bool:
 @pytest.mark.live
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="follows processes through /proc")
 def test_process_tree_stops_descendants_that_left_the_group_and_nothing_else() -> None:
-    """The tracker of capture.py, on real processes: a "server" (our child, stderr on our pipe) whose
+    """The tracker of capture.process, on real processes: a "server" (our child, stderr on our pipe) whose
     child called setsid() is stopped with that child; a bystander, also our child, is never signalled,
     not even when its pid is recorded with another start time (a reused pid)."""
-    from mcp_schema_audit.capture import _ProcessTree
+    from mcp_schema_audit.capture.process import _ProcessTree
 
     bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(60)"], start_new_session=True)
     read_fd, write_fd = os.pipe()

@@ -1,0 +1,142 @@
+"""Capture failures explained: one line naming the stage, the cause and the next step (exit 3), secrets scrubbed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mcp_schema_audit.capture.process import _STDERR_LINE_CHARS, _STDERR_TAIL_LINES
+from mcp_schema_audit.capture.state import _State
+from mcp_schema_audit.capture.target import _oneline
+from mcp_schema_audit.capture.wire import _WireLog
+from mcp_schema_audit.errors import CaptureError
+
+_MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error message) quoted in an error
+
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def _is_group(exc: BaseException) -> bool:
+    return isinstance(getattr(exc, "exceptions", None), (list, tuple)) and isinstance(exc, BaseException) and type(exc).__name__.endswith("ExceptionGroup")
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The non-group exceptions inside ``exc`` (nested ``ExceptionGroup``s flattened), in order."""
+    if _is_group(exc):
+        for inner in exc.exceptions:  # type: ignore[attr-defined]
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+def _explain(exc: BaseException, state: _State) -> CaptureError:
+    """Turn whatever the SDK raised into one readable ``CaptureError``."""
+    import httpx2
+    from mcp.shared.exceptions import MCPError
+    from pydantic import ValidationError
+
+    leaves = [leaf for leaf in _leaves(exc) if isinstance(leaf, Exception)]
+    if not leaves:
+        raise exc
+    for leaf in leaves:
+        if isinstance(leaf, CaptureError):
+            return leaf
+    for leaf in leaves:
+        if isinstance(leaf, FileNotFoundError) and state.target.transport == "stdio":
+            return CaptureError(f"command not found: {state.target.command[0]}")
+        if isinstance(leaf, PermissionError) and state.target.transport == "stdio":
+            return CaptureError(f"command not executable: {state.target.command[0]}")
+    url = state.where()
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.HTTPStatusError):
+            response = leaf.response
+            return CaptureError(f"HTTP {response.status_code} {response.reason_phrase} from {url}".replace("  ", " "))
+    if state.http_error is not None and state.target.transport != "stdio":
+        return CaptureError(f"{state.http_error} from {url} during {state.stage}", hint=_http_hint(state.http_error))
+    for leaf in leaves:
+        if isinstance(leaf, httpx2.ConnectError):
+            return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}")
+        if isinstance(leaf, httpx2.TimeoutException):
+            return CaptureError(f"HTTP timeout talking to {url} during {state.stage}")
+        if isinstance(leaf, httpx2.HTTPError):
+            return CaptureError(f"HTTP error talking to {url} during {state.stage}: {_first_line(leaf) or type(leaf).__name__}")
+    tail = _stderr_tail(state)
+    for leaf in leaves:
+        if isinstance(leaf, MCPError):
+            if leaf.code == -32000:  # the SDK's CONNECTION_CLOSED: the server went away
+                if state.target.transport == "stdio":
+                    what = "server exited during the handshake" if state.stage == "the handshake" else f"server exited during {state.stage}"
+                    return CaptureError(f"{what}: {tail or '(no stderr output)'}")
+                return CaptureError(f"server closed the connection during {state.stage} ({url})")
+            if leaf.code == -32001:  # the SDK's REQUEST_TIMEOUT
+                return CaptureError(f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else ""))
+            hint = "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
+            return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}",
+                                hint=hint)
+    for leaf in leaves:
+        if isinstance(leaf, ValidationError):
+            return CaptureError(
+                f"the server's answer during {state.stage} is not valid MCP ({leaf.error_count()} validation errors)"
+            )
+    for leaf in leaves:
+        if isinstance(leaf, RuntimeError) and "protocol version" in str(leaf).lower():
+            return CaptureError(f"protocol negotiation failed: {_first_line(leaf)}")
+    leaf = leaves[0]
+    detail = _first_line(leaf) or type(leaf).__name__
+    suffix = f" | stderr: {tail}" if tail else ""
+    return CaptureError(f"capture failed during {state.stage}: {type(leaf).__name__}: {detail}{suffix}")
+
+
+def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None) -> CaptureError:
+    message = f"timed out after {timeout_s:g} s during {state.stage}"
+    if state.target.transport != "stdio":
+        message += f" ({state.where()})"
+    if log is not None and log.unparsable:
+        message += f"; the server sent {log.unparsable} message(s) that are not JSON-RPC"
+        if state.target.transport == "stdio":
+            message += " (stdout must carry only JSON-RPC: does it log to stdout?)"
+    tail = _stderr_tail(state)
+    if tail:
+        message += f"; server stderr: {tail}"
+    hint = None
+    if state.stage == "the handshake" and state.protocol == "auto":
+        hint = "a legacy server that ignores server/discover costs a 10 s probe in auto mode; try --protocol legacy"
+    return CaptureError(message, hint=hint)
+
+
+def _http_hint(status_line: str) -> str | None:
+    if status_line.startswith(("HTTP 401", "HTTP 403")):
+        return "pass credentials with --header"
+    if status_line.startswith("HTTP 404"):
+        return "check the endpoint path (Streamable HTTP servers usually serve /mcp)"
+    return None
+
+
+def _stderr_tail(state: _State) -> str:
+    """The server's last stderr lines (at most 5, each trimmed), joined with ``" | "``; ``""`` if none."""
+    errlog = state.errlog
+    if errlog is None:
+        return ""
+    text = errlog.tail().decode("utf-8", errors="replace")
+    lines = []
+    for line in text.splitlines():
+        line = " ".join(_ANSI_RE.sub("", line).split())
+        line = "".join(ch for ch in line if ch.isprintable())
+        if line:
+            lines.append(line if len(line) <= _STDERR_LINE_CHARS else line[: _STDERR_LINE_CHARS - 1] + "…")
+    return " | ".join(lines[-_STDERR_TAIL_LINES:])
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return _clip(_oneline(text.splitlines()[0])) if text else ""
+
+
+def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (server-provided text in our one-line errors)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(value: str, limit: int = 60) -> str:
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + "…"

@@ -1,0 +1,136 @@
+"""What to capture: a server command (stdio) or URL (Streamable HTTP, SSE), with headers and env kept out of logs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+
+from mcp_schema_audit.errors import UsageError
+
+TRANSPORTS = ("stdio", "http", "sse")
+
+
+PROTOCOLS = ("auto", "legacy", "2026-07-28")
+
+
+_MIN_SECRET_LEN = 4
+
+
+@dataclass
+class CaptureTarget:
+    """Where the server is and how to reach it.
+
+    ``transport`` is ``"stdio"`` (spawn ``command``: program then arguments, with ``env`` merged onto
+    the SDK's small inherited allow-list ``HOME, LOGNAME, PATH, SHELL, TERM, USER``, in ``cwd``),
+    ``"http"`` (Streamable HTTP at ``url``) or ``"sse"`` (the legacy HTTP+SSE transport at ``url``).
+    ``headers`` are sent on every HTTP request. ``env`` and ``headers`` values are secrets: they are
+    never stored in a snapshot nor shown in an error message.
+    """
+
+    transport: str
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # keep secrets out of tracebacks and logs
+        where = redact_url(self.url) if self.url else (self.command[:1] or ["?"])[0]
+        return f"CaptureTarget(transport={self.transport!r}, target={where!r})"
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` safe to store or print: no ``user:password@`` part, query values masked.
+
+    ``https://u:p@host/mcp?token=abc`` becomes ``https://host/mcp?token=REDACTED``; the fragment is
+    dropped. A URL that cannot be parsed becomes ``"<invalid URL>"``.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "<invalid URL>"
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{port}" if port is not None else host
+    query = "&".join(f"{key}=REDACTED" for key, _ in parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def connect_url_and_headers(url: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The URL to connect to (no ``user:password@``) and the headers to send.
+
+    Credentials embedded in the URL become an HTTP Basic ``Authorization`` header, unless
+    ``headers`` already has an ``Authorization`` header (an explicit ``--header`` always wins; HTTP
+    clients would otherwise let the URL's credentials silently replace it). The credential-free URL
+    is all the MCP SDK ever sees, so its messages and logs cannot carry the password.
+    """
+    import base64
+
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return url, dict(headers)
+    out = dict(headers)
+    if user is None and password is None:
+        return url, out
+    netloc = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    if not any(k.lower() == "authorization" for k in out):
+        token = base64.b64encode(f"{unquote(user or '')}:{unquote(password or '')}".encode()).decode("ascii")
+        out["Authorization"] = f"Basic {token}"
+    return clean, out
+
+
+def _check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int) -> None:
+    if target.transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {target.transport!r}: use one of {', '.join(TRANSPORTS)}")
+    if protocol not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
+    if not timeout_s > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, got {timeout_s!r}")
+    if max_pages < 1:
+        raise UsageError(f"max pages must be at least 1, got {max_pages!r}")
+    if target.transport == "stdio":
+        if not target.command or not target.command[0]:
+            raise UsageError("no server command given (stdio transport)")
+    else:
+        if not target.url:
+            raise UsageError(f"no server URL given ({target.transport} transport)")
+        try:
+            parts = urlsplit(target.url)
+            parts.port  # noqa: B018 - raises ValueError for a bad port
+        except ValueError:
+            raise UsageError(f"invalid server URL {redact_url(target.url)!r}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"server URL must be http:// or https://, got {redact_url(target.url)!r}")
+
+
+def _secrets_of(target: CaptureTarget) -> list[str]:
+    """Values that must never appear in a message: env and header values (and their parts), URL secrets."""
+    values: list[str] = []
+    derived = connect_url_and_headers(target.url, target.headers)[1] if target.url else {}
+    for value in [*target.env.values(), *target.headers.values(), *derived.values()]:
+        values.append(value)
+        values.extend(value.split()[1:])  # "Bearer <token>" → also the token alone
+    if target.url:
+        try:
+            parts = urlsplit(target.url)
+            values.extend(v for v in (parts.username, parts.password) if v)
+            values.extend(v for _, v in parse_qsl(parts.query, keep_blank_values=True))
+        except ValueError:
+            pass
+    unique = {v for v in values if len(v) >= _MIN_SECRET_LEN}
+    return sorted(unique, key=len, reverse=True)
+
+
+def _scrub(message: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return _oneline(message)
+
+
+def _oneline(text: str) -> str:
+    return " ".join(str(text).split())

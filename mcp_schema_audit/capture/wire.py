@@ -1,0 +1,86 @@
+"""The raw JSON-RPC results, tapped from the transport streams before the SDK's models parse them."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import AsyncIterator
+from typing import Any
+
+
+class _WireLog:
+    """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors."""
+
+    def __init__(self) -> None:
+        self.methods: dict[Any, str] = {}
+        self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None]] = []
+        self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
+
+    def results(self, method: str, start: int = 0) -> list[dict[str, Any]]:
+        """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
+        return [res for m, res, _ in self.replies[start:] if m == method and res is not None]
+
+
+class _TapStream:
+    """Proxy for a transport read or write stream that records JSON-RPC traffic in a ``_WireLog``."""
+
+    def __init__(self, inner: Any, log: _WireLog) -> None:
+        self._inner = inner
+        self._log = log
+
+    @property
+    def last_context(self) -> Any:  # the dispatcher reads it to carry OpenTelemetry context
+        return getattr(self._inner, "last_context", None)
+
+    async def send(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        method = getattr(message, "method", None)
+        if method is not None and hasattr(message, "id"):
+            self._log.methods[message.id] = method
+        await self._inner.send(item)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        if isinstance(item, Exception):
+            self._log.unparsable += 1
+        message = getattr(item, "message", None)
+        if message is not None and hasattr(message, "id") and not hasattr(message, "method"):
+            method = self._log.methods.get(message.id)
+            result = getattr(message, "result", None)
+            error = getattr(message, "error", None)
+            if isinstance(result, dict):
+                self._log.replies.append((method, copy.deepcopy(result), None))
+            elif error is not None:
+                dumped = error.model_dump(mode="json") if hasattr(error, "model_dump") else {"message": str(error)}
+                self._log.replies.append((method, None, dumped))
+        return item
+
+    def __aiter__(self) -> _TapStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TapStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _tapped(transport: Any, log: _WireLog) -> AsyncIterator[tuple[_TapStream, _TapStream]]:
+    async with transport as (read_stream, write_stream):
+        yield _TapStream(read_stream, log), _TapStream(write_stream, log)
+
+
+def _last(results: list[dict[str, Any]]) -> dict[str, Any]:
+    return results[-1] if results else {}

@@ -1,0 +1,178 @@
+"""``snapshot`` and ``demo``: the commands that start or reach an MCP server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from mcp_schema_audit import __version__
+from mcp_schema_audit.cli.app import _command, _err, _guarded
+from mcp_schema_audit.cli.options import (
+    _CONFIG_HELP_SHORT,
+    _parse_pairs,
+    _quiet_sdk_logs,
+    _settings,
+    _write_output,
+    run_diff,
+)
+from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.snapshot import (
+    atomic_write_text,
+    canonical_json,
+    check_label,
+    read_json_file,
+    snapshot_from_data,
+    store_path,
+)
+
+
+@_command()
+@_guarded
+def snapshot(
+    command: Optional[List[str]] = typer.Argument(
+        None, metavar="[-- SERVER_COMMAND...]", show_default=False,
+        help="stdio server: everything after -- is the command and its arguments."),
+    label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL",
+                                        help="Snapshot label, e.g. v0.2.6 (the file name in the store)."),
+    url: Optional[str] = typer.Option(None, "--url", metavar="URL",
+                                      help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp."),
+    sse: Optional[str] = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL."),
+    header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
+                                     help="HTTP header 'Name: value' (repeatable). Never stored or printed."),
+    header_env: List[str] = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
+                                         help="HTTP header from the environment: 'Name=ENV_VAR' (repeatable)."),
+    env: List[str] = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
+        "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
+        "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored.")),
+    cwd: Optional[Path] = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server."),
+    protocol: str = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
+        "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
+        "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy).")),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1, metavar="SECONDS", help="Seconds for the whole capture."),
+    max_pages: int = typer.Option(1000, "--max-pages", min=1, metavar="N",
+                                  help="Give up after this many tools/list pages."),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP_SHORT),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
+                                      help="Write the snapshot to this file ('-' = stdout) instead of the store."),
+    from_file: Optional[Path] = typer.Option(None, "--from-file", metavar="FILE", help=(
+        "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
+        "or MCP Inspector CLI JSON.")),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr."),
+    force: bool = typer.Option(False, "--force", help=(
+        "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
+        "an existing one is an error (exit 2) and nothing is captured.")),
+) -> None:
+    """Capture tools/list from a running MCP server (stdio, Streamable HTTP or SSE) into a snapshot.
+
+    A label already in the store (or an existing --out FILE) is never replaced without --force.
+
+    Examples:
+
+    \b
+      schema-audit snapshot --label v0.2.6 -- node dist/index.js
+      schema-audit snapshot --label v0.2.6 --url http://127.0.0.1:8000/mcp --header-env 'Authorization=MCP_TOKEN'
+      schema-audit snapshot --label v0.2.5 --from-file tools-list.json
+    """
+    store = _settings(config, None, None, [], [], store)["store"]
+    sources = [x for x in (bool(command), url, sse, from_file) if x]
+    if len(sources) != 1:
+        raise UsageError("give exactly one source: -- SERVER_COMMAND..., --url, --sse or --from-file")
+    if protocol not in ("auto", "legacy", "2026-07-28"):
+        raise UsageError(f"--protocol must be auto, legacy or 2026-07-28 (got {protocol!r})")
+    if label is not None:
+        check_label(label)
+    elif out is None:
+        raise UsageError("--label is required when writing into the store (or use --out FILE)")
+    target_path = Path(out) if out not in (None, "-") else None
+    dest = target_path if out is not None else store_path(store, label or "")
+    if dest is not None and not force and (dest.exists() or dest.is_symlink()):
+        # checked before capturing: a release's snapshot is the baseline hosts cached; never lose it by accident
+        what = (f"snapshot {label!r} already exists in the store ({dest})" if out is None
+                else f"{dest} already exists")
+        raise UsageError(f"{what}; pass --force to replace it")
+    if from_file is not None:
+        snap = snapshot_from_data(read_json_file(from_file), source=str(from_file), label=label)
+        snap.meta = {**snap.meta, "imported_from": from_file.name, "schema_audit_version": __version__}
+    else:
+        from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
+
+        _quiet_sdk_logs(verbose)
+        headers = _parse_pairs(header, ":", "--header")
+        for name, var in _parse_pairs(header_env, "=", "--header-env").items():
+            if var not in os.environ:
+                raise UsageError(f"--header-env {name}: environment variable {var} is not set")
+            headers[name] = os.environ[var]
+        if command:
+            target = CaptureTarget("stdio", command=list(command), env=_parse_pairs(env, "=", "--env"),
+                                   cwd=str(cwd) if cwd else None)
+            where = command[0]
+        else:
+            endpoint = url or sse or ""
+            if not endpoint.lower().startswith(("http://", "https://")):
+                raise UsageError("--url/--sse must be an http:// or https:// URL")
+            target = CaptureTarget("http" if url else "sse", url=endpoint, headers=headers)
+            where = redact_url(endpoint)
+        _err(f"capturing tools/list from {where} …")
+        snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages)
+    text = canonical_json(snap.to_json())
+    if out == "-":
+        _write_output(text, "-")
+        return
+    atomic_write_text(dest, text, exclusive=not force)
+    proto = snap.protocol_version or "unknown protocol"
+    _err(f"wrote {dest} ({len(snap.tools)} tools, {proto})")
+
+
+@_command()
+@_guarded
+def demo(
+    fail_on: str = typer.Option("never", "--fail-on", metavar="LEVEL",
+                                help="Gate for the demo's exit code (default never: exit 0)."),
+    keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
+                                        help="Keep the demo snapshots in this store folder."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
+    force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
+) -> None:
+    """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, then diff them."""
+    from mcp_schema_audit.capture import CaptureTarget, capture
+    from mcp_schema_audit.report import FAIL_ON, render_text
+
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
+    if keep is not None and not force:
+        for label in ("v1", "v2"):
+            if store_path(keep, label).exists():
+                raise UsageError(f"snapshot {label!r} already exists in the store ({store_path(keep, label)}); "
+                                 "pass --force to replace it, or --keep another folder")
+    store = keep if keep is not None else Path(tempfile.mkdtemp(prefix="schema-audit-demo-"))
+    snaps = []
+    _quiet_sdk_logs(False)
+    try:
+        for version in ("1", "2"):
+            label = f"v{version}"
+            cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", version]
+            _err(f"snapshot {label}: python {' '.join(cmd[1:])}")
+            t0 = time.monotonic()
+            snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
+            atomic_write_text(store_path(store, label), canonical_json(snap.to_json()))
+            _err(f"  {len(snap.tools)} tools, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
+            snaps.append(snap)
+        report = run_diff(snaps[0], snaps[1], fail_on=fail_on)
+        tty = sys.stdout.isatty()
+        sys.stdout.write(render_text(report, color=tty and "NO_COLOR" not in os.environ,
+                                     width=shutil.get_terminal_size((120, 24)).columns if tty else 120))
+        if keep is not None:
+            _err(f"snapshots kept in {store}/snapshots; try: schema-audit diff --store {store} v1 v2 --format json")
+    finally:
+        if keep is None:
+            shutil.rmtree(store, ignore_errors=True)
+    raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))

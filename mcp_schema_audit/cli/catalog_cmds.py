@@ -1,0 +1,68 @@
+"""``rules``, ``explain`` and ``schema``: the rule catalog and the published JSON Schemas."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from mcp_schema_audit.cli.app import _command, _guarded
+from mcp_schema_audit.cli.options import RULES_FORMATS
+from mcp_schema_audit.errors import UsageError
+
+
+@_command()
+@_guarded
+def schema(what: str = typer.Argument(..., metavar="NAME",
+                                      help="report: the JSON Schema of 'diff --format json'.")) -> None:
+    """Print a published JSON Schema (report)."""
+    import json
+
+    if what != "report":
+        raise UsageError(f"unknown schema {what!r} (available: report)")
+    from mcp_schema_audit.report import report_json_schema
+
+    sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
+
+
+@_command()
+@_guarded
+def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
+                                  help=" | ".join(RULES_FORMATS) + " (default text).")) -> None:
+    """List the rule catalog: id, direction, default severity, title."""
+    import json
+
+    from mcp_schema_audit.rules import RULES
+
+    if fmt == "json":
+        data = [{"id": r.id, "direction": r.direction, "severity": r.severity, "title": r.title} for r in RULES.values()]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    if fmt != "text":
+        raise UsageError(f"--format must be one of {', '.join(RULES_FORMATS)} (got {fmt!r})")
+    width = max(len(r) for r in RULES)
+    for r in RULES.values():
+        sys.stdout.write(f"{r.id:<{width}}  {r.direction:<6}  {r.severity:<8}  {r.title}\n")
+
+
+@_command()
+@_guarded
+def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
+    """Print a rule's rationale, a before/after example and the error a host raises."""
+    from mcp_schema_audit.rules import RULES
+
+    rule = RULES.get(rule_id)
+    if rule is None:
+        raise UsageError(f"unknown rule {rule_id!r} (see 'schema-audit rules')")
+    lines = [f"{rule.id} ({rule.direction}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
+    if rule.before:
+        lines += [f"before: {rule.before}"]
+    if rule.after:
+        lines += [f"after:  {rule.after}"]
+    if rule.error:
+        lines += [f"host error: {rule.error}"]
+    if rule.fix:
+        lines += [f"fix: {rule.fix}"]
+    if rule.source:
+        lines += [f"source: {rule.source}"]
+    sys.stdout.write("\n".join(lines) + "\n")

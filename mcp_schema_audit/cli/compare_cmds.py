@@ -1,0 +1,211 @@
+"""``diff``, ``history`` and ``lint``: the commands that judge snapshots and gate on the result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from mcp_schema_audit.cli.app import _command, _err, _guarded
+from mcp_schema_audit.cli.options import (
+    _CONFIG_HELP,
+    _EXCLUDE_TOOL_HELP,
+    _FORMATS_HELP,
+    _HISTORY_FORMATS_HELP,
+    _HOST_HELP,
+    _SEVERITY_HELP,
+    _TIME_BUDGET_HELP,
+    _TOOL_HELP,
+    HISTORY_FORMATS,
+    _budget,
+    _load,
+    _render,
+    _settings,
+    _tool_filter,
+    _write_output,
+    run_diff,
+)
+from mcp_schema_audit.errors import ExitCode, UsageError
+
+
+@_command()
+@_guarded
+def diff(
+    old: str = typer.Argument(..., metavar="OLD",
+                              help="Old version: a store label, a snapshot or tools/list file, or git:REF:PATH."),
+    new: str = typer.Argument(..., metavar="NEW", help="New version: same forms as OLD."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL", help=(
+        "breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking).")),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="MODE", help=(
+        "backward (hosts cached OLD, server runs NEW; default) | forward (hosts cached NEW, server runs OLD: "
+        "rollback, rolling deploy) | full (both).")),
+    host: List[str] = typer.Option([], "--host", metavar="NAME", help=_HOST_HELP),
+    severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder for labels (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
+    time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
+) -> None:
+    """Classify every schema change between OLD and NEW for hosts that cached OLD.
+
+    Breaking findings carry a witness: a value the new version may send (or the model may build) that
+    the other side rejects, confirmed with jsonschema. In --mode forward|full, forward findings (tag
+    forward) compare hosts that cached NEW with a server running OLD; their witnesses still say
+    accepted_by old|new for the snapshots as given here.
+    """
+    from mcp_schema_audit.policy import REPORT_FORMATS
+
+    opts = _settings(config, fail_on, mode, host, severity, store, fmt=fmt, formats=REPORT_FORMATS, tools=tool,
+                     exclude_tools=exclude_tool)
+    fmt = opts["format"]
+    old_snap = _load(old, opts["store"])
+    new_snap = _load(new, opts["store"])
+    (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
+    report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
+                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget))
+    report.notes += notes
+    _write_output(_render(report, fmt, output), output)
+    # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
+    raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
+
+
+@_command()
+@_guarded
+def history(
+    new: str = typer.Argument(..., metavar="NEW", help="The release to check: a store label, a file, or git:REF:PATH."),
+    against: List[str] = typer.Option([], "--against", metavar="LABEL",
+                                      help="Cached versions to check against (repeatable); "
+                                      "default: every stored snapshot older than NEW."),
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=_HISTORY_FORMATS_HELP),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
+                                          help="breaking | warning | info | never."),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
+    time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS",
+                                                help=_TIME_BUDGET_HELP + " Per cached version."),
+) -> None:
+    """Check NEW against every version hosts may still have cached (one cohort per snapshot).
+
+    Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
+    two cohorts cache different value sets, so no single value satisfies both) and the findings, one
+    line each with the cached versions it breaks. Cohorts are ordered by capture time, else by label
+    as a version. markdown suits a pull-request comment; sarif gives one result per finding, located
+    in NEW's snapshot file.
+    """
+    from mcp_schema_audit.history import (
+        check_history,
+        order_snapshots,
+        render_history_json,
+        render_history_markdown,
+        render_history_sarif,
+        render_history_text,
+        same_server,
+        stored_snapshots,
+    )
+    from mcp_schema_audit.rules import SEVERITY_RANK
+
+    opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
+                     tools=tool, exclude_tools=exclude_tool)
+    new_snap = _load(new, opts["store"])
+    if against:
+        cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
+    else:
+        stored = order_snapshots(stored_snapshots(opts["store"]))
+        labels = [s.label for s in stored]
+        cohorts = stored[: labels.index(new_snap.label)] if new_snap.label in labels else stored
+        cohorts = [c for c in cohorts if c.label != new_snap.label]
+        cohorts, skipped = same_server(new_snap, cohorts)
+        if skipped:
+            _err(f"skipped {len(skipped)} stored snapshot(s) of other servers: "
+                 f"{', '.join(s.label for s in skipped)}")
+    labels = [c.label for c in cohorts]
+    if len(set(labels)) != len(labels) or new_snap.label in labels:
+        twice = sorted({x for x in labels if labels.count(x) > 1 or x == new_snap.label})
+        raise UsageError(f"two versions carry the same label ({', '.join(map(repr, twice))}): history keeps one "
+                         "column per label; give the snapshots distinct labels")
+    if not cohorts:
+        # a first release: no host can have cached an older version, so there is nothing that can break
+        _err(f"nothing to check: the store ({opts['store']}) holds no version older than {new_snap.label!r} "
+             "(a first release; name cached versions with --against)")
+        raise typer.Exit(int(ExitCode.OK))
+    (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
+    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
+    hist.notes += notes
+    limit = SEVERITY_RANK.get(opts["fail_on"], 99)
+    passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
+    renderers = {"json": render_history_json, "markdown": render_history_markdown, "sarif": render_history_sarif}
+    if opts["format"] in renderers:
+        text = renderers[opts["format"]](hist, opts["fail_on"], passed)
+    else:
+        text = render_history_text(hist, fail_on=opts["fail_on"], passed=passed)
+    _write_output(text, output)
+    raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
+
+
+@_command()
+@_guarded
+def lint(
+    snapshots: List[str] = typer.Argument(..., metavar="SNAPSHOT...",
+                                          help="Snapshots to lint: store labels, files or git:REF:PATH."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="LABEL",
+                                           help="Require output required sets to equal this "
+                                           "snapshot's (e.g. the version whose required set is frozen)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=(
+        _FORMATS_HELP + " Formats other than text and github take one snapshot at a time.")),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL",
+                                          help="breaking | warning | info | never."),
+    severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    tool: List[str] = typer.Option([], "--tool", metavar="GLOB", help=_TOOL_HELP),
+    exclude_tool: List[str] = typer.Option([], "--exclude-tool", metavar="GLOB", help=_EXCLUDE_TOOL_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report to this file (atomically)."),
+) -> None:
+    """Hazard lint: what will break cached hosts at the next release, before any diff.
+
+    Closed output objects and output enums/consts (warning), listing-time breakers and schemas invalid
+    against their dialect (breaking), 2020-12-only keywords that draft-07 hosts ignore (warning), and
+    with --baseline every output required set that differs from the baseline's. Entries of [[allow]] in
+    the config file (rule/tool/pointer patterns with a reason) silence hazards.
+    """
+    from mcp_schema_audit.lint import lint_snapshot
+    from mcp_schema_audit.policy import REPORT_FORMATS, apply_policy
+    from mcp_schema_audit.report import Report
+
+    opts = _settings(config, fail_on, None, [], severity, store, fmt=fmt, formats=REPORT_FORMATS, tools=tool,
+                     exclude_tools=exclude_tool)
+    where = "" if fmt else " (the config file's format)"
+    fmt = opts["format"]
+    if len(snapshots) > 1 and fmt not in ("text", "github"):
+        raise UsageError(f"--format {fmt}{where} takes one snapshot at a time (got {len(snapshots)}); "
+                         "use text or github")
+    base = _load(baseline, opts["store"]) if baseline else None
+    snaps = [_load(ref, opts["store"]) for ref in snapshots]
+    filtered, notes = _tool_filter(snaps + ([base] if base else []), opts["tools"], opts["exclude_tools"])
+    snaps, base = filtered[: len(snaps)], (filtered[-1] if base else None)
+    passed_all = True
+    texts = []
+    for snap in snaps:
+        result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
+                              ignore=opts["config"].allow + opts["config"].ignore)
+        report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
+                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else ""), *notes],
+                        mode="lint", ignored=result.ignored, expired_ignores=result.expired)
+        passed_all = passed_all and report.passed
+        texts.append(_render(report, fmt, output))
+    _write_output("".join(texts), output)
+    # --format ignore writes config for the hazards it lists: not a gate, as in diff
+    raise typer.Exit(int(ExitCode.OK if passed_all or fmt == "ignore" else ExitCode.GATE_FAILED))

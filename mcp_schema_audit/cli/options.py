@@ -1,0 +1,222 @@
+"""What every command shares: option help texts, settings merged from flags and the config file, loading
+snapshots, tool filters, rendering and writing a report."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
+from mcp_schema_audit.cli.app import _err
+from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.snapshot import (
+    DEFAULT_STORE,
+    Snapshot,
+    atomic_write_text,
+    load_snapshot,
+)
+
+_CONFIG_HELP_SHORT = "Config file (its 'store' is the default for --store)."
+
+
+def _parse_pairs(values: list[str], sep: str, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        if sep not in item:
+            raise UsageError(f"{what} must look like NAME{sep}VALUE (got an entry without '{sep}')")
+        k, v = item.split(sep, 1)
+        k, v = k.strip(), v.strip() if sep == ":" else v
+        if not k:
+            raise UsageError(f"{what} has an empty name")
+        out[k] = v
+    return out
+
+
+def _quiet_sdk_logs(verbose: bool) -> None:
+    """The SDK logs parse failures of server stdout noise with tracebacks: keep them off stderr unless -v."""
+    import logging
+
+    log = logging.getLogger("mcp")
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    else:
+        log.addHandler(logging.NullHandler())
+        log.propagate = False
+
+
+def _write_output(text: str, out: Optional[str]) -> None:
+    if out in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        atomic_write_text(Path(out), text)
+
+
+def _load(ref: str, store: Path) -> Snapshot:
+    """A label in the store, a snapshot or tools/list file, or ``git:REF:PATH``."""
+    from mcp_schema_audit.gitref import is_git_ref, load_git_snapshot
+
+    return load_git_snapshot(ref) if is_git_ref(ref) else load_snapshot(ref, store=store)
+
+
+def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str], host: List[str],
+              severity: List[str], store: Optional[Path], *, fmt: Optional[str] = None,
+              formats: tuple[str, ...] = (), config_format: bool = True, tools: List[str] = (),
+              exclude_tools: List[str] = ()) -> dict[str, Any]:
+    """Merge flags over the config file over built-in defaults; validate every value (UsageError).
+
+    Returns ``{"config", "fail_on", "mode", "hosts", "severity", "store", "format", "tools",
+    "exclude_tools"}``. ``formats`` (when given) are the values this command's ``--format`` accepts; the
+    config's ``format`` is the default when ``config_format`` (diff, lint). A ``--tool``/``--exclude-tool``
+    flag replaces the config's ``tools``/``exclude_tools`` list.
+    """
+    from mcp_schema_audit.policy import MODES, load_config, parse_severity_overrides
+    from mcp_schema_audit.report import FAIL_ON
+    from mcp_schema_audit.schema import HOST_PROFILES
+
+    cfg = load_config(config)
+    out = {
+        "config": cfg,
+        "fail_on": fail_on or cfg.fail_on or "breaking",
+        "mode": mode or cfg.mode or "backward",
+        "hosts": list(host) or cfg.hosts,
+        "severity": {**cfg.severity, **parse_severity_overrides(list(severity))},
+        "store": store or (Path(cfg.store) if cfg.store else DEFAULT_STORE),
+        "format": fmt or (cfg.fmt if config_format else None) or "text",
+        "tools": list(tools) or list(cfg.tools or []),
+        "exclude_tools": list(exclude_tools) or list(cfg.exclude_tools or []),
+    }
+    if formats and out["format"] not in formats:
+        raise UsageError(f"--format must be one of {', '.join(formats)} (got {out['format']!r})")
+    if out["fail_on"] not in FAIL_ON:
+        raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {out['fail_on']!r})")
+    if out["mode"] not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {out['mode']!r})")
+    for h in out["hosts"] or []:
+        if h not in HOST_PROFILES:
+            raise UsageError(f"--host must be one of {', '.join(HOST_PROFILES)} (got {h!r})")
+    return out
+
+
+_CONFIG_HELP = "Config file (default: .schema-audit.toml, else [tool.schema-audit] in pyproject.toml)."
+
+
+_SEVERITY_HELP = "Override a rule's severity: RULE=breaking|warning|info (repeatable)."
+
+
+#: "60" is ``engine.RUN_TIME_BUDGET_S`` (kept literal so --help does not import the engine; a test checks it).
+_TIME_BUDGET_HELP = ("Seconds the whole comparison may take (default 60; 0 = no limit). Tools not reached "
+                     "in time get a schema-undecidable warning each.")
+
+
+def _budget(seconds: Optional[float]) -> Optional[float]:
+    """``--time-budget`` checked: None (the engine's default) or a finite number ≥ 0; raises ``UsageError``."""
+    if seconds is None:
+        return None
+    if not (seconds >= 0) or seconds == float("inf"):
+        raise UsageError(f"--time-budget must be a number of seconds ≥ 0 (got {seconds!r})")
+    return seconds
+
+
+_HOST_HELP = "Only these host profiles count for the verdict: python-sdk, ts-sdk-v1, ts-sdk-v2 (repeatable)."
+
+
+#: What ``diff``/``lint`` (``policy.REPORT_FORMATS``, kept here too so ``--help`` needs no engine import; a test
+#: checks they are equal), ``history`` and ``rules`` accept for ``--format``. The help strings are built from
+#: these tuples, so they cannot drift apart.
+DIFF_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
+
+
+HISTORY_FORMATS = ("text", "json", "markdown", "sarif")
+
+
+RULES_FORMATS = ("text", "json")
+
+
+_FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). "
+                 "Default: text, or the config file's format.")
+
+
+_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (default text)."
+
+
+_TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
+              "Default: the config file's tools, else every tool.")
+
+
+_EXCLUDE_TOOL_HELP = ("Leave out tools whose name matches this glob (repeatable; applied after --tool). "
+                      "Default: the config file's exclude_tools.")
+
+
+def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) -> tuple[List[Snapshot], List[str]]:
+    """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
+
+    A glob that matches no tool name in any of ``snaps`` is a one-line warning on stderr, not an
+    error; filters that leave no tool in scope while the snapshots have tools raise ``UsageError``
+    (exit 2: a typo in a CI filter must not pass the gate with "No schema changes"). With no globs the
+    snapshots are returned as they are and there is no note.
+    """
+    if not include and not exclude:
+        return list(snaps), []
+    names = {t["name"] for s in snaps for t in s.tools}
+    labels = list(dict.fromkeys(s.label for s in snaps))
+    where = " or ".join(repr(x) for x in labels) if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
+    for flag, globs in (("--tool", include), ("--exclude-tool", exclude)):
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+                _err(f"warning: {flag} {glob!r} matches no tool in {where}")
+    from mcp_schema_audit.snapshot import tool_selected
+
+    kept = sum(1 for n in names if tool_selected(n, include, exclude))
+    if names and not kept:
+        raise UsageError(f"the tool filters leave none of the {len(names)} tools in scope; check --tool/--exclude-tool "
+                         "(or tools/exclude_tools in the config file)")
+    parts = ([f"--tool {', '.join(include)}"] if include else []) + (
+        [f"--exclude-tool {', '.join(exclude)}"] if exclude else [])
+    note = f"tool filter ({'; '.join(parts)}): {kept} of {len(names)} tools in scope"
+    return [s.filtered(include, exclude) for s in snaps], [note]
+
+
+def _render(report: Any, fmt: str, output: Optional[str]) -> str:
+    from mcp_schema_audit.report import RENDERERS, render_text
+
+    if fmt == "text":
+        tty = output is None and sys.stdout.isatty()
+        width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+        return render_text(report, color=tty and "NO_COLOR" not in os.environ, width=width)
+    if fmt == "ignore":
+        from mcp_schema_audit.policy import ignore_entries_toml
+
+        return ignore_entries_toml(report.findings)
+    if fmt not in RENDERERS:
+        from mcp_schema_audit.policy import REPORT_FORMATS
+
+        raise UsageError(f"--format must be one of {', '.join(REPORT_FORMATS)} (got {fmt!r})")
+    return RENDERERS[fmt](report)
+
+
+def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
+             hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
+             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None) -> Any:
+    """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
+
+    Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
+    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). Raises
+    ``UsageError`` for a bad mode.
+    """
+    from mcp_schema_audit.policy import apply_policy, diff_with_mode
+    from mcp_schema_audit.report import Report
+    from mcp_schema_audit.schema import HOST_PROFILES
+
+    notes = []
+    if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
+        notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
+                     "advertise different schemas per protocol era; compare snapshots of the same era")
+    result = apply_policy(diff_with_mode(old, new, mode, time_budget=time_budget), severity=severity, hosts=hosts,
+                          ignore=ignore)
+    return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
+                  hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
+                  expired_ignores=result.expired)
