@@ -49,3 +49,10 @@ class CaptureError(SchemaAuditError):
     """Capturing ``tools/list`` from a server failed (exit 3): start, handshake, timeout, protocol."""
 
     exit_code = ExitCode.CAPTURE
+
+
+class RunTimeExceeded(SchemaAuditError):
+    """The last-resort wall-clock guard of a comparison fired (exit 4). Verdicts are bounded by counted work,
+    so this means a pathological input or machine, and the run stops instead of changing any finding."""
+
+    exit_code = ExitCode.INTERNAL

@@ -58,6 +58,8 @@ class Finding:
     tags: list[str] = field(default_factory=list)
     delta: Any = NEW_SIDE
     surface: str = "tool"
+    #: where in the instance the change is (JSON Pointer), for the engine's own bookkeeping (not reported)
+    instance_pointer: str | None = None
 
     @property
     def fingerprint(self) -> str:

@@ -14,45 +14,17 @@ from typing import Any, Iterator
 from mcp_schema_audit.engine.issue import pointer
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
+from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.snapshot import Snapshot
 
-#: Subschema-holding keywords: name → "one" (a schema), "list" (array of schemas), "map" (name → schema).
-_SUBSCHEMA_KEYWORDS = {
-    "properties": "map", "patternProperties": "map", "$defs": "map", "definitions": "map", "dependentSchemas": "map",
-    "items": "one_or_list", "prefixItems": "list", "allOf": "list", "anyOf": "list", "oneOf": "list",
-    "additionalProperties": "one", "unevaluatedProperties": "one", "unevaluatedItems": "one", "contains": "one",
-    "not": "one", "if": "one", "then": "one", "else": "one", "propertyNames": "one", "additionalItems": "one",
-}
 #: Subschemas visited per schema before the walk stops (bounded work on hostile input).
 MAX_NODES = 100_000
 _LEGACY_ERA = re.compile(r"^20(24|25)-")
 
 
 def walk(schema: Any, max_nodes: int = MAX_NODES) -> Iterator[tuple[list[Any], Any]]:
-    """Yield ``(pointer_tokens, subschema)`` for every subschema, the root first, depth-first.
-
-    Iterative (no recursion limit); stops after ``max_nodes`` nodes. ``$ref`` is not followed.
-    """
-    stack: list[tuple[list[Any], Any]] = [([], schema)]
-    seen = 0
-    while stack and seen < max_nodes:
-        tokens, node = stack.pop()
-        seen += 1
-        yield tokens, node
-        if not isinstance(node, dict):
-            continue
-        children: list[tuple[list[Any], Any]] = []
-        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
-            if kw not in node:
-                continue
-            val = node[kw]
-            if shape == "map" and isinstance(val, dict):
-                children += [(tokens + [kw, k], sub) for k, sub in val.items()]
-            elif shape in ("list", "one_or_list") and isinstance(val, list):
-                children += [(tokens + [kw, i], sub) for i, sub in enumerate(val)]
-            elif shape in ("one", "one_or_list") and isinstance(val, (dict, bool)):
-                children.append((tokens + [kw], val))
-        stack.extend(reversed(children))
+    """Yield ``(pointer_tokens, subschema)`` for every subschema, the root first (``schema.subschemas``)."""
+    return subschemas(schema, max_nodes)
 
 
 def _witness(tool: dict[str, Any], error: str, ptr: str) -> dict[str, Any]:

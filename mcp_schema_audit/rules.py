@@ -77,6 +77,13 @@ _RULES = [
          "keywords validate (items, prefixItems, unevaluated*).",
          '{"$schema": "http://json-schema.org/draft-07/schema#"}',
          '{"$schema": "https://json-schema.org/draft/2020-12/schema"}', source="MCP spec 2025-11-25 SEP-1613"),
+    Rule("dialect-changed-no-effect", "tool", "info", "JSON Schema dialect changed, no keyword reads differently",
+         "Hosts pick the validator from $schema, but the schema uses no keyword that the two dialects read "
+         "differently (items as an array, prefixItems, dependencies, unevaluated*, keywords beside $ref, …), so "
+         "every value validates the same under both: nothing a host does changes.",
+         '{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"a": {"type": "string"}}}',
+         '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"a": {"type": '
+         '"string"}}}', source="JSON Schema 2020-12 release notes; MCP spec 2025-11-25 SEP-1613"),
     Rule("input-schema-not-object", "input", "breaking", "inputSchema root is not type object",
          "SDK clients reject the whole tools/list when an inputSchema lacks type: object: the host loses every "
          "tool of the server, not just this one.",
@@ -123,6 +130,25 @@ _RULES = [
          "'if'/'then'/'else', 'contains' or regex it could not decide, or a work budget ran out. Never a silent "
          "'safe': the finding names the keyword and why; review the change by hand.",
          '{"not": {"pattern": "^(?=.*[0-9])(?=.*[A-Z]).{12}$"}}', '{"not": {"pattern": "^(?=.*[A-Z]).{12}$"}}'),
+    Rule("interop-bound-changed", "tool", "info", "Bound at the interoperable number limit added or removed",
+         "A minimum or maximum at or beyond ±(2^53−1) changes no value a real server or model sends: RFC 7493 "
+         "§2.2 (I-JSON) says integers beyond it are not interoperable, TS hosts read every number as an IEEE "
+         "double, and zod 4 adds these bounds to every .int(). Representation drift, not a break.",
+         '{"type": "integer", "minimum": 0}', '{"type": "integer", "minimum": 0, "maximum": 9007199254740991}',
+         source="RFC 7493 §2.2; zod 4 z.int() JSON Schema output"),
+    Rule("sampled-counterexample", "tool", "breaking", "Sampled value the other side rejects",
+         "The sampling oracle drew values the producing side declares (every declared property, branch, enum "
+         "value, bound edge, $ref target) and validated them against the other side per host profile: this one "
+         "is rejected, and no other finding explains it. The witness is the proof; the structural rules missed "
+         "the change, so review it by hand.",
+         '{"type": "object", "properties": {"v": {"type": "string"}}}',
+         '(a rewrite the structural comparison does not model, which rejects the witness)',
+         "the host's validation error for the witness", "schema-audit's sampling oracle (DESIGN.md §3)"),
+    Rule("schema-rewritten", "tool", "info", "Schema rewritten, same values",
+         "The schema's text changed but neither the structural comparison nor the sampling oracle found a value "
+         "one side accepts and the other rejects: an equivalent rewrite (reordered, re-spelled, $ref inlined), as "
+         "far as N samples show.",
+         '{"anyOf": [{"type": "string"}, {"type": "null"}]}', '{"type": ["null", "string"]}'),
     # --- output: breaking ---------------------------------------------------------------------------
     Rule("output-property-added-to-closed-object", "output", "breaking", "Property added to a closed output object",
          "The cached schema has additionalProperties (or unevaluatedProperties) false, so any key it does not "
@@ -299,6 +325,8 @@ _FIXES = {
     "output-schema-uncompilable": "make it compile for every host: a regex valid in Python and in ECMAScript (u flag), "
                                   "nullable only beside type, local $refs only",
     "schema-metaschema-invalid": "validate the schema against its dialect's metaschema before release",
+    "sampled-counterexample": "keep accepting (inputs) or keep within (outputs) what the cached schema allows, "
+                              "as the witness shows",
 }
 _RULES = [Rule(**{**r.__dict__, "fix": _FIXES.get(r.id, "")}) for r in _RULES]
 

@@ -267,8 +267,8 @@ def test_format_help_lists_every_accepted_value(command: str, args: list[str]):
 
 
 def test_time_budget_flag(tmp_path: Path):
-    """--time-budget bounds the run (tools not reached get a warning), is validated, and its --help default is
-    the engine's ``RUN_TIME_BUDGET_S``."""
+    """--time-budget is a last-resort guard: when spent, the run stops with exit 4, one line, and no report
+    (it never changes a finding); it is validated, and its --help default is the engine's ``RUN_TIME_BUDGET_S``."""
     from mcp_schema_audit.engine import RUN_TIME_BUDGET_S
 
     def write(name: str, required: list[str]) -> Path:
@@ -281,10 +281,11 @@ def test_time_budget_flag(tmp_path: Path):
     old, new = write("old.json", []), write("new.json", ["x"])
     full = cli("diff", str(old), str(new), "--format", "json", "--time-budget", "0")
     assert full.returncode == 1 and {f["rule"] for f in json.loads(full.stdout)["findings"]} == {"input-required-added"}
-    spent = cli("diff", str(old), str(new), "--format", "json", "--time-budget", "0.000001")
-    findings = json.loads(spent.stdout)["findings"]
-    assert spent.returncode == 0 and findings, spent.stderr
-    assert all(f["rule"] == "schema-undecidable" and "time budget" in f["message"] for f in findings)
+    out = tmp_path / "report.json"
+    spent = cli("diff", str(old), str(new), "--format", "json", "--time-budget", "0.000001", "--output", str(out))
+    assert spent.returncode == 4 and spent.stdout == "" and not out.exists(), spent.stderr
+    assert len(spent.stderr.strip().splitlines()) == 1 and "--time-budget" in spent.stderr
+    assert "Traceback" not in spent.stderr
     for bad in ("-1", "nan", "inf", "abc"):
         r = cli("diff", str(old), str(new), "--time-budget", bad)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, bad

@@ -75,15 +75,18 @@ def test_pyproject_tool_entry_that_is_not_a_table(tmp_path: Path):
         assert "must be a table" in one_error_line(r), text
 
 
-def test_time_budget_also_bounds_the_listing_time_checks():
-    """Past the run's budget the listing-time checks of changed tools are skipped with one warning."""
+def test_spent_time_budget_stops_the_run_before_listing_time_checks_change_anything():
+    """A spent guard never turns listing-time checks into warnings: the run stops (exit 4) instead."""
+    import pytest
+
+    from mcp_schema_audit.errors import RunTimeExceeded
+
     def snap(kind: str, source: str):
         return snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": {"type": kind}} for i in range(5)]},
                                   source=source)
 
-    spent = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=1e-9)
-    listing = [f for f in spent if "listing-time checks" in f.message]
-    assert len(listing) == 1 and listing[0].severity == "warning" and "5 changed tool(s)" in listing[0].message
+    with pytest.raises(RunTimeExceeded):
+        diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=1e-9)
     full = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=0)
     assert any(f.severity == "breaking" for f in full)
 

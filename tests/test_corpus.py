@@ -166,17 +166,19 @@ def test_sentry_input_enum_gains_and_loses_values(sentry: tuple[Any, ...]) -> No
 
 
 def test_sentry_breaking_tools_are_exactly_the_real_breaks(sentry: tuple[Any, ...]) -> None:
-    """Removed tools, the lost resourceType values, `environment: null` no longer accepted by
-    search_events, and the new `maximum: 2^53-1` on update_issue's integer arguments."""
+    """Removed tools, the lost resourceType values and `environment: null` no longer accepted by
+    search_events. The new `maximum: 2^53-1` on update_issue's integer arguments (zod 4 adds it to every
+    `.int()`) is representation drift at the interoperability limit (RFC 7493 §2.2): info, not a break."""
     breaking = {f.tool for f in sentry if f.severity == "breaking"}
-    assert breaking == SENTRY_REMOVED | {"get_sentry_resource", "search_events", "update_issue"}, brief(
+    assert breaking == SENTRY_REMOVED | {"get_sentry_resource", "search_events"}, brief(
         f for f in sentry if f.severity == "breaking"
     )
     env = [f for f in sentry if f.tool == "search_events" and f.severity == "breaking"]
     assert env and all(f.pointer.startswith("/properties/environment") for f in env), brief(env)
     assert all(f.witness["instance"]["environment"] is None for f in env)
-    upd = [f for f in sentry if f.tool == "update_issue" and f.severity == "breaking"]
-    assert upd and all(f.pointer.startswith("/properties/ignore") for f in upd), brief(upd)
+    upd = [f for f in sentry if f.tool == "update_issue" and f.rule == "interop-bound-changed"]
+    assert upd and all(f.pointer.startswith("/properties/ignore") and f.severity == "info" for f in upd), brief(upd)
+    assert not [f for f in sentry if f.tool == "update_issue" and f.severity != "info"], brief(sentry)
 
 
 def test_sentry_equivalent_and_open_changes_are_not_alarms(sentry: tuple[Any, ...]) -> None:
@@ -209,9 +211,11 @@ def test_memory_output_schemas_appear_and_inputs_open() -> None:
     opened = {f.tool for f in findings if f.rule == "input-object-opened" and f.pointer in ("", "/additionalProperties")}
     assert opened == names, brief(findings)
     assert not [f for f in findings if f.severity == "breaking"], brief(findings)
-    # the only non-info input change: $schema draft-07 appears (default dialect was 2020-12)
-    loud = [f for f in findings if f.direction == "input" and f.severity != "info"]
-    assert {(f.tool, f.rule, f.severity) for f in loud} == {(n, "dialect-changed", "warning") for n in names}, brief(loud)
+    # $schema draft-07 appears (default dialect was 2020-12), but no keyword of these schemas reads
+    # differently in the two dialects: info, not a warning on every tool
+    assert not [f for f in findings if f.direction == "input" and f.severity != "info"], brief(findings)
+    dialect = {(f.tool, f.rule, f.severity) for f in findings if f.rule.startswith("dialect-changed")}
+    assert dialect == {(n, "dialect-changed-no-effect", "info") for n in names}, brief(findings)
 
 
 def test_memory_annotations_only() -> None:

@@ -372,8 +372,12 @@ def test_history_markdown_is_escaped_and_grouped(hostile_history: list[str]):
         assert raw not in md, raw
     assert html.count("<tr>") == 2  # header + the one tool, its label cell escaped (no extra column from '|')
     assert html.count("<th>") == 4
-    rows = [line for line in md.splitlines() if "output-enum-value-added" in line]
-    assert len(rows) == 1 and "affects 1.0 &#124; &#60;b&#62;x&#60;/b&#62;, 2.0" in rows[0]
+    # one row per value added (distinct findings, distinct fingerprints), each with the versions it breaks:
+    # 'b' is new to 1.0 only, 'c' to 1.0 and 2.0
+    rows = sorted(line for line in md.splitlines() if "output-enum-value-added" in line)
+    assert len(rows) == 2, rows
+    assert sum("affects 1.0 &#124; &#60;b&#62;x&#60;/b&#62;, 2.0" in row for row in rows) == 1, rows
+    assert sum(row.endswith("affects 1.0 &#124; &#60;b&#62;x&#60;/b&#62;") for row in rows) == 1, rows
 
 
 def test_history_sarif_validates_and_locates_findings_in_new(hostile_history: list[str]):
@@ -387,8 +391,10 @@ def test_history_sarif_validates_and_locates_findings_in_new(hostile_history: li
     jsonschema.Draft4Validator(schema).validate(log)
     results = log["runs"][0]["results"]
     enum = [res for res in results if res["ruleId"] == "output-enum-value-added"]
-    assert len(enum) == 1 and enum[0]["level"] == "error"
-    assert enum[0]["properties"]["cohorts"] == {"1.0 | <b>x</b>": "breaking", "2.0": "breaking"}
+    assert len(enum) == 2 and all(res["level"] == "error" for res in enum)
+    assert sorted((res["properties"]["cohorts"] for res in enum), key=len) == [
+        {"1.0 | <b>x</b>": "breaking"}, {"1.0 | <b>x</b>": "breaking", "2.0": "breaking"}]
+    assert len({res["partialFingerprints"]["schemaAudit/v1"] for res in enum}) == 2
     lines = Path(new).read_text().splitlines()
     for res in results:
         loc = res["locations"][0]["physicalLocation"]

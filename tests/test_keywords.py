@@ -132,7 +132,8 @@ CASES: list[tuple[str, str, Any, Any, str | None, str | None, Any]] = [
     # allOf that cannot be merged
     ("allof-anyof-narrowed-input", "input",
      obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}]),
-     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}]}]), "input-required-added", "breaking", {"b": "a"}),
+     obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}]}]), "input-union-branch-removed", "breaking",
+     {"b": "a"}),
     ("allof-anyof-widened-input", "input",
      obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}]}]),
      obj({"a": S, "b": S}, allOf=[{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}]), None, None, None),

@@ -22,13 +22,11 @@ import pytest
 from mcp_schema_audit.schema import (
     HOST_PROFILES,
     INPLACE_BUDGET,
-    INPLACE_CYCLE,
     EcmaRegexError,
     RegexBudgetError,
     SchemaCompileError,
     SchemaCostError,
     SchemaDoc,
-    _ecma_program,
     ajv_format_checker,
     ecma_compile_error,
     ecma_search,
@@ -36,6 +34,8 @@ from mcp_schema_audit.schema import (
     js_numbers,
     safe_search,
 )
+from mcp_schema_audit.schema.compile import INPLACE_CYCLE
+from mcp_schema_audit.schema.regex import _ecma_program
 
 TS = ("ts-sdk-v1", "ts-sdk-v2")
 D7 = "http://json-schema.org/draft-07/schema#"

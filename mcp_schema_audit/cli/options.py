@@ -108,8 +108,9 @@ _SEVERITY_HELP = "Override a rule's severity: RULE=breaking|warning|info (repeat
 
 
 #: "60" is ``engine.RUN_TIME_BUDGET_S`` (kept literal so --help does not import the engine; a test checks it).
-_TIME_BUDGET_HELP = ("Seconds the whole comparison may take (default 60; 0 = no limit). Tools not reached "
-                     "in time get a schema-undecidable warning each.")
+_TIME_BUDGET_HELP = ("Last-resort guard: seconds the whole comparison may run (default 900; 0 = no limit). "
+                     "Verdicts never depend on time (every budget that bounds them counts work); past this "
+                     "guard the run stops with exit 4 and writes no report.")
 
 
 def _budget(seconds: Optional[float]) -> Optional[float]:

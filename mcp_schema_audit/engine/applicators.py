@@ -178,7 +178,7 @@ class ApplicatorMixin:
                         variants = self._samples_p(p) + [self._sample_typed(p, t) for t in _JSON_TYPES]  # type: ignore[attr-defined]
                     blended = [_blend(b, issue) for b in variants] if issue.witness is not NO_WITNESS else []
                     issue = replace(issue, witness=self._pick_valid(p, v, blended + variants))
-                out += self._prefix([issue], [], ["allOf", i])  # type: ignore[attr-defined]
+                out.append(issue)
         return out
 
     # -- not ------------------------------------------------------------------------------------------
@@ -309,7 +309,7 @@ class ApplicatorMixin:
                                              (mine.else_, c.else_, mine.else_steps, c.else_steps)):
                 if ps is True and vs is True:
                     continue
-                got = self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps)  # type: ignore[attr-defined]
+                got = self._child(p, p_steps, ps, v, v_steps, vs, depth)  # type: ignore[attr-defined]
                 for issue in got:
                     if issue.kind not in UNSAFE_KINDS:
                         out.append(issue)

@@ -5,6 +5,11 @@ Direction decides everything (DESIGN.md §2). The engine compares a *producing* 
 
 - ``outputSchema``: P = new (what the server now returns), V = old (what hosts cached);
 - ``inputSchema``:  P = old (what the model builds from the cache), V = new (what the server checks).
+
+The stages: schema-level checks (dialect, root shape, envelope marker) → the walk over normalized
+nodes (``walk``) → issues to findings with witnesses confirmed per host profile (``confirm``) → the
+sampling oracle (``oracle``), which turns any rejection no finding explains into a finding, and
+says so when a rewritten schema showed no difference at all.
 """
 
 from __future__ import annotations
@@ -12,31 +17,30 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcp_schema_audit.engine.sampler import NoSample, sample
-
-from mcp_schema_audit.engine.confirm import _issue_to_finding
+from mcp_schema_audit.engine.confirm import issue_to_finding
 from mcp_schema_audit.engine.issue import Budget, Issue
-from mcp_schema_audit.engine.unions import MAX_BRANCHES
-from mcp_schema_audit.engine.walk import TIME_BUDGET_S, WORK_BUDGET, Comparer
+from mcp_schema_audit.engine.oracle import oracle_findings
+from mcp_schema_audit.engine.sampler import NoSample, sample
+from mcp_schema_audit.engine.walk import Comparer
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc
+from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc, dialect_sensitive
 
-#: Seconds one ``diff_snapshots`` call may spend on all its tools; tools left when it is spent get a
-#: ``schema-undecidable`` warning each (a server of many hostile tools cannot hold a CI job for hours).
-RUN_TIME_BUDGET_S = 60.0
+#: Seconds one ``diff_snapshots`` call may run before it stops with exit 4: a last-resort guard far above
+#: normal run times (the verdicts themselves are bounded by counted work, never by time).
+RUN_TIME_BUDGET_S = 900.0
+_MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError)
 
 
-# -- public API --------------------------------------------------------------------------------------
-def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *,
-                    deadline: float | None = None) -> list[Finding]:
+def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, oracle: bool = True) -> list[Finding]:
     """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
 
     ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent (an absent inputSchema
     means the tool itself is absent: ``tool-removed``/``tool-added``). Returns findings sorted
-    by (pointer, rule). Breaking findings carry a witness confirmed with python ``jsonschema`` per
-    host profile; an unconfirmed one is returned as a warning with ``reason`` set. Never raises for
-    bad schemas: they become ``schema-invalid``/``schema-undecidable`` findings. ``deadline`` (a
-    ``time.monotonic()`` value) ends the comparison earlier than ``TIME_BUDGET_S`` would.
+    by (pointer, rule, message). Breaking findings carry a witness confirmed with python ``jsonschema``
+    per host profile; an unconfirmed one is returned as a warning with ``reason`` set. ``oracle``: run
+    the sampling oracle after the walk (``engine.oracle``). Never raises for bad schemas: they become
+    ``schema-invalid``/``schema-undecidable`` findings. Deterministic: the same inputs give the same
+    findings on any machine (budgets count work, the oracle's samples are seeded).
     """
     if direction not in ("input", "output"):
         raise ValueError(f"direction must be 'input' or 'output', not {direction!r}")
@@ -55,15 +59,73 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *,
     old = {} if old is None else old
     new = {} if new is None else new
     old_doc, new_doc = SchemaDoc(old), SchemaDoc(new)
+    findings = _schema_level(old, new, old_doc, new_doc, direction, tool)
+    p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
+    # MCP arguments are always an object: a root without "type" beside one with type "object" reads as an object
+    objects = direction == "input" and any(isinstance(s, dict) and s.get("type") == "object" for s in (old, new))
+    comparer = Comparer(p_doc, v_doc, root_type="object" if objects else None)
+    try:
+        issues = comparer.compare(p_doc.root, v_doc.root)
+    except Budget as exc:
+        issues = [Issue("undecidable", [], [], None, None, f"{exc or 'work budget exceeded'}; this schema was not "
+                        "compared")]
+    except RecursionError:
+        issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
+    except _MALFORMED as exc:
+        # a keyword value of the wrong shape deep inside a stranger's schema: say so, never crash
+        issues = [Issue("undecidable", [], [], None, None, "the schema could not be compared (malformed keyword "
+                        f"value: {type(exc).__name__}); validate it with `schema-audit lint`")]
+    seen: set[tuple[str, str, str]] = set()
+    for issue in issues:
+        try:
+            f = issue_to_finding(issue, tool, direction, p_doc, v_doc)
+        except (*_MALFORMED, RecursionError) as exc:
+            f = make_finding("schema-undecidable", tool, "", f"the witness could not be checked ({type(exc).__name__})",
+                             None, None, direction=direction)
+        key = (f.rule, f.pointer, f.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(f)
+    if old_doc.canonical != new_doc.canonical:
+        findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
+        if oracle:
+            findings += oracle_findings(findings, p_doc, v_doc, tool, direction)
+    return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per fingerprint (the same change reached twice, e.g. through a shared ``$ref``)."""
+    seen: set[str] = set()
+    out = []
+    for f in findings:
+        if f.fingerprint not in seen:
+            seen.add(f.fingerprint)
+            out.append(f)
+    return out
+
+
+def _schema_level(old: Any, new: Any, old_doc: SchemaDoc, new_doc: SchemaDoc, direction: str,
+                  tool: str) -> list[Finding]:
+    """Findings about the whole schema: the dialect, an inputSchema root that stopped being an object, the
+    FastMCP result envelope."""
     findings: list[Finding] = []
     if old_doc.dialect != new_doc.dialect:
-        findings.append(make_finding("dialect-changed", tool, "/$schema", f"dialect {old_doc.dialect} → {new_doc.dialect}",
-                                 old_doc.dialect, new_doc.dialect, direction=direction))
+        sensitive = dialect_sensitive([old, new], old_doc.dialect, new_doc.dialect)
+        if sensitive == []:
+            findings.append(make_finding("dialect-changed-no-effect", tool, "/$schema",
+                                         f"dialect {old_doc.dialect} → {new_doc.dialect}; no keyword of this schema "
+                                         "reads differently", old_doc.dialect, new_doc.dialect, direction=direction))
+        else:
+            which = (f"; {', '.join(sensitive)} read differently" if sensitive else
+                     "; an unknown dialect may read any keyword differently")
+            findings.append(make_finding("dialect-changed", tool, "/$schema",
+                                         f"dialect {old_doc.dialect} → {new_doc.dialect}{which}",
+                                         old_doc.dialect, new_doc.dialect, direction=direction))
     if direction == "input" and isinstance(old, dict) and isinstance(new, dict) \
             and old.get("type") == "object" and new.get("type") != "object":
         f = make_finding("input-schema-not-object", tool, "/type",
-                     "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
-                     old.get("type"), new.get("type"), direction="input")
+                         "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
+                         old.get("type"), new.get("type"), direction="input")
         listing = {"name": tool, "inputSchema": new}
         if not SchemaDoc(_TOOL_LISTING_SCHEMA).errors(listing) or SchemaDoc(_TOOL_LISTING_SCHEMA).errors(
                 {"name": tool, "inputSchema": old}):
@@ -76,39 +138,10 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *,
     if direction == "output" and isinstance(old, dict) and isinstance(new, dict) \
             and bool(old.get("x-fastmcp-wrap-result")) != bool(new.get("x-fastmcp-wrap-result")):
         findings.append(make_finding("output-envelope-changed", tool, "/x-fastmcp-wrap-result",
-                                 "results are wrapped as {\"result\": …} on one side only",
-                                 old.get("x-fastmcp-wrap-result"), new.get("x-fastmcp-wrap-result"),
-                                 direction="output"))
-    p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
-    comparer = Comparer(p_doc, v_doc, deadline)
-    try:
-        issues = comparer.compare(p_doc.root, v_doc.root)
-    except Budget:
-        issues = [Issue("undecidable", [], [], None, None,
-                         f"work budget exceeded ({WORK_BUDGET} node pairs, {MAX_BRANCHES} union branches, "
-                         f"16 nested unions, {TIME_BUDGET_S:g} s per tool or the run's time budget); "
-                         "this schema was not compared")]
-    except RecursionError:
-        issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError) as exc:
-        # a keyword value of the wrong shape deep inside a stranger's schema: say so, never crash
-        issues = [Issue("undecidable", [], [], None, None, "the schema could not be compared (malformed keyword "
-                        f"value: {type(exc).__name__}); validate it with `schema-audit lint`")]
-    seen: set[tuple[str, str, str]] = set()
-    for issue in issues:
-        try:
-            f = _issue_to_finding(issue, tool, direction, p_doc, v_doc)
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError,
-                RecursionError) as exc:
-            f = make_finding("schema-undecidable", tool, "", f"the witness could not be checked ({type(exc).__name__})",
-                         None, None, direction=direction)
-        key = (f.rule, f.pointer, f.message)
-        if key not in seen:
-            seen.add(key)
-            findings.append(f)
-    if old_doc.canonical != new_doc.canonical:
-        findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
-    return sorted(findings, key=lambda f: (f.pointer, f.rule, f.message))
+                                     "results are wrapped as {\"result\": …} on one side only",
+                                     old.get("x-fastmcp-wrap-result"), new.get("x-fastmcp-wrap-result"),
+                                     direction="output"))
+    return findings
 
 
 def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: SchemaDoc, have: set[str]) -> list[Finding]:
@@ -121,7 +154,7 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
             doc.check_cost()
         except SchemaCostError as exc:
             f = make_finding("schema-undecidable", tool, "", f"the {side} {direction}Schema cannot be validated: {exc}",
-                         None, None, direction=direction)
+                             None, None, direction=direction)
             if not any(str(exc) in message for message in have):
                 f.reason = str(exc)
                 out.append(f)
@@ -144,5 +177,3 @@ def removed_tool_finding(name: str, input_schema: Any) -> Finding:
                  "error": f"Unknown tool: {name}", "instance_pointer": "/name"}
     f.hosts = list(HOST_PROFILES)
     return f
-
-

@@ -1,10 +1,17 @@
-"""From issues to findings: rule ids per direction, witnesses confirmed per host profile."""
+"""From issues to findings: rule ids per direction, witnesses confirmed per host profile.
+
+An ``Issue`` speaks in P/V terms; a ``Finding`` speaks of the old (cached) and the new version. A
+breaking finding keeps its severity only when its witness is confirmed: for a host profile, the
+accepting side accepts it and the rejecting side rejects it *for this finding's keyword, at this
+finding's place in the instance* (``rejecting_keyword``); a witness rejected for an unrelated reason
+proves nothing about this finding. The hosts listed are those where that holds.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.engine.issue import Issue, NO_WITNESS, pointer
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, pointer
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
@@ -33,57 +40,107 @@ _KINDS = {
     "branch-extra-p": ("output-union-branch-added", "input-union-branch-removed"),
     "branch-extra-v": ("output-union-branch-removed", "input-union-branch-added"),
     "oneof-overlap": ("output-oneof-overlap", "input-oneof-overlap"),
+    "interop": ("interop-bound-changed", "interop-bound-changed"),
     "undecidable": ("schema-undecidable", "schema-undecidable"),
     "invalid": ("schema-invalid", "schema-invalid"),
 }
 
-
 RULE_SEVERITY_FOR_KIND = {k: RULES[v[0]].severity for k, v in _KINDS.items()}
-
-
 for _k, (_o, _i) in _KINDS.items():
     # a kind is "hard" when either direction's rule is breaking (used only for branch scoring)
     if RULES[_i].severity == "breaking":
         RULE_SEVERITY_FOR_KIND[_k] = "breaking"
 
+#: Host profiles that read every keyword of the schema's dialect: a witness must be valid under P for one
+#: of them to count as a value P declares (ts-sdk-v1 ignores 2019-09/2020-12 keywords).
+_FULL_READERS = ("python-sdk", "ts-sdk-v2")
+#: Keywords a validator names as the reason of its own errors (``jsonschema``'s ``error.validator``); the
+#: rejections of ``propertyNames``, ``if``/``then``, ``dependentSchemas`` carry their inner keyword instead.
+_SELF_REPORTING = frozenset({
+    "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
+    "maxContains", "required",
+    "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties", "not", "items",
+    "prefixItems", "additionalItems", "unevaluatedItems", "anyOf", "oneOf", "dependentRequired",
+})
+_ALIASES = {"nullable": "type"}
+#: Keywords that report one another's rejections (``contains`` fails as ``minContains`` when some items match).
+_FAMILIES = [frozenset({"contains", "minContains", "maxContains"}), frozenset({"enum", "const"}),
+             frozenset({"additionalProperties", "unevaluatedProperties"}),
+             frozenset({"minimum", "exclusiveMinimum"}), frozenset({"maximum", "exclusiveMaximum"})]
 
-def _issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
+
+def same_reason(kw: str, validator: str) -> bool:
+    """Does an error of ``validator`` prove a finding about keyword ``kw``?"""
+    return kw == validator or any(kw in fam and validator in fam for fam in _FAMILIES)
+
+
+def rejecting_keyword(issue: Issue) -> str | None:
+    """The keyword whose error on the rejecting side proves ``issue`` (``None``: no single keyword)."""
+    if issue.kind == "required-extra-v":
+        return "required"
+    if issue.kind == "oneof-overlap":
+        return "oneOf"
+    if issue.kind in ("branch-extra-p", "undecidable", "invalid", "interop"):
+        return None
+    last = next((t for t in reversed(issue.v_path) if isinstance(t, str)), None) if not issue.v_bare else None
+    last = _ALIASES.get(last, last) if last is not None else None
+    return last if last in _SELF_REPORTING else None
+
+
+def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
+    """The ``Finding`` of ``issue`` for ``direction`` (``"input"``/``"output"``), confirmed when breaking.
+
+    The pointer is the new schema's location of the change, or the old one's when the change lives only in
+    the old schema. Raises ``KeyError`` for an unknown issue kind.
+    """
     out_rule, in_rule = _KINDS[issue.kind]
     rule_id = out_rule if direction == "output" else in_rule
     p_ptr, v_ptr = pointer(issue.p_path), pointer(issue.v_path)
     if direction == "output":
         old_ptr, new_ptr, old_val, new_val = v_ptr, p_ptr, issue.v_val, issue.p_val
+        new_bare, old_bare = issue.p_bare, issue.v_bare
     else:
         old_ptr, new_ptr, old_val, new_val = p_ptr, v_ptr, issue.p_val, issue.v_val
-    # the new schema's location, unless the change lives only in the old schema
-    new_path, old_path = (issue.p_path, issue.v_path) if direction == "output" else (issue.v_path, issue.p_path)
-    ptr = old_ptr if (not new_path and old_path) else new_ptr
-    if issue.kind == "prop-extra-p-closed" and issue.p_path[:1] == ["properties"]:
+        new_bare, old_bare = issue.v_bare, issue.p_bare
+    ptr = old_ptr if (new_bare and not old_bare) else new_ptr
+    if issue.kind == "prop-extra-p-closed" and len(issue.p_path) >= 2 and issue.p_path[-2] == "properties":
         ptr = p_ptr  # the property itself (for inputs it exists only in the cached schema)
     names = {"P": "new", "V": "cached"} if direction == "output" else {"P": "cached", "V": "new"}
     detail = issue.detail.replace("{P}", names["P"]).replace("{V}", names["V"])
     f = make_finding(rule_id, tool, ptr, detail, old_val, new_val, direction=direction)
+    if issue.delta is not None:
+        f.delta = _delta(issue.delta, "P" if direction == "output" else "V")
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
+    f.instance_pointer = pointer(issue.inst)
     if f.severity == "breaking":
-        _confirm(f, issue, direction, p_doc, v_doc)
+        confirm(f, issue, direction, p_doc, v_doc)
     return f
 
 
-#: Host profiles that read every keyword of the schema's dialect: a witness must be valid under P for one
-#: of them to count as a value P declares (ts-sdk-v1 ignores 2019-09/2020-12 keywords).
-_FULL_READERS = ("python-sdk", "ts-sdk-v2")
+def _delta(delta: Any, new_side: str) -> Any:
+    """The issue's delta in version terms: a side's value is kept for the new side only (so one change of a
+    release has one fingerprint whatever the cached version)."""
+    if not isinstance(delta, dict) or not ({"P", "V"} & set(delta)):
+        return delta
+    out = {k: v for k, v in delta.items() if k not in ("P", "V")}
+    out["new"] = delta.get(new_side)
+    return out
 
 
-def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
     """Validate the witness on both sides per host profile; set hosts, or downgrade to warning.
 
     A host is listed when, under its own reading, the accepting side (P) accepts the witness and the
-    rejecting side (V) rejects it; and the witness must be one P declares under a full reader
-    (``_FULL_READERS``), so a value only ts-sdk-v1's lax reading of P admits proves nothing."""
+    rejecting side (V) rejects it with an error of this finding's keyword at this finding's place in the
+    instance (``rejecting_keyword``; an instance path equal to the finding's or its parent's); and the
+    witness must be one P declares under a full reader (``_FULL_READERS``), so a value only ts-sdk-v1's
+    lax reading of P admits proves nothing. The witness ``error`` is that host's message for it."""
     if issue.witness is NO_WITNESS:
         f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
         return
     instance = issue.witness
+    kw = rejecting_keyword(issue)
     hosts: list[str] = []
     error = ""
     problems: list[str] = []
@@ -101,11 +158,15 @@ def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: 
             problems.append(f"{profile}: the validator failed ({type(exc).__name__})")
             continue
         declared = declared or (accepted and profile in _FULL_READERS)
-        if accepted and errs:
-            hosts.append(profile)
-            if not error:
-                error = _explain_error(errs[0])
-    inst_ptr = pointer(issue.inst)
+        if not (accepted and errs):
+            continue
+        own = _own_error(errs, kw, issue.inst)
+        if own is None:
+            problems.append(f"{profile}: the witness is rejected for another reason than {kw}")
+            continue
+        hosts.append(profile)
+        if not error:
+            error = _explain_error(own)
     if hosts and not declared:
         # only a reader that ignores some of P's keywords (ts-sdk-v1: dependentSchemas, prefixItems …) accepts
         # it: the P side does not really declare this value
@@ -116,7 +177,23 @@ def _confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: 
         return
     f.hosts = hosts
     f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
-                 "error": error[:500], "instance_pointer": inst_ptr}
+                 "error": error[:500], "instance_pointer": pointer(issue.inst)}
+
+
+def _own_error(errors: list[Any], kw: str | None, inst: list[Any]) -> Any:
+    """The error among ``errors`` (best match first) that proves a finding of keyword ``kw`` at instance path
+    ``inst``: itself, or the union error whose branch errors include it. ``kw`` None: the best match."""
+    if kw is None:
+        return errors[0]
+    places = {tuple(inst), tuple(inst[:-1])} if inst else {()}
+    for top in errors:
+        stack = [top]
+        while stack:
+            e = stack.pop()
+            if same_reason(kw, str(e.validator)) and tuple(e.absolute_path) in places:
+                return top if top is not e and str(top.validator) in ("anyOf", "oneOf") else e
+            stack.extend(e.context or [])
+    return None
 
 
 def _explain_error(err: Any) -> str:

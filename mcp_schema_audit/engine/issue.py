@@ -32,10 +32,16 @@ class Issue:
     inst: list[Any] = field(default_factory=list)
     p_abs: bool = False
     v_abs: bool = False
+    #: the side's path names no keyword of its own (the change is absent on that side: the node is shown)
+    p_bare: bool = False
+    v_bare: bool = False
+    #: what tells this change from another of the same kind at the same place (the enum value, the bound
+    #: keyword); ``{"P": …}``/``{"V": …}`` entries name a side's value (``confirm`` keeps the new side's)
+    delta: Any = None
 
 
 class Budget(Exception):
-    pass
+    """A work budget of the comparison is spent (node pairs, validations, union branches, nesting)."""
 
 
 def pointer(tokens: list[Any]) -> str:

@@ -1,16 +1,23 @@
-"""Objects: ``properties``, ``required``, ``additionalProperties``, ``patternProperties``, ``propertyNames``, sizes."""
+"""Objects: ``properties``, ``required``, ``additionalProperties``/``unevaluatedProperties``,
+``patternProperties``, ``propertyNames``, ``minProperties``/``maxProperties``.
+
+A property P declares is compared with every schema V applies to its name (its ``properties``
+entry, each matching ``patternProperties`` regex under the Python and the ECMAScript reading, else
+``additionalProperties``). A key P only tolerates (open object) is not assumed to be sent (DESIGN.md
+§2): opening an object is a warning, not a break.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, pattern_keys
-from mcp_schema_audit.engine.issue import Issue, NO_WITNESS, canon
-from mcp_schema_audit.engine.normalize import _tolerant
-from mcp_schema_audit.engine.sampler import string_candidates
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
+from mcp_schema_audit.engine.normalize import tolerant
+from mcp_schema_audit.engine.sampler import regex_examples, string_candidates
 from mcp_schema_audit.engine.scalars import _int, _regex_dialect_candidates
+
 
 def _regex_included(small: str, big: str) -> bool:
     """Proven: every string ``small`` matches, ``big`` matches too (both searched, as JSON Schema does).
@@ -56,8 +63,19 @@ def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
     return [kw] if kw in node else []
 
 
+def _dict(node: dict[str, Any], kw: str) -> dict[str, Any]:
+    value = node.get(kw)
+    return value if isinstance(value, dict) else {}
+
+
+def _names(node: dict[str, Any], kw: str) -> list[str]:
+    value = node.get(kw)
+    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
+
+
 class ObjectsMixin:
-    """Objects: ``properties``, ``required``, ``additionalProperties``, ``patternProperties``, ``propertyNames``, sizes."""
+    """Objects (see the module docstring). Paths are relative to the node pair (``compare`` makes them
+    absolute through each ``Node``'s origins)."""
 
     @staticmethod
     def _closed(node: dict[str, Any]) -> str | None:
@@ -67,41 +85,18 @@ class ObjectsMixin:
             return "unevaluatedProperties"
         return None
 
-    def _objects(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+    def _objects(self, p: Any, v: Any, depth: int) -> list[Issue]:
         out: list[Issue] = []
-        pprops = p.get("properties") if isinstance(p.get("properties"), dict) else {}
-        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
-        ppat = p.get("patternProperties") if isinstance(p.get("patternProperties"), dict) else {}
-        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        pprops, vprops = _dict(p, "properties"), _dict(v, "properties")
+        ppat, vpat = _dict(p, "patternProperties"), _dict(v, "patternProperties")
         p_closed, v_closed = self._closed(p), self._closed(v)
-        p_addl = _tolerant(p.get("additionalProperties", p.get("unevaluatedProperties", True)))
-        v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
-        preq = [k for k in p.get("required", []) if isinstance(k, str)] if isinstance(p.get("required"), list) else []
-        vreq = [k for k in v.get("required", []) if isinstance(k, str)] if isinstance(v.get("required"), list) else []
+        p_addl = tolerant(p.get("additionalProperties", p.get("unevaluatedProperties", True)))
+        v_addl = tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
+        preq, vreq = _names(p, "required"), _names(v, "required")
         for key, ps in pprops.items():
             out += self._declared_key(p, v, ["properties", key], ps, key, depth)
         for pat, ps in ppat.items():
-            keys = self._pattern_keys(pat, pprops, v)
-            for key in keys:
-                got = self._declared_key(p, v, ["patternProperties", pat], ps, key, depth, _matches(pat, key))
-                out += got
-                if any(i.kind in UNSAFE_KINDS for i in got):
-                    break  # one name proves it
-            if keys and not any(_regex_included(pat, vp) for vp in vpat) and (
-                    v_closed or vpat or isinstance(v_addl, dict)) and not any(
-                    i.p_path[:2] == ["patternProperties", pat] and i.kind in UNSAFE_KINDS for i in out):
-                # every name tried is covered, but that does not prove the regex languages are included
-                out.append(Issue("pattern", ["patternProperties", pat], [], pat, sorted(vpat) or None,
-                                 f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
-                                 f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
-                                 "inclusion is not proven"))
-            if not keys and pat in vpat:
-                out += self._prefix(self.compare(ps, vpat[pat], depth + 1), ["patternProperties", pat],
-                                    ["patternProperties", pat])
-            elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
-                out.append(Issue("undecidable", ["patternProperties", pat], [], ps, None,
-                                 f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
-                                 "built, so it is not compared with the {V} schema"))
+            out += self._pattern_property(p, v, pat, ps, pprops, vpat, v_closed, v_addl, depth, out)
         if (isinstance(p_addl, dict) or p_addl is True) and not p_closed:
             # V's patternProperties constrain keys P leaves to its additionalProperties (open: any value)
             for pat in vpat:
@@ -113,11 +108,11 @@ class ObjectsMixin:
             if key in pprops:
                 continue
             if isinstance(p_addl, dict):
-                out += self._prefix(self.compare(p_addl, vs, depth + 1), ["additionalProperties"],
-                                    ["properties", key], key, self._obj_wrap(p, v, key))
+                out += self._child(p, ["additionalProperties"], p_addl, v, ["properties", key], vs, depth, key,
+                                   self._obj_wrap(p, v, key))
             elif not (key in vreq and key not in preq):
                 out.append(Issue("prop-extra-v", [], ["properties", key], None, vs,
-                                  f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
+                                 f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
         for key in [k for k in vreq if k not in preq]:
             base = self._common({**p, "type": "object"}, v)
             w = NO_WITNESS
@@ -126,43 +121,75 @@ class ObjectsMixin:
                 base.pop(key, None)
                 w = base
             out.append(Issue("required-extra-v", ["properties", key] if key in pprops else _kw_steps(p, "required"),
-                              ["properties", key] if key in vprops else ["required"], False, True,
-                              f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key]))
+                             ["properties", key] if key in vprops else ["required"], False, True,
+                             f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key],
+                             delta={"property": key}))
         for key in [k for k in preq if k not in vreq]:
             out.append(Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
-                              ["properties", key] if key in vprops else _kw_steps(v, "required"), True, False,
-                              f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key]))
+                             ["properties", key] if key in vprops else _kw_steps(v, "required"), True, False,
+                             f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key],
+                             delta={"property": key}))
+        out += self._closure(p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
+        if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
+            sized = self._sized_objects(p, v, pprops, p_addl)
+            for kw, upper in (("minProperties", False), ("maxProperties", True)):
+                out += self._bounds(p, v, kw, upper, sized, p.get(kw), v.get(kw))
+        out += self._property_names(p, v, pprops, p_addl, ppat)
+        return out
+
+    def _pattern_property(self, p: Any, v: Any, pat: str, ps: Any, pprops: dict[str, Any], vpat: dict[str, Any],
+                          v_closed: str | None, v_addl: Any, depth: int, found: list[Issue]) -> list[Issue]:
+        """P's ``patternProperties`` regex ``pat``: property names built from it, compared like declared keys."""
+        out: list[Issue] = []
+        keys = self._pattern_keys(pat, pprops, v)
+        for key in keys:
+            got = self._declared_key(p, v, ["patternProperties", pat], ps, key, depth, _matches(pat, key))
+            out += got
+            if any(i.kind in UNSAFE_KINDS for i in got):
+                return out  # one name proves it
+        if keys and not any(_regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
+            # every name tried is covered, but that does not prove the regex languages are included
+            out.append(Issue("pattern", ["patternProperties", pat], [], pat, sorted(vpat) or None,
+                             f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
+                             f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
+                             "inclusion is not proven"))
+        if not keys and pat in vpat:
+            out += self._child(p, ["patternProperties", pat], ps, v, ["patternProperties", pat], vpat[pat], depth)
+        elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
+            out.append(Issue("undecidable", ["patternProperties", pat], [], ps, None,
+                             f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
+                             "built, so it is not compared with the {V} schema"))
+        return out
+
+    def _closure(self, p: Any, v: Any, p_closed: str | None, v_closed: str | None, p_addl: Any, v_addl: Any,
+                 pprops: dict[str, Any], vprops: dict[str, Any], depth: int) -> list[Issue]:
+        """The object opened, closed, or its ``additionalProperties`` schema changed."""
         if v_closed and not p_closed:
             if isinstance(p_addl, dict) and p_addl != {}:
                 extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
                 child = self._sample_p(p_addl)
                 w = self._obj_wrap(p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
-                out.append(Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
-                                  "the {P} schema declares additional properties, the {V} object is closed", w, [extra]))
-            else:
-                out.append(Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
-                                  [v_closed], p.get("additionalProperties"), False,
-                                  f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)"))
-        elif p_closed and not v_closed:
-            out.append(Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
-                              False, v.get("additionalProperties"), f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema"))
-        elif p_addl is True and isinstance(v_addl, dict) and not p_closed and not self._inside(True, v_addl, depth):
-            out.append(Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
-                             ["additionalProperties"], p.get("additionalProperties"), v_addl,
-                             "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
-                             "not by the {P} schema's"))
-        elif isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
+                return [Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
+                              "the {P} schema declares additional properties, the {V} object is closed", w, [extra])]
+            return [Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
+                          [v_closed], p.get("additionalProperties"), False,
+                          f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)")]
+        if p_closed and not v_closed:
+            return [Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
+                          False, v.get("additionalProperties"),
+                          f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema")]
+        if p_addl is True and isinstance(v_addl, dict) and not p_closed and not self._inside(True, v_addl, depth):
+            return [Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
+                          ["additionalProperties"], p.get("additionalProperties"), v_addl,
+                          "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
+                          "not by the {P} schema's")]
+        if isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
-            out += self._prefix(self.compare(p_addl, v_addl, depth + 1), ["additionalProperties"],
-                                ["additionalProperties"], extra, self._obj_wrap(p, v, extra))
-        if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
-            sized = self._sized_objects(p, v, pprops, p_addl)
-            for kw, upper in (("minProperties", False), ("maxProperties", True)):
-                out += self._bounds(p, v, kw, upper, sized, p.get(kw), v.get(kw))
-        out += self._property_names(p, v, pprops)
-        return [self._located(i, pprops, vprops) for i in out]
+            return self._child(p, ["additionalProperties"], p_addl, v, ["additionalProperties"], v_addl, depth, extra,
+                               self._obj_wrap(p, v, extra))
+        return []
 
-    def _sized_objects(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any], p_addl: Any) -> list[Any]:
+    def _sized_objects(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
         """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
         interesting (each bound, one less, one more): P's required properties first, then its other
         declared ones, then keys of its ``additionalProperties`` schema (declared values only)."""
@@ -186,22 +213,9 @@ class ObjectsMixin:
                 out.append({**base, **dict(pool[: n - len(base)])})
         return out
 
-    def _located(self, issue: Issue, pprops: dict[str, Any], vprops: dict[str, Any]) -> Issue:
-        """Point ``/properties/KEY`` of a property merged from an ``allOf`` member behind ``$ref`` (see
-        ``_merge_all_of``) at its real location, e.g. ``/$defs/Base/properties/KEY``."""
-        for side, props in (("p", pprops), ("v", vprops)):
-            path = getattr(issue, side + "_path")
-            if getattr(issue, side + "_abs") or len(path) < 2 or path[0] != "properties":
-                continue
-            where = self._origin.get(id(props.get(path[1])))
-            if where is not None:
-                issue = replace(issue, **{side + "_path": [*where[1], *path[2:]], side + "_abs": True})
-        return issue
-
-    def _pattern_keys(self, pat: str, taken: dict[str, Any], v: dict[str, Any]) -> list[str]:
+    def _pattern_keys(self, pat: str, taken: dict[str, Any], v: Any) -> list[str]:
         """Property names matching ``pat`` (not in ``taken``), those V does not list for every host first: up to 3."""
-        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
-        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
         built = pattern_keys(pat, taken, count=8)
         cands = built + _regex_dialect_candidates(built) + [
             x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
@@ -216,23 +230,22 @@ class ObjectsMixin:
             return sum(1 for d in (0, 1) if not mine[d] or any(_matches(pt, k)[d] for pt in vpat))
         return sorted(keys, key=lambda k: (covered(k), not (k.isascii() and k.isprintable())))[:3]
 
-    def _declared_key(self, p: dict[str, Any], v: dict[str, Any], p_steps: list[Any], ps: Any, key: str,
+    def _declared_key(self, p: Any, v: Any, p_steps: list[Any], ps: Any, key: str,
                       depth: int, dialects: tuple[bool, bool] = (True, True)) -> list[Issue]:
         """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
         applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
-        vprops = v.get("properties") if isinstance(v.get("properties"), dict) else {}
-        vpat = v.get("patternProperties") if isinstance(v.get("patternProperties"), dict) else {}
+        vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
         wrap = self._obj_wrap(p, v, key)
         targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
         matches = {pt: _matches(pt, key) for pt in vpat}
         targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(matches[pt])]
         out: list[Issue] = []
         for v_steps, vs in targets:
-            out += self._prefix(self.compare(ps, vs, depth + 1), p_steps, v_steps, key, wrap)
+            out += self._child(p, p_steps, ps, v, v_steps, vs, depth, key, wrap)
         if key in vprops or all(any(m[d] for m in matches.values()) for d in (0, 1) if dialects[d]):
             return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
         v_closed = self._closed(v)
-        v_addl = _tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
+        v_addl = tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
         if v_closed:
             child = self._sample_p(ps)
             w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
@@ -240,33 +253,51 @@ class ObjectsMixin:
             if targets:
                 what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
             return out + [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
-                          f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object "
-                          f"({v_closed}: false)", w, [key])]
+                                f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object "
+                                f"({v_closed}: false)", w, [key])]
         if isinstance(v_addl, dict):
-            return out + self._prefix(self.compare(ps, v_addl, depth + 1), p_steps, ["additionalProperties"], key, wrap)
+            return out + self._child(p, p_steps, ps, v, ["additionalProperties"], v_addl, depth, key, wrap)
         if targets:
             return out
-        if p_steps[0] == "properties":
+        if p_steps[:1] == ["properties"]:
             return [Issue("prop-extra-p-open", p_steps, [], ps, None,
                           f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key])]
         return []
 
-    def _property_names(self, p: dict[str, Any], v: dict[str, Any], pprops: dict[str, Any]) -> list[Issue]:
-        """``propertyNames``: a property the P side declares whose name V's ``propertyNames`` rejects."""
+    def _property_names(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any,
+                        ppat: dict[str, Any]) -> list[Issue]:
+        """``propertyNames``: a property name P declares (or, with a map ``additionalProperties``/
+        ``patternProperties``, may use) that V's ``propertyNames`` rejects."""
         pn, vn = p.get("propertyNames"), v.get("propertyNames")
         if canon(pn) == canon(vn):
             return []
+        if vn is None:
+            return [Issue("looser-v", ["propertyNames"], [], pn, None,
+                          "the {P} schema restricts property names with propertyNames, the {V} schema does not")]
         out: list[Issue] = []
-        if vn is not None:
-            for key, ps in pprops.items():
-                if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
-                    child = self._sample_p(ps)
-                    w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
-                    out.append(Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
-                                      f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's "
-                                      "propertyNames", w, [key]))
-        if not out:
-            out.append(Issue("looser-v" if pn is not None and vn is None else "undecidable",
-                              ["propertyNames"] if pn is not None else [], ["propertyNames"] if vn is not None else [],
-                              pn, vn, "propertyNames changed; every declared property name is accepted by both"))
-        return out
+        for key, ps in pprops.items():
+            if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
+                child = self._sample_p(ps)
+                w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
+                out.append(Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
+                                 f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's "
+                                 "propertyNames", w, [key], delta={"property": key}))
+        if out:
+            return out
+        if not (isinstance(p_addl, dict) or ppat):
+            return []  # every name P declares is accepted; P declares no other names
+        names = string_candidates(extra=("Key", "key-1", "1", "a b")) + [
+            k for pat in ppat for k in regex_examples(pat, count=4)]
+        for key in dict.fromkeys(names):
+            if key in pprops or self._valid(self.v_doc, vn, key) is not False or (
+                    pn is not None and not self._valid(self.p_doc, pn, key)):
+                continue
+            value_schema = next((s for pat, s in ppat.items() if _search(pat, key)), p_addl)
+            child = self._sample_p(value_schema if value_schema is not True else {})
+            w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
+            return [Issue("looser-p", _kw_steps(p, "propertyNames"), ["propertyNames"], pn, vn,
+                          f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's "
+                          "propertyNames", w, [key], delta={"keyword": "propertyNames"})]
+        return [Issue("undecidable", _kw_steps(p, "propertyNames"), ["propertyNames"], pn, vn,
+                      "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
+                      "the {P} schema allows was found that it rejects")]

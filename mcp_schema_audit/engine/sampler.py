@@ -75,8 +75,10 @@ def infer_types(schema: dict[str, Any]) -> list[str]:
 #: Subschemas one top-level ``sample`` call may visit (alternatives tried after a failure multiply).
 SAMPLE_BUDGET = 5_000
 _calls = 0
-#: Longest string or array a sample or witness candidate may be (bounds above it: no sample).
+#: Longest string or array a sample may be (bounds above it: no sample).
 MAX_SAMPLE_SIZE = 10_000
+#: Longest string a witness candidate may be (a ``maxLength: 100000`` added is still proven by a string).
+MAX_WITNESS_LENGTH = 1_000_000
 
 
 def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:

@@ -1,4 +1,13 @@
-"""Unions: ``anyOf``/``oneOf``/type lists flattened into branches and paired across versions."""
+"""Unions: the branches of P and V (``anyOf``/``oneOf``, type lists and nullable spellings, flattened by
+``normalize``) paired across versions.
+
+Each P branch is paired with the V branch that matches it best: an identical branch first, then the
+one with the fewest and mildest differences (``_score``), so an ``anyOf`` of open objects whose
+properties overlap never pairs ``Long`` with ``Short``. A P branch with a closed value set is matched
+value by value against the whole V union. A P branch no V branch covers is a new alternative; a V
+branch no P branch was paired with is a lost one (compatible for outputs, for inputs the model may
+still send it). For a V ``oneOf``, a value P declares that matches two V branches is an overlap.
+"""
 
 from __future__ import annotations
 
@@ -7,154 +16,149 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
-from mcp_schema_audit.engine.issue import ABS, Budget, Issue, NO_WITNESS, canon, short
-from mcp_schema_audit.engine.normalize import _ANNOTATIONS, _distribute
-from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
+from mcp_schema_audit.engine.nodes import Node
+from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
+from mcp_schema_audit.schema import type_set
 
-#: Union branches one node may expand into; more → the tool's comparison stops with a warning.
-MAX_BRANCHES = 64
+_JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+
+
+def _score(issues: list[Issue]) -> int:
+    """How far apart a P branch and a V branch are: breaking kinds weigh most, then warnings, then infos."""
+    out = 0
+    for i in issues:
+        sev = RULE_SEVERITY_FOR_KIND.get(i.kind)
+        out += 10_000 if sev == "breaking" else 100 if sev == "warning" else 1
+    return out
 
 
 class UnionsMixin:
-    """Unions: ``anyOf``/``oneOf``/type lists flattened into branches and paired across versions."""
+    """Unions: branches paired across versions (see the module docstring)."""
 
-    def _branches(self, node: dict[str, Any], doc: SchemaDoc, depth: int = 0) -> list[tuple[dict[str, Any], list[Any]]]:
-        """Flatten unions into branches: ``(branch schema, pointer steps)``; nullable spellings coincide.
-
-        Raises ``Budget`` past ``MAX_BRANCHES`` branches or 16 nested unions (a union referring to itself).
-        """
-        self._tick()
-        if depth > 16:
-            raise Budget()
-        for kw in ("anyOf", "oneOf"):
-            subs = node.get(kw)
-            if isinstance(subs, list) and subs:
-                base = {k: v for k, v in node.items() if k != kw and k not in _ANNOTATIONS}
-                out: list[tuple[dict[str, Any], list[Any]]] = []
-                for i, sub in enumerate(subs):
-                    here: list[Any] = [kw, i]
-                    try:
-                        sub, tokens = self._deref(sub, doc)
-                        if tokens is not None and not (tokens and str(tokens[0]).startswith("$ref:")):
-                            here = [ABS] + list(tokens)
-                    except RefError:
-                        pass
-                    if sub is False:
-                        continue
-                    sub = {} if sub is True else sub
-                    if not isinstance(sub, dict):
-                        continue
-                    merged = self._merge_all_of(_distribute(base, sub) if base else sub, doc)
-                    for b, steps in self._branches(merged, doc, depth + 1):
-                        out.append((b, steps if steps[:1] == [ABS] else here + steps))
-                        if len(out) > MAX_BRANCHES:
-                            raise Budget()
-                return out or [({"not": {}}, [])]
-        ts = node.get("type")
-        if isinstance(ts, list) and len(set(t for t in ts if isinstance(t, str))) > 1:
-            return [({**node, "type": t}, []) for t in dict.fromkeys(t for t in ts if isinstance(t, str))]
-        return [(node, [])]
-
-    def _compare_union(self, bp: list[tuple[dict[str, Any], list[Any]]], bv: list[tuple[dict[str, Any], list[Any]]],
-                       v_node: dict[str, Any], depth: int) -> list[Issue]:
+    def _compare_union(self, bp: list[Any], bv: list[Any], v_node: Any, depth: int) -> list[Issue]:
         issues: list[Issue] = []
-        perfect: set[int] = set()
         matched_v: set[int] = set()
-        results: list[tuple[int, int | None, list[Issue]]] = []
-        value_issues: list[Issue] = []
-        value_branches: set[int] = set()
-        for pi, (pb, p_steps) in enumerate(bp):
-            pvals = self._values(pb)
-            if pvals is None:
+        taken: dict[int, int] = {}  # V branch → how many P branches were paired with it perfectly
+        results: list[tuple[Any, int | None, list[Issue], int]] = []
+        for pb in bp:
+            pvals = self._values(pb)  # type: ignore[attr-defined]
+            if pvals is not None:
+                issues += self._value_branch(pb, pvals, bv, v_node, matched_v)
                 continue
-            # a closed value set is matched value by value against the whole union (enum split in anyOf)
-            value_branches.add(pi)
-            kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
-            open_hits = False
-            for x in pvals:
-                hits = [vi for vi, (vb, _) in enumerate(bv) if self._valid(self.v_doc, vb, x)]
-                matched_v.update(hits)
-                open_hits = open_hits or any(self._values(bv[vi][0]) is None for vi in hits)
-                if not hits and self._valid(self.v_doc, v_node, x) is False:
-                    value_issues.append(Issue("type-extra-p" if kw == "type" else "enum-extra-p",
-                                               [t for t in p_steps if t is not ABS] + [kw], [],
-                                               pb.get(kw), None, f"value {short(x)} of the {{P}} schema is accepted "
-                                               "by no branch of the {V} schema", x, p_abs=p_steps[:1] == [ABS]))
-            if open_hits and kw != "type":
-                # as for a single branch: a closed value set where the V side accepts any value of the type
-                value_issues.append(Issue("enum-only-p", [t for t in p_steps if t is not ABS] + [kw], [], pb.get(kw),
-                                          None, f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} "
-                                          "schema does not", p_abs=p_steps[:1] == [ABS]))
-        issues.extend(value_issues)
-        for pi, (pb, _) in enumerate(bp):
-            if pi in value_branches:
-                continue
-            best: tuple[int, int | None, list[Issue]] | None = None
-            # a branch of the same type first: P's integer is matched with V's integer, not with its number
+            best: tuple[int, int, int | None, list[Issue]] | None = None
             same_type = type_set(pb)
-            order = sorted(range(len(bv)), key=lambda i: type_set(bv[i][0]) != same_type)
+            order = sorted(range(len(bv)), key=lambda i: (canon(bv[i]) != canon(pb), type_set(bv[i]) != same_type))
             for vi in order:
-                vb = bv[vi][0]
+                vb = bv[vi]
                 if not self._types_overlap(pb, vb):
                     continue
-                trial = self.compare(pb, vb, depth + 1)
-                score = sum(100 if self._hard(i) else 1 if RULE_SEVERITY_FOR_KIND.get(i.kind) == "warning" else 0
-                            for i in trial)
-                if best is None or score < best[0]:
-                    best = (score, vi, trial)
+                trial = self.compare(pb, vb, depth + 1)  # type: ignore[attr-defined]
+                score = _score(trial)
+                rank = (score, vi in taken)
+                if best is None or rank < (best[0], best[1]):
+                    best = (score, int(vi in taken), vi, trial)
                 if score == 0:
                     break
-            if best is not None and best[0] == 0:
-                perfect.add(best[1])  # type: ignore[arg-type]
-            results.append((pi, best[1] if best else None, best[2] if best else []))
-            if best is not None and best[1] is not None:
-                matched_v.add(best[1])
-        for pi, vi, trial in results:
-            if pi in value_branches:
+            if best is None:
+                results.append((pb, None, [], 0))
                 continue
-            pb, p_steps = bp[pi]
-            if vi is None or (any(self._hard(i) for i in trial) and vi in perfect and len(bp) > len(bv)):
-                w = self._sample_p(pb)
-                pure = set(pb) <= {"type"} | _ANNOTATIONS
-                kind = "type-extra-p" if pure or vi is None and len(bv) == 1 else "branch-extra-p"
-                what = short(pb.get("type")) if pure else "a new alternative"
-                issues.append(Issue(kind, [t for t in p_steps if t is not ABS], [], pb.get("type") if pure else pb, None,
-                                     f"{what} in the {{P}} schema is accepted by no branch of the {{V}} schema", w,
-                                     p_abs=p_steps[:1] == [ABS]))
+            score, _, vi, trial = best
+            if score == 0 and vi is not None:
+                taken[vi] = taken.get(vi, 0) + 1
+            results.append((pb, vi, trial, score))
+            if vi is not None:
+                matched_v.add(vi)
+        for pb, vi, trial, score in results:
+            hard = any(RULE_SEVERITY_FOR_KIND.get(i.kind) == "breaking" for i in trial)
+            if vi is None or (hard and taken.get(vi, 0) > 0 and len(bp) > len(bv)):
+                issues.append(self._new_branch(pb, bv, v_node, vi is None and len(bv) == 1, trial))
                 continue
-            v_steps = bv[vi][1]
             trial = [j for j in (self._repick(i, pb, v_node) for i in trial) if j is not None]
-            if any("null" in (self._types_of(b) or ()) for b, _ in bp):
+            if any("null" in (self._types_of(b) or ()) for b in bp):  # type: ignore[attr-defined]
                 # "the V side also takes null on Ajv": so does the P union, in another branch
-                trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path == ["nullable"])]
-            issues.extend(self._prefix(trial, p_steps, v_steps))
-        for vi, (vb, v_steps) in enumerate(bv):
-            if vi not in matched_v and vb != {"not": {}}:
-                pure = set(vb) <= {"type"} | _ANNOTATIONS
+                trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path[-1:] == ["nullable"])]
+            issues.extend(trial)
+        for vi, vb in enumerate(bv):
+            if vi not in matched_v:
+                pure = set(vb) <= {"type"}
                 kind = "type-extra-v" if pure else "branch-extra-v"
-                issues.append(Issue(kind, [], [t for t in v_steps if t is not ABS], None, vb.get("type") if pure else vb,
-                                     f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no counterpart in the {{P}} schema",
-                                     v_abs=v_steps[:1] == [ABS]))
-        if isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
+                issues.append(Issue(kind, [], list(vb.where(["type"] if pure else [])), None,
+                                    vb.get("type") if pure else dict(vb),
+                                    f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
+                                    "counterpart in the {P} schema", v_abs=True,
+                                    delta={"branch": canon(vb)}))
+        if isinstance(v_node, Node) and isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
 
-    def _repick(self, issue: Issue, pb: dict[str, Any], v_node: dict[str, Any]) -> Issue | None:
+    def _value_branch(self, pb: Node, pvals: list[Any], bv: list[Any], v_node: Any, matched_v: set[int]) -> list[Issue]:
+        """A P branch with a closed value set, matched value by value against the whole V union (an enum
+        split across ``anyOf`` branches is still the same enum)."""
+        out: list[Issue] = []
+        kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
+        p_path = list(pb.where([kw]))
+        # V's own keyword where V is one plain node (its sibling type or enum excluded the value)
+        v_kw = next((k for k in ("type", "enum", "const") if len(bv) == 1 and k in bv[0]), None)
+        v_path = [] if v_kw is None else list(bv[0].where([v_kw]))
+        open_hits = False
+        for x in pvals:
+            hits = [vi for vi, vb in enumerate(bv) if self._valid(self.v_doc, vb, x)]  # type: ignore[attr-defined]
+            matched_v.update(hits)
+            open_hits = open_hits or any(self._values(bv[vi]) is None for vi in hits)  # type: ignore[attr-defined]
+            if not hits and self._valid(self.v_doc, v_node, x) is False:  # type: ignore[attr-defined]
+                out.append(Issue("type-extra-p" if kw == "type" else "enum-extra-p", p_path, v_path, pb.get(kw),
+                                 bv[0].get(v_kw) if v_kw else None,
+                                 f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+                                 x, p_abs=True, v_abs=bool(v_path), delta={"value": x}))
+        if open_hits and kw != "type":
+            # as for a single branch: a closed value set where the V side accepts any value of the type
+            out.append(Issue("enum-only-p", p_path, [], pb.get(kw), None,
+                             f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
+                             p_abs=True))
+        return out
+
+    def _new_branch(self, pb: Node, bv: list[Any], v_node: Any, only_type: bool, trial: list[Issue]) -> Issue:
+        """A P branch no V branch covers: one issue, with a witness the whole V union rejects."""
+        cands: list[Any] = [i.witness for i in trial if i.witness is not NO_WITNESS and not i.inst]
+        cands.append(self._sample_p(pb))  # type: ignore[attr-defined]
+        cands += self._samples_p(pb)[:4]  # type: ignore[attr-defined]
+        ts = type_set(pb)
+        for t in [t for t in _JSON_TYPES if ts is None or t in ts or (t == "integer" and "number" in ts)]:
+            cands += self._type_candidates(pb, t)  # type: ignore[attr-defined]
+        for vb in bv:
+            if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+                cands += number_candidates(vb, integer=ts == {"integer"})
+            for kw in ("minLength", "maxLength"):
+                n = vb.get(kw)
+                if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
+                    cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
+        cands += string_candidates()
+        w = self._pick(pb, v_node, cands)  # type: ignore[attr-defined]
+        pure = set(pb) <= {"type"}
+        kind = "type-extra-p" if pure or only_type else "branch-extra-p"
+        what = short(pb.get("type")) if pure else "an alternative"
+        v_steps = ["type"] if only_type and isinstance(v_node, Node) and "type" in v_node else []
+        return Issue(kind, list(pb.where(["type"] if pure and "type" in pb else [])), v_steps,
+                     pb.get("type") if pure else dict(pb), None,
+                     f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema", w, p_abs=True,
+                     delta={"branch": canon(pb)})
+
+    def _repick(self, issue: Issue, pb: Any, v_node: Any) -> Issue | None:
         """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
 
         None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
-        if issue.inst or issue.witness is NO_WITNESS or self._valid(self.v_doc, v_node, issue.witness) is False:
+        if issue.inst or issue.witness is NO_WITNESS or self._valid(  # type: ignore[attr-defined]
+                self.v_doc, v_node, issue.witness) is False:  # type: ignore[attr-defined]
             return issue
-        if issue.p_path == ["nullable"] and not issue.p_abs:
+        if issue.p_path[-1:] == ["nullable"]:
             return None
         if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
             return issue
-        cands = [self._sample_typed(pb, t) for t in ("string", "integer", "number", "boolean", "object", "array",
-                                                      "null")] + [0.5, "x", True, None, {}, []]
-        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
+        cands = [self._sample_typed(pb, t) for t in _JSON_TYPES] + [0.5, "x", True, None, {}, []]  # type: ignore[attr-defined]
+        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))  # type: ignore[attr-defined]
 
-    def _oneof_overlap(self, bp: list[tuple[dict[str, Any], list[Any]]], v_node: dict[str, Any]) -> list[Issue]:
+    def _oneof_overlap(self, bp: list[Any], v_node: Node) -> list[Issue]:
         """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects).
 
         Candidates per P branch: its samples, and samples of each V branch and strings at each V branch's
@@ -165,7 +169,7 @@ class UnionsMixin:
         extra: list[Any] = []
         for b in branches:
             try:
-                extra.append(sample(b, self.v_doc))
+                extra.append(sample(b, self.v_doc))  # type: ignore[attr-defined]
             except (NoSample, RecursionError):
                 pass
             if isinstance(b, dict):
@@ -173,17 +177,17 @@ class UnionsMixin:
                     n = b.get(kw)
                     if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
                         extra += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n else [])
-        for pb, p_steps in bp:
-            cands = [self._sample_p(pb), *self._samples_p(pb)[:4], *extra]
+        for pb in bp:
+            cands = [self._sample_p(pb), *self._samples_p(pb)[:4], *extra]  # type: ignore[attr-defined]
             for w in dict.fromkeys(canon(c) for c in cands if c is not NO_WITNESS):
                 value = json.loads(w)
-                if not self._valid(self.p_doc, pb, value):
+                if not self._valid(self.p_doc, pb, value):  # type: ignore[attr-defined]
                     continue
-                hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, value)]
+                hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, value)]  # type: ignore[attr-defined]
                 if len(hits) > 1:
-                    out.append(Issue("oneof-overlap", [t for t in p_steps if t is not ABS], ["oneOf"], None, None,
-                                     f"a value of the {{P}} schema matches oneOf branches {hits} of the {{V}} schema",
-                                     value))
+                    out.append(Issue("oneof-overlap", list(pb.where([])), ["oneOf"], None, None,
+                                     f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
+                                     value, p_abs=True))
                     break
         return out
 
@@ -195,3 +199,4 @@ class UnionsMixin:
         ta2 = ta | ({"integer"} if "number" in ta else set())
         tb2 = tb | ({"integer"} if "number" in tb else set())
         return bool(ta2 & tb2)
+

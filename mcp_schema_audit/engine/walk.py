@@ -1,27 +1,37 @@
-"""The lockstep walk over a producing schema P and a validating schema V: memo, ``$ref``, dispatch."""
+"""The lockstep walk over a producing schema P and a validating schema V.
+
+Direction decides which side is which (``compare``): P is what the producing side declares (the new
+``outputSchema``, the cached ``inputSchema``), V is what validates (the cached ``outputSchema``, the
+new ``inputSchema``); an ``Issue`` is a place where P declares values V rejects, or an informational
+difference. Both sides are normalized first (``normalize``), so the walk meets one spelling of
+everything; each keyword family is compared by its own mixin (``objects``, ``arrays``, ``scalars``,
+``unions``, ``applicators``). Node pairs are memoized and a pair already on the stack is assumed
+compatible, so recursive schemas terminate and shared subschemas are walked once.
+
+Budgets count work, never seconds (the same two schemas give the same findings on any machine):
+``WORK_BUDGET`` node pairs, ``VALIDATION_BUDGET`` validations, ``MAX_DEPTH`` nesting, union branches
+(``normalize.MAX_BRANCHES``). Past one, ``Budget`` is raised and the tool's comparison becomes a
+``schema-undecidable`` warning.
+"""
 
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.applicators import ApplicatorMixin
 from mcp_schema_audit.engine.arrays import ArraysMixin
-from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
-from mcp_schema_audit.engine.issue import ABS, Budget, Issue, NO_WITNESS, canon, short
-from mcp_schema_audit.engine.normalize import NormalizeMixin, _ANNOTATIONS, _unnegate
+from mcp_schema_audit.engine.confirm import same_reason
+from mcp_schema_audit.engine.identity import Identity
+from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon, short
+from mcp_schema_audit.engine.nodes import Node, union_branches
+from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.objects import ObjectsMixin
-from mcp_schema_audit.engine.sampler import NoSample, bound, number_candidates, sample
+from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.scalars import ScalarsMixin
 from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
-from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type, type_set
-
-#: Seconds one tool and direction may take to compare (witness searches included) before a warning.
-TIME_BUDGET_S = 10.0
-
+from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
 
 #: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
 #: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2020-12-only keywords; regex dialects:
@@ -29,42 +39,64 @@ TIME_BUDGET_S = 10.0
 HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
                   '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
                   '"items":[', '"propertyNames"', '"$schema"')
-
-
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
-
-
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
 WORK_BUDGET = 50_000
-
-
+#: Validations (one value against one subschema for one host) per tool and direction before the engine gives up.
+VALIDATION_BUDGET = 200_000
 #: Keywords compared only for equality: a change is a ``schema-undecidable`` warning naming the keyword.
 _UNMODELLED = ("$dynamicRef", "$recursiveRef", "unevaluatedItems")
 
 
-class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixin, NormalizeMixin, ApplicatorMixin):
-    """The lockstep walk over a producing schema P and a validating schema V: memo, ``$ref``, dispatch."""
+def error_keywords(errors: list[Any]) -> set[tuple[str, tuple[Any, ...]]]:
+    """``(keyword, instance path)`` of every error in ``errors`` and, for ``anyOf``/``oneOf`` failures, of the
+    branches' own errors (the reason inside the union)."""
+    out: set[tuple[str, tuple[Any, ...]]] = set()
+    stack = list(errors)
+    while stack and len(out) < 10_000:
+        e = stack.pop()
+        out.add((str(e.validator), tuple(e.absolute_path)))
+        stack.extend(e.context or [])
+    return out
 
-    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc, deadline: float | None = None) -> None:
+
+class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixin, ApplicatorMixin):
+    """Compares one pair of tool schemas (P, V) in P/V terms; see the module docstring.
+
+    ``root_type``: a type both roots always have (``"object"`` for inputSchemas: MCP ``arguments``).
+    """
+
+    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc, root_type: str | None = None) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
+        self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
         self.memo: dict[tuple[int, int], tuple[Any, Any, list[Issue]]] = {}
-        self.deadline = min(time.monotonic() + TIME_BUDGET_S, math.inf if deadline is None else deadline)
-        self._origin: dict[int, tuple[Any, list[Any]]] = {}  # id(property $ref made by _merge_all_of) → tokens
         self.active: set[tuple[int, int]] = set()
         self.work = 0
+        self.validations = 0
+        self.identity = Identity(p_doc, v_doc)
+        #: fast paths (identical-subtree skip) on; off only to check they change no verdict (tests)
+        self.fast = True
 
-    # -- helpers -------------------------------------------------------------------------------
+    # -- budgets and validation ------------------------------------------------------------------------------
     def _tick(self) -> None:
-        """Count one unit of work; raises ``Budget`` past ``WORK_BUDGET`` or ``TIME_BUDGET_S``."""
+        """Count one node pair; raises ``Budget`` past ``WORK_BUDGET``."""
         self.work += 1
-        if self.work > WORK_BUDGET or time.monotonic() > self.deadline:
-            raise Budget()
+        if self.work > WORK_BUDGET:
+            raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
+
+    def _validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
+        self.validations += 1
+        if self.validations > VALIDATION_BUDGET:
+            raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
+        return doc.validator(profile).evolve(schema=node)
 
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
         """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
         try:
-            return doc.validator(profile).evolve(schema=node).is_valid(value)
+            return self._validator(doc, node, profile).is_valid(value)
+        except Budget:
+            raise
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
             return None
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
@@ -72,83 +104,146 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
                 raise
             return None
 
-    def _pick(self, p: Any, v: Any, candidates: list[Any]) -> Any:
-        """The first candidate valid under P's node and invalid under V's, or ``NO_WITNESS``."""
+    def _rejected_for(self, v: Any, value: Any, kw: str | None, profile: str = "python-sdk") -> int:
+        """How well V's node rejects ``value`` for keyword ``kw``: 2 = rejected by ``kw`` alone, 1 = ``kw`` among
+        the reasons, 0 = rejected for other reasons only (or not at all, or undecidable). Without ``kw``:
+        2 when rejected."""
+        try:
+            errors = list(self._validator(self.v_doc, v, profile).iter_errors(value))
+        except Budget:
+            raise
+        except Exception:
+            return 0
+        except BaseException as exc:  # pragma: no cover - a Rust panic in the regex engine
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                raise
+            return 0
+        if not errors:
+            return 0
+        if kw is None:
+            return 2
+        top = {str(e.validator) for e in errors}
+        if top <= {"anyOf", "oneOf"} and kw not in ("anyOf", "oneOf"):
+            top = {k for k, _ in error_keywords(errors)} - {"anyOf", "oneOf"}
+        if top and all(same_reason(kw, k) for k in top):
+            return 2
+        return 1 if any(same_reason(kw, k) for k, _ in error_keywords(errors)) else 0
+
+    def _pick(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
+        """A candidate valid under P's node and rejected by V's node, or ``NO_WITNESS``. With ``kw``, the
+        rejection must be by that keyword: alone when some candidate allows it (so the witness shows this
+        change and nothing else), else among other reasons."""
+        second = NO_WITNESS
+        seen: set[str] = set()
         for cand in candidates:
-            if self._valid(self.p_doc, p, cand) and self._valid(self.v_doc, v, cand) is False:
+            if cand is NO_WITNESS:
+                continue
+            key = canon(cand) + json_type(cand)
+            if key in seen:
+                continue
+            seen.add(key)
+            if not self._valid(self.p_doc, p, cand) or self._valid(self.v_doc, v, cand) is not False:
+                continue
+            score = self._rejected_for(v, cand, kw)
+            if score == 2:
                 return cand
+            if score == 1 and second is NO_WITNESS:
+                second = cand
+        return second
+
+    def _pick_any_profile(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
+        """The first candidate some host profile accepts under P's node and rejects under V's (by ``kw`` when
+        given), or ``NO_WITNESS`` (for host differences: formats, ECMAScript vs Python regexes, ``nullable``)."""
+        for cand in [c for c in candidates if c is not NO_WITNESS][:64]:
+            for prof in HOST_PROFILES:
+                if self._valid(self.p_doc, p, cand, prof) and self._valid(self.v_doc, v, cand, prof) is False and (
+                        kw is None or self._rejected_for(v, cand, kw, prof)):
+                    return cand
         return NO_WITNESS
 
     def _sample_p(self, node: Any) -> Any:
         try:
             return sample(node, self.p_doc)
-        except (NoSample, RecursionError):
+        except (NoSample, RecursionError, RefError):
             return NO_WITNESS
 
-    def _deref(self, node: Any, doc: SchemaDoc) -> tuple[Any, list[str] | None]:
-        """Follow ``$ref``; returns (target, absolute tokens of the target or None when no ref)."""
-        tokens: list[str] | None = None
-        for _ in range(32):
-            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-                return node, tokens
-            target, tokens = doc.lookup(node["$ref"])
-            siblings = {k: v for k, v in node.items() if k != "$ref" and k not in _ANNOTATIONS}
-            node = {**target, **siblings} if siblings and isinstance(target, dict) else target
-        raise RefError(f"$ref chain from {node.get('$ref')!r} is too long or cyclic")
+    def _deref(self, node: Any, doc: SchemaDoc) -> tuple[Any, None]:
+        """``node`` normalized in its document (``$ref`` followed, ``allOf`` merged); kept for the applicators'
+        proofs, which look at a subschema's keywords. Raises ``RefError``."""
+        normalizer = self.pn if doc is self.p_doc else self.vn
+        try:
+            return normalizer.norm(node, normalizer.locate(node) or ()), None
+        except Budget:
+            raise RefError("in-place cycle") from None
 
-    # -- walk ----------------------------------------------------------------------------------
-    def compare(self, p: Any, v: Any, depth: int = 0) -> list[Issue]:
-        """Issues where P declares values V rejects (and informational differences), memoized per node pair."""
-        key = (id(p), id(v))
+    def _norm(self, side: str, raw: Any, at: tuple[Any, ...]) -> Any:
+        normalizer = self.pn if side == "p" else self.vn
+        return normalizer.norm(raw, at)
+
+    # -- walk ------------------------------------------------------------------------------------------------
+    def compare(self, p: Any, v: Any, depth: int = 0, p_at: tuple[Any, ...] | None = None,
+                v_at: tuple[Any, ...] | None = None) -> list[Issue]:
+        """Issues where P's node declares values V's node rejects (and informational differences), with
+        absolute paths. ``p``/``v`` are raw subschemas located at ``p_at``/``v_at`` (or ``Node``s). A pair of
+        identical raw subtrees (``identity``) has no issue and is not walked."""
+        if self.fast and not isinstance(p, Node) and not isinstance(v, Node) and self.identity.identical(p, v):
+            return []
+        try:
+            pn = self._norm("p", p, p_at if p_at is not None else ())
+        except RefError as exc:
+            return [Issue("invalid", [], [], p, None, str(exc), p_abs=True, v_abs=True)]
+        try:
+            vn = self._norm("v", v, v_at if v_at is not None else ())
+        except RefError as exc:
+            return [Issue("invalid", [], [], None, v, str(exc), p_abs=True, v_abs=True)]
+        key = (id(pn), id(vn))
         if key in self.memo:
             return self.memo[key][2]
         if key in self.active:
             return []
         self._tick()
         if depth > MAX_DEPTH:
-            return [Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels")]
+            return [Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels",
+                          p_abs=True, v_abs=True)]
         self.active.add(key)
         try:
-            issues = self._dedupe(self._compare(p, v, depth))
+            p_here = p_at if p_at is not None else getattr(pn, "at", ())
+            v_here = v_at if v_at is not None else getattr(vn, "at", ())
+            issues = self._dedupe([self._absolute(i, pn, vn, p_here, v_here) for i in self._compare(pn, vn, depth)])
         finally:
             self.active.discard(key)
-        self.memo[key] = (p, v, issues)
+        self.memo[key] = (pn, vn, issues)
         return issues
 
+    @staticmethod
+    def _absolute(issue: Issue, p: Any, v: Any, p_at: tuple[Any, ...] = (), v_at: tuple[Any, ...] = ()) -> Issue:
+        """``issue`` with paths relative to the node pair made absolute (through the nodes' origins; a side that
+        is no ``Node``, e.g. ``false``, is located at ``p_at``/``v_at``)."""
+        if issue.p_abs and issue.v_abs:
+            return issue
+        out = replace(issue)
+        if not issue.p_abs:
+            out.p_bare = not issue.p_path
+            out.p_path = list(p.where(issue.p_path)) if isinstance(p, Node) else [*p_at, *issue.p_path]
+            out.p_abs = True
+        if not issue.v_abs:
+            out.v_bare = not issue.v_path
+            out.v_path = list(v.where(issue.v_path)) if isinstance(v, Node) else [*v_at, *issue.v_path]
+            out.v_abs = True
+        return out
+
     def _compare(self, p: Any, v: Any, depth: int) -> list[Issue]:
-        try:
-            p2, p_tok = self._deref(p, self.p_doc)
-        except RefError as exc:
-            return [Issue("invalid", [], [], p, None, str(exc))]
-        try:
-            v2, v_tok = self._deref(v, self.v_doc)
-        except RefError as exc:
-            return [Issue("invalid", [], [], None, v, str(exc))]
-        if p_tok is not None or v_tok is not None:
-            inner = self.compare(p2, v2, depth + 1)
-            return [self._rebase(i, p_tok, v_tok) for i in inner]
-        p, v = (p2 if p2 is not True else {}), (v2 if v2 is not True else {})
         if p is False:
             return []
         if not isinstance(p, dict) or not isinstance(v, (dict, bool)):
             return [Issue("invalid", [], [], p, v, "subschema is neither an object nor a boolean")]
         if v is False:
             w = self._sample_p(p)
-            return [Issue("type-extra-p", [], [], p, False, "the cached schema is false and accepts nothing", w)]
-        (p, p_moved), (v, v_moved) = _unnegate(p), _unnegate(v)
-        p, v = self._merge_all_of(p, self.p_doc), self._merge_all_of(v, self.v_doc)
-        bp, bv = self._branches(p, self.p_doc), self._branches(v, self.v_doc)
-        if len(bp) == 1 and len(bv) == 1 and bp[0][0] is p and bv[0][0] is v:
-            issues = self._compare_single(p, v, depth)
-        else:
-            issues = self._compare_union(bp, bv, v, depth)
-        if p_moved or v_moved:  # keywords that came from inside a double negation point back there
-            for i in issues:
-                if not i.p_abs and i.p_path[:1] and i.p_path[0] in p_moved:
-                    i.p_path = ["not", "not"] + i.p_path
-                if not i.v_abs and i.v_path[:1] and i.v_path[0] in v_moved:
-                    i.v_path = ["not", "not"] + i.v_path
-        return issues
+            return [Issue("type-extra-p", [], [], p, False, "the {V} schema is false and accepts nothing", w)]
+        up, uv = union_branches(p), union_branches(v)
+        if up is not None or uv is not None:
+            return self._compare_union(up[1] if up else [p], uv[1] if uv else [v], v, depth)
+        return self._compare_single(p, v, depth)
 
     @staticmethod
     def _dedupe(issues: list[Issue]) -> list[Issue]:
@@ -156,44 +251,33 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         seen: set[tuple[Any, ...]] = set()
         out = []
         for i in issues:
-            key = (i.kind, tuple(i.p_path), tuple(i.v_path), i.p_abs, i.v_abs, i.detail)
+            key = (i.kind, tuple(i.p_path), tuple(i.v_path), i.detail, canon(i.delta))
             if key not in seen:
                 seen.add(key)
                 out.append(i)
         return out
 
-    @staticmethod
-    def _rebase(issue: Issue, p_tok: list[str] | None, v_tok: list[str] | None) -> Issue:
-        out = replace(issue)
-        if p_tok is not None and not issue.p_abs and not (p_tok and p_tok[0].startswith("$ref:")):
-            out.p_path, out.p_abs = list(p_tok) + issue.p_path, True
-        if v_tok is not None and not issue.v_abs and not (v_tok and v_tok[0].startswith("$ref:")):
-            out.v_path, out.v_abs = list(v_tok) + issue.v_path, True
-        return out
+    def _child(self, p: Node, p_steps: list[Any], ps: Any, v: Node, v_steps: list[Any], vs: Any, depth: int,
+               inst_step: Any = None, wrap: Any = None) -> list[Issue]:
+        """Compare P's subschema ``ps`` (at ``p_steps`` from ``p``) with V's ``vs`` (at ``v_steps`` from ``v``);
+        the issues' witnesses are wrapped into ``p``'s instance by ``wrap`` (``inst_step`` is the key or index)."""
+        issues = self.compare(ps, vs, depth + 1, p.where(p_steps), v.where(v_steps))
+        return self._prefix(issues, inst_step, wrap)
 
     @staticmethod
-    def _prefix(issues: list[Issue], p_steps: list[Any], v_steps: list[Any], inst_step: Any = None,
-                wrap: Any = None) -> list[Issue]:
+    def _prefix(issues: list[Issue], inst_step: Any = None, wrap: Any = None) -> list[Issue]:
+        """Issues of a child node pair seen from the parent: instance path and witness extended."""
+        if inst_step is None and wrap is None:
+            return issues
         out = []
-        p_abs, v_abs = p_steps[:1] == [ABS], v_steps[:1] == [ABS]
-        p_steps = [t for t in p_steps if t is not ABS]
-        v_steps = [t for t in v_steps if t is not ABS]
         for i in issues:
             j = replace(i)
-            if not i.p_abs:
-                j.p_path, j.p_abs = list(p_steps) + i.p_path, p_abs
-            if not i.v_abs:
-                j.v_path, j.v_abs = list(v_steps) + i.v_path, v_abs
             if inst_step is not None:
                 j.inst = [inst_step] + i.inst
             if wrap is not None and i.witness is not NO_WITNESS:
                 j.witness = wrap(i.witness)
             out.append(j)
         return out
-
-    @staticmethod
-    def _hard(issue: Issue) -> bool:
-        return RULE_SEVERITY_FOR_KIND.get(issue.kind) == "breaking"
 
     @staticmethod
     def _type_kw(node: dict[str, Any]) -> list[str]:
@@ -203,49 +287,17 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
                 return [kw]
         return []
 
-    # -- single branch -------------------------------------------------------------------------
-    def _compare_single(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+    # -- single branch -------------------------------------------------------------------------------------
+    def _compare_single(self, p: Node, v: Node, depth: int) -> list[Issue]:
         issues: list[Issue] = self._nullable(p, v)
-        tp, tv = self._types_of(p), self._types_of(v)
-        pk, vk = self._type_kw(p), self._type_kw(v)
-        common: set[str] | None
-        if tv is None:
-            common = tp
-            if tp is not None and type_set(p) is not None and type_set(v) is None and "enum" not in v \
-                    and "const" not in v:
-                issues.append(Issue("type-extra-v", pk, [], p.get("type"), None,
-                                     f"the {{P}} schema has type {short(p.get('type'))}, the {{V}} schema no type"))
-        elif tp is None:
-            others = [t for t in ("string", "integer", "boolean", "object", "array", "null", "number")
-                      if not self._allowed(tv, t)]
-            w = self._pick(p, v, [self._sample_typed(p, t) for t in others])
-            issues.append(Issue("type-only-v", [], vk, None, v.get("type"),
-                                 f"the {{P}} schema has no type, the {{V}} schema requires {short(v.get('type'))}", w))
-            common = tv
-        else:
-            extra = [t for t in sorted(tp) if not self._allowed(tv, t)]
-            for t in extra:
-                cands = [x for x in (self._values(p) or []) if json_type(x) == t]
-                if t == "number":
-                    cands += [c for c in number_candidates(p, integer=False) if isinstance(c, float)
-                              and not c.is_integer()] + [0.5, 1.5]
-                    lo, _ = bound(p, "min")
-                    if lo is not None:
-                        cands.append(lo + 0.5)
-                cands.append(self._sample_typed(p, t))
-                w = self._pick(p, v, [c for c in cands if c is not NO_WITNESS])
-                issues.append(Issue("type-extra-p", pk, vk, p.get("type"), v.get("type"),
-                                     f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {short(v.get('type'))}", w))
-            missing = [t for t in sorted(tv) if not self._allowed(tp, t) and not (t == "number" and "integer" in tp)]
-            if missing:
-                issues.append(Issue("type-extra-v", pk, vk, p.get("type"), v.get("type"),
-                                     f"type {short(v.get('type'))} in the {{V}} schema, {short(p.get('type'))} in the {{P}} schema"))
-            common = {t for t in tp if self._allowed(tv, t)}
-            if not common:
-                return issues
         values = self._value_issues(p, v)
         if values is not None:
             return issues + values
+        type_issues, common = self._type_issues(p, v)
+        issues += type_issues
+        if common is not None and not common:
+            return issues
+
         def has(t: str) -> bool:
             return common is None or t in common or (t == "number" and "integer" in common) or (
                 t == "integer" and "number" in common)
@@ -259,6 +311,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
             issues += self._arrays(p, v, depth)
         if has("object"):
             issues += self._objects(p, v, depth)
+        issues += self._limits(p, v)
         issues += self._applicators(p, v, depth)
         for kw in _UNMODELLED:
             if kw == "unevaluatedItems" and all("unevaluatedItems" not in node or self._tuple(node, doc)[3] == kw
@@ -271,6 +324,23 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         return issues
 
     @staticmethod
+    def _limits(p: Node, v: Node) -> list[Issue]:
+        """Bounds at the interoperability limit (``Node.limits``) added, removed or moved: info only."""
+        out = []
+        for kw in sorted(set(p.limits) | set(v.limits)):
+            a, b = p.limits.get(kw), v.limits.get(kw)
+            if a == b and type(a) is type(b):
+                continue
+            if (kw in p or kw in v) and a is None and b is None:
+                continue
+            out.append(Issue("interop", [kw] if a is not None else [], [kw] if b is not None else [], a, b,
+                             f"{kw} {short(a) if a is not None else 'none'} in the {{P}} schema, "
+                             f"{short(b) if b is not None else 'none'} in the {{V}} schema: a bound at the "
+                             "interoperability limit ±(2^53−1) (RFC 7493 §2.2), which no real value reaches",
+                             delta={"keyword": kw}))
+        return out
+
+    @staticmethod
     def _host_sensitive(node: Any, doc: SchemaDoc) -> bool:
         """Could host profiles disagree on a value under ``node``? True when it (or, through a ``$ref``, its
         document) uses a keyword only some profiles read or read differently (``HOST_SENSITIVE``)."""
@@ -278,12 +348,3 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         if '"$ref"' in text or '"$dynamicRef"' in text:
             text = doc.canonical
         return doc.dialect != DEFAULT_DIALECT or any(k in text for k in HOST_SENSITIVE)
-
-    def _pick_any_profile(self, p: Any, v: Any, candidates: list[Any]) -> Any:
-        """The first candidate some host profile accepts under P's node and rejects under V's, or ``NO_WITNESS``
-        (for differences between host profiles: formats, ECMAScript vs Python regexes, ``nullable``)."""
-        for cand in candidates[:64]:
-            for prof in HOST_PROFILES:
-                if self._valid(self.p_doc, p, cand, prof) and self._valid(self.v_doc, v, cand, prof) is False:
-                    return cand
-        return NO_WITNESS

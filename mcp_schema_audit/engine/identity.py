@@ -1,0 +1,88 @@
+"""Identical subschemas, found without a walk: a pair of equal subtrees is compatible by construction.
+
+Two raw subschemas, one in each document, are *identical* when their canonical JSON texts are equal
+and every ``$ref`` they reach (transitively, through the targets) resolves to canonical-equal targets
+in both documents, read in the same dialect. The walk then skips the pair at once, so a tool that
+changed one property costs one property, not the whole schema. Texts and reference closures are
+computed once per subtree (memoized by identity).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcp_schema_audit.schema import RefError, SchemaDoc
+
+_REF = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+
+
+class Texts:
+    """Canonical texts and ``$ref`` closures of one document's subtrees."""
+
+    def __init__(self, doc: SchemaDoc) -> None:
+        self.doc = doc
+        self._text: dict[int, tuple[Any, str]] = {}
+        self._closure: dict[str, frozenset[str] | None] = {}
+
+    def text(self, node: Any) -> str:
+        """Canonical JSON of ``node`` (sorted keys, no spaces)."""
+        hit = self._text.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        text = json.dumps(node, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        if isinstance(node, (dict, list)):
+            self._text[id(node)] = (node, text)
+        return text
+
+    def refs(self, node: Any) -> frozenset[str] | None:
+        """Every ``$ref`` string ``node`` reaches, through targets too; None when one does not resolve."""
+        text = self.text(node)
+        if '"$ref"' not in text:
+            return frozenset()
+        out: set[str] = set()
+        todo = [json.loads(f'"{m}"') for m in _REF.findall(text)]
+        while todo:
+            ref = todo.pop()
+            if ref in out:
+                continue
+            out.add(ref)
+            try:
+                target, _ = self.doc.lookup(ref)
+            except RefError:
+                return None
+            inner = self.text(target)
+            if '"$ref"' in inner:
+                todo.extend(json.loads(f'"{m}"') for m in _REF.findall(inner))
+        return frozenset(out)
+
+    def target_text(self, ref: str) -> str | None:
+        try:
+            target, _ = self.doc.lookup(ref)
+        except RefError:
+            return None
+        return self.text(target)
+
+
+class Identity:
+    """Decides whether a subschema of P's document and one of V's are identical (see the module docstring)."""
+
+    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+        self.p, self.v = Texts(p_doc), Texts(v_doc)
+        self.enabled = p_doc.dialect == v_doc.dialect
+
+    def identical(self, p: Any, v: Any) -> bool:
+        """True only when proven: equal texts and equal ``$ref`` targets (never for unresolvable refs)."""
+        if not self.enabled or not isinstance(p, (dict, bool)) or not isinstance(v, (dict, bool)):
+            return False
+        if self.p.text(p) != self.v.text(v):
+            return False
+        refs = self.p.refs(p)
+        if refs is None:
+            return False
+        for ref in refs:
+            a = self.p.target_text(ref)
+            if a is None or a != self.v.target_text(ref):
+                return False
+        return True

@@ -1,0 +1,86 @@
+"""Normalized schema nodes: JSON Schema keywords in a ``dict``, plus where in the server's schema each came from.
+
+The engine never compares raw schemas: ``normalize`` turns each raw node into a ``Node`` (one
+alternative per union branch, ``allOf`` merged, siblings of a union intersected into every branch,
+annotations and no-op keywords dropped). A ``Node`` is still a JSON Schema (validators run on it),
+and it keeps the JSON Pointer of the raw node it stands for (``at``) and of every keyword copied
+from elsewhere (``origin``: a sibling of the union it was distributed from, an ``allOf`` member, a
+``$ref`` target), so a finding about that keyword points into the server's own schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Keywords that constrain values (JSON Schema draft-04 … 2020-12, plus OpenAPI ``nullable``, which Ajv
+#: honours). Everything else in a schema object is an annotation or an unknown keyword: it validates
+#: nothing and is dropped from normalized nodes.
+ASSERTIONS = frozenset({
+    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "maxLength", "minLength", "pattern", "format", "items", "prefixItems", "additionalItems", "unevaluatedItems",
+    "maxItems", "minItems", "uniqueItems", "contains", "maxContains", "minContains", "properties",
+    "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames", "maxProperties",
+    "minProperties", "required", "dependentRequired", "dependentSchemas", "dependencies", "allOf", "anyOf",
+    "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef", "nullable", "$id",
+})
+#: Keywords that apply to one JSON type only (they constrain nothing of another type).
+STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
+NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "additionalItems", "unevaluatedItems", "maxItems", "minItems",
+                            "uniqueItems", "contains", "maxContains", "minContains"})
+OBJECT_KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
+                             "propertyNames", "maxProperties", "minProperties", "required", "dependentRequired",
+                             "dependentSchemas", "dependencies"})
+#: JSON type → the type-specific keywords that apply to it (``format`` reaches strings and numbers:
+#: ajv-formats has number formats).
+KEYWORDS_OF_TYPE = {
+    "string": STRING_KEYWORDS | {"format"}, "integer": NUMBER_KEYWORDS | {"format"},
+    "number": NUMBER_KEYWORDS | {"format"}, "array": ARRAY_KEYWORDS, "object": OBJECT_KEYWORDS,
+    "boolean": frozenset(), "null": frozenset(),
+}
+TYPED_KEYWORDS = STRING_KEYWORDS | NUMBER_KEYWORDS | ARRAY_KEYWORDS | OBJECT_KEYWORDS | {"format"}
+JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+
+Tokens = tuple[Any, ...]
+
+
+class Node(dict):  # type: ignore[type-arg]
+    """A normalized schema node (see the module docstring).
+
+    ``at``: JSON Pointer tokens of the raw node this one stands for, in its own document. ``origin``:
+    keyword → tokens of that keyword's value when it does not live at ``at + (keyword,)``; the key
+    ``("properties", name)`` locates one property's schema. ``limits``: bound keyword → value of the
+    interoperability bounds dropped during normalization (``normalize.interop_limits``).
+    """
+
+    __slots__ = ("at", "origin", "limits")
+
+    def __init__(self, items: Any = (), at: Tokens = (), origin: dict[Any, Tokens] | None = None) -> None:
+        super().__init__(items)
+        self.at = at
+        self.origin = origin if origin is not None else {}
+        self.limits: dict[str, Any] = {}
+
+    def where(self, steps: list[Any] | tuple[Any, ...]) -> Tokens:
+        """Absolute tokens of ``steps`` taken from this node (``[]`` → the node; ``["maxLength"]``;
+        ``["properties", "a", "type"]``), through ``origin`` when the first steps were copied here."""
+        if not steps:
+            return self.at
+        if len(steps) >= 2 and (steps[0], steps[1]) in self.origin:
+            return (*self.origin[(steps[0], steps[1])], *steps[2:])
+        if steps[0] in self.origin:
+            return (*self.origin[steps[0]], *steps[1:])
+        return (*self.at, *steps)
+
+    def __reduce__(self) -> Any:  # plain dict when copied or pickled (e.g. into a process pool)
+        return (dict, (dict(self),))
+
+
+def union_branches(node: Any) -> tuple[str, list[Any]] | None:
+    """``(keyword, branches)`` of a normalized union node (``anyOf``/``oneOf`` with no sibling), else None."""
+    if isinstance(node, Node) and len(node) == 1:
+        for kw in ("anyOf", "oneOf"):
+            subs = node.get(kw)
+            if isinstance(subs, list):
+                return kw, subs
+    return None

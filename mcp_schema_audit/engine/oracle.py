@@ -1,0 +1,416 @@
+"""The sampling oracle: a second, independent line of defence, so a gap in the engine is never a silent pass.
+
+After the walk, where the two schemas of a tool differ, the oracle draws a bounded, seeded set of
+values the producing side P *declares* (every declared property, each union branch and enum value in
+turn, bound edges, ``$ref`` targets) and validates each against the validating side V under each
+host profile. It works on the *regions* where the schemas differ (``regions``): identical subtrees
+are left out, and an object whose other properties are identical is sampled with the differing ones
+only, so a 1,000-property schema with one changed property costs one property. A rejection is
+*explained* when a breaking or warning finding sits at (or around) the same place in the instance;
+an unexplained one is embedded in a whole instance, confirmed against both whole schemas per host
+profile, and becomes a breaking ``sampled-counterexample`` finding with that instance as witness.
+When the schemas differ and neither the walk nor the oracle found anything, one info finding says so
+(``schema-rewritten``: "equivalent on N samples").
+
+The generator reads raw schemas with its own code (not ``normalize``), so it does not share the
+walk's blind spots. It is deterministic: the seed comes from the tool name and direction.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from typing import Any
+
+from mcp_schema_audit.engine.identity import Identity
+from mcp_schema_audit.engine.issue import pointer
+from mcp_schema_audit.engine.sampler import FORMAT_SAMPLES, NoSample, regex_examples, sample
+from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
+
+#: Values drawn per region (a region: a place where the two schemas differ).
+SAMPLES_PER_REGION = 12
+#: Regions sampled per tool and direction; past it the rest is left to the walk's findings.
+MAX_REGIONS = 64
+#: Subschemas one drawn value may visit (alternatives and nesting multiply).
+_NODE_BUDGET = 2_000
+_INTEROP = 2**53 - 1
+_OBJECT_ONLY = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "dependentSchemas",
+                "dependentRequired", "dependencies", "minProperties", "maxProperties", "unevaluatedProperties",
+                "patternProperties", "propertyNames", "$recursiveRef")
+_HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
+                   '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
+                   '"items":[', '"propertyNames"', '"$schema"', '"$ref"')
+
+
+class _Region:
+    """A place where P and V differ: their subschemas there, where that is in the instance, and (for an object
+    whose other properties are identical) the only property names to draw."""
+
+    __slots__ = ("p", "v", "inst", "keys", "p_at", "v_at")
+
+    def __init__(self, p: Any, v: Any, inst: list[Any], keys: list[str] | None, p_at: list[Any],
+                 v_at: list[Any]) -> None:
+        self.p, self.v, self.inst, self.keys, self.p_at, self.v_at = p, v, inst, keys, p_at, v_at
+
+
+def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, depth: int = 0,
+            out: list[_Region] | None = None, at: tuple[list[Any], list[Any]] = ([], [])) -> list[_Region]:
+    """The regions where raw subschemas ``p`` and ``v`` differ, outermost first: object properties and array
+    items are descended into while everything else about the node is the same; anything else is one region.
+    ``at``: the schema locations (tokens) of ``p`` and ``v`` in their documents."""
+    inst = inst or []
+    out = [] if out is None else out
+    p_at, v_at = at
+    if len(out) >= MAX_REGIONS or ident.identical(p, v):
+        return out
+    plain = (isinstance(p, dict) and isinstance(v, dict) and depth < 32
+             and not any(k in p or k in v for k in _OBJECT_ONLY))
+    if plain and type_set(p) == type_set(v) == {"object"}:
+        pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
+        vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
+        rest_p = {k: x for k, x in p.items() if k not in ("properties", "required")}
+        rest_v = {k: x for k, x in v.items() if k not in ("properties", "required")}
+        req_p = set(p.get("required") or []) if isinstance(p.get("required"), list) else set()
+        req_v = set(v.get("required") or []) if isinstance(v.get("required"), list) else set()
+        if ident.identical(rest_p, rest_v):
+            changed = [k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)]
+            if changed:
+                out.append(_Region(p, v, inst, changed, p_at, v_at))
+            for k in pp:
+                if k in vp and k not in changed:
+                    regions(pp[k], vp[k], ident, [*inst, k], depth + 1, out,
+                            ([*p_at, "properties", k], [*v_at, "properties", k]))
+            return out
+    if plain and type_set(p) == type_set(v) == {"array"} and isinstance(p.get("items"), dict) and \
+            isinstance(v.get("items"), dict) and "prefixItems" not in p and "prefixItems" not in v and "contains" not in p \
+            and "contains" not in v and not p.get("uniqueItems") and not v.get("uniqueItems"):
+        rest_p = {k: x for k, x in p.items() if k != "items"}
+        rest_v = {k: x for k, x in v.items() if k != "items"}
+        if ident.identical(rest_p, rest_v) and not p.get("minItems"):
+            return regions(p["items"], v["items"], ident, [*inst, 0], depth + 1, out,
+                           ([*p_at, "items"], [*v_at, "items"]))
+    out.append(_Region(p, v, inst, None, p_at, v_at))
+    return out
+
+
+class _Draw:
+    """One drawn value of a raw schema of ``doc``: choices follow the sample index ``k`` (branch ``k``, enum
+    value ``k``, …) and ``rng``; ``k == 0`` is minimal (required properties, lower bounds), ``k == 1`` maximal
+    (every declared property, upper bounds)."""
+
+    def __init__(self, doc: SchemaDoc, rng: random.Random, k: int) -> None:
+        self.doc, self.rng, self.k = doc, rng, k
+        self.visits = 0
+
+    def pick(self, options: list[Any]) -> Any:
+        return options[(self.k + self.rng.randrange(len(options))) % len(options)] if self.k > 1 else (
+            options[0] if self.k == 0 else options[-1])
+
+    def value(self, node: Any, depth: int = 0, keys: list[str] | None = None) -> Any:
+        self.visits += 1
+        if self.visits > _NODE_BUDGET or depth > 24:
+            raise NoSample("too deep")
+        if node is True or node == {}:
+            return self.pick(["x", 0, None, True])
+        if not isinstance(node, dict):
+            raise NoSample("false")
+        if isinstance(node.get("$ref"), str):
+            try:
+                target, _ = self.doc.lookup(node["$ref"])
+            except RefError as exc:
+                raise NoSample(str(exc)) from exc
+            rest = {k: x for k, x in node.items() if k != "$ref"}
+            if rest and isinstance(target, dict):
+                return self.value({"allOf": [target, rest]}, depth + 1, keys)
+            return self.value(target, depth + 1, keys)
+        if "const" in node:
+            return node["const"]
+        if isinstance(node.get("enum"), list) and node["enum"]:
+            return self.pick(list(node["enum"]))
+        for kw in ("anyOf", "oneOf"):
+            subs = node.get(kw)
+            if isinstance(subs, list) and subs:
+                rest = {k: x for k, x in node.items() if k != kw}
+                branch = self.pick(list(subs))
+                return self.value({"allOf": [rest, branch]} if rest else branch, depth + 1, keys)
+        if isinstance(node.get("allOf"), list):
+            return self.value(self._merged(node), depth + 1, keys)
+        types = [t for t in (type_set(node) or _implied(node)) if t]
+        t = self.pick(sorted(types, key=_TYPES.index)) if types else "string"
+        return getattr(self, "_" + t)(node, depth, keys) if t in _TYPES else None
+
+    def _merged(self, node: dict[str, Any]) -> dict[str, Any]:
+        out = {k: x for k, x in node.items() if k != "allOf"}
+        for sub in node["allOf"]:
+            if isinstance(sub, dict) and isinstance(sub.get("$ref"), str):
+                try:
+                    sub = self.doc.lookup(sub["$ref"])[0]
+                except RefError:
+                    continue
+            if not isinstance(sub, dict):
+                continue
+            for k, x in sub.items():
+                if k == "properties" and isinstance(out.get(k), dict) and isinstance(x, dict):
+                    out[k] = {**out[k], **x}
+                elif k == "required" and isinstance(out.get(k), list) and isinstance(x, list):
+                    out[k] = list(dict.fromkeys([*out[k], *x]))
+                else:
+                    out.setdefault(k, x)
+        return out
+
+    def _null(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
+        return None
+
+    def _boolean(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
+        return self.pick([False, True])
+
+    def _integer(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
+        return int(self._number(node, depth, keys, integer=True))
+
+    def _number(self, node: dict[str, Any], depth: int, keys: Any, integer: bool = False) -> Any:
+        lo, hi = node.get("minimum"), node.get("maximum")
+        xlo, xhi = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
+        step = 1 if integer else 0.5
+        edges: list[Any] = [0, 1, -1] if integer else [0, 1.5, -0.5]
+        if _num(lo):
+            edges += [lo, lo + step]
+        if _num(hi):
+            edges += [hi, hi - step]
+        if _num(xlo):
+            edges.append(xlo + step)
+        if _num(xhi):
+            edges.append(xhi - step)
+        edges = [x for x in edges if abs(x) <= _INTEROP]
+        mult = node.get("multipleOf")
+        if _num(mult) and mult > 0:
+            edges = [x - (x % mult) for x in edges] + [mult]
+        x = self.pick(edges)
+        return int(x) if integer or (isinstance(x, float) and x.is_integer() and integer) else x
+
+    def _string(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
+        fmt = node.get("format")
+        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
+        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
+        if lo > 100_000:
+            raise NoSample("minLength too large")
+        opts: list[str] = []
+        if isinstance(fmt, str) and fmt in FORMAT_SAMPLES:
+            opts.append(FORMAT_SAMPLES[fmt])
+        if isinstance(node.get("pattern"), str):
+            opts += regex_examples(node["pattern"], count=3)
+        opts += ["a" * max(lo, 1), "x" * lo, "hello"]
+        if hi is not None and hi <= 100_000:
+            opts.append("b" * hi)
+        return self.pick([s for s in opts if len(s) >= lo and (hi is None or len(s) <= hi)] or ["a" * lo])
+
+    def _array(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
+        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else (
+            node["items"] if isinstance(node.get("items"), list) else [])
+        items = node.get("items") if not isinstance(node.get("items"), list) else node.get("additionalItems", True)
+        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
+        hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
+        if lo > 200:
+            raise NoSample("minItems too large")
+        n = self.pick(sorted({lo, max(lo, 1), max(lo, min(2, hi if hi is not None else 2))}))
+        if items is False:
+            n = min(n, len(prefix))
+        out = [self.value(prefix[i], depth + 1) for i in range(min(n, len(prefix)))]
+        while len(out) < n:
+            out.append(self.value(items if items is not None else True, depth + 1))
+        if isinstance(node.get("contains"), (dict, bool)) and not out:
+            out.append(self.value(node["contains"], depth + 1))
+        return out
+
+    def _object(self, node: dict[str, Any], depth: int, keys: list[str] | None = None) -> Any:
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        required = [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(
+            node.get("required"), list) else []
+        names = list(props) if keys is None else [k for k in keys if k in props or k in required]
+        obj: dict[str, Any] = {}
+        for key in names:
+            if key in required or self.k == 1 or (self.k > 1 and self.rng.random() < 0.6):
+                obj[key] = self.value(props.get(key, True), depth + 1)
+        for key in required:
+            if key not in obj and (keys is None or key in keys):
+                addl = node.get("additionalProperties", True)
+                obj[key] = self.value(addl if isinstance(addl, dict) else True, depth + 1)
+        addl = node.get("additionalProperties")
+        if keys is None and isinstance(addl, dict) and self.k >= 1:
+            obj.setdefault("extra_key", self.value(addl, depth + 1))
+        pats = node.get("patternProperties")
+        if keys is None and isinstance(pats, dict) and self.k >= 1:
+            for pat, sub in list(pats.items())[:3]:
+                name = next(iter(regex_examples(pat, count=1)), None)
+                if name is not None and name not in obj:
+                    obj[name] = self.value(sub, depth + 1)
+        return obj
+
+
+_TYPES = ("object", "string", "integer", "number", "boolean", "array", "null")
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _implied(node: dict[str, Any]) -> list[str]:
+    for kws, t in ((("properties", "required", "additionalProperties"), "object"), (("items", "prefixItems"), "array"),
+                   (("minLength", "maxLength", "pattern", "format"), "string"),
+                   (("minimum", "maximum", "multipleOf"), "number")):
+        if any(k in node for k in kws):
+            return [t]
+    return []
+
+
+def _pruned(node: Any, keys: list[str] | None) -> Any:
+    """An object region's schema with only the differing properties (the others are identical on both sides)."""
+    if keys is None or not isinstance(node, dict):
+        return node
+    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    out = dict(node)
+    out["properties"] = {k: s for k, s in props.items() if k in keys}
+    if isinstance(node.get("required"), list):
+        out["required"] = [k for k in node["required"] if k in keys]
+    return out
+
+
+def _relates(a: str, b: str) -> bool:
+    """Is one JSON Pointer a prefix of the other (the same place, or one inside the other)?"""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
+
+
+def oracle_findings(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str,
+                    direction: str) -> list[Finding]:
+    """The oracle's findings for one tool and direction whose schemas differ (see the module docstring).
+
+    ``findings`` are the walk's; returns ``sampled-counterexample`` findings (breaking, confirmed per host
+    profile) for rejections none of them explains, or one ``schema-rewritten`` info when ``findings`` is
+    empty and nothing was found; otherwise ``[]``. Never raises for hostile schemas.
+    """
+    try:
+        return _oracle(findings, p_doc, v_doc, tool, direction)
+    except (RecursionError, MemoryError):
+        return []
+
+
+def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str) -> list[Finding]:
+    try:
+        p_doc.check_cost()
+        v_doc.check_cost()
+    except ValueError:
+        return []  # an unvalidatable side is reported by compare_schemas
+    loud = [f for f in findings if f.severity in ("breaking", "warning")]
+    if any(f.instance_pointer is None for f in loud):
+        return []  # a schema-level warning (dialect, budget, undecidable root) already covers every value
+    places = [f.instance_pointer or "" for f in loud]
+    hosts = HOST_PROFILES if any(k in p_doc.canonical + v_doc.canonical for k in _HOST_SENSITIVE) else ("python-sdk",)
+    ident = Identity(p_doc, v_doc)
+    seed = zlib.crc32(f"{tool}\x1f{direction}".encode("utf-8", "surrogatepass"))
+    drawn = 0
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for region in regions(p_doc.root, v_doc.root, ident):
+        p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
+        rng = random.Random(seed + len(region.inst))
+        for k in range(SAMPLES_PER_REGION):
+            try:
+                value = _Draw(p_doc, rng, k).value(region.p, 0, region.keys)
+            except (NoSample, RecursionError, TypeError, ValueError, KeyError, AttributeError):
+                continue
+            drawn += 1
+            rejected = _rejected(p_doc, p_node, v_doc, v_node, value, hosts)
+            if not rejected:
+                continue
+            where = pointer(region.inst)
+            if any(_relates(where, place) for place in places):
+                continue
+            witness = _embed(p_doc, region.inst, value)
+            if witness is None:
+                continue
+            new_at = region.p_at if direction == "output" else region.v_at
+            f = _confirmed(p_doc, v_doc, witness, pointer(new_at), tool, direction, where)
+            if f is not None and f.fingerprint not in seen:
+                seen.add(f.fingerprint)
+                out.append(f)
+                places.append(where)
+                break
+    if not findings and not out and drawn:
+        f = make_finding("schema-rewritten", tool, "", f"rewritten: equivalent on {drawn} samples", None, None,
+                         direction=direction)
+        out.append(f)
+    return out
+
+
+def _rejected(p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, value: Any, hosts: tuple[str, ...]) -> bool:
+    """Does some host accept ``value`` under P's region node and reject it under V's?"""
+    for host in hosts:
+        try:
+            if not p_doc.validator(host).evolve(schema=p_node).is_valid(value):
+                continue
+            if not v_doc.validator(host).evolve(schema=v_node).is_valid(value):
+                return True
+        except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
+            continue
+    return False
+
+
+def _embed(p_doc: SchemaDoc, inst: list[Any], value: Any) -> Any:
+    """A whole instance of P with ``value`` at instance path ``inst`` (objects merged, array item 0)."""
+    if not inst:
+        return value
+    try:
+        root = sample(p_doc.root, p_doc)
+    except (NoSample, RecursionError, RefError):
+        root = {} if isinstance(inst[0], str) else []
+    container = root
+    for step in inst[:-1]:
+        if isinstance(step, str) and isinstance(container, dict):
+            container = container.setdefault(step, {})
+        elif isinstance(step, int) and isinstance(container, list):
+            while len(container) <= step:
+                container.append({})
+            container = container[step]
+        else:
+            return None
+    last = inst[-1]
+    if isinstance(last, str) and isinstance(container, dict):
+        old = container.get(last)
+        container[last] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+    elif isinstance(last, int) and isinstance(container, list):
+        while len(container) <= last:
+            container.append(value)
+        container[last] = value
+    else:
+        return None
+    return root
+
+
+def _confirmed(p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str, tool: str, direction: str,
+               where: str) -> Finding | None:
+    """A ``sampled-counterexample`` finding when ``witness`` is a value P declares (a full reader accepts it) that
+    V rejects for some host; None otherwise."""
+    hosts: list[str] = []
+    error = ""
+    declared = False
+    for host in HOST_PROFILES:
+        try:
+            accepted = not p_doc.errors(witness, host)
+            errs = v_doc.errors(witness, host)
+        except (RefError, ValueError, RecursionError):
+            continue
+        declared = declared or (accepted and host in ("python-sdk", "ts-sdk-v2"))
+        if accepted and errs:
+            hosts.append(host)
+            error = error or errs[0].message
+    if not hosts or not declared:
+        return None
+    side = "new" if direction == "output" else "cached"
+    f = make_finding("sampled-counterexample", tool, schema_ptr, f"a value the {side} schema declares at {where or '(root)'} "
+                     f"is rejected by the other side ({error[:200]}), and no other finding explains it", None, None,
+                     direction=direction, delta={"instance": where})
+    f.hosts = hosts
+    f.instance_pointer = where
+    f.witness = {"instance": witness, "accepted_by": "new" if direction == "output" else "old",
+                 "error": error[:500], "instance_pointer": where}
+    return f

@@ -1,0 +1,340 @@
+"""What keeps a host from compiling a schema (Ajv's compile errors, Python's invalid regexes), and what
+keeps a validator from finishing (in-place cycles, exponential expansion)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from mcp_schema_audit.schema.dialects import _JSON_TYPES, _SUBSCHEMA_KEYWORDS, RefError
+from mcp_schema_audit.schema.hosts import _AJV_RULES, _AJV_SCHEMA_TYPES, _ajv_always_valid
+from mcp_schema_audit.schema.regex import ecma_compile_error
+
+if TYPE_CHECKING:
+    from mcp_schema_audit.schema.doc import SchemaDoc
+
+#: Subschemas the compile check visits before it stops (bounded work on hostile input).
+AJV_COMPILE_MAX_NODES = 100_000
+
+
+class SchemaCompileError(ValueError):
+    """A host profile cannot compile the schema (Ajv throws, or the dialect is refused): it rejects every value."""
+
+
+#: What ``compile_problem`` (TS profiles) and ``inplace_cost`` found per schema text, for schemas met
+#: again (``history`` against every cohort, ``--mode full``): insertion-ordered, the oldest dropped first.
+_COMPILE_CACHE: dict[tuple[str, str], Any] = {}
+
+
+_COST_CACHE: dict[str, float] = {}
+
+
+class SchemaCostError(ValueError):
+    """Validating against the schema could take exponential time (see ``inplace_cost``): not attempted."""
+
+
+#: Subschemas one validation may evaluate at a single instance location (through ``allOf``/``anyOf``/
+#: ``oneOf``/``not``/conditionals/``$ref``) before a schema is refused as too costly to validate.
+INPLACE_BUDGET = 20_000
+
+
+#: How many times a node holding ``unevaluatedProperties``/``unevaluatedItems`` makes a validator walk
+#: its in-place subschemas: once to validate them, again (validating each branch anew) to collect
+#: the evaluated keys (jsonschema ``find_evaluated_property_keys_by_schema``). A chain of such nodes
+#: through ``allOf`` grows like ``UNEVALUATED_FACTOR ** levels`` (measured: Fibonacci, 105 s at 14
+#: levels), so the estimate rounds the measured 1.6 up to keep a margin.
+UNEVALUATED_FACTOR = 4
+
+
+#: What ``inplace_cost`` returns for an in-place cycle (validation recurses without end).
+INPLACE_CYCLE = math.inf
+
+
+_INPLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref")
+
+
+#: Keywords whose value is a map of subschemas a validation can reach (``$defs`` only through ``$ref``).
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
+
+
+#: Keywords whose value is a subschema or a list of them.
+_SCHEMA_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "items", "prefixItems",
+                              "additionalItems", "unevaluatedItems", "contains", "additionalProperties",
+                              "unevaluatedProperties", "propertyNames"})
+
+
+def inplace_cost(doc: SchemaDoc) -> float:
+    """The most subschemas a validator may evaluate at one instance location of ``doc``: an int capped
+    at ``INPLACE_BUDGET + 1``, or ``INPLACE_CYCLE`` (``math.inf``) for an in-place cycle.
+
+    Counts, from every subschema a validation can reach from the root (``$defs`` only through a
+    ``$ref``), those reached without moving into the instance: ``allOf``/``anyOf``/``oneOf``
+    members, ``not``, ``if``/``then``/``else``, ``dependentSchemas`` values and local ``$ref``
+    targets. A shared target counts once per path, as a validator evaluates it: a "billion laughs"
+    chain where each level is an ``anyOf`` of two ``$ref``s to the previous one costs
+    ``2**levels``; a node with ``unevaluatedProperties``/``unevaluatedItems`` counts its in-place
+    subschemas ``UNEVALUATED_FACTOR`` times. Keywords that move into the instance (``properties``,
+    ``items`` …) are bounded by the instance and not counted.
+
+    A cycle of in-place keywords (``{"not": {"$ref": "#"}}``, two ``$defs`` whose ``allOf`` name each
+    other) makes validation recurse at one location without end: jsonschema dies with
+    ``RecursionError``, Ajv with "Maximum call stack size exceeded"; JSON Schema Core 2020-12 §9.4.1
+    (Guarding Against Infinite Recursion) leaves such schemas' behaviour undefined. It is reported as
+    ``INPLACE_CYCLE``. Linear in the schema size (memoized per node).
+    """
+    memo: dict[int, float] = {}
+    active: set[int] = set()
+    targets: dict[str, Any] = {}
+    cap = INPLACE_BUDGET + 1
+
+    def target(ref: str) -> Any:
+        if ref not in targets:
+            try:
+                targets[ref] = doc.lookup(ref)[0]
+            except (RefError, ValueError, TypeError, LookupError):
+                targets[ref] = None
+        return targets[ref]
+
+    def children(node: dict[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        for kw in ("allOf", "anyOf", "oneOf"):
+            if isinstance(node.get(kw), list):
+                out += node[kw]
+        for kw in ("not", "if", "then", "else"):
+            if kw in node:
+                out.append(node[kw])
+        if isinstance(node.get("dependentSchemas"), dict):
+            out += list(node["dependentSchemas"].values())
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            out.append(target(ref))
+        return out
+
+    def cost(node: Any) -> float:
+        if not isinstance(node, dict):
+            return 1
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        if key in active:
+            return INPLACE_CYCLE
+        active.add(key)
+        factor = UNEVALUATED_FACTOR if ("unevaluatedProperties" in node or "unevaluatedItems" in node) else 1
+        total: float = 1
+        for child in children(node):
+            total += factor * cost(child)
+            if total > cap:
+                break
+        if total != INPLACE_CYCLE:
+            total = min(total, cap)
+        active.discard(key)
+        memo[key] = total
+        return total
+
+    worst: float = 0
+    stack: list[Any] = [doc.root]
+    seen: set[int] = set()
+    try:
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+                continue
+            if not isinstance(node, dict) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            worst = max(worst, cost(node))
+            if worst > INPLACE_BUDGET:
+                return worst
+            for k, value in node.items():
+                if k in _SCHEMA_MAPS and isinstance(value, dict):
+                    stack.extend(value.values())  # property names are not keywords: {"enum": {…}} is a schema
+                elif k in _SCHEMA_KEYWORDS:
+                    stack.append(value)
+            if isinstance(node.get("$ref"), str):
+                stack.append(target(node["$ref"]))
+    except RecursionError:
+        return cap
+    return worst
+
+
+def _ajv_value_ok(value: Any, types: tuple[str, ...]) -> bool:
+    """Ajv ``validSchemaType`` (lib/compile/util.ts) for a JSON value."""
+    if not types:
+        return True
+    for t in types:
+        if (t == "array" and isinstance(value, list)) or (t == "object" and isinstance(value, dict)) or (
+                t == "string" and isinstance(value, str)) or (t == "boolean" and isinstance(value, bool)) or (
+                t == "number" and isinstance(value, (int, float)) and not isinstance(value, bool)):
+            return True
+    return False
+
+
+def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] | None:
+    """The first reason Ajv's class ``kind`` throws compiling this one schema object (not its subschemas)."""
+    table = _AJV_SCHEMA_TYPES[kind]
+    rules = _AJV_RULES[kind]
+    # lib/compile/validate/dataType.ts getSchemaTypes / getJSONTypes
+    t = node.get("type")
+    types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
+    if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
+        return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
+            json.dumps(x) if not isinstance(x, str) else x for x in types)
+    if "null" in types:
+        if node.get("nullable", None) is False:
+            return ["nullable"], "type: null contradicts nullable: false"
+    elif not types and "nullable" in node:
+        return ["nullable"], '"nullable" cannot be used without "type"'
+    # KeywordCxt constructor (lib/compile/validate/index.ts): "<keyword> value must be <schemaType>"
+    for kw in node:
+        if kw in rules and not _ajv_value_ok(node[kw], table[kw]):
+            return [kw], f"{kw} value must be {json.dumps(list(table[kw]), separators=(',', ':'))}"
+    if "id" in node:  # lib/vocabularies/core/id.ts
+        return ["id"], 'NOT SUPPORTED: keyword "id", use "$id" for schema ID'
+    if node.get("enum") == []:  # lib/vocabularies/validation/enum.ts
+        return ["enum"], "enum must have non-empty array"
+    if "pattern" in node:
+        error = ecma_compile_error(node["pattern"])
+        if error is not None:
+            return ["pattern"], error
+    pats = node.get("patternProperties")
+    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, rules):
+        for key in pats:
+            if key != "__proto__":
+                error = ecma_compile_error(key)
+                if error is not None:
+                    return ["patternProperties", key], error
+    return None
+
+
+def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset[str]) -> bool:
+    """Does Ajv compile the ``patternProperties`` regexes of ``node``?
+
+    patternProperties.ts skips them when every subschema is always valid and either the class does
+    not track evaluated properties (draft-07) or ``it.props`` is already true (approximated as: an
+    ``additionalProperties`` here or in an ``allOf`` member, which set it before this keyword runs);
+    additionalProperties.ts compiles them when it is present and not always valid.
+    """
+    pats = [k for k in node["patternProperties"] if k != "__proto__"]
+    if not pats:
+        return False
+    if "additionalProperties" in node and not _ajv_always_valid(node["additionalProperties"], rules):
+        return True
+    if not all(_ajv_always_valid(node["patternProperties"][k], rules) for k in pats):
+        return True
+    if kind == "draft-07":
+        return False
+    members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+    props_all = "additionalProperties" in node or any(isinstance(m, dict) and "additionalProperties" in m
+                                                      for m in members)
+    return not props_all
+
+
+def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[list[Any], Any]]:
+    """``(tokens, subschema)`` Ajv's class ``kind`` compiles below ``node`` (``$ref`` aside)."""
+    out: list[tuple[list[Any], Any]] = []
+
+    def one(kw: str) -> None:
+        if kw in node:
+            out.append(([kw], node[kw]))
+
+    def many(kw: str) -> None:
+        if isinstance(node.get(kw), list):
+            out.extend(([kw, i], sub) for i, sub in enumerate(node[kw]))
+
+    def mapping(kw: str) -> None:
+        if isinstance(node.get(kw), dict):
+            out.extend(([kw, k], sub) for k, sub in node[kw].items() if k != "__proto__")
+
+    for kw in ("not", "propertyNames", "additionalProperties", "contains"):
+        one(kw)
+    for kw in ("allOf", "anyOf", "oneOf"):
+        many(kw)
+    # if.ts: "if" is compiled only with a "then" or "else" that is not always valid; thenElse.ts
+    # compiles nothing on its own
+    if "if" in node and any(k in node and not _ajv_always_valid(node[k], rules) for k in ("then", "else")):
+        for kw in ("if", "then", "else"):
+            one(kw)
+    for kw in ("properties", "patternProperties", "dependencies"):
+        mapping(kw)
+    if kind == "2020-12":
+        many("prefixItems")
+        one("items")
+    else:
+        if isinstance(node.get("items"), list):
+            many("items")
+            one("additionalItems")  # additionalItems.ts: ignored unless "items" is an array
+        else:
+            one("items")
+    if kind != "draft-07":
+        mapping("dependentSchemas")
+        one("unevaluatedProperties")
+        one("unevaluatedItems")
+    return out
+
+
+def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | None:
+    """``(pointer_tokens, Ajv's message)`` of the first thing Ajv's class ``kind`` refuses to compile.
+
+    Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once,
+    at most ``AJV_COMPILE_MAX_NODES``. Unresolvable refs are left to validation (``RefError``);
+    ``$dynamicRef``/``$recursiveRef`` are not followed.
+    """
+    rules = _AJV_RULES[kind]
+    stack: list[tuple[list[Any], Any]] = [([], doc.root)]
+    seen: set[int] = set()
+    while stack and len(seen) < AJV_COMPILE_MAX_NODES:
+        tokens, node = stack.pop()
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if not any(k in rules for k in node):
+            continue  # alwaysValidSchema: Ajv generates no code for it
+        problem = _ajv_node_problem(node, kind)
+        if problem is not None:
+            return tokens + problem[0], problem[1]
+        children = [(tokens + sub_tokens, sub) for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                target, target_tokens = doc.lookup(ref)
+            except RefError:
+                pass
+            else:
+                children.append((target_tokens, target))
+        stack.extend(reversed(children))
+    return None
+
+
+def _python_compile_problem(root: Any) -> tuple[list[Any], str] | None:
+    """The first ``pattern``/``patternProperties`` key Python ``re`` rejects, at any schema position of
+    the document, ``$defs`` included (the Python SDK runs ``check_schema``, whose meta-schema checks
+    ``format: regex`` there)."""
+    stack: list[tuple[list[Any], Any]] = [([], root)]
+    seen = 0
+    while stack and seen < AJV_COMPILE_MAX_NODES:
+        tokens, node = stack.pop()
+        seen += 1
+        if not isinstance(node, dict):
+            continue
+        pats = [(["pattern"], node["pattern"])] if isinstance(node.get("pattern"), str) else []
+        if isinstance(node.get("patternProperties"), dict):
+            pats += [(["patternProperties", k], k) for k in node["patternProperties"]]
+        for ptoks, pat in pats:
+            try:
+                re.compile(pat)
+            except (re.error, RecursionError, OverflowError, ValueError) as exc:
+                return tokens + ptoks, f"invalid regex {pat[:80]!r}: {exc}"
+        children: list[tuple[list[Any], Any]] = []
+        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
+            value = node.get(kw)
+            if shape == "map" and isinstance(value, dict):
+                children += [(tokens + [kw, k], sub) for k, sub in value.items()]
+            elif shape in ("list", "one_or_list") and isinstance(value, list):
+                children += [(tokens + [kw, i], sub) for i, sub in enumerate(value)]
+            elif shape in ("one", "one_or_list") and isinstance(value, dict):
+                children.append((tokens + [kw], value))
+        stack.extend(reversed(children))
+    return None

@@ -1,0 +1,242 @@
+"""``SchemaDoc``: one tool schema as a document: local ``$ref`` resolution with no network, and a
+validator per host profile."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_schema_audit.schema.compile import (
+    _COMPILE_CACHE,
+    _COST_CACHE,
+    INPLACE_BUDGET,
+    INPLACE_CYCLE,
+    SchemaCompileError,
+    SchemaCostError,
+    _ajv_compile_problem,
+    _python_compile_problem,
+    inplace_cost,
+)
+from mcp_schema_audit.schema.dialects import (
+    DEFAULT_DIALECT,
+    DIALECTS,
+    HOST_PROFILES,
+    RefError,
+    _json_pointer,
+    dialect_of,
+)
+from mcp_schema_audit.schema.hosts import (
+    _AJV_KIND,
+    _ajv_ref_siblings,
+    _host_class,
+    ajv_format_checker,
+)
+
+
+@dataclass
+class SchemaDoc:
+    """One tool schema as a document. ``root`` is the schema (dict or bool) exactly as sent."""
+
+    root: Any
+    dialect: str = field(init=False)
+    _registry: Any = field(init=False, default=None, repr=False)
+    _resolver: Any = field(init=False, default=None, repr=False)
+    _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
+    _cost: float | None = field(init=False, default=None, repr=False)
+    _canonical: str | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.dialect = dialect_of(self.root)
+
+    @property
+    def resolver(self) -> Any:
+        """A ``referencing`` resolver rooted at the document (no retrieval of remote resources)."""
+        if self._resolver is None:
+            from referencing import Registry, Resource
+            from referencing.jsonschema import DRAFT7, DRAFT202012
+
+            spec = DRAFT7 if self.dialect in ("draft-07", "draft-06", "draft-04") else DRAFT202012
+            resource = Resource.from_contents(self.root, default_specification=spec) if isinstance(
+                self.root, dict) else Resource(contents=self.root, specification=spec)
+            # the root's own $id is the base of relative refs, and embedded "$id"s are resources of their
+            # own (crawled); nothing is ever retrieved: the registry has no retrieve function
+            root_id = self.root.get("$id") if isinstance(self.root, dict) else None
+            uri = root_id.rstrip("#") if isinstance(root_id, str) and "://" in root_id else "urn:schema-audit:root"
+            try:
+                self._registry = Registry().with_resource(uri, resource).crawl()
+            except Exception:  # an embedded $id referencing cannot read: plain document only
+                uri = "urn:schema-audit:root"
+                self._registry = Registry().with_resource(uri, resource)
+            self._resolver = self._registry.resolver(base_uri=uri)
+        return self._resolver
+
+    @property
+    def canonical(self) -> str:
+        """The schema as canonical JSON text (sorted keys), computed once: the key of per-schema caches."""
+        if self._canonical is None:
+            self._canonical = json.dumps(self.root, sort_keys=True, separators=(",", ":"), default=str)
+        return self._canonical
+
+    def lookup(self, ref: str) -> tuple[Any, list[str]]:
+        """Resolve a ``$ref`` string found in this document.
+
+        Returns ``(target_schema, pointer_tokens)`` where the tokens locate the target inside the
+        document (``[]`` for the root; ``None``-free). Raises ``RefError`` for remote or missing targets.
+        """
+        if ref.startswith("#"):
+            fragment = ref[1:]
+            if fragment == "" or fragment.startswith("/"):
+                tokens = [t.replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]] if fragment else []
+                from urllib.parse import unquote
+
+                tokens = [unquote(t) for t in tokens]
+                node: Any = self.root
+                for tok in tokens:
+                    if isinstance(node, dict) and tok in node:
+                        node = node[tok]
+                    elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+                        node = node[int(tok)]
+                    else:
+                        raise RefError(f"$ref {ref!r} points to nothing")
+                return node, tokens
+        try:
+            resolved = self.resolver.lookup(ref)
+        except Exception as exc:  # referencing.exceptions.Unresolvable and friends
+            if "://" in ref or ref.startswith("file:"):
+                raise RefError(f"remote $ref {ref!r} is not fetched") from exc
+            raise RefError(f"$ref {ref!r} cannot be resolved") from exc
+        return resolved.contents, ["$ref:" + ref]
+
+    def check_cost(self) -> None:
+        """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place
+        cycle, or ``inplace_cost`` above ``INPLACE_BUDGET``. Measured once per schema text (cached)."""
+        if self._cost is None:
+            # without $ref or unevaluated* the in-place expansion is at most the schema's size
+            measure = '"$ref"' in self.canonical or '"unevaluated' in self.canonical
+            self._cost = _COST_CACHE.get(self.canonical) if measure else 0
+            if self._cost is None:
+                if len(_COST_CACHE) >= 256:
+                    _COST_CACHE.pop(next(iter(_COST_CACHE)))
+                self._cost = _COST_CACHE[self.canonical] = inplace_cost(self)
+        if self._cost == INPLACE_CYCLE:
+            raise SchemaCostError("an in-place $ref cycle (a schema that applies itself at the same instance "
+                                  "location through allOf/anyOf/not/if/$ref): validation never terminates")
+        if self._cost > INPLACE_BUDGET:
+            raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
+                                  "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted")
+
+    def validator(self, profile: str = "python-sdk") -> Any:
+        """A jsonschema validator for the whole document as host ``profile`` would build it.
+
+        Explicit empty registry (no network), format checking and regex dialect per profile, every
+        regex search guarded (module docstring). Raises ``SchemaCompileError`` (a ``ValueError``) when
+        the profile's host cannot compile the schema (``compile_problem``), ``ValueError`` for an
+        unknown profile, ``SchemaCostError`` (a ``ValueError``) when validating could take exponential
+        time (``inplace_cost`` above ``INPLACE_BUDGET``). Unresolvable ``$ref``s surface at validation
+        time (``RefError`` from ``errors``).
+        """
+        self.check_cost()
+        if profile not in self._validators:
+            try:
+                self._validators[profile] = self._build_validator(profile)
+            except (AttributeError, TypeError, LookupError) as exc:
+                # e.g. a root "$id": 5 — ``referencing`` fails reading it, as the host's validator would
+                self._validators[profile] = (f"{profile} cannot compile the schema: {type(exc).__name__} while "
+                                             "reading its $id/$anchor/$schema keywords")
+        built = self._validators[profile]
+        if isinstance(built, str):
+            raise SchemaCompileError(built)
+        return built
+
+    def _build_validator(self, profile: str) -> Any:
+        """The validator, or the message of the ``SchemaCompileError`` the profile raises (cached either way)."""
+        from jsonschema import (
+            Draft4Validator,
+            Draft6Validator,
+            Draft7Validator,
+            Draft201909Validator,
+            Draft202012Validator,
+        )
+        from referencing import Registry
+
+        if profile == "python-sdk":
+            base = {"2019-09": Draft201909Validator, "draft-07": Draft7Validator, "draft-06": Draft6Validator,
+                    "draft-04": Draft4Validator}.get(self.dialect, Draft202012Validator)
+            dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
+            return _host_class(base, None, dialect)(self.root, registry=Registry(), format_checker=None)
+        if profile not in _AJV_KIND:
+            raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
+        problem = self.compile_problem(profile)
+        if problem is not None:
+            ptr, why = problem
+            return f"{profile} cannot compile the schema: {why}" + (f" at {ptr}" if ptr else "")
+        kind = _AJV_KIND[profile](self.dialect)
+        base = {"draft-07": Draft7Validator, "2019-09": Draft201909Validator, "2020-12": Draft202012Validator}[kind]
+        root = _ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
+        return _host_class(base, kind, kind)(root, registry=Registry(), format_checker=ajv_format_checker())
+
+    def compile_problem(self, profile: str = "python-sdk") -> tuple[str, str] | None:
+        """``(json_pointer, reason)`` of what keeps host ``profile`` from compiling the schema, or None.
+
+        - ``ts-sdk-v1``/``ts-sdk-v2``: what Ajv throws on (``ajv.compile``), found among the subschemas
+          Ajv compiles: a ``pattern``/``patternProperties`` key that is not an ECMAScript regex with the
+          ``u`` flag (Ajv lib/vocabularies/code.ts ``usePattern``); ``nullable`` without ``type`` or
+          ``nullable: false`` with a ``type`` listing ``"null"`` (lib/compile/validate/dataType.ts
+          ``getSchemaTypes``); a ``type`` that is not a JSON type name; a keyword value of the wrong
+          JSON type (``maxLength: "3"``, a ``items`` array under Ajv2020: ``KeywordCxt``); ``id``
+          (lib/vocabularies/core/id.ts); ``enum: []``; and for ``ts-sdk-v2`` a dialect it refuses
+          (pointer ``/$schema``).
+        - ``python-sdk``: a ``pattern``/``patternProperties`` key Python ``re`` rejects, anywhere
+          (jsonschema's ``check_schema``). Other meta-schema violations are not looked for here.
+
+        Unresolvable ``$ref``s are not reported here (``lookup`` raises ``RefError`` for them).
+        Raises ``ValueError`` for an unknown profile.
+        """
+        if profile == "python-sdk":
+            found = _python_compile_problem(self.root)
+        elif profile in _AJV_KIND:
+            kind = _AJV_KIND[profile](self.dialect)
+            if kind is None:
+                return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
+                                    "draft-07 Ajv class from $schema and throws for any other)")
+            key = (kind, self.canonical)
+            if key not in _COMPILE_CACHE:
+                if len(_COMPILE_CACHE) >= 256:
+                    _COMPILE_CACHE.pop(next(iter(_COMPILE_CACHE)))
+                _COMPILE_CACHE[key] = _ajv_compile_problem(self, kind)
+            found = _COMPILE_CACHE[key]
+        else:
+            raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
+        return None if found is None else (_json_pointer(found[0]), found[1])
+
+    def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
+        """The validation errors for ``instance`` (empty = valid), best match first.
+
+        Raises ``RefError`` for an unresolvable ``$ref``; ``SchemaCompileError`` (a ``ValueError``) when
+        the profile's host cannot compile the schema at all (``compile_problem``: the host rejects every
+        value); ``ValueError`` for a schema jsonschema cannot evaluate: an invalid keyword value
+        (``multipleOf: 0``, ``maxLength: "3"``, an invalid regex), a too costly or undecidable regex
+        search (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
+        """
+        from jsonschema import exceptions as jexc
+        from referencing.exceptions import Unresolvable
+
+        try:
+            validator = self.validator(profile)
+            errs = list(validator.iter_errors(instance))
+        except Unresolvable as exc:
+            raise RefError(str(exc)) from exc
+        except ValueError:
+            raise
+        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, re.error, ArithmeticError, RecursionError,
+                TypeError, AttributeError, KeyError, IndexError) as exc:
+            # jsonschema's keyword code assumes a valid schema; a stranger's schema makes it raise anything
+            detail = " ".join(str(exc).split())[:200]
+            raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
+        if len(errs) > 1:
+            best = jexc.best_match(errs)
+            errs.remove(best)
+            errs.insert(0, best)
+        return errs

@@ -1,0 +1,471 @@
+"""Regular expressions from strangers: Python ``re`` searches that cannot hang (ReDoS), and ECMAScript
+regexes as Ajv runs them (``u`` flag, run by ``regress``), bounded the same way."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# ---- regular expressions from strangers ---------------------------------------------------------
+#: Seconds one ``pattern`` search may take when the ``regex`` package (which has timeouts) is installed.
+REGEX_TIMEOUT_S = 0.05
+
+
+#: Without ``regex``: backtracking steps a search is allowed by the static estimate (see ``safe_search``).
+REGEX_STEP_BUDGET = 200_000
+
+
+class RegexBudgetError(ValueError):
+    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this
+    string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex_shape(pattern: str) -> tuple[int, int, int]:
+    """``(nesting, alternatives, variable_repeats)`` of ``pattern``; raises ``re.error`` when invalid.
+
+    ``nesting`` is the deepest nesting of variable repeats (``(a+)+`` → 2), ``alternatives`` the
+    largest alternation inside a repeat (``(a|ab)+`` → 2), ``variable_repeats`` how many repeats
+    have a variable count (times the count of fixed repeats around them: ``(.*a){12}`` → 12). A
+    search costs about ``max(2, alternatives) ** len(text)`` steps when
+    ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise.
+    """
+    re.compile(pattern)  # the error a host would raise, first
+    try:
+        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    count = 0
+
+    def walk(items: Any, in_repeat: bool, mult: int = 1) -> tuple[int, int]:
+        nonlocal count
+        depth, alts = 0, 1
+        for op, av in items:
+            if op in repeats:
+                lo, hi, body = av
+                variable = lo != hi
+                inner = mult * hi if not variable else mult
+                d, a = walk(body, in_repeat or variable or hi > 1, min(inner, 1000))
+                # a fixed count over alternatives backtracks like a variable repeat:
+                # ``(?:a|a){40}`` tries 2**40 choices on a miss
+                ambiguous = not variable and hi > 1 and a > 1
+                count += (variable or ambiguous) * mult
+                depth, alts = max(depth, d + (1 if variable or ambiguous or hi > 16 else 0)), max(alts, a)
+            elif op == c.BRANCH:
+                for sub in av[1]:
+                    d, a = walk(sub, in_repeat, mult)
+                    depth, alts = max(depth, d), max(alts, a)
+                if in_repeat:
+                    alts = max(alts, len(av[1]))
+            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT) or op == getattr(c, "ATOMIC_GROUP", None):
+                d, a = walk(av if op == getattr(c, "ATOMIC_GROUP", None) else av[-1], in_repeat, mult)
+                depth, alts = max(depth, d), max(alts, a)
+            elif op == c.GROUPREF_EXISTS:
+                for sub in av[1:]:
+                    if sub is not None:
+                        d, a = walk(sub, in_repeat, mult)
+                        depth, alts = max(depth, d), max(alts, a)
+        return depth, alts
+
+    depth, alts = walk(parser.parse(pattern), False)
+    return depth, alts, count
+
+
+def _max_safe_length(pattern: str) -> float:
+    """Longest text a Python ``re`` search of ``pattern`` may take within ``REGEX_STEP_BUDGET`` steps."""
+    return _limit_for_shape(*_regex_shape(pattern))
+
+
+def _limit_for_shape(depth: int, alts: int, variable: int) -> float:
+    """Longest text searched within ``REGEX_STEP_BUDGET`` steps by a pattern of this ``_regex_shape``."""
+    if depth > 1 or (alts > 1 and variable):
+        base = max(2, alts) ** max(1, depth - 1)
+        return max(1, int(math.log(REGEX_STEP_BUDGET) / math.log(base)))
+    if variable:
+        return int(REGEX_STEP_BUDGET ** (1 / (variable + 1))) * 4
+    return math.inf
+
+
+def safe_search(pattern: str, text: str) -> Any:
+    """``re.search(pattern, text)`` that cannot hang on a hostile pattern (ReDoS); a match object or ``None``.
+
+    With the ``regex`` package installed the search runs under a ``REGEX_TIMEOUT_S`` timeout;
+    without it, a static estimate of the backtracking (nested or alternated repeats, number of
+    variable repeats) bounds the string length searched. Raises ``re.error`` for an invalid
+    pattern (as ``re`` would) and ``RegexBudgetError`` (a ``ValueError``) when the search is
+    refused or stopped: callers treat that as "undecided", never as a match or a mismatch.
+    """
+    limit = _max_safe_length(pattern)
+    if len(text) <= min(limit, 16):
+        return re.search(pattern, text)
+    try:
+        import regex  # type: ignore[import-not-found]
+    except ImportError:
+        regex = None
+    if regex is not None:
+        try:
+            found = regex.search(pattern, text, timeout=REGEX_TIMEOUT_S)
+        except TimeoutError:
+            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+        except regex.error:
+            found = None  # accepted by re, not by regex: fall through to the static estimate
+        else:
+            return found
+    if len(text) > limit:
+        raise RegexBudgetError(
+            f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
+    return re.search(pattern, text)
+
+
+#: Code point ranges of the ECMAScript class escapes (ECMA-262 CharacterClassEscape, no ``i`` flag).
+_ES_DIGIT = ((0x30, 0x39),)
+
+
+_ES_WORD = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
+
+
+_ES_SPACE = ((0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+             (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF))
+
+
+_ES_LINE_TERMINATORS = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
+
+
+_ES_CHAR_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+class EcmaRegexError(ValueError):
+    """A pattern is not a valid ECMAScript regex with the ``u`` flag: Ajv cannot compile the schema."""
+
+
+def _es_ranges(ranges: Any) -> str:
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+_ES_ANY = f"[{_es_ranges([(0, 0x10FFFF)])}]"
+
+
+_ES_DOT = f"[^{_es_ranges(_ES_LINE_TERMINATORS)}]"
+
+
+_ES_W = _es_ranges(_ES_WORD)
+
+
+_ES_WORD_BOUNDARY = f"(?:(?<=[{_ES_W}])(?![{_ES_W}])|(?<![{_ES_W}])(?=[{_ES_W}]))"
+
+
+_ES_NOT_WORD_BOUNDARY = f"(?:(?<=[{_ES_W}])(?=[{_ES_W}])|(?<![{_ES_W}])(?![{_ES_W}]))"
+
+
+_ES_QUANTIFIER_AFTER = re.compile(r"[*+?]|\{[0-9]+(?:,[0-9]*)?\}")
+
+
+def _v8_syntax_error(pattern: str) -> str | None:
+    """What V8 (Node 20/22) rejects although the ES2025 grammar regress follows accepts, or None.
+
+    Modifier groups (``(?i:…)``) and a capture group name used twice (even in different
+    alternatives) are SyntaxErrors before V8 12.5; a quantifier after ``\\b``/``\\B`` is always one
+    ("Nothing to repeat") but regress takes it. Checked with Node 20.20 ``new RegExp(p, "u")``.
+    """
+    names: set[str] = set()
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if not in_class and pattern[i + 1:i + 2] in ("b", "B") and _ES_QUANTIFIER_AFTER.match(pattern, i + 2):
+                return "Nothing to repeat"
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(" and pattern.startswith("?", i + 1):
+            if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+                end = pattern.find(">", i)
+                name = pattern[i + 3:end] if end > 0 else ""
+                if name in names:
+                    return "Duplicate capture group name"
+                names.add(name)
+            elif pattern[i + 2:i + 3] not in (":", "=", "!", "<"):
+                return "Invalid group"
+        i += 1
+    return None
+
+
+def _es_escape(p: str, i: int, in_class: bool) -> tuple[str, Any, int]:
+    """Read the escape at ``p[i] == "\\\\"`` of a pattern regress accepted with ``u``.
+
+    Returns ``(kind, value, next_index)``: ``char`` (a code point), ``set`` (``(ranges, negated)``),
+    ``assert`` (``"b"``/``"B"``) or ``opaque`` (a backreference or ``\\p{…}``: no exact translation).
+    """
+    c = p[i + 1]
+    j = i + 2
+    if c in "dDwWsS":
+        return "set", ({"d": _ES_DIGIT, "w": _ES_WORD, "s": _ES_SPACE}[c.lower()], c.isupper()), j
+    if c in "bB":
+        return ("char", 0x08, j) if in_class and c == "b" else ("assert", c, j)
+    if c in "pP":
+        return "opaque", None, p.index("}", j) + 1
+    if c == "k":
+        return "opaque", None, p.index(">", j) + 1
+    if c.isdigit():
+        if c == "0" and not p[j:j + 1].isdigit():
+            return "char", 0, j
+        while p[j:j + 1].isdigit():
+            j += 1
+        return "opaque", None, j
+    if c in _ES_CHAR_ESCAPES:
+        return "char", _ES_CHAR_ESCAPES[c], j
+    if c == "c":
+        return "char", ord(p[j]) % 32, j + 1
+    if c == "x":
+        return "char", int(p[j:j + 2], 16), j + 2
+    if c == "u":
+        if p[j] == "{":
+            end = p.index("}", j)
+            return "char", int(p[j + 1:end], 16), end + 1
+        cp = int(p[j:j + 4], 16)
+        j += 4
+        if 0xD800 <= cp <= 0xDBFF and p.startswith("\\u", j) and all(
+                ch in "0123456789abcdefABCDEF" for ch in p[j + 2:j + 6]) and len(p) >= j + 6:
+            low = int(p[j + 2:j + 6], 16)
+            if 0xDC00 <= low <= 0xDFFF:  # with u, an escaped surrogate pair is one code point
+                return "char", 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), j + 6
+        return "char", cp, j
+    return "char", ord(c), j  # identity escape: a syntax character, "/" or (in a class) "-"
+
+
+def _es_class(p: str, i: int) -> tuple[str | None, int]:
+    """Translate the class at ``p[i] == "["``: ``(regex-package syntax or None, next_index)``."""
+    j = i + 1
+    negated = p[j] == "^"
+    j += negated
+    ranges: list[tuple[int, int]] = []
+    negated_sets: list[Any] = []
+    exact = True
+
+    def atom(k: int) -> tuple[str, Any, int]:
+        return _es_escape(p, k, True) if p[k] == "\\" else ("char", ord(p[k]), k + 1)
+
+    while p[j] != "]":
+        kind, value, j = atom(j)
+        if kind == "char" and p[j] == "-" and p[j + 1] != "]":
+            kind2, value2, j2 = atom(j + 1)
+            if kind2 == "char":
+                ranges.append((value, value2))
+                j = j2
+                continue
+        if kind == "char":
+            ranges.append((value, value))
+        elif kind == "set":
+            (negated_sets.append(value[0]) if value[1] else ranges.extend(value[0]))
+        else:
+            exact = False
+    if not exact or any(lo <= 0xDFFF and hi >= 0xD800 for lo, hi in ranges):
+        return None, j + 1
+    alternatives = ([f"[{_es_ranges(ranges)}]"] if ranges else []) + [f"[^{_es_ranges(s)}]" for s in negated_sets]
+    if not alternatives:
+        return (_ES_ANY if negated else "(?!)"), j + 1
+    union = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+    if negated:
+        union = f"[^{_es_ranges(ranges)}]" if not negated_sets else f"(?:(?!{union}){_ES_ANY})"
+    return union, j + 1
+
+
+def _clamp_quantifier(q: str) -> str:
+    """``q`` with counts Python ``re`` accepts, variable stays variable (the skeleton is measured, never run)."""
+    if not q.startswith("{"):
+        return q
+    lo, comma, hi = q[1:-1].partition(",")
+    lo_n = min(int(lo), 65_534)
+    if not comma:
+        return "{%d}" % lo_n
+    if hi == "":
+        return "{%d,}" % lo_n
+    hi_n = max(min(int(hi), 65_535), lo_n + 1) if int(hi) > int(lo) else lo_n
+    return "{%d,%d}" % (lo_n, hi_n)
+
+
+def _es_scan(p: str) -> tuple[str, str | None]:
+    """``(skeleton, translation)`` of a pattern regress accepted with ``u``.
+
+    The skeleton is a Python ``re`` pattern with the same groups, alternations and quantifiers (every
+    atom ``a``, lookbehinds as lookaheads) for ``_regex_shape``; the translation is an equivalent
+    ``regex``-package pattern, or None when a construct has no exact rendering.
+    """
+    skel: list[str] = []
+    out: list[str] = []
+    exact = True
+    i, n = 0, len(p)
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            kind, value, i = _es_escape(p, i, False)
+            if kind == "assert":
+                skel.append("\\" + value)
+                out.append(_ES_WORD_BOUNDARY if value == "b" else _ES_NOT_WORD_BOUNDARY)
+                continue
+            skel.append("a")
+            if kind == "set":
+                out.append(("[^%s]" if value[1] else "[%s]") % _es_ranges(value[0]))
+            elif kind == "char" and not 0xD800 <= value <= 0xDFFF:
+                out.append(_es_ranges([(value, value)]))
+            else:
+                exact = False
+        elif c == "[":
+            translated, i = _es_class(p, i)
+            skel.append("a")
+            if translated is None:
+                exact = False
+            else:
+                out.append(translated)
+        elif c == "(":
+            for prefix, shape in (("(?:", "(?:"), ("(?=", "(?="), ("(?!", "(?!"), ("(?<=", "(?="), ("(?<!", "(?!")):
+                if p.startswith(prefix, i):
+                    skel.append(shape)
+                    out.append(prefix)
+                    i += len(prefix)
+                    break
+            else:
+                skel.append("(")
+                out.append("(")
+                i = p.index(">", i) + 1 if p.startswith("(?<", i) else i + 1
+        elif c in "*+?{":
+            end = p.index("}", i) + 1 if c == "{" else i + 1
+            lazy = "?" if p[end:end + 1] == "?" else ""
+            skel.append(_clamp_quantifier(p[i:end]) + lazy)
+            out.append(p[i:end] + lazy)
+            i = end + len(lazy)
+        else:
+            if c in "|)^$":
+                skel.append(c)
+                out.append({"^": r"\A", "$": r"\Z"}.get(c, c))
+            else:
+                skel.append("a")
+                out.append(_ES_DOT if c == "." else _es_ranges([(ord(c), ord(c))]))
+            i += 1
+    return "".join(skel), ("".join(out) if exact else None)
+
+
+@dataclass(frozen=True)
+class _EcmaProgram:
+    regex: Any  # regress.Regex
+    limit: float  # longest text regress may search (static estimate)
+    fallback: Any  # compiled regex-package translation (searched under a timeout), or None
+
+
+_ECMA_CACHE: dict[str, Any] = {}
+
+
+def _ecma_program(pattern: str) -> _EcmaProgram:
+    """The compiled ``pattern`` (``u`` flag); raises ``EcmaRegexError``, or ``RegexBudgetError`` for a
+    pattern regress cannot take (a lone surrogate)."""
+    cached = _ECMA_CACHE.get(pattern) if isinstance(pattern, str) else None
+    if cached is None:
+        cached = _compile_ecma(pattern)
+        if isinstance(pattern, str):
+            if len(_ECMA_CACHE) > 4096:
+                _ECMA_CACHE.clear()
+            _ECMA_CACHE[pattern] = cached
+    if isinstance(cached, Exception):
+        raise type(cached)(*cached.args)
+    return cached
+
+
+def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
+    import regress
+
+    if not isinstance(pattern, str):
+        return EcmaRegexError(f"pattern must be a string, not {type(pattern).__name__}")
+    if _SURROGATES.search(pattern):
+        return RegexBudgetError(f"pattern {pattern[:60]!r} holds a lone surrogate, which regress cannot run")
+    try:
+        compiled = regress.Regex(pattern, "u")
+    except regress.RegressError as exc:
+        return EcmaRegexError(f"Invalid regular expression: /{pattern[:200]}/u: {exc}")
+    v8 = _v8_syntax_error(pattern)
+    if v8 is not None:
+        return EcmaRegexError(f"Invalid regular expression: /{pattern[:200]}/u: {v8}")
+    try:
+        skeleton, translation = _es_scan(pattern)
+    except (ValueError, IndexError):  # pragma: no cover - a construct the scanner does not know
+        skeleton, translation = None, None
+    try:
+        limit = _limit_for_shape(*_regex_shape(skeleton)) if skeleton is not None else 0
+    except (re.error, RecursionError, OverflowError, ValueError, TypeError):
+        limit = 0
+    fallback = None
+    if translation is not None:
+        try:
+            import regex  # type: ignore[import-not-found]
+
+            fallback = regex.compile(translation, regex.V0)
+        except Exception:  # no regex package, or a translation it refuses (huge counts): no fallback
+            fallback = None
+    return _EcmaProgram(compiled, limit, fallback)
+
+
+def ecma_compile_error(pattern: str, unicode: bool = True) -> str | None:
+    """Why ``new RegExp(pattern, unicode ? "u" : "")`` throws in Node 20/22, or None when it compiles.
+
+    ``unicode=True`` is how Ajv compiles ``pattern``/``patternProperties``; ``unicode=False`` is how
+    ajv-formats checks ``format: "regex"``. A pattern holding a lone surrogate cannot be checked
+    (regress takes UTF-8) and gives None.
+    """
+    if unicode:
+        try:
+            _ecma_program(pattern)
+        except EcmaRegexError as exc:
+            return str(exc)
+        except RegexBudgetError:
+            return None
+        return None
+    import regress
+
+    if not isinstance(pattern, str):
+        return f"pattern must be a string, not {type(pattern).__name__}"
+    if _SURROGATES.search(pattern):
+        return None
+    try:
+        regress.Regex(pattern)
+    except regress.RegressError as exc:
+        return f"Invalid regular expression: /{pattern[:200]}/: {exc}"
+    v8 = _v8_syntax_error(pattern)
+    return None if v8 is None else f"Invalid regular expression: /{pattern[:200]}/: {v8}"
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """``new RegExp(pattern, "u").test(text)``, as Ajv runs ``pattern``, that cannot hang (ReDoS).
+
+    regress decides when the static estimate says the search is cheap (``len(text)`` within the
+    pattern's limit); a longer text is searched with the exact ``regex``-package translation under
+    ``REGEX_TIMEOUT_S``. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern Ajv cannot
+    compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
+    translation, a lone surrogate in the pattern or text): callers treat that as undecided.
+    """
+    program = _ecma_program(pattern)
+    if _SURROGATES.search(text):
+        raise RegexBudgetError(f"the string holds a lone surrogate, which regress cannot search for {pattern[:60]!r}")
+    if len(text) <= program.limit:
+        return program.regex.find(text) is not None
+    if program.fallback is not None:
+        try:
+            return program.fallback.search(text, timeout=REGEX_TIMEOUT_S) is not None
+        except TimeoutError:
+            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+    raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character "
+                           "string (no timeout-guarded equivalent)")
+
+
+def _python_found(pattern: str, text: str) -> bool:
+    return safe_search(pattern, text) is not None
