@@ -56,3 +56,10 @@ class RunTimeExceeded(SchemaAuditError):
     so this means a pathological input or machine, and the run stops instead of changing any finding."""
 
     exit_code = ExitCode.INTERNAL
+
+
+class WallClockGuard(BaseException):
+    """A last-resort wall-clock guard inside one step (a regex search) fired: the run stops with exit 4.
+
+    A ``BaseException`` so that no "undecided, go on" handler of the engine can turn it into a finding:
+    the findings never depend on seconds."""

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import typer
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.errors import ExitCode, SchemaAuditError
+from mcp_schema_audit.errors import ExitCode, SchemaAuditError, WallClockGuard
 
 app = typer.Typer(
     name="schema-audit",
@@ -90,6 +90,10 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _err("interrupted")
             raise typer.Exit(130) from None
+        except WallClockGuard as exc:
+            _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
+                 "overloaded machine)")
+            raise typer.Exit(int(ExitCode.INTERNAL)) from None
         except Exception as exc:  # a bug: never a traceback unless asked for
             if os.environ.get("SCHEMA_AUDIT_DEBUG"):
                 raise

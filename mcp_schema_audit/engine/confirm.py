@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, pointer
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
@@ -153,7 +154,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
             problems.append(f"{profile}: {exc}")
             continue
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
                 raise
             problems.append(f"{profile}: the validator failed ({type(exc).__name__})")
             continue

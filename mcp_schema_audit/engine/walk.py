@@ -23,6 +23,7 @@ from mcp_schema_audit.engine.applicators import ApplicatorMixin
 from mcp_schema_audit.engine.arrays import ArraysMixin
 from mcp_schema_audit.engine.confirm import same_reason
 from mcp_schema_audit.engine.identity import Identity
+from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon, short
 from mcp_schema_audit.engine.nodes import Node, union_branches
 from mcp_schema_audit.engine.normalize import Normalizer
@@ -100,7 +101,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
             return None
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
                 raise
             return None
 
@@ -115,7 +116,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         except Exception:
             return 0
         except BaseException as exc:  # pragma: no cover - a Rust panic in the regex engine
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
                 raise
             return 0
         if not errors:

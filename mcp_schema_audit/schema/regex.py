@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 # ---- regular expressions from strangers ---------------------------------------------------------
-#: Seconds one ``pattern`` search may take when the ``regex`` package (which has timeouts) is installed.
-REGEX_TIMEOUT_S = 0.05
-
-
-#: Without ``regex``: backtracking steps a search is allowed by the static estimate (see ``safe_search``).
+#: Backtracking steps a search without a timeout (Python ``re``, regress) may take by the static estimate.
 REGEX_STEP_BUDGET = 200_000
+#: Backtracking steps a search by the ``regex`` package may take by the static estimate; a longer text is
+#: refused (undecided) whatever the machine: the decision counts work, never seconds.
+REGEX_GUARDED_BUDGET = 100_000_000
+#: Last-resort wall-clock guard of one ``regex``-package search (far above what the step budget allows on any
+#: machine): when it fires the run stops (``WallClockGuard``, exit 4) instead of deciding anything by time.
+REGEX_TIMEOUT_S = 10.0
 
 
 class RegexBudgetError(ValueError):
@@ -77,29 +79,42 @@ def _regex_shape(pattern: str) -> tuple[int, int, int]:
     return depth, alts, count
 
 
-def _max_safe_length(pattern: str) -> float:
-    """Longest text a Python ``re`` search of ``pattern`` may take within ``REGEX_STEP_BUDGET`` steps."""
-    return _limit_for_shape(*_regex_shape(pattern))
+def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
+    """Longest text a search of ``pattern`` may take within ``budget`` steps (static estimate)."""
+    return _limit_for_shape(*_regex_shape(pattern), budget=budget)
 
 
-def _limit_for_shape(depth: int, alts: int, variable: int) -> float:
-    """Longest text searched within ``REGEX_STEP_BUDGET`` steps by a pattern of this ``_regex_shape``."""
+def _limit_for_shape(depth: int, alts: int, variable: int, budget: int = REGEX_STEP_BUDGET) -> float:
+    """Longest text searched within ``budget`` steps by a pattern of this ``_regex_shape``."""
     if depth > 1 or (alts > 1 and variable):
         base = max(2, alts) ** max(1, depth - 1)
-        return max(1, int(math.log(REGEX_STEP_BUDGET) / math.log(base)))
+        return max(1, int(math.log(budget) / math.log(base)))
     if variable:
-        return int(REGEX_STEP_BUDGET ** (1 / (variable + 1))) * 4
+        return int(budget ** (1 / (variable + 1))) * 4
     return math.inf
+
+
+def _guarded(search: Any, pattern: str, text: str) -> Any:
+    """Run a ``regex``-package search under the last-resort guard (``REGEX_TIMEOUT_S``)."""
+    try:
+        return search(text, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        from mcp_schema_audit.errors import WallClockGuard
+
+        raise WallClockGuard(f"a pattern search ran longer than {REGEX_TIMEOUT_S:g} s ({pattern[:60]!r} on a "
+                             f"{len(text)}-character string), beyond the step budget's estimate") from None
 
 
 def safe_search(pattern: str, text: str) -> Any:
     """``re.search(pattern, text)`` that cannot hang on a hostile pattern (ReDoS); a match object or ``None``.
 
-    With the ``regex`` package installed the search runs under a ``REGEX_TIMEOUT_S`` timeout;
-    without it, a static estimate of the backtracking (nested or alternated repeats, number of
-    variable repeats) bounds the string length searched. Raises ``re.error`` for an invalid
-    pattern (as ``re`` would) and ``RegexBudgetError`` (a ``ValueError``) when the search is
-    refused or stopped: callers treat that as "undecided", never as a match or a mismatch.
+    A static estimate of the backtracking (nested or alternated repeats, number of variable repeats)
+    decides, deterministically: a text within ``REGEX_STEP_BUDGET`` steps is searched with ``re``; one
+    within ``REGEX_GUARDED_BUDGET`` steps with the ``regex`` package (under the last-resort guard
+    ``REGEX_TIMEOUT_S``, which stops the run with ``WallClockGuard`` if it ever fires); a longer one is
+    refused. Raises ``re.error`` for an invalid pattern (as ``re`` would) and ``RegexBudgetError`` (a
+    ``ValueError``) when the search is refused: callers treat that as "undecided", never as a match or a
+    mismatch.
     """
     limit = _max_safe_length(pattern)
     if len(text) <= min(limit, 16):
@@ -108,15 +123,13 @@ def safe_search(pattern: str, text: str) -> Any:
         import regex  # type: ignore[import-not-found]
     except ImportError:
         regex = None
-    if regex is not None:
+    if regex is not None and len(text) <= _max_safe_length(pattern, REGEX_GUARDED_BUDGET):
         try:
-            found = regex.search(pattern, text, timeout=REGEX_TIMEOUT_S)
-        except TimeoutError:
-            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+            compiled = regex.compile(pattern)
         except regex.error:
-            found = None  # accepted by re, not by regex: fall through to the static estimate
+            pass  # accepted by re, not by regex: the static estimate decides below
         else:
-            return found
+            return _guarded(compiled.search, pattern, text)
     if len(text) > limit:
         raise RegexBudgetError(
             f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
@@ -360,8 +373,9 @@ def _es_scan(p: str) -> tuple[str, str | None]:
 @dataclass(frozen=True)
 class _EcmaProgram:
     regex: Any  # regress.Regex
-    limit: float  # longest text regress may search (static estimate)
-    fallback: Any  # compiled regex-package translation (searched under a timeout), or None
+    limit: float  # longest text regress may search (static estimate, ``REGEX_STEP_BUDGET``)
+    fallback: Any  # compiled regex-package translation (searched under the last-resort guard), or None
+    fallback_limit: float = 0  # longest text the translation may search (``REGEX_GUARDED_BUDGET``)
 
 
 _ECMA_CACHE: dict[str, Any] = {}
@@ -401,9 +415,11 @@ def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
     except (ValueError, IndexError):  # pragma: no cover - a construct the scanner does not know
         skeleton, translation = None, None
     try:
-        limit = _limit_for_shape(*_regex_shape(skeleton)) if skeleton is not None else 0
+        shape = _regex_shape(skeleton) if skeleton is not None else None
+        limit = _limit_for_shape(*shape) if shape is not None else 0
+        fallback_limit = _limit_for_shape(*shape, budget=REGEX_GUARDED_BUDGET) if shape is not None else 0
     except (re.error, RecursionError, OverflowError, ValueError, TypeError):
-        limit = 0
+        limit = fallback_limit = 0
     fallback = None
     if translation is not None:
         try:
@@ -412,7 +428,7 @@ def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
             fallback = regex.compile(translation, regex.V0)
         except Exception:  # no regex package, or a translation it refuses (huge counts): no fallback
             fallback = None
-    return _EcmaProgram(compiled, limit, fallback)
+    return _EcmaProgram(compiled, limit, fallback, fallback_limit)
 
 
 def ecma_compile_error(pattern: str, unicode: bool = True) -> str | None:
@@ -448,8 +464,9 @@ def ecma_search(pattern: str, text: str) -> bool:
     """``new RegExp(pattern, "u").test(text)``, as Ajv runs ``pattern``, that cannot hang (ReDoS).
 
     regress decides when the static estimate says the search is cheap (``len(text)`` within the
-    pattern's limit); a longer text is searched with the exact ``regex``-package translation under
-    ``REGEX_TIMEOUT_S``. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern Ajv cannot
+    pattern's ``REGEX_STEP_BUDGET`` limit); a longer text within the ``REGEX_GUARDED_BUDGET`` limit is
+    searched with the exact ``regex``-package translation (under the last-resort guard); a longer one is
+    refused. The decision counts work, never seconds. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern Ajv cannot
     compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
     translation, a lone surrogate in the pattern or text): callers treat that as undecided.
     """
@@ -458,13 +475,10 @@ def ecma_search(pattern: str, text: str) -> bool:
         raise RegexBudgetError(f"the string holds a lone surrogate, which regress cannot search for {pattern[:60]!r}")
     if len(text) <= program.limit:
         return program.regex.find(text) is not None
-    if program.fallback is not None:
-        try:
-            return program.fallback.search(text, timeout=REGEX_TIMEOUT_S) is not None
-        except TimeoutError:
-            raise RegexBudgetError(f"pattern {pattern[:60]!r} takes too long on a {len(text)}-character string") from None
+    if program.fallback is not None and len(text) <= program.fallback_limit:
+        return _guarded(program.fallback.search, pattern, text) is not None
     raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character "
-                           "string (no timeout-guarded equivalent)")
+                           "string")
 
 
 def _python_found(pattern: str, text: str) -> bool:
