@@ -26,14 +26,15 @@ class RegexBudgetError(ValueError):
 
 
 @functools.lru_cache(maxsize=1024)
-def _regex_shape(pattern: str) -> tuple[int, int, int]:
-    """``(nesting, alternatives, variable_repeats)`` of ``pattern``; raises ``re.error`` when invalid.
+def _regex_shape(pattern: str) -> tuple[int, int, int, bool]:
+    """``(nesting, alternatives, variable_repeats, anchored)`` of ``pattern``; raises ``re.error`` when invalid.
 
     ``nesting`` is the deepest nesting of variable repeats (``(a+)+`` → 2), ``alternatives`` the
     largest alternation inside a repeat (``(a|ab)+`` → 2), ``variable_repeats`` how many repeats
     have a variable count (times the count of fixed repeats around them: ``(.*a){12}`` → 12). A
     search costs about ``max(2, alternatives) ** len(text)`` steps when
-    ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise.
+    ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise, one power less when the
+    pattern is ``anchored`` at the start (``^``: one start position is tried, not every one).
     """
     re.compile(pattern)  # the error a host would raise, first
     try:
@@ -75,8 +76,11 @@ def _regex_shape(pattern: str) -> tuple[int, int, int]:
                         depth, alts = max(depth, d), max(alts, a)
         return depth, alts
 
-    depth, alts = walk(parser.parse(pattern), False)
-    return depth, alts, count
+    parsed = parser.parse(pattern)
+    depth, alts = walk(parsed, False)
+    multiline = bool(getattr(getattr(parsed, "state", None), "flags", 0) & re.MULTILINE)
+    anchored = bool(len(parsed)) and parsed[0] == (c.AT, c.AT_BEGINNING) and not multiline
+    return depth, alts, count, anchored
 
 
 def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
@@ -84,13 +88,14 @@ def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
     return _limit_for_shape(*_regex_shape(pattern), budget=budget)
 
 
-def _limit_for_shape(depth: int, alts: int, variable: int, budget: int = REGEX_STEP_BUDGET) -> float:
+def _limit_for_shape(depth: int, alts: int, variable: int, anchored: bool = False,
+                     budget: int = REGEX_STEP_BUDGET) -> float:
     """Longest text searched within ``budget`` steps by a pattern of this ``_regex_shape``."""
     if depth > 1 or (alts > 1 and variable):
         base = max(2, alts) ** max(1, depth - 1)
         return max(1, int(math.log(budget) / math.log(base)))
     if variable:
-        return int(budget ** (1 / (variable + 1))) * 4
+        return int(budget ** (1 / (variable + (0 if anchored else 1)))) * 4
     return math.inf
 
 
