@@ -29,3 +29,17 @@ def resolves(schema: Any, ptr: str) -> bool:
         else:
             return False
     return True
+
+
+def value_at(schema: Any, ptr: str) -> Any:
+    """The value JSON Pointer ``ptr`` names in ``schema`` (no ``$ref`` following); ``KeyError`` when none."""
+    node = schema
+    for raw in ptr.split("/")[1:] if ptr else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise KeyError(ptr)
+    return node

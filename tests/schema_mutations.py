@@ -112,9 +112,12 @@ FEATURE_RATES = {
     "not": 20,            # string / integer: not {const|enum}
     "not_null": 12,       # any: not {type: null}
     "oas": 50,            # typed node: OpenAPI nullable: true (Ajv-only)
+    "open_enum": 4,       # enum: open (a plain-type fallback branch beside it: every value of the type)
+    "variants": 8,        # nested object → anyOf of two open object variants, the second a superset
 }
 #: renderer spellings that can be turned off (see the module docstring)
-SPELLINGS = ("double_not", "nullable_spelling", "tuple_tail", "deps_if", "deps_required")
+SPELLINGS = ("double_not", "nullable_spelling", "tuple_tail", "deps_if", "deps_required", "union_sibling",
+             "open_enum_union")
 DISABLED = frozenset(x.strip() for x in os.environ.get("SCHEMA_AUDIT_PBT_DISABLE", "").split(",") if x.strip())
 
 
@@ -198,6 +201,8 @@ def _leaf_model(draw: Any, kind: str | None = None) -> dict[str, Any]:
     elif kind == "enum":
         values = draw(_ENUM_VALUES)
         m = {"k": "enum", "values": values, "typed": draw(st.booleans()), "nullable": nullable}
+        if _features(draw, "open_enum")["open_enum"]:
+            m["open"] = True  # an open enum: the listed values and every other value of their type
     else:
         m = {"k": "any"}
         if _features(draw, "not_null")["not_null"]:
@@ -276,6 +281,10 @@ def _draw_dep(draw: Any, key: str, names: list[str]) -> dict[str, Any]:
 
 @st.composite
 def _object_model(draw: Any, depth: int, root: bool = False) -> dict[str, Any]:
+    if not root and _features(draw, "variants")["variants"]:
+        base = {n: draw(leaf_model()) for n in draw(_names(False))}
+        extra = {n: draw(leaf_model()) for n in draw(_names(False)) if n not in base}
+        return {"k": "variants", "base": base, "extra": extra, "nullable": draw(_rare())}
     names = draw(_names(root))
     props = {n: draw(node_model(depth + 1)) for n in names}
     required = [n for n in names if draw(st.booleans())]
@@ -466,6 +475,19 @@ class _Renderer:
             if m.get("not_null"):
                 return {"not": self.value_test(rnd, [None])}
             return True if rnd.random() < 0.5 else {}
+        if k == "enum" and m.get("open"):
+            # an open enum: its values plus every other value of the type (≡ the plain type)
+            typ = "string" if isinstance(m["values"][0], str) else "integer"
+            if not self.spelling(rnd, "open_enum_union", 0.7):
+                return {"type": typ}
+            listed = {"type": typ, "enum": self.shuffled(rnd, m["values"])}
+            return {"anyOf": self.shuffled(rnd, [listed, {"type": typ}])}
+        if k == "variants":
+            # an anyOf of two open object variants (often behind $ref), the second a superset of the first
+            short = {n: self.node(m["base"][n], f"{path}/{n}") for n in self.shuffled(rnd, list(m["base"]))}
+            long = {**short, **{n: self.node(m["extra"][n], f"{path}/+{n}") for n in self.shuffled(rnd, list(m["extra"]))}}
+            branches = [self.maybe_ref(rnd, {"type": "object", "properties": props}, 0.6) for props in (short, long)]
+            return {"anyOf": self.shuffled(rnd, branches)}
         if k == "enum":
             vals = self.shuffled(rnd, m["values"])
             out: dict[str, Any] = {}
@@ -541,7 +563,7 @@ class _Renderer:
         rnd = self.rng(path)
         base = self.base(m, rnd, path)
         if m.get("nullable"):
-            if m["k"] == "enum" and rnd.random() < 0.4:
+            if m["k"] == "enum" and not m.get("open") and rnd.random() < 0.4:
                 # the type-list spelling of a nullable enum: null joins the enum (and the type, if any)
                 values = base["enum"] if "enum" in base else [base["const"]]
                 spelled: Any = {k: v for k, v in base.items() if k not in ("enum", "const")}
@@ -559,8 +581,20 @@ class _Renderer:
                 spelled = {"anyOf": self.shuffled(rnd, [inner, {"type": "null"}])}
         else:
             spelled = base
+        if (isinstance(spelled, dict) and isinstance(spelled.get("type"), str) and "nullable" not in spelled
+                and "anyOf" not in spelled and self.spelling(rnd, "union_sibling", 0.04)):
+            # the type beside a nullable union excludes its null branch (≡ the plain node, for every reader):
+            # keywords beside a union apply to every branch
+            spelled = {"type": spelled["type"], "anyOf": self.shuffled(rnd, [spelled, {"type": "null"}])}
+        elif (isinstance(spelled, dict) and isinstance(spelled.get("anyOf"), list) and {"type": "null"} in spelled["anyOf"]
+              and len(spelled) == 1 and self.spelling(rnd, "union_sibling", 0.1)):
+            # a nullable union with a sibling type list that repeats what the branches allow
+            types = sorted({b.get("type") for b in spelled["anyOf"] if isinstance(b, dict)
+                            and isinstance(b.get("type"), str)})
+            if len(types) == len(spelled["anyOf"]):
+                spelled = {"type": types, **spelled}
         if (isinstance(spelled, dict) and "nullable" not in spelled and isinstance(spelled.get("type"), (str, list))
-                and self.spelling(rnd, "nullable_spelling", 0.005)):
+                and "anyOf" not in spelled and self.spelling(rnd, "nullable_spelling", 0.005)):
             # OpenAPI nullable that changes nothing for any reader: false beside a type without
             # "null", true beside a type that lists it (Ajv refuses "nullable: false" there)
             t = spelled["type"]
@@ -597,6 +631,9 @@ def _nodes(m: dict[str, Any], depth: int = 0, out: list[tuple[dict[str, Any], in
             _nodes(child, depth + 1, out)
     elif m["k"] == "map":
         _nodes(m["values"], depth + 1, out)
+    elif m["k"] == "variants":
+        for child in (*m["base"].values(), *m["extra"].values()):
+            _nodes(child, depth + 1, out)
     return out
 
 
@@ -608,20 +645,23 @@ def _ops(m: dict[str, Any], depth: int) -> list[str]:
         if len(m["props"]) > 1:
             ops.append("remove_prop")
     elif k == "string":
-        ops += ["minLength", "maxLength", "to_enum"]
+        ops += ["minLength", "maxLength", "to_enum", "both_bounds", "to_const"]
     elif k in ("integer", "number"):
-        ops += ["minimum", "maximum", "int_number"]
+        ops += ["minimum", "maximum", "int_number", "both_bounds", "int_number_bounds"]
     elif k == "enum":
         ops += ["enum_add", "enum_drop"] + (["enum_remove"] if len(m["values"]) > 1 else [])
+        ops += ["enum_close"] if m.get("open") else []
     elif k == "array":
-        ops += ["minItems", "maxItems"]
+        ops += ["minItems", "maxItems", "both_bounds"]
+    elif k == "variants":
+        ops += ["variant_add", "variant_retype", "variant_merge"]
     elif k == "tuple":  # (Hypothesis favours the first and last index: slots change most often)
         ops = ["add_slot"] + ops + ["toggle_rest", "tuple_minItems"] + (["remove_slot"] if len(m["slots"]) > 1 else [])
     elif k == "union":
         ops += ["union_add"] if len(m["types"]) < len(SCALARS) else []
         ops += ["union_remove"]
     if k == "any":
-        ops = [o for o in ops if o != "toggle_nullable"]
+        ops = [o for o in ops if o != "toggle_nullable"] + ["to_const"]
     if _kw_ops(m, depth):
         ops.append("kw")  # one slot for every newer-keyword operation: the old mix stays as it was
     return ops
@@ -843,6 +883,32 @@ def mutate(draw: Any, model: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
                 m.update({"k": m["types"][0], "minLength": None, "maxLength": None, "minimum": None,
                           "maximum": None})
                 del m["types"]
+        elif op == "both_bounds":
+            pair = {"string": ("minLength", "maxLength", 0, 12), "array": ("minItems", "maxItems", 0, 5)}.get(
+                m["k"], ("minimum", "maximum", -5, 100))
+            lo, hi = sorted((_pick(draw, range(pair[2], pair[3] + 1)), _pick(draw, range(pair[2], pair[3] + 1))))
+            m[pair[0]], m[pair[1]] = lo, hi
+        elif op == "int_number_bounds":
+            m["k"] = "number" if m["k"] == "integer" else "integer"
+            lo, hi = sorted((_pick(draw, range(-5, 11)), _pick(draw, range(-5, 101))))
+            m["minimum"], m["maximum"] = lo, hi
+        elif op == "to_const":
+            value = _pick(draw, STR_VALUES)
+            m.clear()
+            m.update({"k": "enum", "values": [value], "typed": False, "nullable": False})
+        elif op == "enum_close":
+            del m["open"]
+        elif op == "variant_add":
+            free = [n for n in NAMES if n not in m["base"] and n not in m["extra"]]
+            if free:
+                m["extra"][_pick(draw, free)] = draw(leaf_model())
+        elif op == "variant_retype":
+            pool = sorted(m["base"]) + sorted(m["extra"])
+            name = _pick(draw, pool)
+            where = m["base"] if name in m["base"] else m["extra"]
+            where[name] = draw(leaf_model(_pick(draw, [k for k in LEAF_KINDS if k != where[name]["k"]])))
+        elif op == "variant_merge":
+            m["extra"] = {}
         elif op == "enum_add":
             pool = STR_VALUES if isinstance(m["values"][0], str) else INT_VALUES
             free = [v for v in pool if v not in m["values"]]

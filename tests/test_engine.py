@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from jsonschema import validators
 from referencing import Registry
@@ -316,3 +318,21 @@ def test_union_branches_match_their_own_type_first() -> None:
     for direction in ("input", "output"):
         assert [f.rule for f in compare_schemas(listed, union, direction)] == ["schema-rewritten"], direction
         assert [f.rule for f in compare_schemas(union, listed, direction)] == ["schema-rewritten"], direction
+
+
+def test_write_hints_mean_nothing_on_a_read_only_tool() -> None:
+    """MCP ToolAnnotations: destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false".
+    Dropping them from a tool that stays read-only is no finding; flipping them on a writing tool still is."""
+    def snap(source: str, **annotations: Any) -> Any:
+        return snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({}), "annotations": annotations}]},
+                                  source=source)
+
+    kept = diff_snapshots(snap("old", readOnlyHint=True, destructiveHint=False, idempotentHint=True),
+                          snap("new", readOnlyHint=True))
+    assert kept == []
+    riskier = diff_snapshots(snap("old", readOnlyHint=False, destructiveHint=False),
+                             snap("new", readOnlyHint=False, destructiveHint=True))
+    assert [(f.rule, f.pointer, f.severity) for f in riskier] == [
+        ("tool-annotation-riskier", "/annotations/destructiveHint", "warning")]
+    flipped = diff_snapshots(snap("old", readOnlyHint=True), snap("new", readOnlyHint=False, destructiveHint=True))
+    assert [(f.rule, f.pointer) for f in flipped] == [("tool-annotation-riskier", "/annotations/readOnlyHint")]

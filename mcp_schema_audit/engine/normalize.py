@@ -227,7 +227,7 @@ class Normalizer:
             alts = out
         done = []
         for alt in alts:
-            alt = self._finish(alt) if alt is not None else Node({}, at)
+            alt = self._finish(alt, merged=True) if alt is not None else Node({}, at)
             if alt is False:
                 continue
             u = union_branches(alt)
@@ -452,9 +452,10 @@ class Normalizer:
         return syn
 
     # -- settling one plain node ----------------------------------------------------------------------
-    def _finish(self, node: Node) -> Any:
+    def _finish(self, node: Node, merged: bool = False) -> Any:
         """Drop no-ops, fold ``enum``/``const`` with their type, make integer bounds inclusive, set the
-        interoperability bounds aside, split a ``type`` list into branches. Idempotent."""
+        interoperability bounds aside, split a ``type`` list into branches. Idempotent. ``merged``: the node
+        is an intersection of several schema objects (a value set they leave empty accepts nothing)."""
         if union_branches(node) is not None:
             return node
         for kw in _OPEN_WHEN_TRUE:
@@ -482,7 +483,7 @@ class Normalizer:
         values = node.get("enum") if isinstance(node.get("enum"), list) else (
             [node["const"]] if "const" in node else None)
         if values is not None:
-            return self._fold_values(node, values, types)
+            return self._fold_values(node, values, types, merged)
         if types is not None:
             allowed = set().union(*(KEYWORDS_OF_TYPE.get(t, frozenset()) for t in types))
             for kw in [k for k in node if k in TYPED_KEYWORDS and k not in allowed]:
@@ -497,7 +498,7 @@ class Normalizer:
             self._bounds(node, integer=False)
         return node
 
-    def _fold_values(self, node: Node, values: list[Any], types: list[str] | None) -> Any:
+    def _fold_values(self, node: Node, values: list[Any], types: list[str] | None, merged: bool = False) -> Any:
         """An ``enum``/``const`` node: only the values its ``type`` and sibling keywords accept; the value set
         then stands for the whole node."""
         kw = "const" if "const" in node else "enum"
@@ -514,7 +515,9 @@ class Normalizer:
             except Exception:  # an uncompilable or hostile sibling decides nothing: values kept
                 pass
         if not values:
-            return node  # a value set its own type contradicts: the walk reports what it accepts (nothing)
+            # an intersection that leaves no value accepts nothing; a value set its own type contradicts in one
+            # schema object stays as written, for the walk to report (it accepts nothing either)
+            return False if merged else node
         out = Node({kw: values[0] if kw == "const" else values}, node.at, {kw: node.where([kw])})
         if any(k in canon(rest) for k in _HOST_SENSITIVE):
             # Python filtered the values; hosts reading these keywords differently (ECMAScript regexes,

@@ -135,7 +135,10 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
                         b = {}
                     if not isinstance(b, dict):
                         continue
-                    return sample({**base, **b}, doc, depth + 1)
+                    merged = _beside(base, b)
+                    if merged is None:
+                        continue  # the keywords beside the union exclude this branch
+                    return sample(merged, doc, depth + 1)
                 except (NoSample, RefError):
                     continue
             raise NoSample(f"no {kw} branch can be sampled")
@@ -144,6 +147,30 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
         return None
     non_null = [t for t in types if t != "null"]
     return _sample_type(node, non_null[0] if non_null else "null", doc, depth)
+
+
+def _safe_valid(check: Any, value: Any) -> bool:
+    try:
+        return bool(check.is_valid(value))
+    except Exception:
+        return False
+
+
+def _beside(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
+    """A union branch with the keywords beside the union, both in force (``type`` and ``enum`` intersected,
+    the branch's value for other keywords); None when they exclude each other."""
+    merged = {**base, **branch}
+    tb, tr = type_set(base), type_set(branch)
+    if tb is not None and tr is not None:
+        both = [t for t in ("object", "string", "integer", "number", "boolean", "array", "null")
+                if (t in tb or (t == "integer" and "number" in tb)) and (t in tr or (t == "integer" and "number" in tr))]
+        if not both:
+            return None
+        merged["type"] = both if len(both) > 1 else both[0]
+    for kw in ("enum", "const"):
+        if kw in base and kw not in branch:
+            merged[kw] = base[kw]
+    return merged
 
 
 def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
@@ -197,8 +224,21 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
             out.append(sample(items if not isinstance(items, list) else True, doc, depth + 1))
         need = node.get("minContains", 1)
         need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
-        if "contains" in node and need and not out:
-            out.extend([sample(node["contains"], doc, depth + 1)] * need)
+        if "contains" in node and need:
+            try:
+                matches = doc.validator().evolve(schema=node["contains"])
+                have = sum(1 for x in out if matches.is_valid(x))
+            except Exception:  # an uncompilable contains: the sample is a best effort
+                have = 0
+            if have < need:
+                item = sample(node["contains"], doc, depth + 1)
+                hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
+                keep = [x for x in out if _safe_valid(matches, x)] if have else []
+                out = keep + [item] * (need - len(keep))
+                if hi is not None and len(out) < lo:
+                    out += [item] * (lo - len(out))
+                if hi is not None:
+                    out = out[:max(hi, 0)]
         return out
     # object
     obj: dict[str, Any] = {}

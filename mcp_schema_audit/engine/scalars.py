@@ -180,9 +180,10 @@ class ScalarsMixin:
                 continue
             if listed:
                 # V lists the value (or lists none) but its other keywords reject it: a tightened constraint
-                out.append(Issue("looser-p", [kw_p], [], p.get(kw_p), None,
-                                 f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema", x,
-                                 delta={"value": x}))
+                why = self._rejecting_keyword(v, x)
+                out.append(Issue("looser-p", [kw_p], [why] if why else [], p.get(kw_p), v.get(why) if why else None,
+                                 f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema"
+                                 + (f"'s {why}" if why else ""), x, delta={"value": x}))
                 continue
             kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
             detail = (f"the {{V}} schema accepts no value here, the {{P}} schema allows {short(x)}" if not vv
@@ -204,6 +205,15 @@ class ScalarsMixin:
             out.append(Issue("enum-only-p", [kw_p], [], p.get(kw_p), None,
                              f"the {{P}} schema restricts values to {short(pv)}, the {{V}} schema does not"))
         return out
+
+    def _rejecting_keyword(self, v: dict[str, Any], value: Any) -> str | None:
+        """The keyword of V's node (python-sdk reading) that rejects ``value``, when it is one of the node's own."""
+        try:
+            errors = list(self._validator(self.v_doc, v, "python-sdk").iter_errors(value))  # type: ignore[attr-defined]
+        except Exception:
+            return None
+        kws = [str(e.validator) for e in errors if not list(e.relative_path) and str(e.validator) in v]
+        return kws[0] if kws else None
 
     def _enum_only_v(self, p: dict[str, Any], v: dict[str, Any], vv: list[Any], kw_v: str) -> list[Issue]:
         """V lists values, P does not: P's values outside V's list are rejected (one finding, one witness)."""

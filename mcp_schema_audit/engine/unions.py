@@ -19,7 +19,7 @@ from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
-from mcp_schema_audit.schema import type_set
+from mcp_schema_audit.schema import json_type, type_set
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
 
@@ -107,10 +107,21 @@ class UnionsMixin:
             matched_v.update(hits)
             open_hits = open_hits or any(self._values(bv[vi]) is None for vi in hits)  # type: ignore[attr-defined]
             if not hits and self._valid(self.v_doc, v_node, x) is False:  # type: ignore[attr-defined]
-                out.append(Issue("type-extra-p" if kw == "type" else "enum-extra-p", p_path, v_path, pb.get(kw),
-                                 bv[0].get(v_kw) if v_kw else None,
+                # a value of a JSON type no V branch takes is a type change, whatever P spells it with
+                v_types = [type_set(b) for b in bv]
+                same_type = [b for b, ts in zip(bv, v_types) if ts is None or json_type(x) in ts or (
+                    json_type(x) == "integer" and "number" in ts)]
+                typed = kw == "type" or not same_type
+                listed = any("enum" in b or "const" in b for b in bv)
+                if typed or listed or len(same_type) != 1:
+                    kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
+                else:  # the one V branch of its type rejects it for another keyword (a bound, a pattern)
+                    why = self._rejecting_keyword(same_type[0], x)  # type: ignore[attr-defined]
+                    kind, here = "looser-p", list(same_type[0].where([why] if why else []))
+                out.append(Issue(kind, p_path, here, pb.get(kw), bv[0].get(v_kw) if v_kw else None,
                                  f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
-                                 x, p_abs=True, v_abs=bool(v_path), delta={"value": x}))
+                                 x, p_abs=True, v_abs=bool(here),
+                                 delta={"type": json_type(x)} if typed and kw != "type" else {"value": x}))
         if open_hits and kw != "type":
             # as for a single branch: a closed value set where the V side accepts any value of the type
             out.append(Issue("enum-only-p", p_path, [], pb.get(kw), None,

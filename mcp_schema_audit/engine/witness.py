@@ -86,11 +86,17 @@ class WitnessMixin:
             arr[index] = child
             if "contains" not in p or index < len(p_pre) or self._valid(self.p_doc, p, arr) is not False:
                 return arr
-            # P's contains may have been met by the item the child replaced: keep one such item after it
+            # P's contains may have been met by the item the child replaced: add such items after it, as many
+            # as P's minContains asks for
             kept = self._common({"allOf": [p_items, p["contains"]]}, v_items)
+            need = p.get("minContains", 1)
+            need = need if isinstance(need, int) and not isinstance(need, bool) and 0 < need <= 100 else 1
             for extra in (replaced, kept):
-                if extra is not NO_WITNESS and self._valid(self.p_doc, p, arr + [extra]):
-                    return arr + [extra]
+                if extra is NO_WITNESS:
+                    continue
+                for n in range(1, need + 1):
+                    if self._valid(self.p_doc, p, arr + [extra] * n):
+                        return arr + [extra] * n
             return arr
         return wrap
 

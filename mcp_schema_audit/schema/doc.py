@@ -237,6 +237,9 @@ class SchemaDoc:
             raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
         if len(errs) > 1:
             best = jexc.best_match(errs)
-            errs.remove(best)
-            errs.insert(0, best)
+            # best_match may pick an error inside a union's branches: the top-level error holding it goes first
+            while best is not None and not any(best is e for e in errs):
+                best = best.parent
+            if best is not None:
+                errs = [best, *(e for e in errs if e is not best)]
         return errs
