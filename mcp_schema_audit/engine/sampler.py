@@ -231,7 +231,11 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
             except Exception:  # an uncompilable contains: the sample is a best effort
                 have = 0
             if have < need:
-                item = sample(node["contains"], doc, depth + 1)
+                try:  # an item of the array's own items schema that also matches contains
+                    item = sample({"allOf": [items if isinstance(items, dict) else {}, node["contains"]]}, doc,
+                                  depth + 1)
+                except NoSample:
+                    item = sample(node["contains"], doc, depth + 1)
                 hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
                 keep = [x for x in out if _safe_valid(matches, x)] if have else []
                 out = keep + [item] * (need - len(keep))

@@ -154,6 +154,8 @@ class ScalarsMixin:
         if not any(k in node for node in (p, v) for k in ("enum", "const")):
             return None
         pv, vv = self._values(p), self._values(v)
+        if pv is None and vv is None:
+            return None  # a malformed enum (not an array): the type and other keywords decide
         out: list[Issue] = []
         kw_p = "const" if "const" in p else "enum" if "enum" in p else "type"
         kw_v = "const" if "const" in v else "enum" if "enum" in v else "type"
