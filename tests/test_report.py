@@ -348,12 +348,12 @@ def test_github_one_line_per_finding_plus_summary():
     assert sum(line.startswith("::notice ") for line in lines) == 2  # the info finding and the summary
     assert re.match(r"::error file=fixtures/seed/0\.2\.6\.json,line=[1-9][0-9]*,title=schema-audit breaking%3A ",
                     lines[0])
-    assert lines[-1].startswith("::notice title=schema-audit::") and "gate FAILED" in lines[-1]
+    assert lines[-1].startswith("::notice title=schema-audit diff::") and "gate FAILED" in lines[-1]
 
 
 def test_github_empty_diff_still_says_something():
     lines = render_github(empty_report()).splitlines()
-    assert len(lines) == 1 and lines[0].startswith("::notice title=schema-audit::") and "gate passed" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("::notice title=schema-audit diff::") and "gate passed" in lines[0]
 
 
 def test_github_escaping():
@@ -378,7 +378,7 @@ def _tags(html: str) -> set[str]:
 def test_markdown_structure():
     md = render_markdown(seed_report())
     first = md.splitlines()[0]
-    assert first.startswith("### ❌ schema-audit: 13 breaking, 0 warning, 1 info") and "gate failed" in first
+    assert first.startswith("### ❌ schema-audit diff: 13 breaking, 0 warning, 1 info") and "gate failed" in first
     assert md.index("#### Breaking (13)") < md.index("<details><summary>1 info finding</summary>")
     assert md.count("<summary>Witness:") == 13
     html = _html(md)
@@ -394,7 +394,7 @@ def test_markdown_structure():
 
 def test_markdown_empty_and_policy():
     md = render_markdown(empty_report())
-    assert md.startswith("### ✅ schema-audit: 0 breaking, 0 warning, 0 info — gate passed")
+    assert md.startswith("### ✅ schema-audit diff: 0 breaking, 0 warning, 0 info — gate passed")
     assert "No schema changes." in md
     md = render_markdown(policy_report())
     assert "1 finding ignored by the config" in md and "Expired ignore entry" in md

@@ -100,20 +100,11 @@ def history(
     Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
     two cohorts cache different value sets, so no single value satisfies both) and the findings, one
     line each with the cached versions it breaks. Cohorts are ordered by capture time, else by label
-    as a version. markdown suits a pull-request comment; sarif gives one result per finding, located
-    in NEW's snapshot file.
+    as a version. Every format of diff works here: markdown suits a pull-request comment; sarif and github
+    give one result per finding (each once, with the cached versions it affects), located in NEW's
+    snapshot file; junit has one test case per tool.
     """
-    from mcp_schema_audit.history import (
-        check_history,
-        order_snapshots,
-        render_history_json,
-        render_history_markdown,
-        render_history_sarif,
-        render_history_text,
-        same_server,
-        stored_snapshots,
-    )
-    from mcp_schema_audit.rules import SEVERITY_RANK
+    from mcp_schema_audit.history import check_history, order_snapshots, same_server, stored_snapshots
 
     opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
                      tools=tool, exclude_tools=exclude_tool)
@@ -142,15 +133,9 @@ def history(
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
     hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
     hist.notes += notes
-    limit = SEVERITY_RANK.get(opts["fail_on"], 99)
-    passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
-    renderers = {"json": render_history_json, "markdown": render_history_markdown, "sarif": render_history_sarif}
-    if opts["format"] in renderers:
-        text = renderers[opts["format"]](hist, opts["fail_on"], passed)
-    else:
-        text = render_history_text(hist, fail_on=opts["fail_on"], passed=passed)
-    _write_output(text, output)
-    raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
+    hist.fail_on = opts["fail_on"]
+    _write_output(_render(hist, opts["format"], output), output)
+    raise typer.Exit(int(ExitCode.OK if hist.passed or opts["format"] == "ignore" else ExitCode.GATE_FAILED))
 
 
 @_command()
@@ -202,8 +187,8 @@ def lint(
         result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
                               ignore=opts["config"].allow + opts["config"].ignore)
         report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
-                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else ""), *notes],
-                        mode="lint", ignored=result.ignored, expired_ignores=result.expired)
+                        notes=list(notes), kind="lint", baseline=base, mode="lint", ignored=result.ignored,
+                        expired_ignores=result.expired)
         passed_all = passed_all and report.passed
         texts.append(_render(report, fmt, output))
     _write_output("".join(texts), output)

@@ -130,7 +130,7 @@ _HOST_HELP = "Only these host profiles count for the verdict: python-sdk, ts-sdk
 DIFF_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
 
 
-HISTORY_FORMATS = ("text", "json", "markdown", "sarif")
+HISTORY_FORMATS = DIFF_FORMATS
 
 
 RULES_FORMATS = ("text", "json")
@@ -140,7 +140,7 @@ _FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]]
                  "Default: text, or the config file's format.")
 
 
-_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (default text)."
+_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). Default: text."
 
 
 _TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
@@ -181,16 +181,19 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
 
 
 def _render(report: Any, fmt: str, output: Optional[str]) -> str:
-    from mcp_schema_audit.report import RENDERERS, render_text
+    """``report`` (a ``Report`` or a ``History``) in ``fmt``; ``text`` in colour on a terminal (unless
+    ``NO_COLOR``); ``ignore``: ready-to-paste ``[[ignore]]`` entries. Raises ``UsageError`` for another format."""
+    from mcp_schema_audit.report import RENDERERS, render
 
     if fmt == "text":
         tty = output is None and sys.stdout.isatty()
         width = shutil.get_terminal_size((120, 24)).columns if tty else 120
-        return render_text(report, color=tty and "NO_COLOR" not in os.environ, width=width)
+        return render(report, "text", color=tty and "NO_COLOR" not in os.environ, width=width)
     if fmt == "ignore":
         from mcp_schema_audit.policy import ignore_entries_toml
 
-        return ignore_entries_toml(report.findings)
+        findings = report.all_findings() if hasattr(report, "all_findings") else report.findings
+        return ignore_entries_toml(findings)
     if fmt not in RENDERERS:
         from mcp_schema_audit.policy import REPORT_FORMATS
 
