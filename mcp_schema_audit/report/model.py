@@ -278,7 +278,7 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     with_hosts = f" ({hosts})" if hosts else ""
     w = f.witness or {}
     if w.get("accepted_by") == "server":
-        return real_result_sides(report.new.label, f)
+        return real_result_sides(who(report.new) if report.kind == "probe" else report.new.label, f)
     listing = f"SDK clients{with_hosts} with the whole tools/list"
     if report.kind in ("lint", "probe") or report.old is None:
         if f.rule in LISTING_RULES:
@@ -314,4 +314,5 @@ def call_line(call: dict[str, Any]) -> str:
         what = "result" + (" (isError)" if call.get("is_error") else "") + (
             " with structuredContent" if call.get("structured") else " without structuredContent")
     message = call.get("message")
-    return f"{call.get('id')} {call.get('tool')}: {what}" + (f": {message}" if message else "")
+    name = str(call.get("tool")) if call.get("id") == call.get("tool") else f"{call.get('id')} ({call.get('tool')})"
+    return f"{name}: {what}" + (f": {message}" if message else "")
