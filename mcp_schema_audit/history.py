@@ -154,13 +154,24 @@ def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot],
     return keep, skip
 
 
-def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None) -> History:
+def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None,
+                  samples: Any = None) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts.
 
-    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there)."""
+    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there). ``samples`` (a
+    ``probe.Recording`` of NEW's real results, ``--samples``) adds, per cohort, a breaking finding for each
+    recorded result that cohort's outputSchema (or NEW's own) rejects, the real payload as its witness; its
+    remarks go to ``notes``."""
     hist = History(new=new, cohorts=cohorts)
     for c in cohorts:
         hist.findings[c.label] = diff_snapshots(c, new, time_budget=time_budget)
+    if samples is not None:
+        from mcp_schema_audit.probe import samples_findings
+
+        for c in cohorts:
+            found, notes = samples_findings(samples, new, c)
+            hist.findings[c.label] += found
+            hist.notes += [n for n in notes if n not in hist.notes]
     hist.conflicts = find_conflicts(hist)
     return hist
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -16,6 +16,7 @@ from mcp_schema_audit.cli.options import (
     _HOST_HELP,
     _SEVERITY_HELP,
     _TIME_BUDGET_HELP,
+    _SAMPLES_HELP,
     _TOOL_HELP,
     HISTORY_FORMATS,
     _budget,
@@ -51,6 +52,7 @@ def diff(
     output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
                                          help="Write the report to this file (atomically)."),
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
+    samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -66,9 +68,11 @@ def diff(
     fmt = opts["format"]
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
+    recording = _samples(samples)
     (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
     report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
-                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget))
+                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget),
+                      samples=recording)
     report.notes += notes
     _write_output(_render(report, fmt, output), output)
     # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
@@ -94,6 +98,7 @@ def history(
                                          help="Write the report to this file (atomically)."),
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS",
                                                 help=_TIME_BUDGET_HELP + " Per cached version."),
+    samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
 ) -> None:
     """Check NEW against every version hosts may still have cached (one cohort per snapshot).
 
@@ -109,6 +114,7 @@ def history(
     opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
                      tools=tool, exclude_tools=exclude_tool)
     new_snap = _load(new, opts["store"])
+    recording = _samples(samples)
     if against:
         cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
     else:
@@ -131,7 +137,7 @@ def history(
              "(a first release; name cached versions with --against)")
         raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
-    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
+    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget), samples=recording)
     hist.notes += notes
     hist.fail_on = opts["fail_on"]
     _write_output(_render(hist, opts["format"], output), output)
@@ -194,3 +200,12 @@ def lint(
     _write_output("".join(texts), output)
     # --format ignore writes config for the hazards it lists: not a gate, as in diff
     raise typer.Exit(int(ExitCode.OK if passed_all or fmt == "ignore" else ExitCode.GATE_FAILED))
+
+
+def _samples(path: Optional[Path]) -> Any:
+    """The recording ``--samples`` names (``probe.load_recording``), or None. Raises ``InputError`` (exit 2)."""
+    if path is None:
+        return None
+    from mcp_schema_audit.probe import load_recording
+
+    return load_recording(path)

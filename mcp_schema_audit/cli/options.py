@@ -143,6 +143,10 @@ _FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]]
 _HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). Default: text."
 
 
+_SAMPLES_HELP = ("A probe recording of NEW (probe --record FILE): every recorded result a cached (OLD) outputSchema "
+                 "rejects is a breaking finding with the real payload as its witness.")
+
+
 _TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
               "Default: the config file's tools, else every tool.")
 
@@ -203,12 +207,15 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
 
 def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None) -> Any:
+             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None, samples: Any = None) -> Any:
     """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
 
     Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
-    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). Raises
-    ``UsageError`` for a bad mode.
+    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). ``samples`` (a
+    ``probe.Recording`` of NEW's real results, ``--samples``) adds a breaking finding for every recorded
+    result OLD's outputSchema (or NEW's own) rejects, with the real payload as its witness, even where the
+    schema comparison found nothing. Raises ``UsageError`` for a bad mode, or ``samples`` with ``mode``
+    forward (the recording holds NEW's results; forward hosts cached NEW).
     """
     from mcp_schema_audit.policy import apply_policy, diff_with_mode
     from mcp_schema_audit.report import Report
@@ -218,8 +225,18 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
-    result = apply_policy(diff_with_mode(old, new, mode, time_budget=time_budget), severity=severity, hosts=hosts,
-                          ignore=ignore)
+    findings = diff_with_mode(old, new, mode, time_budget=time_budget)
+    if samples is not None:
+        from mcp_schema_audit.probe import samples_findings
+
+        if mode == "forward":
+            raise UsageError("--samples holds results of NEW, checked against hosts that cached OLD: it does not "
+                             "apply to --mode forward (use backward or full)")
+        found, sample_notes = samples_findings(samples, new, old)
+        order = {"tool": 0, "input": 1, "output": 2}
+        findings = sorted(findings + found, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+        notes += sample_notes
+    result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
     return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
                   hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
                   expired_ignores=result.expired)

@@ -16,9 +16,11 @@ tool before the model sees it. The profiles follow the measured behaviour of the
   content``); a truthy one is validated with Ajv (draft-07 class, formats checked) **also on ``isError``
   results**, every error listed: ``MCP error -32602: Structured content does not match the tool's output
   schema: data/x must be string, …``.
-- ``ts-sdk-v2`` (``@modelcontextprotocol/client`` 2.x): skips ``isError`` results; ``structuredContent``
-  absent (``undefined``) fails as above; any present value, ``null`` included, is validated with Ajv (class
-  from ``$schema``, formats checked).
+- ``ts-sdk-v2`` (``@modelcontextprotocol/client`` 2.x, default negotiation: up to 2025-11-25): parses the
+  result with zod first, like v1 (a ``structuredContent`` that is not a JSON object fails: ``Invalid result
+  for tools/call``); skips ``isError`` results; ``structuredContent`` absent fails (``Tool t has an output
+  schema but did not return structured content``); otherwise Ajv (class from ``$schema``, formats
+  checked): ``Structured content does not match the tool's output schema: data/x must be string, …``.
 
 Messages are the hosts' own wording, rebuilt from the profile's validator errors: the Python text is
 exact; the Ajv text follows Ajv's English messages (``ajv.errorsText``) for the common keywords.
@@ -36,8 +38,11 @@ PY_INVALID = "Invalid structured content returned by tool {tool}: {message}"
 TS_INVALID = "MCP error -32602: Structured content does not match the tool's output schema: {message}"
 PY_BAD_SCHEMA = "Invalid schema for tool {tool}: {message}"
 TS_BAD_SCHEMA = "MCP error -32602: Failed to validate structured content: {message}"
-TS_NOT_OBJECT = ("the result does not parse as a CallToolResult (zod: structuredContent must be a JSON object, "
-                 "got {kind}): the call throws before any schema check")
+TS2_MISSING = "Tool {tool} has an output schema but did not return structured content"
+TS2_INVALID = "Structured content does not match the tool's output schema: {message}"
+TS_NOT_OBJECT = ("ZodError: structuredContent: Invalid input: expected record, received {kind} (the result does not "
+                 "parse as a CallToolResult; the call throws before any schema check)")
+TS2_NOT_OBJECT = "Invalid result for tools/call: structuredContent: Invalid input: expected record, received {kind}"
 _MESSAGE_CHARS = 500
 
 
@@ -104,12 +109,15 @@ def host_verdict(profile: str, tool: str, doc: SchemaDoc | None, result: dict[st
 
 def wire_verdict(profile: str, result: dict[str, Any], wire_error: str | None = None) -> Verdict | None:
     """The rejection of ``result`` by host ``profile``'s own parser, before any schema: python-sdk when its
-    wire model refused the result (``wire_error``), ts-sdk-v1 when ``structuredContent`` is present and not a
-    JSON object (zod). None when the parser takes it."""
+    wire model refused the result (``wire_error``), the TS profiles when ``structuredContent`` is present and
+    not a JSON object (zod, on the connections up to 2025-11-25 they negotiate by default). None when the
+    parser takes it."""
     if profile == "python-sdk" and wire_error:
         return Verdict(True, f"pydantic ValidationError: {wire_error}", "wire")
-    if profile == "ts-sdk-v1" and "structuredContent" in result and not isinstance(result["structuredContent"], dict):
-        return Verdict(True, TS_NOT_OBJECT.format(kind=_kind(result["structuredContent"])), "wire")
+    if profile in ("ts-sdk-v1", "ts-sdk-v2") and "structuredContent" in result and \
+            not isinstance(result["structuredContent"], dict):
+        template = TS_NOT_OBJECT if profile == "ts-sdk-v1" else TS2_NOT_OBJECT
+        return Verdict(True, template.format(kind=_kind(result["structuredContent"])), "wire")
     if profile not in HOST_PROFILES:
         raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
     return None
@@ -135,13 +143,13 @@ def schema_verdict(profile: str, tool: str, doc: SchemaDoc, result: dict[str, An
         if is_error:
             return ACCEPTED
         if not present:
-            return Verdict(True, TS_MISSING.format(tool=tool), "missing")
+            return Verdict(True, TS2_MISSING.format(tool=tool), "missing")
         return _validate(profile, tool, doc, content)
     raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
 
 
 def _kind(value: Any) -> str:
-    return {type(None): "null", bool: "a boolean", str: "a string", list: "an array"}.get(type(value), "a number")
+    return {type(None): "null", bool: "boolean", str: "string", list: "array"}.get(type(value), "number")
 
 
 def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict:
@@ -178,7 +186,8 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
         return Verdict(True, "RuntimeError: " + PY_INVALID.format(tool=tool, message=best.message), "schema",
                        at, where, str(best.validator))
     text = ", ".join(ajv_message(e) for e in _ajv_order(errors))
-    return Verdict(True, TS_INVALID.format(message=text), "schema", at, where, str(best.validator))
+    template = TS_INVALID if profile == "ts-sdk-v1" else TS2_INVALID
+    return Verdict(True, template.format(message=text), "schema", at, where, str(best.validator))
 
 
 def schema_pointer(doc: SchemaDoc, error: Any) -> str:
