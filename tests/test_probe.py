@@ -318,7 +318,7 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
     (work / "hostile.json").write_text(json.dumps({"tools": HOSTILE_TOOLS, "results": HOSTILE_RESULTS}))
     (work / "hostile-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in HOSTILE_TOOLS]}))
     started = time.monotonic()
-    r = cli("probe", "--calls", "hostile-calls.json", "--call-timeout", "3", "--timeout", "60", "--format", "json",
+    r = cli("probe", "--calls", "hostile-calls.json", "--call-timeout", "1.5", "--timeout", "60", "--format", "json",
             "--record", "hostile-rec.json", "--", PYTHON, str(SCENARIO_SERVER), "--scenario", "hostile.json",
             cwd=work, timeout=120)
     seconds = time.monotonic() - started
