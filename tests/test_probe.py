@@ -367,3 +367,16 @@ def test_usage_errors_are_exit_2(work: Path, args: list[str], message: str) -> N
     r = cli(*args, cwd=work)
     assert r.returncode == 2, r.stderr
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.live
+def test_demo_shows_snapshot_diff_and_probe(tmp_path: Path) -> None:
+    r = cli("demo", cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr  # --fail-on never
+    out = r.stdout
+    assert "schema-audit diff: v1 (demo-mail 1.0.0) -> v2 (demo-mail 2.0.0)" in out
+    assert "schema-audit probe: v2 (demo-mail 2.0.0), 4 calls" in out
+    assert "breaking mailbox_stats output /additionalProperties  [result-violates-own-schema]" in out
+    assert "breaking get_message output /additionalProperties  [result-rejected-by-cached-schema]" in out
+    assert "Additional properties are not allowed ('served_by', 'took_ms' were unexpected)" in out
+    assert "snapshot v1" in r.stderr and "probe v2 --auto --against v1" in r.stderr

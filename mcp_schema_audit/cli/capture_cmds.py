@@ -117,8 +117,16 @@ def demo(
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
     force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:
-    """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, then diff them."""
+    """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them, then probe v2.
+
+    The probe calls v2's read-only tools (--auto) and checks the real results against v2's own schemas and
+    v1's cached ones: mailbox_stats breaks its own closed schema, get_message and wait_for_message break
+    hosts that cached v1.
+    """
     from mcp_schema_audit.capture import CaptureTarget, capture
+    from mcp_schema_audit.capture.calls import probe_server
+    from mcp_schema_audit.cli.probe_cmds import run_probe
+    from mcp_schema_audit.probe.plan import plan_calls
     from mcp_schema_audit.report import FAIL_ON, render_text
 
     if fail_on not in FAIL_ON:
@@ -143,11 +151,20 @@ def demo(
             snaps.append(snap)
         report = run_diff(snaps[0], snaps[1], fail_on=fail_on)
         tty = sys.stdout.isatty()
-        sys.stdout.write(render_text(report, color=tty and "NO_COLOR" not in os.environ,
-                                     width=shutil.get_terminal_size((120, 24)).columns if tty else 120))
+        color, width = tty and "NO_COLOR" not in os.environ, shutil.get_terminal_size((120, 24)).columns if tty else 120
+        sys.stdout.write(render_text(report, color=color, width=width))
+        cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
+        _err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
+        t0 = time.monotonic()
+        listing, _planned, records = probe_server(
+            CaptureTarget("stdio", command=cmd), lambda snap: plan_calls(snap, [], auto=True)[0], label="v2",
+            protocol="auto", timeout_s=timeout)
+        _err(f"  {len(records)} calls, {time.monotonic() - t0:.1f} s")
+        probed = run_probe(listing, records, [snaps[0]], fail_on=fail_on)
+        sys.stdout.write("\n" + render_text(probed, color=color, width=width))
         if keep is not None:
             _err(f"snapshots kept in {store}/snapshots; try: schema-audit diff --store {store} v1 v2 --format json")
     finally:
         if keep is None:
             shutil.rmtree(store, ignore_errors=True)
-    raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))
+    raise typer.Exit(int(ExitCode.OK if report.passed and probed.passed else ExitCode.GATE_FAILED))

@@ -88,10 +88,9 @@ def probe(
       schema-audit probe --calls probe-calls.json --against v0.2.5 --record run.json -- python server.py
       schema-audit probe --replay run.json --against v0.2.6 --format markdown
     """
-    from mcp_schema_audit.policy import REPORT_FORMATS, apply_policy
-    from mcp_schema_audit.probe import call_summary, check_records, load_recording
+    from mcp_schema_audit.policy import REPORT_FORMATS
+    from mcp_schema_audit.probe import load_recording
     from mcp_schema_audit.probe.plan import load_calls_file, plan_calls, render_plan
-    from mcp_schema_audit.report import Report
 
     formats = ("text", "json") if dry_run else REPORT_FORMATS
     opts = _settings(config, fail_on, None, host, severity, store, fmt=fmt, formats=formats,
@@ -146,23 +145,35 @@ def probe(
         if dry_run:
             _write_output(render_plan(planned, skipped, opts["format"]), output)
             raise typer.Exit(int(ExitCode.OK))
-        artifact = str(calls) if calls is not None else None
+        artifact = str(calls) if calls is not None else (str(record) if record is not None else None)
         if record is not None:
             _write_recording(record, listing, records)
         _err(f"{len(records)} call{'s' if len(records) != 1 else ''} made"
              + (f"; --auto left out {len(skipped)} tool{'s' if len(skipped) != 1 else ''}" if auto else ""))
-    notes = _notes(listing, cached)
-    findings = check_records(listing, records, cached)
-    result = apply_policy(findings, severity=opts["severity"], hosts=opts["hosts"], ignore=opts["config"].ignore)
-    from mcp_schema_audit.schema import HOST_PROFILES
-
-    report = Report(old=None, new=listing, findings=result.findings, fail_on=opts["fail_on"], notes=notes,
-                    mode="backward", hosts=list(opts["hosts"]) if opts["hosts"] else list(HOST_PROFILES),
-                    ignored=result.ignored, expired_ignores=result.expired, kind="probe", cached=cached,
-                    calls=[call_summary(r) for r in records], artifact=artifact)
+    report = run_probe(listing, records, cached, fail_on=opts["fail_on"], hosts=opts["hosts"],
+                       severity=opts["severity"], ignore=opts["config"].ignore, artifact=artifact)
     fmt = opts["format"]
     _write_output(_render(report, fmt, output), output)
     raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
+
+
+def run_probe(listing: Any, records: list[dict[str, Any]], cached: list[Any], *, fail_on: str = "breaking",
+              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
+              ignore: Optional[list[Any]] = None, artifact: Optional[str] = None) -> Any:
+    """The probe ``Report`` of call ``records`` made on the server whose listing is ``listing``: findings
+    (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy (hosts, severity,
+    ignore list), the calls summarized, run-level notes. ``artifact``: the calls file or recording that SARIF
+    and GitHub annotations point at."""
+    from mcp_schema_audit.policy import apply_policy
+    from mcp_schema_audit.probe import call_summary, check_records
+    from mcp_schema_audit.report import Report
+    from mcp_schema_audit.schema import HOST_PROFILES
+
+    result = apply_policy(check_records(listing, records, cached), severity=severity, hosts=hosts, ignore=ignore)
+    return Report(old=None, new=listing, findings=result.findings, fail_on=fail_on, notes=_notes(listing, cached),
+                  mode="backward", hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
+                  expired_ignores=result.expired, kind="probe", cached=list(cached),
+                  calls=[call_summary(r) for r in records], artifact=artifact)
 
 
 def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) -> None:

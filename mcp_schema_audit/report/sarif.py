@@ -178,8 +178,11 @@ def render_sarif(report: Report) -> str:
         props["calls"] = [dict(c) for c in report.calls]
     props.update({"summary": report.summary, "gate": {"fail_on": report.fail_on, "passed": report.passed},
                   "notes": [inert(n) for n in report.notes], "expired_ignores": report.expired_ignores})
-    extra = [report.artifact] if report.kind == "probe" and report.artifact else []
-    return sarif_log(report.snapshots(), rules, results, props, extra_uris=extra)
+    snaps, extra = report.snapshots(), []
+    if report.kind == "probe" and report.artifact:
+        extra = [report.artifact]  # the live listing has no file: its findings point at the artifact
+        snaps = [s for s in snaps if not (s is report.new and not s.source)]
+    return sarif_log(snaps, rules, results, props, extra_uris=extra)
 
 
 def sarif_log(snaps: list[Snapshot], rules: list[dict[str, Any]], results: list[dict[str, Any]],
