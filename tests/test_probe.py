@@ -108,11 +108,22 @@ EXPECTED = {
 }
 
 
-def cli(*args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+MEMORY_LIMIT = 3 * 1024**3  #: RLIMIT_AS of a hostile run (bytes of address space), as in test_hostile.py
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def cli(*args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None,
+        limit_memory: bool = False) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
     full.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
     return subprocess.run([PYTHON, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, env=full, stdin=subprocess.DEVNULL)
+                          timeout=timeout, env=full, stdin=subprocess.DEVNULL,
+                          preexec_fn=_limit_memory if limit_memory else None)
 
 
 def _calls_made(log: Path) -> list[str]:
@@ -320,7 +331,7 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
     started = time.monotonic()
     r = cli("probe", "--calls", "hostile-calls.json", "--call-timeout", "1.5", "--timeout", "60", "--format", "json",
             "--record", "hostile-rec.json", "--", PYTHON, str(SCENARIO_SERVER), "--scenario", "hostile.json",
-            cwd=work, timeout=120)
+            cwd=work, timeout=120, limit_memory=True)
     seconds = time.monotonic() - started
     assert r.returncode == 0, r.stderr  # info and warning findings only: the gate passes
     assert "Traceback" not in r.stderr and seconds < 45
@@ -380,3 +391,36 @@ def test_demo_shows_snapshot_diff_and_probe(tmp_path: Path) -> None:
     assert "breaking get_message output /additionalProperties  [result-rejected-by-cached-schema]" in out
     assert "Additional properties are not allowed ('served_by', 'took_ms' were unexpected)" in out
     assert "snapshot v1" in r.stderr and "probe v2 --auto --against v1" in r.stderr
+
+
+@pytest.mark.live
+def test_a_result_over_the_size_limit_is_neither_checked_nor_kept(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_schema_audit.capture import CaptureTarget, calls
+    from mcp_schema_audit.probe import call_summary
+
+    (work / "big.json").write_text(json.dumps({"tools": [_tool("big", OPEN_A)], "results": {"big": {"$huge_mb": 2}}}))
+    monkeypatch.setattr(calls, "MAX_RESULT_CHARS", 1024 * 1024)
+    target = CaptureTarget("stdio", command=[PYTHON, str(SCENARIO_SERVER), "--scenario", str(work / "big.json")])
+    _listing, _planned, records = calls.probe_server(target, lambda _: [calls.PlannedCall("big", "big")],
+                                                     label="big", timeout_s=60, call_timeout_s=30)
+    assert records[0]["outcome"] == "too-large" and "result" not in records[0]
+    assert records[0]["chars"] > 2 * 1024 * 1024 and call_summary(records[0])["outcome"] == "too-large"
+
+
+@pytest.mark.live
+def test_policy_applies_to_probe_findings(work: Path, stdio_run: dict[str, Any]) -> None:
+    """--host, --severity, [[ignore]] and --fail-on work on a probe as on a diff (here on the recording)."""
+    r = cli("probe", "--replay", "rec.json", "--host", "python-sdk", "--format", "json", cwd=work)
+    got = _findings(json.loads(r.stdout))
+    fmt = got[("result-violates-own-schema", "format_bad")]
+    assert fmt["severity"] == "info" and "not selected by --host" in fmt["reason"]  # only TS hosts check formats
+    own = got[("result-violates-own-schema", "closed_extra")]
+    (work / "policy.toml").write_text(f'[severity]\n"result-text-missing" = "info"\n\n[[ignore]]\n'
+                                      f'fingerprint = "{own["fingerprint"]}"\nreason = "svc metadata is being removed"\n')
+    r = cli("probe", "--replay", "rec.json", "--config", "policy.toml", "--format", "json", cwd=work)
+    data = json.loads(r.stdout)
+    assert [i["finding"]["tool"] for i in data["ignored"]] == ["closed_extra"]
+    assert _findings(data)[("result-text-missing", "no_text")]["severity"] == "info"
+    assert cli("probe", "--replay", "rec.json", "--fail-on", "never", cwd=work).returncode == 0
+    ignore = cli("probe", "--replay", "rec.json", "--against", "v0.json", "--format", "ignore", cwd=work)
+    assert ignore.returncode == 0 and ignore.stdout.count("[[ignore]]") == len(json.loads(stdio_run["r"].stdout)["findings"])

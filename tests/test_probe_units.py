@@ -275,3 +275,12 @@ def test_every_subpackage_is_packaged() -> None:
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "mcp_schema_audit").rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_importing_probe_and_report_does_not_import_the_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, mcp_schema_audit.probe, mcp_schema_audit.probe.plan, mcp_schema_audit.capture.calls, "
+            "mcp_schema_audit.report, mcp_schema_audit.cli; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
