@@ -20,6 +20,8 @@ import pytest
 from conftest import PYTHON, ROOT, SERVERS, ServerProcess
 from mcp_schema_audit.snapshot import canonical_json
 
+#: one worker runs this module under pytest-xdist, so its module-scoped servers and probe runs start once
+pytestmark = pytest.mark.xdist_group("probe-live")
 SCENARIO_SERVER = SERVERS / "scenario_server.py"
 CANARY = "canary-5e1d7c9a3b"
 OPEN_A = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}

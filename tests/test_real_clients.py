@@ -40,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 TS_CLIENT = HERE / "real_clients" / "ts_client.mjs"
 SCENARIO_SERVER = SERVERS / "scenario_server.py"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
+#: one worker runs this module under pytest-xdist: the npm install, the server and the clients run once
+pytestmark = pytest.mark.xdist_group("real-clients")
 PROFILES = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
 D7 = "http://json-schema.org/draft-07/schema#"
 D2020 = "https://json-schema.org/draft/2020-12/schema"
