@@ -75,6 +75,7 @@ TOOLS = [
     _tool("const_arg", OPEN_A, read_only=True,
           inp={"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast"]}}, "required": ["mode"]}),
     _tool("writer", OPEN_A),
+    _tool("echo_env", OPEN_A, read_only=True),
 ]
 RESULTS = {
     "closed_extra": _result({"a": "x", "svc": {"region": "eu-1"}}),
@@ -91,10 +92,12 @@ RESULTS = {
     "needs_arg": _result({"a": "x"}),
     "const_arg": _result({"a": "x"}),
     "writer": _result({"a": "x"}),
+    # a server that echoes its secret (an env value over stdio; the same env value, sent as a header, over HTTP)
+    "echo_env": {"$expand": _result({"a": "token $SECRET_TOKEN", "$SECRET_TOKEN": 1})},
 }
 CALLS = {"calls": [{"tool": "no_sc"}, {"tool": "error_sc"}, {"tool": "rpc_err"}, {"tool": "slow"},
                    {"tool": "array_sc"}, {"tool": "writer", "arguments": {"a": 1}, "id": "w1"}]}
-AUTO_CALLED = {"closed_extra", "ok_tool", "format_bad", "no_text", "enum_new", "const_arg"}
+AUTO_CALLED = {"closed_extra", "ok_tool", "format_bad", "no_text", "enum_new", "const_arg", "echo_env"}
 # (rule, tool) → hosts (None: not a host-confirmed finding)
 EXPECTED = {
     ("result-violates-own-schema", "closed_extra"): ALL,
@@ -254,7 +257,7 @@ def test_dry_run_prints_the_plan_and_calls_nothing(work: Path) -> None:
     assert set(skipped) == {"destructive", "needs_arg"}  # tools the calls file calls are not --auto's to skip
     assert _calls_made(work / "dry.log") == []  # listed, never called
     text = cli("probe", "--auto", "--dry-run", *_server(work, "dry2.log"), cwd=work)
-    assert text.returncode == 0 and text.stdout.startswith("probe plan (dry run, nothing is called): 6 calls")
+    assert text.returncode == 0 and text.stdout.startswith("probe plan (dry run, nothing is called): 7 calls")
     assert "  rpc_err: not annotated readOnlyHint: true" in text.stdout
     assert _calls_made(work / "dry2.log") == []
 
@@ -275,6 +278,8 @@ def test_record_holds_the_listing_and_raw_results_and_replays_without_a_server(w
     assert by_id["array_sc"]["result"]["structuredContent"] == [1, 2] and "sdk_error" in by_id["array_sc"]
     assert by_id["rpc_err"]["outcome"] == "rpc-error" and by_id["slow"]["outcome"] == "timeout"
     assert by_id["w1"]["arguments"] == {"a": 1}
+    echoed = by_id["echo_env"]["result"]["structuredContent"]  # the server echoed its secret: scrubbed
+    assert echoed == {"a": "token ***", "***": 1}
     # replay: no server; the same verdicts; a newer --against adds nothing for enum_new (it caches a, b, c)
     live = json.loads(stdio_run["r"].stdout)
     r = cli("probe", "--replay", "rec.json", "--against", "v0.json", "--format", "json", cwd=work)

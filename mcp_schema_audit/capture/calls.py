@@ -132,6 +132,7 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     sdk_error = None
     failure: Any = None
     before = conn.log.sent.get("tools/call")
+    unparsable = conn.log.unparsable
     began = time.monotonic()
     try:
         await conn.session.send_request(request, TypeAdapter(dict[str, Any]), request_read_timeout_seconds=budget)
@@ -149,9 +150,9 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
         if failure is not None and failure.code == _CANCELLED_CODE:
             why = f"no answer within {budget:g} s" + (
                 " (the call timeout)" if budget >= call_timeout_s else " (what was left of the run's --timeout)")
-            if conn.log.unparsable:
-                why += (f"; the server sent {conn.log.unparsable} message(s) that are not JSON-RPC (not JSON, or "
-                        "nested too deeply to parse)")
+            if conn.log.unparsable > unparsable:
+                why += (f"; meanwhile the server sent {conn.log.unparsable - unparsable} message(s) that are not "
+                        "JSON-RPC (not JSON, or nested too deeply to parse)")
             return call_record(call, "timeout", error={"message": why}, duration_s=duration)
         message = _oneline(str(failure)) if failure is not None else (sdk_error or "no reply was recorded")
         return call_record(call, "rpc-error", error={"message": _scrub(_clip(message), conn.state.secrets)},
@@ -159,16 +160,48 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     result, error = reply
     if error is not None:
         error = {k: error[k] for k in ("code", "message", "data") if k in error}
+        try:
+            error = scrub_secrets(error, conn.state.secrets)
+        except RecursionError:
+            error.pop("data", None)
         if isinstance(error.get("message"), str):
             error["message"] = _scrub(_clip(error["message"]), conn.state.secrets)
         return call_record(call, "rpc-error", error=error, duration_s=duration)
     assert result is not None
+    try:
+        result = scrub_secrets(result, conn.state.secrets)
+    except RecursionError:
+        return call_record(call, "too-large", duration_s=duration,
+                           error={"message": "the result is nested too deeply to check"})
     size = _size(result)
     if size > MAX_RESULT_CHARS:
         return call_record(call, "too-large", size=size, duration_s=duration,
                            error={"message": f"the result is {size} characters of JSON, more than the "
                                              f"{MAX_RESULT_CHARS} this probe checks or records"})
     return call_record(call, "result", result=result, sdk_error=sdk_error, duration_s=duration)
+
+
+def scrub_secrets(value: Any, secrets: list[str]) -> Any:
+    """``value`` (JSON) with every header, environment or URL secret inside a string (or an object key)
+    replaced by ``***``, so a server that echoes one never gets it written into a recording or a report.
+    Unchanged (the same object) when there are no secrets. Raises ``RecursionError`` for a value nested too
+    deeply to walk."""
+    if not secrets:
+        return value
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            for secret in secrets:
+                if secret in v:
+                    v = v.replace(secret, "***")
+            return v
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {walk(k): walk(x) for k, x in v.items()}
+        return v
+
+    return walk(value)
 
 
 def _size(value: Any) -> int:

@@ -11,7 +11,8 @@ A recording is canonical JSON (sorted keys, indent 2, final newline), written at
 
 ``calls[].result`` is each call's raw ``tools/call`` result exactly as the server sent it (``content``,
 ``structuredContent``, ``isError``, ``_meta`` …): real data from real tools, so treat a recording like
-the tools' output itself. Header and environment values are never in it (they never reach it).
+the tools' output itself. Header, environment and URL secret values are never in it: a result or error that
+repeats one (a server echoing its token) has it replaced by ``***`` when it is received.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ The scenario file: ``{"name": "…", "version": "…", "tools": [raw tool object
 - ``{"$error": {"code": -32602, "message": "…"}}``: a JSON-RPC error answer (``$VAR`` in the message is
   replaced from the environment, as a server that leaks its secrets would);
 - ``{"$sleep": SECONDS, "result": {...}}``: answer after a pause (no answer within a call timeout);
+- ``{"$expand": {...}}``: the result given, ``$VAR`` in its strings replaced from the environment;
 - ``{"$huge_mb": N}``: a result of about N MB (``content`` holds one huge text block), written in chunks;
 - ``{"$deep": N}``: a result whose ``structuredContent`` is nested N arrays deep;
 - ``{"$garbage": true}``: a line that is not JSON, and no answer;
@@ -88,6 +89,8 @@ def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[
     if answer.get("$garbage"):
         write("<html>this is not JSON-RPC</html>\n")
         return None
+    if "$expand" in answer:  # "$VAR" in any string of the result: a server that echoes its environment
+        return result(json.loads(os.path.expandvars(json.dumps(answer["$expand"]))))
     if "$deep" in answer:
         depth = int(answer["$deep"])
         inner = "[" * depth + "]" * depth
