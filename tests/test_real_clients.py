@@ -88,6 +88,18 @@ PROBE_CASES: dict[str, tuple[Any, Any, bool]] = {
     "integer-beyond-2-53": (_obj({"n": {"type": "integer", "maximum": 9007199254740992}}, ["n"]),
                             {"n": 9007199254740993}, False),
     "pattern-unicode-digit": (_obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]), {"n": "\u0663"}, False),
+    "pattern-dollar-before-newline": (_obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]), {"s": "abc\n"},
+                                      False),
+    "float-one-as-integer": (_obj({"n": {"type": "integer"}}, ["n"]), {"n": 1.0}, False),
+    "format-uri-relative": (_obj({"u": {"type": "string", "format": "uri"}}, ["u"]), {"u": "/relative/path"}, False),
+    "dependent-required-2020": (_obj({"a": {}, "b": {}}, [], dependentRequired={"a": ["b"]}), {"a": 1}, False),
+    "min-contains-zero": (_obj({"l": {"type": "array", "contains": {"type": "string"}, "minContains": 0}}, ["l"]),
+                          {"l": [1]}, False),
+    "unique-items-int-and-float": (_obj({"l": {"type": "array", "uniqueItems": True}}, ["l"]), {"l": [1, 1.0]}, False),
+    "allof-closed-branch": ({"type": "object", "allOf": [_obj({"a": {"type": "string"}}, ["a"]),
+                                       {"type": "object", "properties": {"b": {}}, "additionalProperties": False}]},
+                            {"a": "x", "b": 1}, False),
+    "draft04-dialect": ({**A, "$schema": "http://json-schema.org/draft-04/schema#"}, {"a": "x"}, False),
 }
 
 
@@ -256,7 +268,7 @@ def test_every_case_reaches_every_client(predicted: dict[str, set[str]],
     assert set(predicted) == set(CASE_IDS)
     for profile, (_package, verdicts) in real.items():
         assert set(verdicts) == set(CASE_IDS), f"{profile} did not call every tool"
-    assert len(PROBE_CASES) >= 20 and len(SHARED) >= 15
+    assert len(PROBE_CASES) >= 29 and len(SHARED) >= 30
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
