@@ -284,3 +284,22 @@ def test_importing_probe_and_report_does_not_import_the_sdk() -> None:
     code = ("import sys, mcp_schema_audit.probe, mcp_schema_audit.probe.plan, mcp_schema_audit.capture.calls, "
             "mcp_schema_audit.report, mcp_schema_audit.cli; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
+
+
+PROBE_RULES = ("result-violates-own-schema", "result-missing-structured-content", "result-malformed",
+               "result-rejected-by-cached-schema", "result-text-missing", "call-tool-error", "call-rpc-error",
+               "call-timeout", "call-result-too-large")
+
+
+@pytest.mark.parametrize("rule_id", PROBE_RULES)
+def test_probe_rules_are_documented_and_explained(rule_id: str) -> None:
+    from typer.testing import CliRunner
+
+    from mcp_schema_audit.cli import app
+    from mcp_schema_audit.rules import RULES
+
+    rule = RULES[rule_id]
+    for name in ("title", "rationale", "before", "after", "error", "source", "fix"):
+        assert getattr(rule, name), f"{rule_id} has no {name}"
+    out = CliRunner().invoke(app, ["explain", rule_id])
+    assert out.exit_code == 0 and out.stdout.startswith(f"{rule_id} (") and f"fix: {rule.fix}" in out.stdout
