@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_schema_audit.capture.session import Connection, _now, list_tools, run_connected
+from mcp_schema_audit.capture.session import Connection, utc_now, list_tools, run_connected
 from mcp_schema_audit.capture.target import CaptureTarget, _check_arguments, _oneline, _scrub
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -99,7 +99,7 @@ def probe_server(
 
         raise UsageError(f"call timeout must be a positive number of seconds, got {call_timeout_s!r}")
     started = time.monotonic()
-    captured_at = _now()
+    captured_at = utc_now()
 
     async def work(conn: Connection) -> tuple[Snapshot, list[PlannedCall], list[dict[str, Any]]]:
         listing = await list_tools(conn, label=label, max_pages=max_pages, started=started, captured_at=captured_at)

@@ -189,7 +189,7 @@ def capture(
     """
     _check_arguments(target, protocol, timeout_s, max_pages)
     started = time.monotonic()
-    captured_at = _now()
+    captured_at = utc_now()
 
     async def work(conn: Connection) -> Snapshot:
         return await list_tools(conn, label=label, max_pages=max_pages, started=started, captured_at=captured_at)
@@ -197,7 +197,8 @@ def capture(
     return run_connected(target, protocol, timeout_s, work)
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """The current time as ISO-8601 UTC to the second, ``Z`` suffix (``2026-11-30T21:58:26Z``)."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
