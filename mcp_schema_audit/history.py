@@ -70,6 +70,15 @@ class History:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  #: run-level remarks (e.g. the tool filter in effect)
+    fail_on: str = "breaking"  #: the gate: ``breaking`` | ``warning`` | ``info`` | ``never``
+
+    @property
+    def passed(self) -> bool:
+        """True when no finding of any cohort is at or above ``fail_on`` (always True for ``never``)."""
+        if self.fail_on == "never":
+            return True
+        limit = SEVERITY_RANK[self.fail_on]
+        return not any(SEVERITY_RANK[f.severity] >= limit for f in self.all_findings())
 
     def matrix(self) -> dict[str, dict[str, str]]:
         """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok)."""
@@ -145,13 +154,24 @@ def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot],
     return keep, skip
 
 
-def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None) -> History:
+def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None,
+                  samples: Any = None) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts.
 
-    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there)."""
+    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there). ``samples`` (a
+    ``probe.Recording`` of NEW's real results, ``--samples``) adds, per cohort, a breaking finding for each
+    recorded result that cohort's outputSchema (or NEW's own) rejects, the real payload as its witness; its
+    remarks go to ``notes``."""
     hist = History(new=new, cohorts=cohorts)
     for c in cohorts:
         hist.findings[c.label] = diff_snapshots(c, new, time_budget=time_budget)
+    if samples is not None:
+        from mcp_schema_audit.probe import samples_findings
+
+        for c in cohorts:
+            found, notes = samples_findings(samples, new, c)
+            hist.findings[c.label] += found
+            hist.notes += [n for n in notes if n not in hist.notes]
     hist.conflicts = find_conflicts(hist)
     return hist
 
@@ -211,7 +231,7 @@ def _versions(labels: list[str], order: list[str]) -> str:
     return ", ".join(parts)
 
 
-def _affects(g: GroupedFinding, order: list[str], shown: tuple[str, ...] = ("breaking", "warning")) -> str:
+def affects(g: GroupedFinding, order: list[str], shown: tuple[str, ...] = ("breaking", "warning")) -> str:
     """``affects 0.2.4, 0.2.5`` (``affects all 3 cached versions``); with mixed severities, each group of
     cohorts with its severity (``affects 0.2.4, 0.2.5 (breaking); 0.2.6 (warning)``). Raw text."""
     by_sev: dict[str, list[str]] = {}
@@ -227,235 +247,10 @@ def _affects(g: GroupedFinding, order: list[str], shown: tuple[str, ...] = ("bre
                                   for sev in ("breaking", "warning", "info") if sev in by_sev)
 
 
-def _cohort_counts(hist: History) -> list[str]:
+def cohort_counts(hist: History) -> list[str]:
     out = []
     for c in hist.cohorts:
         nb = sum(1 for f in hist.findings[c.label] if f.severity == "breaking")
         nw = sum(1 for f in hist.findings[c.label] if f.severity == "warning")
         out.append(f"{c.label}: {nb} breaking, {nw} warning")
     return out
-
-
-def render_history_text(hist: History, width: int = 120, *, fail_on: str | None = None,
-                        passed: bool | None = None) -> str:
-    """Plain text: the matrix, the conflicts, then each breaking or warning finding once with the cached
-    versions it affects, and a summary per cohort (with the gate when ``fail_on``/``passed`` are given).
-
-    Server text (tool names, labels, pointers, values) is shown inertly, one line each (``report._tx``).
-    """
-    from mcp_schema_audit.report import _tx
-
-    labels = [c.label for c in hist.cohorts]
-    m = hist.matrix()
-    tw = max([len("tool")] + [len(_tx(t)) for t in m])
-    cw = [max(len(_tx(lbl)), 8) for lbl in labels]
-    lines = [f"schema-audit history: {_tx(hist.new.label)} against {len(labels)} cached version(s)"]
-    lines += [f"note: {_tx(n)}" for n in hist.notes]
-    lines.append("")
-    lines.append("tool".ljust(tw) + "  " + "  ".join(_tx(lbl).ljust(w) for lbl, w in zip(labels, cw)))
-    for tool, row in m.items():
-        lines.append(_tx(tool).ljust(tw) + "  " + "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw)))
-    if hist.conflicts:
-        lines += ["", "Conflicts (each cohort rejects values the other accepts; any value outside 'both accept' breaks one of them):"]
-        for c in hist.conflicts:
-            lines.append(f"  {_tx(c.tool)} {_tx(c.pointer) or '(root)'}: cohorts {_tx(' and '.join(c.cohorts))} "
-                         f"cache {_tx(json.dumps(c.values, ensure_ascii=False))}; both accept only "
-                         f"{_tx(json.dumps(c.common, ensure_ascii=False))}")
-    shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
-    lines.append("")
-    if shown:
-        lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
-        for g in shown:
-            lines.append(f"  {g.severity:<8} {_tx(g.tool)} {g.direction} {_tx(g.pointer) or '(root)'} [{g.rule}]  "
-                         f"{_tx(_affects(g, labels))}")
-    else:
-        lines.append("No breaking or warning findings.")
-    summary = " · ".join(_tx(x) for x in _cohort_counts(hist))
-    if fail_on is not None and passed is not None:
-        summary += f"; {'gate passed' if passed else 'gate FAILED'} (--fail-on {fail_on})"
-    lines += ["", summary]
-    return "\n".join(lines) + "\n"
-
-
-def history_json(hist: History, fail_on: str, passed: bool) -> dict[str, Any]:
-    """The JSON form of a history run: ``new``, ``cohorts`` (each with its summary and findings),
-    ``findings`` (each finding once, with the cohorts it occurs in: ``GroupedFinding.to_json``),
-    ``matrix``, ``conflicts``, ``notes`` and ``gate``."""
-    from mcp_schema_audit import __version__
-
-    return {
-        "report_version": 1, "schema_audit_version": __version__, "kind": "history",
-        "new": {"label": hist.new.label, "source": hist.new.source},
-        "cohorts": [{"label": c.label, "source": c.source,
-                     "summary": {s: sum(1 for f in hist.findings[c.label] if f.severity == s)
-                                 for s in ("breaking", "warning", "info")},
-                     "findings": [f.to_json() for f in hist.findings[c.label]]} for c in hist.cohorts],
-        "findings": [g.to_json() for g in hist.grouped()],
-        "matrix": hist.matrix(),
-        "conflicts": [c.to_json() for c in hist.conflicts],
-        "notes": list(hist.notes),
-        "gate": {"fail_on": fail_on, "passed": passed},
-    }
-
-
-def render_history_json(hist: History, fail_on: str, passed: bool) -> str:
-    """``history_json`` as JSON text (indent 2, sorted keys, control characters as ``\\u`` escapes)."""
-    from mcp_schema_audit.report import _json_text
-
-    return _json_text(history_json(hist, fail_on, passed), sort_keys=True)
-
-
-_CELL = {"ok": "✅ ok", "warning": "🟡 warning", "breaking": "🔴 breaking"}
-
-
-def render_history_markdown(hist: History, fail_on: str, passed: bool) -> str:
-    """A pull-request comment: verdict line, the matrix (tools with a warning or break only), conflicts,
-    each breaking/warning finding once with the cached versions it affects, info findings collapsed.
-
-    All server text goes through ``md_escape``/``md_code`` (as in the diff's Markdown); stays under
-    ``MARKDOWN_BUDGET`` characters: rows and findings past it are counted, not shown.
-    """
-    from mcp_schema_audit import __version__
-    from mcp_schema_audit.report import _ICON, MARKDOWN_BUDGET, _who, md_code, md_escape
-    from mcp_schema_audit.rules import RULES
-
-    labels = [c.label for c in hist.cohorts]
-    groups = hist.grouped()
-    count = {s: sum(1 for g in groups if g.severity == s) for s in ("breaking", "warning", "info")}
-    icon = "✅" if passed else "❌"
-    verdict = "gate passed" if passed else "gate failed"
-    parts = [f"### {icon} schema-audit history: {md_escape(hist.new.label)} against {len(labels)} cached "
-             f"version{'s' if len(labels) != 1 else ''} — {count['breaking']} breaking, {count['warning']} warning, "
-             f"{count['info']} info — {verdict} (fail-on: {fail_on})",
-             f"**{md_escape(_who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}"]
-    parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
-    used = sum(len(x) + 2 for x in parts)
-    hidden = 0
-
-    def add(text: str) -> bool:
-        nonlocal used
-        if used + len(text) + 2 > MARKDOWN_BUDGET - 200:
-            return False
-        parts.append(text)
-        used += len(text) + 2
-        return True
-
-    m = hist.matrix()
-    rows = [(tool, row) for tool, row in m.items() if any(v != "ok" for v in row.values())]
-    if rows:
-        table = ["| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
-                 "| --- | " + " | ".join("---" for _ in labels) + " |"]
-        size = used + sum(len(x) + 1 for x in table) + 100
-        for i, (tool, row) in enumerate(rows):
-            line = f"| {md_escape(tool)} | " + " | ".join(_CELL[row[x]] for x in labels) + " |"
-            if size + len(line) + 1 > MARKDOWN_BUDGET - 400:
-                hidden += len(rows) - i
-                break
-            table.append(line)
-            size += len(line) + 1
-        ok = len(m) - len(rows)
-        if ok:
-            table += ["", f"{ok} other tool{'s' if ok != 1 else ''}: ok for every cached version."]
-        add("\n".join(table))
-    elif m:
-        add(f"All {len(m)} tools: ok for every cached version.")
-    if hist.conflicts:
-        lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
-        for c in hist.conflicts:
-            cached = "; ".join(f"{md_escape(lbl)} caches {md_code(json.dumps(v, ensure_ascii=False))}"
-                               for lbl, v in c.values.items())
-            lines.append(f"- **{md_escape(c.tool)}** {md_code(c.pointer) if c.pointer else '(root)'}: {cached}; "
-                         f"all of them accept only {md_code(json.dumps(c.common, ensure_ascii=False))}")
-        if not add("\n".join(lines)):
-            hidden += len(hist.conflicts)
-
-    def item(g: GroupedFinding, shown: tuple[str, ...]) -> str:
-        rule = RULES.get(g.rule)
-        title = rule.title if rule is not None else g.rule
-        where = md_code(g.pointer) if g.pointer else "(root)"
-        return (f"- {_ICON[g.severity]} **{md_escape(g.tool)}** · {g.direction} · {where} · {md_escape(title)} "
-                f"(`{g.rule}`): {md_escape(_affects(g, labels, shown))}")
-
-    for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
-        items = [g for g in groups if g.severity == sev]
-        if not items:
-            continue
-        lines = [f"#### {heading} ({len(items)})", ""]
-        size = used + 40
-        for i, g in enumerate(items):
-            line = item(g, ("breaking", "warning"))
-            if size + len(line) + 1 > MARKDOWN_BUDGET - 300:
-                hidden += len(items) - i
-                break
-            lines.append(line)
-            size += len(line) + 1
-        if not add("\n".join(lines)):
-            hidden += len(items)
-    infos = [g for g in groups if g.severity == "info"]
-    if infos:
-        lines = [f"<details><summary>{len(infos)} info finding{'s' if len(infos) != 1 else ''}</summary>", ""]
-        size = used + 80
-        for i, g in enumerate(infos):
-            line = item(g, ("info",))
-            if size + len(line) + 1 > MARKDOWN_BUDGET - 250:
-                hidden += len(infos) - i
-                break
-            lines.append(line)
-            size += len(line) + 1
-        lines += ["", "</details>"]
-        if not add("\n".join(lines)):
-            hidden += len(infos)
-    if not groups:
-        parts.append("No schema changes against any cached version.")
-    if hidden:
-        parts.append(f"*{hidden} more row(s) or finding(s) not shown here: see the JSON or SARIF report.*")
-    counts = " · ".join(md_escape(x) for x in _cohort_counts(hist))
-    parts.append(f"<sub>schema-audit {__version__} · {counts}</sub>")
-    return "\n\n".join(parts) + "\n"
-
-
-def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
-    """SARIF 2.1.0: one run, the rule catalog, one result per finding (grouped over cohorts, level = its worst
-    severity), located in NEW's snapshot file (the newest cohort's for a tool NEW no longer lists) with
-    ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the
-    finding's severity there; ``partialFingerprints["schemaAudit/v1"]`` is the fingerprint. Messages are
-    inert plain text (``sarif_text``)."""
-    from mcp_schema_audit.report import _SARIF_LEVEL, _detail, _rule_descriptor, _sarif_uri, inert, sarif_log, sarif_text
-    from mcp_schema_audit.rules import RULES
-
-    labels = [c.label for c in hist.cohorts]
-    rules = [_rule_descriptor(r) for r in RULES.values()]
-    index = {r["id"]: i for i, r in enumerate(rules)}
-    results = []
-    for g in hist.grouped():
-        if g.rule not in index:  # a rule outside the catalog (should not happen): still describe it
-            index[g.rule] = len(rules)
-            rules.append({"id": g.rule, "shortDescription": {"text": g.rule},
-                          "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]}})
-        snap = hist.new
-        if not any(t.get("name") == g.tool for t in hist.new.tools):
-            snap = next((c for c in reversed(hist.cohorts) if any(t.get("name") == g.tool for t in c.tools)),
-                        hist.new)
-        newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
-        f = g.latest[newest]
-        text = (f"{g.tool} ({g.direction}) {g.pointer or '(root)'}: {_affects(g, labels, ('breaking', 'warning', 'info'))}. "
-                f"Against {newest}: {_detail(f)}")
-        schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(g.direction)
-        fqn = f"{g.tool}/{schema_key}#{g.pointer}" if schema_key else g.tool
-        results.append({
-            "ruleId": g.rule,
-            "ruleIndex": index[g.rule],
-            "level": _SARIF_LEVEL[g.severity],
-            "message": {"text": sarif_text(text)},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                                "region": {"startLine": snap.line_of(g.tool)}},
-                           "logicalLocations": [{"name": inert(g.tool), "fullyQualifiedName": inert(fqn),
-                                                 "kind": "function"}]}],
-            "partialFingerprints": {"schemaAudit/v1": g.fingerprint},
-            "properties": {"tool": g.tool, "direction": g.direction, "pointer": g.pointer, "severity": g.severity,
-                           "cohorts": dict(g.cohorts), "snapshot": snap.label},
-        })
-    return sarif_log([hist.new, *hist.cohorts], rules, results, {
-        "kind": "history", "new": {"label": hist.new.label, "source": hist.new.source}, "cohorts": labels,
-        "matrix": hist.matrix(), "conflicts": [c.to_json() for c in hist.conflicts],
-        "gate": {"fail_on": fail_on, "passed": passed}, "notes": [inert(n) for n in hist.notes]})

@@ -149,6 +149,65 @@ _RULES = [
          "one side accepts and the other rejects: an equivalent rewrite (reordered, re-spelled, $ref inlined), as "
          "far as N samples show.",
          '{"anyOf": [{"type": "string"}, {"type": "null"}]}', '{"type": ["null", "string"]}'),
+    # --- real results (probe, diff/history --samples) -------------------------------------------------
+    Rule("result-violates-own-schema", "output", "breaking", "Real result rejected by the tool's own outputSchema",
+         "The server sent structuredContent that its own current outputSchema rejects: every host that validates "
+         "results fails the call, even right after listing the tools (a format mismatch breaks only the hosts that "
+         "check formats: the TS SDKs). Typical cause: a backend that adds fields to a closed (zod) object.",
+         'outputSchema {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": false}',
+         'structuredContent {"id": "c-1", "_svc": {"region": "eu"}}',
+         "MCP error -32602: Structured content does not match the tool's output schema: data must NOT have "
+         "additional properties",
+         f"{_SPEC_OUT} (servers MUST conform); {_PY}; {_TS}"),
+    Rule("result-missing-structured-content", "output", "breaking", "Result without structuredContent",
+         "The tool declares an outputSchema, the result is not isError, and it carries no structuredContent: SDK "
+         "clients refuse it (the TS SDK client throws; python-sdk raises).",
+         'outputSchema {"type": "object"}', 'result {"content": [{"type": "text", "text": "ok"}]}',
+         "MCP error -32600: Tool t has an output schema but did not return structured content",
+         "python-sdk ClientSession.validate_tool_result; TS SDK Client.callTool"),
+    Rule("result-malformed", "output", "breaking", "Result the SDK client cannot parse",
+         "The result is not a valid CallToolResult for the host's SDK: python-sdk's wire model for the negotiated "
+         "revision refuses it, or the TS SDK v1 parser (zod) refuses a structuredContent that is not a JSON "
+         "object. The call fails before any schema is looked at.",
+         'result {"content": [], "structuredContent": {"ok": true}}', 'result {"content": [], "structuredContent": [1, 2]}',
+         "pydantic ValidationError / ZodError on the tools/call result",
+         "MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),
+    Rule("result-rejected-by-cached-schema", "output", "breaking", "Real result rejected by a cached outputSchema",
+         "The server's current outputSchema accepts the result, but a version hosts may still have cached (the "
+         "cohort named in the finding) rejects it: the proof, with a real payload, that this release breaks "
+         "cached hosts until they list the tools again.",
+         'cached outputSchema {"type": "object", "properties": {"status": {"enum": ["queued", "sent"]}}}',
+         'structuredContent {"status": "scheduled"}', "'scheduled' is not one of ['queued', 'sent']",
+         f"{_PY}; {_TS}; hosts validate against the outputSchema cached at tools/list"),
+    Rule("result-text-missing", "output", "warning", "structuredContent without its JSON as text",
+         "The spec asks a tool that returns structuredContent to also return the serialized JSON in a text "
+         "content block, so clients that ignore structuredContent (older ones, plain chat hosts) still see the "
+         "result.",
+         'result {"structuredContent": {"a": 1}, "content": [{"type": "text", "text": "{\\"a\\": 1}"}]}',
+         'result {"structuredContent": {"a": 1}, "content": []}',
+         "(no error: clients that read only content show an empty result)",
+         "MCP spec 2025-06-18+ server/tools §Structured Content (SHOULD also return the serialized JSON)"),
+    Rule("call-tool-error", "tool", "info", "Call returned a tool error (isError)",
+         "The tool ran and reported an error (isError: true); its result is not a schema verdict. Check the "
+         "arguments in the calls file. Python and TS SDK v2 clients skip outputSchema validation of error results; "
+         "TS SDK v1 validates a structuredContent there too.",
+         'call {"tool": "get_chart", "arguments": {"id": 1}}', 'result {"isError": true, "content": [...]}',
+         "the tool's own error text, e.g. Error executing tool get_chart",
+         "MCP spec server/tools §Error Handling"),
+    Rule("call-rpc-error", "tool", "info", "Call answered with a JSON-RPC error",
+         "The server answered the tools/call with a protocol error (unknown tool, invalid arguments, an internal "
+         "error) or a result the probe cannot continue (resultType other than complete): no result to check.",
+         'call {"tool": "get_chart", "arguments": {}}', 'error {"code": -32602, "message": "Invalid params"}',
+         "MCP error -32602: Invalid params", "JSON-RPC 2.0 §5.1; MCP spec server/tools §Error Handling"),
+    Rule("call-timeout", "tool", "info", "Call got no answer in time",
+         "No answer within --call-timeout (or the run's --timeout was spent before the call was made): no result "
+         "to check. A server that exits or breaks the protocol fails the whole run instead (exit 3).",
+         'call {"tool": "slow_report"}', "(no answer)", "MCP error -32001: Request 'tools/call' timed out",
+         "schema-audit probe --call-timeout/--timeout; MCP spec basic/utilities/cancellation"),
+    Rule("call-result-too-large", "tool", "warning", "Result too large to check",
+         "The result's JSON is larger than the probe's limit, so it was neither checked nor recorded: hosts may "
+         "still reject it.", 'call {"tool": "export"}', "result of more than 16 MiB",
+         "(not checked: over the probe's MAX_RESULT_CHARS)", "schema-audit probe limits (README, Bounded work)"),
     # --- output: breaking ---------------------------------------------------------------------------
     Rule("output-property-added-to-closed-object", "output", "breaking", "Property added to a closed output object",
          "The cached schema has additionalProperties (or unevaluatedProperties) false, so any key it does not "
@@ -327,6 +386,19 @@ _FIXES = {
     "schema-metaschema-invalid": "validate the schema against its dialect's metaschema before release",
     "sampled-counterexample": "keep accepting (inputs) or keep within (outputs) what the cached schema allows, "
                               "as the witness shows",
+    "result-violates-own-schema": "make the server send what its schema declares (drop the extra fields before "
+                                  "returning, or declare them), or open the schema in a release hosts list first",
+    "result-missing-structured-content": "always return structuredContent when the tool declares an outputSchema "
+                                         "(or return isError: true for failures)",
+    "result-malformed": "return structuredContent as a JSON object (wrap other values as {\"result\": …} on "
+                        "connections at or below 2025-11-25)",
+    "result-rejected-by-cached-schema": "keep sending results the cached schema accepts until hosts re-listed "
+                                        "(ship the schema change first, the new values in a later release)",
+    "result-text-missing": "add a text content block with json.dumps(structuredContent)",
+    "call-result-too-large": "page or trim large results",
+    "call-tool-error": "fix the call's arguments in the calls file (or the tool): a probe needs a result to check",
+    "call-rpc-error": "fix the call in the calls file (tool name, arguments) or the server's handler",
+    "call-timeout": "raise --call-timeout / --timeout, or call the tool with arguments that answer quickly",
 }
 _RULES = [Rule(**{**r.__dict__, "fix": _FIXES.get(r.id, "")}) for r in _RULES]
 

@@ -62,7 +62,7 @@ def test_breaking_change_fails_the_gate_with_summary_annotations_and_outputs(tmp
     r = run_action(tmp_path, **seed_inputs())
     assert r.code == 1, r.stderr
     first = r.summary.splitlines()[0]
-    assert first.startswith("### ❌ schema-audit: 13 breaking, 0 warning, 1 info") and "gate failed" in first
+    assert first.startswith("### ❌ schema-audit diff: 13 breaking, 0 warning, 1 info") and "gate failed" in first
     assert "<summary>Witness:" in r.summary
     assert "add the label **schema-change-approved**" in r.summary
     assert r.outputs["exit-code"] == "1" and r.outputs["passed"] == "false" and r.outputs["approved"] == "false"
@@ -74,7 +74,7 @@ def test_breaking_change_fails_the_gate_with_summary_annotations_and_outputs(tmp
     assert (report_dir / "schema-audit.md").read_text(encoding="utf-8") in r.summary
     commands = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
     assert sum(ln.startswith("::error ") for ln in commands) == 13
-    assert commands[-1].startswith("::notice title=schema-audit::")
+    assert commands[-1].startswith("::notice title=schema-audit diff::")
     assert "13 breaking, 0 warning, 1 info; gate failed" in r.stderr
 
 
@@ -107,11 +107,11 @@ def test_no_pull_request_in_the_event_means_no_bypass(tmp_path: Path):
 def test_empty_diff_passes(tmp_path: Path):
     r = run_action(tmp_path, **seed_inputs("0.2.4", "0.2.5"))
     assert r.code == 0, r.stderr
-    assert r.summary.startswith("### ✅ schema-audit: 0 breaking, 0 warning, 0 info — gate passed")
+    assert r.summary.startswith("### ✅ schema-audit diff: 0 breaking, 0 warning, 0 info — gate passed")
     assert "No schema changes." in r.summary and "Approved" not in r.summary and "add the label" not in r.summary
     assert r.outputs["passed"] == "true"
     assert [ln for ln in r.stdout.splitlines() if ln.startswith("::")] == [
-        ln for ln in r.stdout.splitlines() if ln.startswith("::notice title=schema-audit::")]
+        ln for ln in r.stdout.splitlines() if ln.startswith("::notice title=schema-audit diff::")]
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("info", 1), ("warning", 1), ("breaking", 1)])
@@ -201,7 +201,7 @@ def test_base_from_git(tmp_path: Path):
     r = run_action(work, cwd=repo, base="git:HEAD:.schema-audit/snapshots/latest.json",
                    snapshot=".schema-audit/snapshots/latest.json", output_dir=str(work / "out"), sarif="true")
     assert r.code == 1, r.stderr
-    assert r.summary.startswith("### ❌ schema-audit: 13 breaking")
+    assert r.summary.startswith("### ❌ schema-audit diff: 13 breaking")
     log = json.loads((work / "out" / "schema-audit.sarif").read_text(encoding="utf-8"))
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == ".schema-audit/snapshots/latest.json"

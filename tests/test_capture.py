@@ -19,8 +19,9 @@ from mcp_schema_audit.errors import CaptureError, UsageError
 from mcp_schema_audit.snapshot import Snapshot, canonical_json
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-V1_TOOLS = ["archive_message", "get_message", "list_messages", "send_message", "wait_for_message", "whoami"]
-V2_TOOLS = ["get_message", "list_messages", "send_message", "wait_for_message", "whoami"]
+V1_TOOLS = ["archive_message", "get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message",
+            "whoami"]
+V2_TOOLS = ["get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message", "whoami"]
 META_KEYS = {"captured_at", "duration_s", "sdk_version", "schema_audit_version", "pages", "instructions_present"}
 CANARY = "canary-7f3a9c1e5b"
 

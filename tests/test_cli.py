@@ -162,7 +162,7 @@ def _commands() -> dict[str, Any]:
 
 
 def test_every_command_is_covered_by_the_help_test():
-    assert {"snapshot", "diff", "history", "lint", "schema", "demo", "rules", "explain"} <= set(_commands())
+    assert {"snapshot", "probe", "diff", "history", "lint", "schema", "demo", "rules", "explain"} <= set(_commands())
 
 
 @pytest.mark.parametrize("command", ["", *sorted(_commands())])

@@ -326,16 +326,16 @@ def test_history_text_lists_each_finding_once_with_the_versions_it_affects(seed_
 
 
 def test_history_cohort_ranges_and_mixed_severities():
-    from mcp_schema_audit.history import GroupedFinding, _affects, _versions
+    from mcp_schema_audit.history import GroupedFinding, affects, _versions
 
     order = ["1", "2", "3", "4", "5", "6"]
     assert _versions(["1", "2", "3", "5", "6"], order) == "1 to 3 (3 versions), 5, 6"
     g = GroupedFinding("r", "t", "output", "", "0" * 16, cohorts={"1": "breaking", "2": "warning", "3": "breaking"})
     assert g.severity == "breaking" and g.at_least("breaking") == ["1", "3"]
-    assert _affects(g, order) == "affects 1, 3 (breaking); 2 (warning)"
-    assert _affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys(order, "warning")), order) == (
+    assert affects(g, order) == "affects 1, 3 (breaking); 2 (warning)"
+    assert affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys(order, "warning")), order) == (
         "affects all 6 cached versions")
-    assert _affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys("ab", "info")), ["a", "b"],
+    assert affects(GroupedFinding("r", "t", "output", "", "f", cohorts=dict.fromkeys("ab", "info")), ["a", "b"],
                     ("info",)) == "affects both cached versions"
 
 
@@ -405,8 +405,8 @@ def test_history_sarif_validates_and_locates_findings_in_new(hostile_history: li
 
 
 def test_history_rejects_unknown_formats(seed_store: Path):
-    r = cli("history", "0.2.7", "--store", str(seed_store), "--format", "junit")
-    assert r.returncode == 2 and "--format must be one of text, json, markdown, sarif" in r.stderr
+    r = cli("history", "0.2.7", "--store", str(seed_store), "--format", "yaml")
+    assert r.returncode == 2 and "--format must be one of text, json, markdown, sarif, github, junit" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
 

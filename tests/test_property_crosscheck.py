@@ -125,7 +125,7 @@ from referencing import Registry
 
 from mcp_schema_audit.engine import compare_schemas
 
-from json_pointer import resolves, value_at
+from json_pointer import keyword_at, resolves, value_at
 from schema_mutations import (AjvCompileError, ajv_view, close_objects, for_hypothesis_jsonschema, mutate, render,
                               strip_nullable, tool_model)
 
@@ -300,7 +300,7 @@ def show_findings(direction: str, findings: list[Any]) -> None:
 #: keywords a validator names as the reason of its own error (``error.validator``)
 SELF_REPORTING = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
                   "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-                  "minContains", "maxContains", "required", "minProperties", "maxProperties"}
+                  "minContains", "maxContains", "required", "minProperties", "maxProperties", "not"}
 #: rules whose rejecting keyword holds a schema (a pointer ending in it may name the subschema instead)
 BY_RULE = {"output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
            "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
@@ -326,7 +326,7 @@ def check_own_keyword(f: Any, v: Any) -> None:
     rejecting side's pointer), at the finding's place in the instance or its parent's: a witness rejected
     for an unrelated reason is not a witness of this finding."""
     rejecting_ptr = f.old_pointer if f.direction == "output" else f.new_pointer
-    kws = ({p.rsplit("/", 1)[-1] for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
+    kws = ({keyword_at(p) for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
         f.rule, set())
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}

@@ -88,20 +88,53 @@ def policy_report() -> Report:
                                     "expires": "2026-01-31"}])
 
 
-CASES = {"seed": seed_report, "empty": empty_report, "policy": policy_report}
+def probe_report() -> Report:
+    """The recorded probe of the demo server's release 2 (fixtures/probe), replayed against release 1."""
+    from mcp_schema_audit.cli.probe_cmds import run_probe
+    from mcp_schema_audit.probe import load_recording
+
+    rec = load_recording(Path("fixtures/probe/demo-v2.recording.json"))
+    return run_probe(rec.snapshot, rec.calls, [load_snapshot("fixtures/probe/demo-v1.json")],
+                     artifact="fixtures/probe/demo-v2.recording.json")
 
 
-def render(report: Report, fmt: str) -> str:
-    return render_text(report, color=False, width=120) if fmt == "text" else RENDERERS[fmt](report)
+def lint_report() -> Report:
+    """A lint of 0.2.6 with 0.2.5 as the baseline of output required sets."""
+    from mcp_schema_audit.lint import lint_snapshot
+
+    snap, base = load_snapshot("fixtures/seed/0.2.6.json"), load_snapshot("fixtures/seed/0.2.5.json")
+    return Report(old=base, new=snap, findings=lint_snapshot(snap, baseline=base), kind="lint", baseline=base)
+
+
+def history_report() -> Any:
+    """0.2.7 against every older seed release."""
+    from mcp_schema_audit.history import check_history
+
+    hist = check_history(load_snapshot("fixtures/seed/0.2.7.json"),
+                         [load_snapshot(f"fixtures/seed/{v}.json") for v in ("0.2.4", "0.2.5", "0.2.6")])
+    hist.fail_on = "breaking"
+    return hist
+
+
+CASES = {"seed": seed_report, "empty": empty_report, "policy": policy_report, "probe": probe_report,
+         "lint": lint_report}
+#: Every report kind, history included (golden files of every format).
+ALL_CASES = {**CASES, "history": history_report}
+
+
+def render(report: Any, fmt: str) -> str:
+    from mcp_schema_audit.report import render as render_any
+
+    return render_any(report, fmt, color=False, width=120)
 
 
 # --- golden files --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", list(SUFFIX))
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", list(ALL_CASES))
 def test_golden(case: str, fmt: str):
-    out = render(CASES[case](), fmt)
+    out = render(ALL_CASES[case](), fmt)
     path = GOLDEN / f"{case}.{SUFFIX[fmt]}"
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -214,9 +247,9 @@ def _sarif_validator() -> jsonschema.Draft4Validator:
     return jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", list(ALL_CASES))
 def test_sarif_validates_against_the_sarif_2_1_0_schema(case: str):
-    log = json.loads(render_sarif(CASES[case]()))
+    log = json.loads(RENDERERS["sarif"](ALL_CASES[case]()))
     _sarif_validator().validate(log)
     assert log["version"] == "2.1.0"
 
@@ -348,12 +381,12 @@ def test_github_one_line_per_finding_plus_summary():
     assert sum(line.startswith("::notice ") for line in lines) == 2  # the info finding and the summary
     assert re.match(r"::error file=fixtures/seed/0\.2\.6\.json,line=[1-9][0-9]*,title=schema-audit breaking%3A ",
                     lines[0])
-    assert lines[-1].startswith("::notice title=schema-audit::") and "gate FAILED" in lines[-1]
+    assert lines[-1].startswith("::notice title=schema-audit diff::") and "gate FAILED" in lines[-1]
 
 
 def test_github_empty_diff_still_says_something():
     lines = render_github(empty_report()).splitlines()
-    assert len(lines) == 1 and lines[0].startswith("::notice title=schema-audit::") and "gate passed" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("::notice title=schema-audit diff::") and "gate passed" in lines[0]
 
 
 def test_github_escaping():
@@ -378,7 +411,7 @@ def _tags(html: str) -> set[str]:
 def test_markdown_structure():
     md = render_markdown(seed_report())
     first = md.splitlines()[0]
-    assert first.startswith("### ❌ schema-audit: 13 breaking, 0 warning, 1 info") and "gate failed" in first
+    assert first.startswith("### ❌ schema-audit diff: 13 breaking, 0 warning, 1 info") and "gate failed" in first
     assert md.index("#### Breaking (13)") < md.index("<details><summary>1 info finding</summary>")
     assert md.count("<summary>Witness:") == 13
     html = _html(md)
@@ -394,7 +427,7 @@ def test_markdown_structure():
 
 def test_markdown_empty_and_policy():
     md = render_markdown(empty_report())
-    assert md.startswith("### ✅ schema-audit: 0 breaking, 0 warning, 0 info — gate passed")
+    assert md.startswith("### ✅ schema-audit diff: 0 breaking, 0 warning, 0 info — gate passed")
     assert "No schema changes." in md
     md = render_markdown(policy_report())
     assert "1 finding ignored by the config" in md and "Expired ignore entry" in md
@@ -521,6 +554,50 @@ def test_hostile_text_is_inert_in_every_format():
     assert outs["junit"].count("</failure>") == len(list(root.iter("failure"))) == 2
     failure_text = "".join(f.text or "" for f in root.iter("failure"))
     assert "</failure>" in failure_text and "<img src=x" in failure_text  # shown as text, parsed back
+
+
+def test_hostile_probe_results_are_inert_in_every_format():
+    """A probe whose tool name, results, tool error text and call ids are hostile: nothing renders, nothing
+    starts a workflow command, JSON keeps the exact values, witnesses are fenced and capped."""
+    from mcp_schema_audit.cli.probe_cmds import run_probe
+
+    closed = {"type": "object", "properties": {"v": {"type": "string"}}, "additionalProperties": False}
+    listing = snapshot_from_data({"tools": [{"name": EVIL, "inputSchema": {"type": "object"}, "outputSchema": closed}]},
+                                 source="", label="live")
+    listing.source = ""
+    records = [
+        {"id": "c1" + EVIL, "tool": EVIL, "arguments": {}, "outcome": "result",
+         "result": {"content": [{"type": "text", "text": EVIL}], "structuredContent": {"v": EVIL, EVIL: EVIL * 200}}},
+        {"id": "c2", "tool": EVIL, "arguments": {}, "outcome": "result",
+         "result": {"content": [{"type": "text", "text": EVIL}], "isError": True}},
+        {"id": "c3", "tool": EVIL, "arguments": {}, "outcome": "rpc-error", "error": {"code": -32603, "message": EVIL}},
+    ]
+    report = run_probe(listing, records, [], fail_on="info", artifact="calls.json")
+    assert {f.rule for f in report.findings} == {"result-violates-own-schema", "result-text-missing",
+                                                 "call-tool-error", "call-rpc-error"}
+    own = next(f for f in report.findings if f.rule == "result-violates-own-schema")
+    assert own.witness is not None and own.witness["truncated"] is True  # capped: the real value is 70 KB
+    assert len(json.dumps(own.witness["instance"])) <= 4_000
+    outs = {fmt: render(report, fmt) for fmt in SUFFIX}
+    for fmt, out in outs.items():
+        assert "\x1b" not in out and "\r" not in out and "\u202e" not in out, fmt
+        for line in out.splitlines():
+            if fmt != "github":
+                assert not line.lstrip().startswith("::"), (fmt, line)
+    data = json.loads(outs["json"])
+    _validator().validate(data)
+    assert data["kind"] == "probe" and [c["id"] for c in data["calls"]] == ["c1" + EVIL, "c2", "c3"]
+    html = _html(outs["markdown"])
+    assert _tags(html) <= _ALLOWED_TAGS, _tags(html) - _ALLOWED_TAGS
+    prose = re.sub(r"(`{3,}).*?\1", "", outs["markdown"], flags=re.S)
+    for raw in ("<img", "](http", "@channel", "<script", "\n# heading", "\n::error"):
+        assert raw not in prose, raw
+    log = json.loads(outs["sarif"])
+    _sarif_validator().validate(log)
+    assert [a["location"]["uri"] for a in log["runs"][0]["artifacts"]] == ["calls.json"]
+    lines = outs["github"].splitlines()
+    assert all(_GH_LINE.match(line) for line in lines) and len(lines) == len(report.findings) + 1
+    ET.fromstring(outs["junit"].encode("utf-8"))
 
 
 # --- forward findings name the snapshots as given on the command line ----------------------------------

@@ -28,7 +28,7 @@ import pytest
 from jsonschema.validators import Draft202012Validator, validator_for
 from referencing import Registry
 
-from json_pointer import resolves, value_at
+from json_pointer import keyword_at, resolves, value_at
 from mcp_schema_audit.engine import compare_schemas
 
 ROOT = Path(__file__).resolve().parent / "cases" / "rules"
@@ -38,7 +38,7 @@ RANK = {"none": 0, "info": 0, "warning": 1, "breaking": 2}
 #: keywords a validator names as the reason of its own error (the others report an inner keyword)
 SELF_REPORTING = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
                   "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-                  "minContains", "maxContains", "required", "minProperties", "maxProperties"}
+                  "minContains", "maxContains", "required", "minProperties", "maxProperties", "not"}
 #: rules whose rejecting keyword holds a schema (a pointer ending in it may name the subschema instead)
 BY_RULE = {"output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
            "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
@@ -87,7 +87,7 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
     # the keyword the finding names: at its pointer, or at the rejecting side's pointer (the cached enum that
     # rejects a widened type's null)
     rejecting_ptr = f.old_pointer if f.direction == "output" else f.new_pointer
-    kws = ({p.rsplit("/", 1)[-1] for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
+    kws = ({keyword_at(p) for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
         f.rule, set())
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}

@@ -1,4 +1,5 @@
-"""One capture run: the transport, the SDK client session, the handshake and every tools/list page, under one deadline."""
+"""One connection to a server: the transport, the SDK client session and the handshake, under one deadline
+(``run_connected``, shared by ``capture`` and ``probe``); and the capture itself: every tools/list page."""
 
 from __future__ import annotations
 
@@ -6,13 +7,16 @@ import contextlib
 import importlib.metadata
 import os
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.capture.failures import (
     _explain,
     _is_group,
+    _leaves,
     _short,
     _timeout_error,
 )
@@ -26,10 +30,130 @@ from mcp_schema_audit.capture.target import (
     connect_url_and_headers,
 )
 from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
-from mcp_schema_audit.errors import CaptureError, InputError
+from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
 from mcp_schema_audit.snapshot import Snapshot, check_tools
 
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+
+@dataclass
+class Connection:
+    """One open connection: the SDK's ``ClientSession``, the wire log, the run's state, what the handshake said.
+
+    ``handshake`` is the raw ``initialize``/``server/discover`` result (``{}`` when there was none);
+    ``version`` the negotiated protocol version; ``deadline`` the ``time.monotonic()`` value the whole run
+    must end by (``timeout_s`` after it started). Only code inside ``capture`` uses it.
+    """
+
+    session: Any
+    log: _WireLog
+    state: _State
+    handshake: dict[str, Any]
+    version: str | None
+    timeout_s: float
+    deadline: float
+
+    def remaining_s(self) -> float:
+        """Seconds left of the run's budget (may be negative)."""
+        return self.deadline - time.monotonic()
+
+
+T = TypeVar("T")
+
+
+def run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
+                  work: Callable[[Connection], Awaitable[T]]) -> T:
+    """Open one connection to ``target`` (spawn or connect, handshake), run ``await work(conn)``, disconnect.
+
+    The one way ``capture`` and ``probe`` reach a server: transport, wire tap, SDK client, process tree and
+    stderr tail of a stdio server, secrets kept out of messages, and one deadline (``timeout_s`` seconds)
+    over everything, clean-up included. Raises ``CaptureError`` (one line, secrets removed) for every
+    failure to reach the server or to finish in time; a ``SchemaAuditError`` that ``work`` raises for
+    another reason (a ``UsageError``, an ``InputError``) comes through unchanged. Call ``_check_arguments``
+    first.
+    """
+    import anyio
+
+    return anyio.run(_run_connected, target, protocol, timeout_s, work)
+
+
+async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
+                         work: Callable[[Connection], Awaitable[T]]) -> T:
+    import anyio
+
+    state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
+    log = _WireLog()
+    with contextlib.ExitStack() as files:
+        if target.transport == "stdio":
+            state.errlog = _StderrTail()
+            files.callback(state.errlog.close)
+            state.tree = _ProcessTree(state.errlog.writer.fileno())
+            files.callback(state.tree.close)  # runs first: after the SDK stopped the server
+        # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
+        # cancellation surfaces as some other exception from the SDK's task groups.
+        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout_s)
+        deadline = time.monotonic() + timeout_s
+        done = False
+        outcome: Any = None
+        error: CaptureError | None = None
+        try:
+            with scope:
+                outcome = await _connected(target, protocol, timeout_s, deadline, state, log, work)
+                done = True
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes one CaptureError
+            other = _other_error(exc)
+            if other is not None:
+                raise other from None
+            if scope.cancel_called:
+                error = _timeout_error(timeout_s, state, log)
+            elif not isinstance(exc, Exception) and not _is_group(exc):
+                raise  # KeyboardInterrupt, SystemExit, an outer cancellation
+            else:
+                error = _explain(exc, state)
+        if error is None and not done:
+            error = _timeout_error(timeout_s, state, log)
+        if error is not None:
+            raise CaptureError(_scrub(str(error), state.secrets), hint=error.hint)
+    return outcome  # type: ignore[no-any-return]
+
+
+def _other_error(exc: BaseException) -> SchemaAuditError | None:
+    """A ``SchemaAuditError`` that is not about reaching the server (raised by the work itself), found
+    inside ``exc`` (an exception group of the SDK's task groups included); else None."""
+    for leaf in _leaves(exc):
+        if isinstance(leaf, SchemaAuditError) and not isinstance(leaf, CaptureError):
+            return leaf
+    return None
+
+
+async def _connected(target: CaptureTarget, protocol: str, timeout_s: float, deadline: float, state: _State,
+                     log: _WireLog, work: Callable[[Connection], Awaitable[T]]) -> T:
+    """Open the transport and the SDK client, learn the handshake, run ``work``."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    async with contextlib.AsyncExitStack() as stack:
+        transport = await _open_transport(target, timeout_s, state, stack)
+        state.stage = "the handshake"
+        client = Client(
+            _tapped(transport, log),
+            mode=protocol,
+            cache=None,
+            read_timeout_seconds=timeout_s,
+            client_info=Implementation(name="schema-audit", version=__version__),
+        )
+        async with client:
+            session = client.session
+            handshake: dict[str, Any] = {}
+            if session.initialize_result is not None:
+                handshake = _last(log.results("initialize"))
+            elif protocol == "auto":
+                handshake = _last(log.results("server/discover"))
+            else:
+                handshake = await _discover_pinned(session, log)
+            conn = Connection(session=session, log=log, state=state, handshake=handshake,
+                              version=client.protocol_version, timeout_s=timeout_s, deadline=deadline)
+            return await work(conn)
 
 
 def capture(
@@ -64,57 +188,40 @@ def capture(
     a repeating cursor, more than ``max_pages`` pages).
     """
     _check_arguments(target, protocol, timeout_s, max_pages)
-    import anyio
-
-    return anyio.run(_capture_async, target, label, protocol, timeout_s, max_pages)
-
-
-async def _capture_async(target: CaptureTarget, label: str, protocol: str, timeout_s: float, max_pages: int) -> Snapshot:
-    import anyio
-
     started = time.monotonic()
-    captured_at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-    state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
-    log = _WireLog()
-    with contextlib.ExitStack() as files:
-        if target.transport == "stdio":
-            state.errlog = _StderrTail()
-            files.callback(state.errlog.close)
-            state.tree = _ProcessTree(state.errlog.writer.fileno())
-            files.callback(state.tree.close)  # runs first: after the SDK stopped the server
-        # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
-        # cancellation surfaces as some other exception from the SDK's task groups.
-        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout_s)
-        outcome = None
-        error: CaptureError | None = None
-        try:
-            with scope:
-                outcome = await _session(target, protocol, timeout_s, max_pages, state, log)
-        except BaseException as exc:  # noqa: BLE001 - every failure becomes one CaptureError
-            if scope.cancel_called:
-                error = _timeout_error(timeout_s, state, log)
-            elif not isinstance(exc, Exception) and not _is_group(exc):
-                raise  # KeyboardInterrupt, SystemExit, an outer cancellation
-            else:
-                error = _explain(exc, state)
-        if error is None and outcome is None:
-            error = _timeout_error(timeout_s, state, log)
-        if error is not None:
-            raise CaptureError(_scrub(str(error), state.secrets), hint=error.hint)
+    captured_at = utc_now()
 
-    assert outcome is not None
-    pages, handshake, protocol_version, first_page = outcome
+    async def work(conn: Connection) -> Snapshot:
+        return await list_tools(conn, label=label, max_pages=max_pages, started=started, captured_at=captured_at)
+
+    return run_connected(target, protocol, timeout_s, work)
+
+
+def utc_now() -> str:
+    """The current time as ISO-8601 UTC to the second, ``Z`` suffix (``2026-11-30T21:58:26Z``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+async def list_tools(conn: Connection, *, label: str, max_pages: int, started: float, captured_at: str) -> Snapshot:
+    """Walk every ``tools/list`` page on ``conn`` and return the listing as a ``Snapshot`` (see ``capture``).
+
+    ``started`` is the ``time.monotonic()`` value the run began at (for ``meta.duration_s``), ``captured_at``
+    its ISO-8601 UTC time. Raises ``CaptureError`` for a listing that cannot be paired or paged.
+    """
+    pages = await _walk_pages(conn.session, conn.log, conn.version, max_pages, conn.state)
+    first_page = pages[0] if pages else {}
+    handshake = conn.handshake
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:
-        raise CaptureError(_scrub(str(exc), state.secrets)) from None
+        raise CaptureError(_scrub(str(exc), conn.state.secrets)) from None
     return Snapshot(
         label=label,
         tools=tools,
         server=_server_info(handshake, first_page),
-        protocol_version=protocol_version,
+        protocol_version=conn.version,
         capabilities=dict(handshake.get("capabilities") or {}) if isinstance(handshake.get("capabilities"), dict) else {},
-        transport=target.transport,
+        transport=conn.state.target.transport,
         meta={
             "captured_at": captured_at,
             "duration_s": round(time.monotonic() - started, 3),
@@ -124,37 +231,6 @@ async def _capture_async(target: CaptureTarget, label: str, protocol: str, timeo
             "instructions_present": isinstance(handshake.get("instructions"), str) and bool(handshake["instructions"]),
         },
     )
-
-
-async def _session(
-    target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int, state: _State, log: _WireLog
-) -> tuple[list[dict[str, Any]], dict[str, Any], str | None, dict[str, Any]]:
-    """Open the transport and the SDK client, walk every page; return (pages, handshake, version, page 1)."""
-    from mcp import Client
-    from mcp.types import Implementation
-
-    async with contextlib.AsyncExitStack() as stack:
-        transport = await _open_transport(target, timeout_s, state, stack)
-        state.stage = "the handshake"
-        client = Client(
-            _tapped(transport, log),
-            mode=protocol,
-            cache=None,
-            read_timeout_seconds=timeout_s,
-            client_info=Implementation(name="schema-audit", version=__version__),
-        )
-        async with client:
-            session = client.session
-            handshake: dict[str, Any] = {}
-            if session.initialize_result is not None:
-                handshake = _last(log.results("initialize"))
-            elif protocol == "auto":
-                handshake = _last(log.results("server/discover"))
-            else:
-                handshake = await _discover_pinned(session, log)
-            version = client.protocol_version
-            pages = await _walk_pages(session, log, version, max_pages, state)
-    return pages, handshake, version, pages[0] if pages else {}
 
 
 async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State, stack: contextlib.AsyncExitStack) -> Any:

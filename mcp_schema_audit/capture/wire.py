@@ -9,16 +9,29 @@ from typing import Any
 
 
 class _WireLog:
-    """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors."""
+    """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors.
+
+    ``replies`` holds ``(method, result, error, request id)`` per reply in arrival order; ``sent`` the id of
+    the last request sent per method (a tool call's reply is looked up by its own id, so a late answer to an
+    earlier call that timed out is never taken for it).
+    """
 
     def __init__(self) -> None:
         self.methods: dict[Any, str] = {}
-        self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None]] = []
+        self.sent: dict[str, Any] = {}
+        self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, Any]] = []
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
 
     def results(self, method: str, start: int = 0) -> list[dict[str, Any]]:
         """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
-        return [res for m, res, _ in self.replies[start:] if m == method and res is not None]
+        return [res for m, res, _, _ in self.replies[start:] if m == method and res is not None]
+
+    def reply(self, request_id: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None] | None:
+        """``(raw result, raw error)`` of the reply to request ``request_id`` (the last one), or None if none came."""
+        for _m, res, err, rid in reversed(self.replies):
+            if rid == request_id:
+                return res, err
+        return None
 
 
 class _TapStream:
@@ -37,6 +50,7 @@ class _TapStream:
         method = getattr(message, "method", None)
         if method is not None and hasattr(message, "id"):
             self._log.methods[message.id] = method
+            self._log.sent[method] = message.id
         await self._inner.send(item)
 
     async def receive(self) -> Any:
@@ -49,10 +63,10 @@ class _TapStream:
             result = getattr(message, "result", None)
             error = getattr(message, "error", None)
             if isinstance(result, dict):
-                self._log.replies.append((method, copy.deepcopy(result), None))
+                self._log.replies.append((method, copy.deepcopy(result), None, message.id))
             elif error is not None:
                 dumped = error.model_dump(mode="json") if hasattr(error, "model_dump") else {"message": str(error)}
-                self._log.replies.append((method, None, dumped))
+                self._log.replies.append((method, None, dumped, message.id))
         return item
 
     def __aiter__(self) -> _TapStream:

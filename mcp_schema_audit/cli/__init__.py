@@ -6,7 +6,7 @@ The report goes to stdout (or ``--output``); progress and errors go to stderr, o
 ``app`` holds the typer application; each ``*_cmds`` module registers its commands on it when imported.
 """
 
-from mcp_schema_audit.cli import capture_cmds, compare_cmds, catalog_cmds  # noqa: F401, I001  (registers the commands, in this order)
+from mcp_schema_audit.cli import capture_cmds, probe_cmds, compare_cmds, catalog_cmds  # noqa: F401, I001  (registers the commands, in this order)
 from mcp_schema_audit.cli.app import app, main
 from mcp_schema_audit.cli.options import DIFF_FORMATS, HISTORY_FORMATS, RULES_FORMATS, run_diff
 

@@ -13,10 +13,10 @@ from typing import List, Optional
 import typer
 
 from mcp_schema_audit import __version__
+from mcp_schema_audit.cli import source
 from mcp_schema_audit.cli.app import _command, _err, _guarded
 from mcp_schema_audit.cli.options import (
     _CONFIG_HELP_SHORT,
-    _parse_pairs,
     _quiet_sdk_logs,
     _settings,
     _write_output,
@@ -36,28 +36,18 @@ from mcp_schema_audit.snapshot import (
 @_command()
 @_guarded
 def snapshot(
-    command: Optional[List[str]] = typer.Argument(
-        None, metavar="[-- SERVER_COMMAND...]", show_default=False,
-        help="stdio server: everything after -- is the command and its arguments."),
+    command: Optional[List[str]] = source.SERVER_COMMAND,
     label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL",
                                         help="Snapshot label, e.g. v0.2.6 (the file name in the store)."),
-    url: Optional[str] = typer.Option(None, "--url", metavar="URL",
-                                      help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp."),
-    sse: Optional[str] = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL."),
-    header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
-                                     help="HTTP header 'Name: value' (repeatable). Never stored or printed."),
-    header_env: List[str] = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
-                                         help="HTTP header from the environment: 'Name=ENV_VAR' (repeatable)."),
-    env: List[str] = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
-        "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
-        "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored.")),
-    cwd: Optional[Path] = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server."),
-    protocol: str = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
-        "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
-        "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy).")),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.1, metavar="SECONDS", help="Seconds for the whole capture."),
-    max_pages: int = typer.Option(1000, "--max-pages", min=1, metavar="N",
-                                  help="Give up after this many tools/list pages."),
+    url: Optional[str] = source.URL,
+    sse: Optional[str] = source.SSE,
+    header: List[str] = source.HEADER,
+    header_env: List[str] = source.HEADER_ENV,
+    env: List[str] = source.ENV,
+    cwd: Optional[Path] = source.CWD,
+    protocol: str = source.PROTOCOL,
+    timeout: float = source.TIMEOUT,
+    max_pages: int = source.MAX_PAGES,
     store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
                                          help="Snapshot store folder (default .schema-audit)."),
     config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP_SHORT),
@@ -66,7 +56,7 @@ def snapshot(
     from_file: Optional[Path] = typer.Option(None, "--from-file", metavar="FILE", help=(
         "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
         "or MCP Inspector CLI JSON.")),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr."),
+    verbose: bool = source.VERBOSE,
     force: bool = typer.Option(False, "--force", help=(
         "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
         "an existing one is an error (exit 2) and nothing is captured.")),
@@ -86,8 +76,7 @@ def snapshot(
     sources = [x for x in (bool(command), url, sse, from_file) if x]
     if len(sources) != 1:
         raise UsageError("give exactly one source: -- SERVER_COMMAND..., --url, --sse or --from-file")
-    if protocol not in ("auto", "legacy", "2026-07-28"):
-        raise UsageError(f"--protocol must be auto, legacy or 2026-07-28 (got {protocol!r})")
+    source.check_protocol(protocol)
     if label is not None:
         check_label(label)
     elif out is None:
@@ -103,24 +92,10 @@ def snapshot(
         snap = snapshot_from_data(read_json_file(from_file), source=str(from_file), label=label)
         snap.meta = {**snap.meta, "imported_from": from_file.name, "schema_audit_version": __version__}
     else:
-        from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
+        from mcp_schema_audit.capture import capture
 
         _quiet_sdk_logs(verbose)
-        headers = _parse_pairs(header, ":", "--header")
-        for name, var in _parse_pairs(header_env, "=", "--header-env").items():
-            if var not in os.environ:
-                raise UsageError(f"--header-env {name}: environment variable {var} is not set")
-            headers[name] = os.environ[var]
-        if command:
-            target = CaptureTarget("stdio", command=list(command), env=_parse_pairs(env, "=", "--env"),
-                                   cwd=str(cwd) if cwd else None)
-            where = command[0]
-        else:
-            endpoint = url or sse or ""
-            if not endpoint.lower().startswith(("http://", "https://")):
-                raise UsageError("--url/--sse must be an http:// or https:// URL")
-            target = CaptureTarget("http" if url else "sse", url=endpoint, headers=headers)
-            where = redact_url(endpoint)
+        target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
         _err(f"capturing tools/list from {where} …")
         snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages)
     text = canonical_json(snap.to_json())
@@ -142,8 +117,16 @@ def demo(
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
     force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:
-    """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, then diff them."""
+    """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them, then probe v2.
+
+    The probe calls v2's read-only tools (--auto) and checks the real results against v2's own schemas and
+    v1's cached ones: mailbox_stats breaks its own closed schema, get_message and wait_for_message break
+    hosts that cached v1.
+    """
     from mcp_schema_audit.capture import CaptureTarget, capture
+    from mcp_schema_audit.capture.calls import probe_server
+    from mcp_schema_audit.cli.probe_cmds import run_probe
+    from mcp_schema_audit.probe.plan import plan_calls
     from mcp_schema_audit.report import FAIL_ON, render_text
 
     if fail_on not in FAIL_ON:
@@ -168,11 +151,20 @@ def demo(
             snaps.append(snap)
         report = run_diff(snaps[0], snaps[1], fail_on=fail_on)
         tty = sys.stdout.isatty()
-        sys.stdout.write(render_text(report, color=tty and "NO_COLOR" not in os.environ,
-                                     width=shutil.get_terminal_size((120, 24)).columns if tty else 120))
+        color, width = tty and "NO_COLOR" not in os.environ, shutil.get_terminal_size((120, 24)).columns if tty else 120
+        sys.stdout.write(render_text(report, color=color, width=width))
+        cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
+        _err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
+        t0 = time.monotonic()
+        listing, _planned, records = probe_server(
+            CaptureTarget("stdio", command=cmd), lambda snap: plan_calls(snap, [], auto=True)[0], label="v2",
+            protocol="auto", timeout_s=timeout)
+        _err(f"  {len(records)} calls, {time.monotonic() - t0:.1f} s")
+        probed = run_probe(listing, records, [snaps[0]], fail_on=fail_on)
+        sys.stdout.write("\n" + render_text(probed, color=color, width=width))
         if keep is not None:
             _err(f"snapshots kept in {store}/snapshots; try: schema-audit diff --store {store} v1 v2 --format json")
     finally:
         if keep is None:
             shutil.rmtree(store, ignore_errors=True)
-    raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.GATE_FAILED))
+    raise typer.Exit(int(ExitCode.OK if report.passed and probed.passed else ExitCode.GATE_FAILED))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -16,6 +16,7 @@ from mcp_schema_audit.cli.options import (
     _HOST_HELP,
     _SEVERITY_HELP,
     _TIME_BUDGET_HELP,
+    _SAMPLES_HELP,
     _TOOL_HELP,
     HISTORY_FORMATS,
     _budget,
@@ -51,6 +52,7 @@ def diff(
     output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
                                          help="Write the report to this file (atomically)."),
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
+    samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -66,9 +68,11 @@ def diff(
     fmt = opts["format"]
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
+    recording = _samples(samples)
     (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
     report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
-                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget))
+                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget),
+                      samples=recording)
     report.notes += notes
     _write_output(_render(report, fmt, output), output)
     # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
@@ -94,30 +98,23 @@ def history(
                                          help="Write the report to this file (atomically)."),
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS",
                                                 help=_TIME_BUDGET_HELP + " Per cached version."),
+    samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
 ) -> None:
     """Check NEW against every version hosts may still have cached (one cohort per snapshot).
 
     Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
     two cohorts cache different value sets, so no single value satisfies both) and the findings, one
     line each with the cached versions it breaks. Cohorts are ordered by capture time, else by label
-    as a version. markdown suits a pull-request comment; sarif gives one result per finding, located
-    in NEW's snapshot file.
+    as a version. Every format of diff works here: markdown suits a pull-request comment; sarif and github
+    give one result per finding (each once, with the cached versions it affects), located in NEW's
+    snapshot file; junit has one test case per tool.
     """
-    from mcp_schema_audit.history import (
-        check_history,
-        order_snapshots,
-        render_history_json,
-        render_history_markdown,
-        render_history_sarif,
-        render_history_text,
-        same_server,
-        stored_snapshots,
-    )
-    from mcp_schema_audit.rules import SEVERITY_RANK
+    from mcp_schema_audit.history import check_history, order_snapshots, same_server, stored_snapshots
 
     opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
                      tools=tool, exclude_tools=exclude_tool)
     new_snap = _load(new, opts["store"])
+    recording = _samples(samples)
     if against:
         cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
     else:
@@ -140,17 +137,11 @@ def history(
              "(a first release; name cached versions with --against)")
         raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
-    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
+    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget), samples=recording)
     hist.notes += notes
-    limit = SEVERITY_RANK.get(opts["fail_on"], 99)
-    passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
-    renderers = {"json": render_history_json, "markdown": render_history_markdown, "sarif": render_history_sarif}
-    if opts["format"] in renderers:
-        text = renderers[opts["format"]](hist, opts["fail_on"], passed)
-    else:
-        text = render_history_text(hist, fail_on=opts["fail_on"], passed=passed)
-    _write_output(text, output)
-    raise typer.Exit(int(ExitCode.OK if passed else ExitCode.GATE_FAILED))
+    hist.fail_on = opts["fail_on"]
+    _write_output(_render(hist, opts["format"], output), output)
+    raise typer.Exit(int(ExitCode.OK if hist.passed or opts["format"] == "ignore" else ExitCode.GATE_FAILED))
 
 
 @_command()
@@ -202,10 +193,19 @@ def lint(
         result = apply_policy(lint_snapshot(snap, baseline=base), severity=opts["severity"],
                               ignore=opts["config"].allow + opts["config"].ignore)
         report = Report(old=base or snap, new=snap, findings=result.findings, fail_on=opts["fail_on"],
-                        notes=[f"lint of {snap.label}" + (f" against baseline {base.label}" if base else ""), *notes],
-                        mode="lint", ignored=result.ignored, expired_ignores=result.expired)
+                        notes=list(notes), kind="lint", baseline=base, mode="lint", ignored=result.ignored,
+                        expired_ignores=result.expired)
         passed_all = passed_all and report.passed
         texts.append(_render(report, fmt, output))
     _write_output("".join(texts), output)
     # --format ignore writes config for the hazards it lists: not a gate, as in diff
     raise typer.Exit(int(ExitCode.OK if passed_all or fmt == "ignore" else ExitCode.GATE_FAILED))
+
+
+def _samples(path: Optional[Path]) -> Any:
+    """The recording ``--samples`` names (``probe.load_recording``), or None. Raises ``InputError`` (exit 2)."""
+    if path is None:
+        return None
+    from mcp_schema_audit.probe import load_recording
+
+    return load_recording(path)

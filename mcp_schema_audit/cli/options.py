@@ -131,7 +131,7 @@ _HOST_HELP = "Only these host profiles count for the verdict: python-sdk, ts-sdk
 DIFF_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
 
 
-HISTORY_FORMATS = ("text", "json", "markdown", "sarif")
+HISTORY_FORMATS = DIFF_FORMATS
 
 
 RULES_FORMATS = ("text", "json")
@@ -141,7 +141,11 @@ _FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]]
                  "Default: text, or the config file's format.")
 
 
-_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (default text)."
+_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). Default: text."
+
+
+_SAMPLES_HELP = ("A probe recording of NEW (probe --record FILE): every recorded result a cached (OLD) outputSchema "
+                 "rejects is a breaking finding with the real payload as its witness.")
 
 
 _TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
@@ -182,16 +186,19 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
 
 
 def _render(report: Any, fmt: str, output: Optional[str]) -> str:
-    from mcp_schema_audit.report import RENDERERS, render_text
+    """``report`` (a ``Report`` or a ``History``) in ``fmt``; ``text`` in colour on a terminal (unless
+    ``NO_COLOR``); ``ignore``: ready-to-paste ``[[ignore]]`` entries. Raises ``UsageError`` for another format."""
+    from mcp_schema_audit.report import RENDERERS, render
 
     if fmt == "text":
         tty = output is None and sys.stdout.isatty()
         width = shutil.get_terminal_size((120, 24)).columns if tty else 120
-        return render_text(report, color=tty and "NO_COLOR" not in os.environ, width=width)
+        return render(report, "text", color=tty and "NO_COLOR" not in os.environ, width=width)
     if fmt == "ignore":
         from mcp_schema_audit.policy import ignore_entries_toml
 
-        return ignore_entries_toml(report.findings)
+        findings = report.all_findings() if hasattr(report, "all_findings") else report.findings
+        return ignore_entries_toml(findings)
     if fmt not in RENDERERS:
         from mcp_schema_audit.policy import REPORT_FORMATS
 
@@ -201,12 +208,15 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
 
 def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None) -> Any:
+             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None, samples: Any = None) -> Any:
     """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
 
     Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
-    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). Raises
-    ``UsageError`` for a bad mode.
+    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). ``samples`` (a
+    ``probe.Recording`` of NEW's real results, ``--samples``) adds a breaking finding for every recorded
+    result OLD's outputSchema (or NEW's own) rejects, with the real payload as its witness, even where the
+    schema comparison found nothing. Raises ``UsageError`` for a bad mode, or ``samples`` with ``mode``
+    forward (the recording holds NEW's results; forward hosts cached NEW).
     """
     from mcp_schema_audit.policy import apply_policy, diff_with_mode
     from mcp_schema_audit.report import Report
@@ -216,8 +226,18 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
-    result = apply_policy(diff_with_mode(old, new, mode, time_budget=time_budget), severity=severity, hosts=hosts,
-                          ignore=ignore)
+    findings = diff_with_mode(old, new, mode, time_budget=time_budget)
+    if samples is not None:
+        from mcp_schema_audit.probe import samples_findings
+
+        if mode == "forward":
+            raise UsageError("--samples holds results of NEW, checked against hosts that cached OLD: it does not "
+                             "apply to --mode forward (use backward or full)")
+        found, sample_notes = samples_findings(samples, new, old)
+        order = {"tool": 0, "input": 1, "output": 2}
+        findings = sorted(findings + found, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+        notes += sample_notes
+    result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
     return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
                   hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
                   expired_ignores=result.expired)

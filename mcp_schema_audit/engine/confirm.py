@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.errors import WallClockGuard
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, pointer
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, keyword_at, pointer
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
@@ -84,7 +84,7 @@ def rejecting_keyword(issue: Issue) -> str | None:
         return "oneOf"
     if issue.kind in ("branch-extra-p", "undecidable", "invalid", "interop"):
         return None
-    last = next((t for t in reversed(issue.v_path) if isinstance(t, str)), None) if not issue.v_bare else None
+    last = keyword_at(issue.v_path) if not issue.v_bare else None
     last = _ALIASES.get(last, last) if last is not None else None
     return last if last in _SELF_REPORTING else None
 

@@ -70,3 +70,29 @@ def value_key(value: Any) -> str:
 def short(value: Any, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Keywords whose value maps names to subschemas (the next token is a name) or lists subschemas (an index).
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
+                    "dependentRequired"})
+_LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items", "enum", "required", "type"})
+
+
+def keyword_at(tokens: list[Any]) -> str | None:
+    """The keyword a pointer's last token names, or None when it names a subschema (a property, an index):
+    ``["properties", "items"]`` → None; ``["properties", "a", "maxLength"]`` → ``"maxLength"``."""
+    expect = "keyword"
+    last: str | None = None
+    for tok in tokens:
+        if expect == "keyword":
+            last = str(tok)
+            expect = "name" if last in _NAMED else "index-or-keyword" if last in _LISTED else "keyword"
+        elif expect == "name":
+            last, expect = None, "keyword"
+        else:  # an index after a list keyword, or (items/type as a single value) the next keyword
+            if isinstance(tok, int) or (isinstance(tok, str) and tok.isdigit()):
+                last, expect = None, "keyword"
+            else:
+                last = str(tok)
+                expect = "name" if last in _NAMED else "index-or-keyword" if last in _LISTED else "keyword"
+    return last

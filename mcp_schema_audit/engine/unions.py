@@ -113,11 +113,14 @@ class UnionsMixin:
                     json_type(x) == "integer" and "number" in ts)]
                 typed = kw == "type" or not same_type
                 listed = any("enum" in b or "const" in b for b in bv)
-                if typed or listed or len(same_type) != 1:
-                    kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
-                else:  # the one V branch of its type rejects it for another keyword (a bound, a pattern)
+                if len(same_type) == 1 and not (listed and not typed):
+                    # the one V branch of its type rejects it: for a type (P's null or boolean), or for another
+                    # keyword (a bound, a pattern, a 'not'), which the finding names
                     why = self._rejecting_keyword(same_type[0], x)  # type: ignore[attr-defined]
-                    kind, here = "looser-p", list(same_type[0].where([why] if why else []))
+                    kind = "type-extra-p" if typed else "looser-p"
+                    here = list(same_type[0].where([why])) if why else v_path
+                else:
+                    kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
                 out.append(Issue(kind, p_path, here, pb.get(kw), bv[0].get(v_kw) if v_kw else None,
                                  f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
                                  x, p_abs=True, v_abs=bool(here),

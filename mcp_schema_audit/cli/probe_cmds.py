@@ -1,0 +1,211 @@
+"""``probe``: call a server's tools and check the real results against its own and every cached outputSchema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from mcp_schema_audit.cli import source
+from mcp_schema_audit.cli.app import _command, _err, _guarded
+from mcp_schema_audit.cli.options import (
+    _CONFIG_HELP,
+    _FORMATS_HELP,
+    _HOST_HELP,
+    _SEVERITY_HELP,
+    _load,
+    _quiet_sdk_logs,
+    _render,
+    _settings,
+    _write_output,
+)
+from mcp_schema_audit.errors import ExitCode, UsageError
+
+_CALL_TIMEOUT_S = 30.0
+
+
+@_command()
+@_guarded
+def probe(
+    command: Optional[List[str]] = source.SERVER_COMMAND,
+    calls: Optional[Path] = typer.Option(None, "--calls", metavar="FILE", help=(
+        "The calls to make: {\"calls\": [{\"tool\": \"get_chart\", \"arguments\": {...}, \"id\": \"optional name\"}]}. "
+        "Only listed tools are called.")),
+    auto: bool = typer.Option(False, "--auto", help=(
+        "Also call tools annotated readOnlyHint: true (and not destructiveHint: true) whose required arguments "
+        "can all be filled from the schema's own const, single-value enum, default or examples; nothing else.")),
+    dry_run: bool = typer.Option(False, "--dry-run", help=(
+        "Connect and list the tools, print the plan (tool, arguments, why) and call nothing.")),
+    against: List[str] = typer.Option([], "--against", metavar="SNAPSHOT", help=(
+        "A cached version to check every real result against, as hosts holding it would: a store label, a "
+        "snapshot file or git:REF:PATH (repeatable).")),
+    record: Optional[Path] = typer.Option(None, "--record", metavar="FILE", help=(
+        "Write what was seen (the listing and every call's raw result) to FILE: canonical JSON, atomically. "
+        "It holds real results.")),
+    replay: Optional[Path] = typer.Option(None, "--replay", metavar="FILE", help=(
+        "Check a recording again without a server (e.g. against a newer --against).")),
+    label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL", help=(
+        "Name of the probed version in the report (default: live; a recording's own label with --replay).")),
+    call_timeout: float = typer.Option(_CALL_TIMEOUT_S, "--call-timeout", min=0.1, metavar="SECONDS",
+                                       help="Seconds each call may take (default 30); --timeout bounds the whole run."),
+    url: Optional[str] = source.URL,
+    sse: Optional[str] = source.SSE,
+    header: List[str] = source.HEADER,
+    header_env: List[str] = source.HEADER_ENV,
+    env: List[str] = source.ENV,
+    cwd: Optional[Path] = source.CWD,
+    protocol: str = source.PROTOCOL,
+    timeout: float = source.TIMEOUT,
+    max_pages: int = source.MAX_PAGES,
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP + (
+        " With --dry-run: text or json (the plan).")),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="LEVEL", help=(
+        "breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking).")),
+    host: List[str] = typer.Option([], "--host", metavar="NAME", help=_HOST_HELP),
+    severity: List[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
+    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
+                                         help="Snapshot store folder for --against labels (default .schema-audit)."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="FILE",
+                                         help="Write the report (or the --dry-run plan) to this file (atomically)."),
+    verbose: bool = source.VERBOSE,
+) -> None:
+    """Call the server's tools and check what it really returns, against its own outputSchema and every cached one.
+
+    Nothing is called that --calls does not list or --auto does not allow. Each real structuredContent is
+    checked per host profile (python-sdk, ts-sdk-v1, ts-sdk-v2) as that SDK client would: against the
+    tool's current outputSchema (result-violates-own-schema, result-missing-structured-content) and against
+    each --against version (result-rejected-by-cached-schema: the proof that a release breaks cached hosts).
+    Tool errors, JSON-RPC errors and timeouts are info findings; a server that exits or breaks the protocol
+    is exit 3.
+
+    Examples:
+
+    \b
+      schema-audit probe --calls probe-calls.json -- node dist/index.js
+      schema-audit probe --auto --dry-run --url http://127.0.0.1:8000/mcp
+      schema-audit probe --calls probe-calls.json --against v0.2.5 --record run.json -- python server.py
+      schema-audit probe --replay run.json --against v0.2.6 --format markdown
+    """
+    from mcp_schema_audit.policy import REPORT_FORMATS
+    from mcp_schema_audit.probe import load_recording
+    from mcp_schema_audit.probe.plan import load_calls_file, plan_calls, render_plan
+
+    formats = ("text", "json") if dry_run else REPORT_FORMATS
+    opts = _settings(config, fail_on, None, host, severity, store, fmt=fmt, formats=formats,
+                     config_format=not dry_run)
+    live = source.has_server(command, url, sse)
+    if replay is not None:
+        if live:
+            raise UsageError("--replay checks a recording without a server: drop the server command/--url/--sse")
+        for flag, given in (("--calls", calls), ("--auto", auto), ("--dry-run", dry_run), ("--record", record)):
+            if given:
+                raise UsageError(f"{flag} does not apply to --replay (a recording is checked as it was recorded)")
+    else:
+        if not live:
+            raise UsageError("give a server to probe (-- SERVER_COMMAND..., --url or --sse) or --replay FILE")
+        if calls is None and not auto:
+            raise UsageError("nothing to call: give --calls FILE and/or --auto")
+        source.check_protocol(protocol)
+    if label is not None:
+        from mcp_schema_audit.snapshot import check_label
+
+        check_label(label)
+    cached = [_load(ref, opts["store"]) for ref in against]
+    labels = [c.label for c in cached]
+    if len(set(labels)) != len(labels):
+        twice = sorted({x for x in labels if labels.count(x) > 1})
+        raise UsageError(f"two --against versions carry the same label ({', '.join(map(repr, twice))}): give the "
+                         "snapshots distinct labels")
+    listed = load_calls_file(calls) if calls is not None else []
+
+    if replay is not None:
+        rec = load_recording(replay)
+        listing, records = rec.snapshot, rec.calls
+        if label is not None:
+            listing.label = label
+        artifact = str(replay)
+    else:
+        from mcp_schema_audit.capture.calls import probe_server
+
+        _quiet_sdk_logs(verbose)
+        target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
+        skipped: list[dict[str, str]] = []
+
+        def plan(snapshot: Any) -> list[Any]:
+            chosen, left_out = plan_calls(snapshot, listed, auto=auto)
+            skipped.extend(left_out)
+            return chosen
+
+        _err(f"probing {where} …")
+        listing, planned, records = probe_server(target, plan, label=label or "live", protocol=protocol,
+                                                 timeout_s=timeout, call_timeout_s=call_timeout,
+                                                 max_pages=max_pages, dry_run=dry_run)
+        if dry_run:
+            _write_output(render_plan(planned, skipped, opts["format"]), output)
+            raise typer.Exit(int(ExitCode.OK))
+        artifact = str(calls) if calls is not None else (str(record) if record is not None else None)
+        if record is not None:
+            _write_recording(record, listing, records)
+        _err(f"{len(records)} call{'s' if len(records) != 1 else ''} made"
+             + (f"; --auto left out {len(skipped)} tool{'s' if len(skipped) != 1 else ''}" if auto else ""))
+    report = run_probe(listing, records, cached, fail_on=opts["fail_on"], hosts=opts["hosts"],
+                       severity=opts["severity"], ignore=opts["config"].ignore, artifact=artifact)
+    fmt = opts["format"]
+    _write_output(_render(report, fmt, output), output)
+    raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
+
+
+def run_probe(listing: Any, records: list[dict[str, Any]], cached: list[Any], *, fail_on: str = "breaking",
+              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
+              ignore: Optional[list[Any]] = None, artifact: Optional[str] = None) -> Any:
+    """The probe ``Report`` of call ``records`` made on the server whose listing is ``listing``: findings
+    (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy (hosts, severity,
+    ignore list), the calls summarized, run-level notes. ``artifact``: the calls file or recording that SARIF
+    and GitHub annotations point at."""
+    from mcp_schema_audit.policy import apply_policy
+    from mcp_schema_audit.probe import call_summary, check_records
+    from mcp_schema_audit.report import Report
+    from mcp_schema_audit.schema import HOST_PROFILES
+
+    result = apply_policy(check_records(listing, records, cached), severity=severity, hosts=hosts, ignore=ignore)
+    return Report(old=None, new=listing, findings=result.findings, fail_on=fail_on, notes=_notes(listing, cached),
+                  mode="backward", hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
+                  expired_ignores=result.expired, kind="probe", cached=list(cached),
+                  calls=[call_summary(r) for r in records], artifact=artifact)
+
+
+def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) -> None:
+    """Write the run's recording (see ``probe.recording``); progress line on stderr."""
+    import importlib.metadata
+
+    from mcp_schema_audit import __version__
+    from mcp_schema_audit.probe import Recording, write_recording
+
+    try:
+        sdk = importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:
+        sdk = None
+    meta = {"recorded_at": listing.meta.get("captured_at"), "schema_audit_version": __version__, "sdk_version": sdk,
+            "pages": listing.meta.get("pages")}
+    from mcp_schema_audit.errors import CaptureError, InputError
+
+    try:
+        write_recording(Recording(snapshot=listing, calls=records, meta=meta), path)
+    except InputError as exc:  # the server sent what JSON cannot carry (NaN, a lone surrogate, deep nesting)
+        raise CaptureError(f"cannot record the results in {path}: {exc.one_line()}") from None
+    _err(f"wrote {path} ({len(records)} call{'s' if len(records) != 1 else ''}; it holds real results)")
+
+
+def _notes(listing: Any, cached: list[Any]) -> list[str]:
+    """Run-level remarks: cached versions of another protocol era or another server, calls of unlisted tools."""
+    notes = []
+    for snap in cached:
+        if snap.protocol_version and listing.protocol_version and snap.protocol_version != listing.protocol_version:
+            notes.append(f"--against {snap.label} was captured at protocol {snap.protocol_version}, the probe ran at "
+                         f"{listing.protocol_version}: servers may advertise different schemas per protocol era")
+        name, other = listing.server.get("name"), snap.server.get("name")
+        if name and other and name != other:
+            notes.append(f"--against {snap.label} is a snapshot of server {other!r}, the probed server is {name!r}")
+    return notes

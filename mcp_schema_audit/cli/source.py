@@ -1,0 +1,75 @@
+"""The server-source options ``snapshot`` and ``probe`` share (stdio command after ``--``, ``--url``, ``--sse``,
+``--header``, ``--header-env``, ``--env``, ``--cwd``, ``--protocol``, ``--timeout``), declared once, and the
+``CaptureTarget`` they describe."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from mcp_schema_audit.cli.options import _parse_pairs
+from mcp_schema_audit.errors import UsageError
+
+SERVER_COMMAND: Any = typer.Argument(
+    None, metavar="[-- SERVER_COMMAND...]", show_default=False,
+    help="stdio server: everything after -- is the command and its arguments.")
+URL: Any = typer.Option(None, "--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
+SSE: Any = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL.")
+HEADER: Any = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
+                           help="HTTP header 'Name: value' (repeatable). Never stored or printed.")
+HEADER_ENV: Any = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
+                               help="HTTP header from the environment: 'Name=ENV_VAR' (repeatable).")
+ENV: Any = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
+    "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
+    "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."))
+CWD: Any = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server.")
+PROTOCOL: Any = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
+    "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
+    "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."))
+TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, metavar="SECONDS",
+                            help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.")
+MAX_PAGES: Any = typer.Option(1000, "--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
+VERBOSE: Any = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")
+
+
+def has_server(command: Optional[List[str]], url: Optional[str], sse: Optional[str]) -> bool:
+    """True when a live server source was given (a command after ``--``, ``--url`` or ``--sse``)."""
+    return bool(command) or bool(url) or bool(sse)
+
+
+def check_protocol(protocol: str) -> str:
+    """``protocol`` when it is ``auto``, ``legacy`` or ``2026-07-28``; else ``UsageError``."""
+    if protocol not in ("auto", "legacy", "2026-07-28"):
+        raise UsageError(f"--protocol must be auto, legacy or 2026-07-28 (got {protocol!r})")
+    return protocol
+
+
+def build_target(command: Optional[List[str]], url: Optional[str], sse: Optional[str], header: List[str],
+                 header_env: List[str], env: List[str], cwd: Optional[Path]) -> tuple[Any, str]:
+    """``(CaptureTarget, where)`` for exactly one of ``command`` (stdio), ``url`` (Streamable HTTP) and ``sse``;
+    ``where`` names it for progress lines (program name, or the URL with credentials and query values masked).
+
+    Headers from ``--header-env`` are read from the environment here. Raises ``UsageError`` for a missing or
+    ambiguous source, a malformed ``NAME: VALUE``/``KEY=VALUE``, an unset environment variable, a URL that is
+    not http(s).
+    """
+    from mcp_schema_audit.capture import CaptureTarget, redact_url
+
+    if sum(1 for x in (bool(command), url, sse) if x) != 1:
+        raise UsageError("give exactly one server: -- SERVER_COMMAND..., --url or --sse")
+    headers = _parse_pairs(header, ":", "--header")
+    for name, var in _parse_pairs(header_env, "=", "--header-env").items():
+        if var not in os.environ:
+            raise UsageError(f"--header-env {name}: environment variable {var} is not set")
+        headers[name] = os.environ[var]
+    if command:
+        target = CaptureTarget("stdio", command=list(command), env=_parse_pairs(env, "=", "--env"),
+                               cwd=str(cwd) if cwd else None)
+        return target, command[0]
+    endpoint = url or sse or ""
+    if not endpoint.lower().startswith(("http://", "https://")):
+        raise UsageError("--url/--sse must be an http:// or https:// URL")
+    return CaptureTarget("http" if url else "sse", url=endpoint, headers=headers), redact_url(endpoint)

@@ -1,0 +1,279 @@
+"""Real results judged: each recorded ``tools/call`` result checked, per host profile, against the tool's own
+``outputSchema`` and every cached version's, and turned into findings.
+
+Findings (rules in the catalog): ``result-violates-own-schema``, ``result-missing-structured-content``,
+``result-malformed`` and ``result-rejected-by-cached-schema`` (breaking, each with a witness whose
+``instance`` is the real ``structuredContent``, or the result, and whose ``errors`` are the hosts' own
+messages), ``result-text-missing`` (warning), and per call ``call-tool-error``, ``call-rpc-error``,
+``call-timeout`` (info) and ``call-result-too-large`` (warning). One finding covers every call that shows
+the same problem at the same place (``witness.calls``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.probe.hosts import Verdict, host_verdict, wire_verdict
+from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
+from mcp_schema_audit.snapshot import Snapshot
+
+#: A witness instance longer than this (characters of compact JSON) is shortened in the report.
+WITNESS_CHARS = 4_000
+_TEXT_CHARS = 200
+_IDS_SHOWN = 5
+_ORDER = {"tool": 0, "input": 1, "output": 2}
+
+
+@dataclass
+class _Group:
+    """Calls showing one problem at one place (a future finding)."""
+
+    rule: str
+    tool: str
+    pointer: str
+    instance_pointer: str
+    keyword: str
+    instance: Any
+    hosts: dict[str, str] = field(default_factory=dict)  #: profile → its message (first call's)
+    calls: list[str] = field(default_factory=list)
+    cohorts: list[str] = field(default_factory=list)
+
+
+def call_summary(record: dict[str, Any]) -> dict[str, Any]:
+    """The report's line for one call record: ``{"id", "tool", "outcome", "is_error", "structured", "message"}``
+    (``outcome``: ``result`` | ``tool-error`` | ``rpc-error`` | ``timeout`` | ``too-large`` | ``not-called``)."""
+    out: dict[str, Any] = {"id": record.get("id"), "tool": record.get("tool"), "outcome": record.get("outcome")}
+    result = record.get("result") if isinstance(record.get("result"), dict) else None
+    if result is not None:
+        out["is_error"] = result.get("isError") is True
+        out["structured"] = "structuredContent" in result
+        if out["is_error"]:
+            out["outcome"] = "tool-error"
+            out["message"] = _first_text(result)
+        elif result.get("resultType") not in (None, "complete"):
+            out["outcome"] = "rpc-error"
+            out["message"] = f"resultType {str(result.get('resultType'))[:40]!r}: probe cannot continue such a call"
+    elif isinstance(record.get("error"), dict):
+        err = record["error"]
+        code = f"JSON-RPC error {err['code']}: " if isinstance(err.get("code"), int) else ""
+        out["message"] = _clip(code + str(err.get("message", "")))
+    if out.get("message") == "":
+        del out["message"]
+    return out
+
+
+def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[Snapshot], *,
+                  source: str = "probe", outcomes: bool = True, text_check: bool = True) -> list[Finding]:
+    """Findings for the call ``records`` (``call_record`` shapes, call order) of the server whose listing is
+    ``served``, against the tools' own ``outputSchema`` in ``served`` and each cached version in ``cached``
+    (labels name the cohorts, in the order given).
+
+    ``source`` (``"probe"`` or ``"samples"``) goes into each witness; ``outcomes`` adds the per-call
+    findings (tool errors, JSON-RPC errors, timeouts, oversized results) and ``text_check`` the
+    ``result-text-missing`` warnings. Returns findings sorted by (tool, direction, pointer, rule).
+    """
+    tools = served.tool_map()
+    docs: dict[tuple[int, str], SchemaDoc | None] = {}
+
+    def doc_of(i: int, snap: Snapshot, tool: str) -> SchemaDoc | None:
+        key = (i, tool)
+        if key not in docs:
+            schema = snap.tool_map().get(tool, {}).get("outputSchema")
+            docs[key] = SchemaDoc(schema) if isinstance(schema, (dict, bool)) else None
+        return docs[key]
+
+    groups: dict[tuple[str, ...], _Group] = {}
+    out: list[Finding] = []
+    text_missing: dict[str, list[tuple[str, str]]] = {}
+    for record in records:
+        tool, call_id = str(record.get("tool")), str(record.get("id"))
+        result = record.get("result") if isinstance(record.get("result"), dict) else None
+        if outcomes:
+            out += _outcome_findings(record, result)
+        if result is None or result.get("resultType") not in (None, "complete"):
+            continue
+        wire_error = record.get("sdk_error") if isinstance(record.get("sdk_error"), str) else None
+        own_doc = doc_of(-1, served, tool) if tool in tools else None
+        own: dict[str, Verdict] = {p: host_verdict(p, tool, own_doc, result, wire_error=wire_error)
+                                   for p in HOST_PROFILES}
+        for profile, verdict in own.items():
+            if verdict.rejected:
+                rule = {"missing": "result-missing-structured-content", "wire": "result-malformed"}.get(
+                    verdict.kind, "result-violates-own-schema")
+                _add(groups, rule, tool, verdict, profile, call_id, result, None)
+        for i, snap in enumerate(cached):
+            cached_doc = doc_of(i, snap, tool)
+            if cached_doc is None:
+                continue  # the cohort does not know the tool, or holds no outputSchema for it: nothing checked
+            for profile in HOST_PROFILES:
+                if own[profile].rejected or wire_verdict(profile, result, wire_error) is not None:
+                    continue  # already reported against the tool's own schema
+                verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error)
+                if verdict.rejected:
+                    _add(groups, "result-rejected-by-cached-schema", tool, verdict, profile, call_id, result,
+                         snap.label)
+        if text_check and "structuredContent" in result and result.get("isError") is not True:
+            why = _text_problem(result)
+            if why:
+                text_missing.setdefault(tool, []).append((call_id, why))
+    out += [_finding(g, source) for g in groups.values()]
+    for tool, calls in text_missing.items():
+        ids = [c for c, _ in calls]
+        out.append(make_finding("result-text-missing", tool, "", f"{_ids(ids)}: {calls[0][1]}", None, None,
+                                direction="output", delta=None))
+    return sorted(out, key=lambda f: (f.tool, _ORDER.get(f.direction, 3), f.pointer, f.rule, f.message))
+
+
+def _add(groups: dict[tuple[str, ...], _Group], rule: str, tool: str, verdict: Verdict, profile: str, call_id: str,
+         result: dict[str, Any], cohort: str | None) -> None:
+    key = (rule, tool, verdict.kind, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword)
+    group = groups.get(key)
+    if group is None:
+        instance = result.get("structuredContent") if verdict.kind in ("schema", "bad-schema") else _result_view(result)
+        group = groups[key] = _Group(rule, tool, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword,
+                                     instance)
+    group.hosts.setdefault(profile, verdict.message)
+    if call_id not in group.calls:
+        group.calls.append(call_id)
+    if cohort is not None and cohort not in group.cohorts:
+        group.cohorts.append(cohort)
+
+
+def _finding(g: _Group, source: str) -> Finding:
+    hosts = [p for p in HOST_PROFILES if p in g.hosts]
+    calls = _ids(g.calls)
+    if g.rule == "result-missing-structured-content":
+        detail = f"{calls} returned no structuredContent (isError false) though the tool declares an outputSchema"
+    elif g.rule == "result-malformed":
+        detail = f"{calls} returned a result the SDK clients of {', '.join(hosts)} cannot parse, before any schema"
+    elif g.rule == "result-rejected-by-cached-schema":
+        detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
+                  f"{', '.join(g.cohorts)} reject ({', '.join(hosts)})")
+    else:
+        detail = f"{calls} returned a result its own outputSchema rejects ({', '.join(hosts)})"
+    first = next(iter(g.hosts.values()))
+    instance, truncated = cap_instance(g.instance)
+    witness: dict[str, Any] = {"instance": instance, "accepted_by": "server", "error": first,
+                               "errors": {p: g.hosts[p] for p in hosts}, "instance_pointer": g.instance_pointer,
+                               "call": g.calls[0], "calls": list(g.calls), "source": source}
+    if g.cohorts:
+        witness["cohorts"] = list(g.cohorts)
+    if truncated:
+        witness["truncated"] = True
+    f = make_finding(g.rule, g.tool, g.pointer, detail, None, None, direction="output", witness=witness,
+                     delta={"keyword": g.keyword, "at": g.instance_pointer})
+    if g.cohorts:
+        f.old_pointer = g.pointer
+    else:
+        f.new_pointer = g.pointer
+    f.hosts = hosts
+    return f
+
+
+def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> list[Finding]:
+    tool, call_id = str(record.get("tool")), str(record.get("id"))
+    summary = call_summary(record)
+    outcome, message = summary["outcome"], summary.get("message", "")
+    rule, detail = {
+        "tool-error": ("call-tool-error", f"call {call_id}: the tool reported an error (isError): {message}"),
+        "rpc-error": ("call-rpc-error", f"call {call_id}: {message or 'JSON-RPC error'}"),
+        "timeout": ("call-timeout", f"call {call_id}: {message or 'no answer in time'}"),
+        "not-called": ("call-timeout", f"call {call_id} not made: {message}"),
+        "too-large": ("call-result-too-large", f"call {call_id}: {message}: not checked"),
+    }.get(outcome, (None, ""))
+    if rule is None:
+        return []
+    return [make_finding(rule, tool, "", detail.rstrip(": "), None, None, delta=call_id)]
+
+
+def _text_problem(result: dict[str, Any]) -> str:
+    """Why ``result`` lacks the text block the spec asks for beside ``structuredContent`` (``""`` if it has one)."""
+    content = result.get("content") if isinstance(result.get("content"), list) else []
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"
+             and isinstance(b.get("text"), str)]
+    structured = result.get("structuredContent")
+    wanted = {_canon(structured)}
+    if isinstance(structured, dict) and list(structured) == ["result"]:
+        wanted.add(_canon(structured["result"]))  # the {"result": …} wrapper of non-object returns (MCPServer, fastmcp)
+    for text in texts:
+        try:
+            if _canon(json.loads(text)) in wanted:
+                return ""
+        except (ValueError, RecursionError):
+            continue
+    if not texts:
+        return "structuredContent without any text content block (clients that ignore structuredContent see nothing)"
+    return (f"structuredContent without a text block carrying its JSON ({len(texts)} text block"
+            f"{'s' if len(texts) != 1 else ''}, none parses to the same JSON)")
+
+
+def _canon(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        return repr(value)
+
+
+def _result_view(result: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a result a missing/malformed witness shows: everything but ``_meta``."""
+    return {k: v for k, v in result.items() if k != "_meta"}
+
+
+def _first_text(result: dict[str, Any]) -> str:
+    content = result.get("content") if isinstance(result.get("content"), list) else []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            return _clip(block["text"])
+    return ""
+
+
+def _clip(text: str, limit: int = _TEXT_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:_IDS_SHOWN]) + (f" and {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else "")
+    return f"call{'s' if len(ids) != 1 else ''} {shown}"
+
+
+def cap_instance(value: Any, max_chars: int = WITNESS_CHARS) -> tuple[Any, bool]:
+    """``(value, False)`` when its compact JSON fits ``max_chars``; else ``(shortened copy, True)``: strings cut,
+    arrays and objects cut to their first entries (a marker string says how many more), values deeper than a
+    few levels replaced by ``"…"``; tighter limits are tried until it fits."""
+    if _fits(value, max_chars):
+        return value, False
+    for depth, items, chars in ((8, 20, 200), (6, 10, 100), (4, 5, 60), (3, 3, 40), (2, 2, 20)):
+        small = _shrink(value, depth, items, chars)
+        if _fits(small, max_chars):
+            return small, True
+    return "… (too large to show)", True
+
+
+def _fits(value: Any, max_chars: int) -> bool:
+    try:
+        return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)) <= max_chars
+    except (ValueError, RecursionError):
+        return False
+
+
+def _shrink(value: Any, depth: int, items: int, chars: int) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= chars else value[:chars] + "…"
+    if not isinstance(value, (list, dict)):
+        return value
+    if depth <= 0:
+        return "…"
+    if isinstance(value, list):
+        out: list[Any] = [_shrink(x, depth - 1, items, chars) for x in value[:items]]
+        if len(value) > items:
+            out.append(f"… {len(value) - items} more item(s)")
+        return out
+    keys = list(value)[:items]
+    obj = {(k if len(k) <= chars else k[:chars] + "…"): _shrink(value[k], depth - 1, items, chars) for k in keys}
+    if len(value) > items:
+        obj["…"] = f"{len(value) - items} more key(s)"
+    return obj

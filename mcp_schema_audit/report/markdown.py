@@ -1,0 +1,315 @@
+"""The Markdown report (``--format markdown``): a pull-request comment or job summary of a diff, a lint, a
+probe or a history.
+
+Every piece of server text goes through ``md_escape`` (inline), ``md_code`` (code spans) or ``md_fence``
+(blocks): no markup, HTML, links, images, mentions or references survive. A report stays under
+``MARKDOWN_BUDGET`` characters: what does not fit is counted, not shown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcp_schema_audit import __version__
+from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.history import GroupedFinding, History, affects, cohort_counts
+from mcp_schema_audit.report.escape import instance_json, one_line
+from mcp_schema_audit.report.model import (
+    SEVERITY_ORDER,
+    Report,
+    call_line,
+    describe_entry,
+    detail,
+    summary_line,
+    title,
+    who,
+    witness_sides,
+)
+from mcp_schema_audit.rules import RULES
+
+
+def render(report: Report | History) -> str:
+    """The Markdown text of ``report`` (a ``Report`` or a ``History``)."""
+    if isinstance(report, History):
+        return render_history_markdown(report)
+    return render_markdown(report)
+
+
+#: Characters written as numeric character references: inline Markdown syntax, HTML, GitHub math ($)
+#: and table pipes. References are decoded as literal text in Markdown and in HTML blocks alike.
+#: Server text never starts a line (every line begins with fixed text), so line-start syntax
+#: (lists, headings, setext underlines, quotes) cannot form from it.
+_MD_ENTITY = set("\\`*_{}[]()<>#!|~&$")
+_AUTOLINK = re.compile(r"(?i)(://|www\.)")
+#: GitHub's limit for one comment is 65,536 characters; keep well below it.
+MARKDOWN_BUDGET = 60_000
+_MD_WITNESS_LIMIT = 4_000
+_ICON = {"breaking": "🔴", "warning": "🟡", "info": "🔵"}
+
+
+def md_escape(text: Any) -> str:
+    """Server text as inert Markdown: no markup, HTML, links, images, mentions or references survive.
+
+    ``inert`` first, then line breaks as visible ``\\n``; Markdown/HTML punctuation becomes numeric
+    character references; a zero-width space follows every ``@`` and ``#`` (no mentions, team
+    mentions, e-mail autolinks or issue references) and breaks ``://`` and ``www.`` (no autolinks).
+    """
+    s = one_line(text)
+    s = _AUTOLINK.sub(lambda m: ":\u200b//" if m.group() == "://" else m.group()[:3] + "\u200b.", s)
+    out = []
+    for ch in s:
+        if ch in _MD_ENTITY:
+            out.append(f"&#{ord(ch)};")
+            if ch == "#":
+                out.append("\u200b")
+        elif ch == "@":
+            out.append("@\u200b")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_code(text: Any) -> str:
+    """Server text as a Markdown code span (one line; delimiters longer than any backtick run inside)."""
+    s = one_line(text)
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if (s.startswith("`") or s.endswith("`") or longest) else ""
+    return f"{ticks}{pad}{s}{pad}{ticks}"
+
+
+def md_fence(content: str, info: str = "") -> str:
+    """A fenced code block around (already inert) ``content``, its fence longer than any backtick run in it."""
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{content}\n{fence}"
+
+
+def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
+    where = md_code(f.pointer) if f.pointer else "(root)"
+    block = (f"{_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+    if f.reason:
+        block += f"<br>\n*Reason: {md_escape(f.reason)}*"
+    if witness and f.witness:
+        w = f.witness
+        what = "result" if f.direction == "output" else "value"
+        if w.get("accepted_by") == "server":
+            what = "real result"
+        accepted, rejected = witness_sides(report, f)
+        summary = f"Witness: a {what} {md_escape(accepted)}, rejected by {md_escape(rejected)}"
+        body = [f"<details><summary>{summary}</summary>", "",
+                md_fence(instance_json(w.get("instance"), _MD_WITNESS_LIMIT), "json"), ""]
+        if w.get("truncated"):
+            body += ["(The instance is shortened: see the recording for the whole result.)", ""]
+        if w.get("instance_pointer") not in (None, ""):
+            body += [f"At {md_code(w['instance_pointer'])} of the instance.", ""]
+        errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
+        if len(errors) > 1:
+            body += ["Host errors:", ""] + [f"- {md_escape(h)}: {md_escape(m)}" for h, m in errors.items()] + [""]
+        elif w.get("error"):
+            body += [f"Host error: {md_escape(w['error'])}", ""]
+        body.append("</details>")
+        block += "\n\n" + "\n".join(body)
+    return block
+
+
+def _what(report: Report) -> str:
+    """The line under the verdict saying what was judged: two versions, one snapshot, or one server."""
+    if report.kind == "lint":
+        base = f" against baseline **{md_escape(who(report.baseline))}**" if report.baseline is not None else ""
+        return f"lint of **{md_escape(who(report.new))}**{base}"
+    if report.kind == "probe":
+        cached = (" · cached versions: " + ", ".join(f"**{md_escape(s.label)}**" for s in report.cached)
+                  if report.cached else "")
+        return f"probe of **{md_escape(who(report.new))}**{cached}"
+    assert report.old is not None
+    return f"**{md_escape(who(report.old))}** → **{md_escape(who(report.new))}** · mode: {md_escape(report.mode)}"
+
+
+def render_markdown(report: Report) -> str:
+    """A pull-request comment: summary line first, then breaking, warnings, info (collapsed), ignored.
+
+    Witnesses are collapsible ``<details>`` blocks with the instance as a JSON code block and the
+    host's error. All server text goes through ``md_escape``/``md_code``/``md_fence``. Stays under
+    ``MARKDOWN_BUDGET`` characters: findings past it are counted, not shown.
+    """
+    s = report.summary
+    icon = "✅" if report.passed else "❌"
+    verdict = "gate passed" if report.passed else "gate failed"
+    ignored = f", {len(report.ignored)} ignored" if report.ignored else ""
+    parts = [f"### {icon} schema-audit {report.kind}: {s['breaking']} breaking, {s['warning']} warning, "
+             f"{s['info']} info{ignored} — {verdict} (fail-on: {report.fail_on})"]
+    hosts = ", ".join(md_escape(h) for h in report.hosts)
+    parts.append(f"{_what(report)} · hosts: {hosts}")
+    for note in report.notes:
+        parts.append(f"> **Note:** {md_escape(note)}")
+    for entry in report.expired_ignores:
+        parts.append(f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}")
+    if report.calls:
+        parts.append("\n".join([f"<details><summary>{len(report.calls)} call{'s' if len(report.calls) != 1 else ''}"
+                                "</summary>", ""] + [f"- {md_escape(call_line(c))}" for c in report.calls[:200]]
+                               + ([f"- … {len(report.calls) - 200} more"] if len(report.calls) > 200 else [])
+                               + ["", "</details>"]))
+    if not report.findings:
+        what = "schema changes" if report.kind == "diff" else "findings"
+        parts.append(f"No {what}." if not report.ignored else f"No {what} besides ignored findings.")
+
+    used = sum(len(p) + 2 for p in parts)
+    hidden = 0
+
+    def add(text: str) -> bool:
+        nonlocal used
+        if used + len(text) + 2 > MARKDOWN_BUDGET:
+            return False
+        parts.append(text)
+        used += len(text) + 2
+        return True
+
+    by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITY_ORDER}
+    for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
+        items = by_sev[sev]
+        if not items:
+            continue
+        if not add(f"#### {heading} ({len(items)})"):
+            hidden += len(items)
+            continue
+        for i, f in enumerate(items):
+            if not add(_md_finding(report, f)):
+                hidden += len(items) - i
+                break
+    for label, items in (("info finding", [(f, None) for f in by_sev["info"]]),
+                         ("finding ignored by the config", list(report.ignored))):
+        if not items:
+            continue
+        plural = "s" if len(items) != 1 else ""
+        word = label.replace("finding", "finding" + plural, 1)
+        lines = [f"<details><summary>{len(items)} {word}</summary>", ""]
+        shown = 0
+        size = used + sum(len(x) + 1 for x in lines) + 20
+        for f, reason in items:
+            where = md_code(f.pointer) if f.pointer else "(root)"
+            line = (f"- {_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+            if reason is not None:
+                line += f" — ignored: {md_escape(reason)}"
+            if size + len(line) + 1 > MARKDOWN_BUDGET:
+                break
+            lines.append(line)
+            size += len(line) + 1
+            shown += 1
+        hidden += len(items) - shown
+        lines += ["", "</details>"]
+        if shown:
+            add("\n".join(lines))
+    if hidden:
+        parts.append(f"*{hidden} more finding(s) not shown here: see the JSON or SARIF report.*")
+    parts.append(f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>")
+    return "\n\n".join(parts) + "\n"
+
+
+_CELL = {"ok": "✅ ok", "warning": "🟡 warning", "breaking": "🔴 breaking"}
+
+
+def render_history_markdown(hist: History) -> str:
+    """A pull-request comment: verdict line, the matrix (tools with a warning or break only), conflicts,
+    each breaking/warning finding once with the cached versions it affects, info findings collapsed.
+
+    All server text goes through ``md_escape``/``md_code`` (as in the diff's Markdown); stays under
+    ``MARKDOWN_BUDGET`` characters: rows and findings past it are counted, not shown.
+    """
+    labels = [c.label for c in hist.cohorts]
+    groups = hist.grouped()
+    count = {s: sum(1 for g in groups if g.severity == s) for s in ("breaking", "warning", "info")}
+    icon = "✅" if hist.passed else "❌"
+    verdict = "gate passed" if hist.passed else "gate failed"
+    parts = [f"### {icon} schema-audit history: {md_escape(hist.new.label)} against {len(labels)} cached "
+             f"version{'s' if len(labels) != 1 else ''} — {count['breaking']} breaking, {count['warning']} warning, "
+             f"{count['info']} info — {verdict} (fail-on: {hist.fail_on})",
+             f"**{md_escape(who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}"]
+    parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
+    used = sum(len(x) + 2 for x in parts)
+    hidden = 0
+
+    def add(text: str) -> bool:
+        nonlocal used
+        if used + len(text) + 2 > MARKDOWN_BUDGET - 200:
+            return False
+        parts.append(text)
+        used += len(text) + 2
+        return True
+
+    m = hist.matrix()
+    rows = [(tool, row) for tool, row in m.items() if any(v != "ok" for v in row.values())]
+    if rows:
+        table = ["| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
+                 "| --- | " + " | ".join("---" for _ in labels) + " |"]
+        size = used + sum(len(x) + 1 for x in table) + 100
+        for i, (tool, row) in enumerate(rows):
+            line = f"| {md_escape(tool)} | " + " | ".join(_CELL[row[x]] for x in labels) + " |"
+            if size + len(line) + 1 > MARKDOWN_BUDGET - 400:
+                hidden += len(rows) - i
+                break
+            table.append(line)
+            size += len(line) + 1
+        ok = len(m) - len(rows)
+        if ok:
+            table += ["", f"{ok} other tool{'s' if ok != 1 else ''}: ok for every cached version."]
+        add("\n".join(table))
+    elif m:
+        add(f"All {len(m)} tools: ok for every cached version.")
+    if hist.conflicts:
+        lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
+        for c in hist.conflicts:
+            cached = "; ".join(f"{md_escape(lbl)} caches {md_code(json.dumps(v, ensure_ascii=False))}"
+                               for lbl, v in c.values.items())
+            lines.append(f"- **{md_escape(c.tool)}** {md_code(c.pointer) if c.pointer else '(root)'}: {cached}; "
+                         f"all of them accept only {md_code(json.dumps(c.common, ensure_ascii=False))}")
+        if not add("\n".join(lines)):
+            hidden += len(hist.conflicts)
+
+    def item(g: GroupedFinding, shown: tuple[str, ...]) -> str:
+        rule = RULES.get(g.rule)
+        title = rule.title if rule is not None else g.rule
+        where = md_code(g.pointer) if g.pointer else "(root)"
+        return (f"- {_ICON[g.severity]} **{md_escape(g.tool)}** · {g.direction} · {where} · {md_escape(title)} "
+                f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}")
+
+    for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
+        items = [g for g in groups if g.severity == sev]
+        if not items:
+            continue
+        lines = [f"#### {heading} ({len(items)})", ""]
+        size = used + 40
+        for i, g in enumerate(items):
+            line = item(g, ("breaking", "warning"))
+            if size + len(line) + 1 > MARKDOWN_BUDGET - 300:
+                hidden += len(items) - i
+                break
+            lines.append(line)
+            size += len(line) + 1
+        if not add("\n".join(lines)):
+            hidden += len(items)
+    infos = [g for g in groups if g.severity == "info"]
+    if infos:
+        lines = [f"<details><summary>{len(infos)} info finding{'s' if len(infos) != 1 else ''}</summary>", ""]
+        size = used + 80
+        for i, g in enumerate(infos):
+            line = item(g, ("info",))
+            if size + len(line) + 1 > MARKDOWN_BUDGET - 250:
+                hidden += len(infos) - i
+                break
+            lines.append(line)
+            size += len(line) + 1
+        lines += ["", "</details>"]
+        if not add("\n".join(lines)):
+            hidden += len(infos)
+    if not groups:
+        parts.append("No schema changes against any cached version.")
+    if hidden:
+        parts.append(f"*{hidden} more row(s) or finding(s) not shown here: see the JSON or SARIF report.*")
+    counts = " · ".join(md_escape(x) for x in cohort_counts(hist))
+    parts.append(f"<sub>schema-audit {__version__} · {counts}</sub>")
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,318 @@
+"""The report every format renders (a diff of two versions, a lint of one snapshot, a probe of one server),
+and what several formats share: ordering, wording of findings and witnesses, where a finding is located.
+
+A history of N cohorts is :class:`mcp_schema_audit.history.History`; the format modules render both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_schema_audit import __version__
+from mcp_schema_audit.findings import Finding, summarize
+from mcp_schema_audit.rules import RULES, SEVERITY_RANK
+from mcp_schema_audit.schema import HOST_PROFILES
+from mcp_schema_audit.snapshot import Snapshot
+
+REPORT_VERSION = 1
+FAIL_ON = ("breaking", "warning", "info", "never")
+KINDS = ("diff", "lint", "probe")
+SEVERITY_ORDER = ("breaking", "warning", "info")
+
+
+@dataclass
+class Report:
+    """The result of ``diff``, ``lint`` or ``probe``: what was judged, the findings (sorted), policy results, the gate.
+
+    ``kind`` says what the report is: ``"diff"`` (``old`` → ``new``: two versions), ``"lint"`` (``new`` is
+    the linted snapshot; ``old`` is the ``baseline`` when one was given, else ``new`` again, which the JSON
+    form has always carried) or ``"probe"`` (``new`` is the listing of the probed server, ``old`` is
+    ``None``; ``cached`` are the ``--against`` versions its real results were checked against and
+    ``calls`` one JSON-ready summary per call: ``{"id", "tool", "outcome", "is_error", "structured",
+    "message"}``, in call order). ``mode`` is ``backward`` | ``forward`` | ``full`` (``lint`` for a lint
+    report); ``hosts`` the host profiles considered; ``ignored`` the findings suppressed by the ignore
+    list, each with the entry's reason; ``expired_ignores`` the ignore entries whose ``expires`` date has
+    passed (JSON-ready dicts: ``reason`` and the match fields, ``expires`` as an ISO date). ``artifact``
+    is the file SARIF and GitHub annotations point at for findings that live in no snapshot (the calls
+    file or the recording of a probe).
+    """
+
+    old: Snapshot | None
+    new: Snapshot
+    findings: list[Finding]
+    fail_on: str = "breaking"
+    notes: list[str] = field(default_factory=list)  #: run-level remarks (e.g. protocol versions differ)
+    mode: str = "backward"
+    hosts: list[str] = field(default_factory=lambda: list(HOST_PROFILES))
+    ignored: list[tuple[Finding, str]] = field(default_factory=list)
+    expired_ignores: list[dict[str, Any]] = field(default_factory=list)
+    kind: str = "diff"
+    baseline: Snapshot | None = None
+    cached: list[Snapshot] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    artifact: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown report kind {self.kind!r} (expected one of {', '.join(KINDS)})")
+        if self.kind == "lint" and self.mode != "lint":
+            self.mode = "lint"
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Counts per severity."""
+        return summarize(self.findings)
+
+    @property
+    def passed(self) -> bool:
+        """True when no finding is at or above ``fail_on`` (always True for ``never``)."""
+        return not self.failing()
+
+    def failing(self) -> list[Finding]:
+        """The findings at or above ``fail_on`` (none for ``never``), in report order."""
+        if self.fail_on == "never":
+            return []
+        limit = SEVERITY_RANK[self.fail_on]
+        return [f for f in self.findings if SEVERITY_RANK[f.severity] >= limit]
+
+    def snapshots(self) -> list[Snapshot]:
+        """Every snapshot the report names, without repeats: OLD (or the baseline), NEW, then the cached versions."""
+        out: list[Snapshot] = []
+        for s in [self.old, self.baseline, self.new, *self.cached]:
+            if s is not None and all(s is not x for x in out):
+                out.append(s)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON report (stable contract; keys are only ever added). Schema: ``report_json_schema()``.
+
+        Every kind has ``kind``, ``new``, ``findings``, ``summary``, ``gate``, ``notes``, ``mode``,
+        ``hosts``, ``ignored`` and ``expired_ignores``; a diff and a lint also ``old``; a lint with a
+        baseline ``baseline``; a probe ``cached`` (one side per ``--against`` version) and ``calls``.
+        """
+        out: dict[str, Any] = {
+            "report_version": REPORT_VERSION,
+            "schema_audit_version": __version__,
+            "kind": self.kind,
+            "mode": self.mode,
+            "hosts": list(self.hosts),
+            "new": side_json(self.new),
+            "findings": [f.to_json() for f in self.findings],
+            "summary": self.summary,
+            "gate": {"fail_on": self.fail_on, "passed": self.passed},
+            "notes": self.notes,
+            "ignored": [{"finding": f.to_json(), "reason": reason} for f, reason in self.ignored],
+            "expired_ignores": list(self.expired_ignores),
+        }
+        if self.old is not None:
+            out["old"] = side_json(self.old)
+        if self.baseline is not None:
+            out["baseline"] = side_json(self.baseline)
+        if self.kind == "probe":
+            out["cached"] = [side_json(s) for s in self.cached]
+            out["calls"] = [dict(c) for c in self.calls]
+        return out
+
+
+def side_json(s: Snapshot) -> dict[str, Any]:
+    """``{"label", "server", "protocol_version", "source", "tool_count"}`` of one snapshot."""
+    return {"label": s.label, "server": s.server, "protocol_version": s.protocol_version, "source": s.source,
+            "tool_count": len(s.tools)}
+
+
+# --- wording shared by several formats ------------------------------------------------------------------
+
+
+def ordered(findings: list[Finding]) -> list[Finding]:
+    """Breaking first, then warnings, then info; report order (tool, direction, pointer) within each."""
+    return sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])
+
+
+def detail(f: Finding) -> str:
+    """The finding's message without the ``tool: Title at pointer: `` prefix the engine puts first."""
+    msg = f.message
+    prefix = ""
+    if msg.startswith("[forward:") and "] " in msg:
+        prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2:]
+    rule = RULES.get(f.rule)
+    head = f"{f.tool}: "
+    if msg.startswith(head):
+        msg = msg[len(head):]
+        if rule is not None:
+            lead = f"{rule.title} at {f.pointer or '(root)'}: "
+            if msg.startswith(lead):
+                msg = msg[len(lead):]
+    return prefix + msg
+
+
+def title(f: Finding) -> str:
+    """The rule's one-line title (the rule id for a rule outside the catalog)."""
+    rule = RULES.get(f.rule)
+    return rule.title if rule is not None else f.rule
+
+
+def fix(rule_id: str) -> str:
+    """How to ship the change without breaking cached hosts (the catalog's ``fix``; ``""`` if none)."""
+    rule = RULES.get(rule_id)
+    return rule.fix if rule is not None else ""
+
+
+def who(s: Snapshot) -> str:
+    """``label (server-name version)`` as raw (not yet escaped) text."""
+    name = s.server.get("name") if isinstance(s.server, dict) else None
+    ver = s.server.get("version") if isinstance(s.server, dict) else None
+    extra = " ".join(str(x) for x in (name, ver) if x)
+    return f"{s.label}" + (f" ({extra})" if extra else "")
+
+
+def subject(report: Report) -> str:
+    """What was judged, in words (raw text): ``A -> B`` (diff), ``A against baseline B`` (lint), ``A, 3 calls,
+    real results checked against …`` (probe)."""
+    if report.kind == "lint":
+        base = f" against baseline {report.baseline.label}" if report.baseline is not None else ""
+        return f"{who(report.new)}{base}"
+    if report.kind == "probe":
+        n = len(report.calls)
+        against = (f" and the cached {', '.join(s.label for s in report.cached)} schema"
+                   f"{'s' if len(report.cached) != 1 else ''}") if report.cached else ""
+        return (f"{who(report.new)}, {n} call{'s' if n != 1 else ''}, real results checked against its own "
+                f"outputSchema{against}")
+    assert report.old is not None
+    return f"{who(report.old)} -> {who(report.new)}"
+
+
+def headline(report: Report) -> str:
+    """What the report is, in words (raw text): ``diff: A -> B`` (``diff (mode full): …``), ``lint: A``,
+    ``probe: A, 3 calls, …``."""
+    mode = f" (mode {report.mode})" if report.kind == "diff" and report.mode != "backward" else ""
+    return f"{report.kind}{mode}: {subject(report)}"
+
+
+def snapshot_of(report: Report, f: Finding) -> Snapshot:
+    """The snapshot a finding is located in: NEW, unless the tool exists only in OLD (a removed tool); for a
+    real result a cached version rejects (probe, ``--samples``), the first such cached version."""
+    cohorts = (f.witness or {}).get("cohorts") if isinstance(f.witness, dict) else None
+    if cohorts:
+        for s in report.snapshots():
+            if s.label == cohorts[0] and s is not report.new and any(t.get("name") == f.tool for t in s.tools):
+                return s
+    if any(t.get("name") == f.tool for t in report.new.tools):
+        return report.new
+    if report.old is not None and any(t.get("name") == f.tool for t in report.old.tools):
+        return report.old
+    return report.new
+
+
+def describe_entry(entry: Any) -> str:
+    """An ignore entry (``{"rule", "tool", "pointer", "direction", "fingerprint", "reason", "expires"}``) in words."""
+    if not isinstance(entry, dict):
+        return str(entry)
+    match = ", ".join(f"{k} {entry[k]}" for k in ("fingerprint", "rule", "tool", "direction", "pointer")
+                      if entry.get(k) not in (None, ""))
+    extra = [f"reason: {entry['reason']}"] if entry.get("reason") else []
+    if entry.get("expires"):
+        extra.append(f"expired {entry['expires']}")
+    return (match or "(matches everything)") + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def summary_line(report: Report) -> str:
+    """``2 breaking, 0 warning, 1 info; gate FAILED (--fail-on breaking)`` (and ``; N ignored``)."""
+    s = report.summary
+    verdict = "gate passed" if report.passed else "gate FAILED"
+    line = f"{s['breaking']} breaking, {s['warning']} warning, {s['info']} info; {verdict} (--fail-on {report.fail_on})"
+    if report.ignored:
+        line += f"; {len(report.ignored)} ignored"
+    return line
+
+
+#: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
+LISTING_RULES = ("input-schema-not-object", "output-schema-not-object", "schema-boolean-property",
+                 "output-schema-uncompilable", "schema-metaschema-invalid")
+
+
+def roles(report: Report, f: Finding) -> tuple[str, str]:
+    """``(cached, served)``: the labels of the version hosts cached and the version the server runs, for ``f``.
+
+    Backward findings: OLD is cached, NEW is served; forward findings (tag ``forward``): NEW is cached,
+    OLD is served. Raw (not yet escaped) text.
+    """
+    if report.old is None:
+        return report.new.label, report.new.label
+    if is_forward(report, f):
+        return report.new.label, report.old.label
+    return report.old.label, report.new.label
+
+
+def is_forward(report: Report, f: Finding) -> bool:
+    """True for a finding of ``--mode forward|full`` that compares hosts holding NEW with a server running OLD."""
+    return report.mode in ("forward", "full") and "forward" in f.tags
+
+
+def real_result_sides(served: str, f: Finding) -> tuple[str, str]:
+    """``(accepted, rejected)`` for a witness that is a real result (``accepted_by: "server"``: probe,
+    ``--samples``): who sent it and which hosts reject it. Raw text."""
+    w = f.witness or {}
+    hosts = ", ".join(f.hosts)
+    with_hosts = f" ({hosts})" if hosts else ""
+    call = w.get("call")
+    sent = f"sent by {served}" + (f" in call {call}" if call else "")
+    cohorts = w.get("cohorts") or []
+    if cohorts:
+        return sent, f"hosts that cached {', '.join(str(c) for c in cohorts)}{with_hosts}"
+    return sent, f"hosts holding its current outputSchema{with_hosts}"
+
+
+def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
+    """``(accepted, rejected)``: who takes ``f``'s witness and who rejects it, in words with snapshot labels.
+
+    E.g. ``("accepted by 0.2.6 (served)", "hosts that cached 0.2.5 (python-sdk, ts-sdk-v2)")`` for an output
+    witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (python-sdk)")`` for an argument
+    witness, ``("listed by 0.2.6 (served)", "SDK clients (…) with the whole tools/list")`` for a listing-time
+    breaker, ``("sent by 0.2.6 in call c1", "hosts that cached 0.2.5 (…)")`` for a real result. The witness's
+    ``accepted_by`` (``"old"`` = OLD, ``"new"`` = NEW, as given on the command line; ``"server"`` for a
+    real result) picks the accepting side. Callers write ``f"{accepted}, rejected by {rejected}"``. Raw
+    (not yet escaped) text.
+    """
+    hosts = ", ".join(f.hosts)
+    with_hosts = f" ({hosts})" if hosts else ""
+    w = f.witness or {}
+    if w.get("accepted_by") == "server":
+        return real_result_sides(who(report.new) if report.kind == "probe" else report.new.label, f)
+    listing = f"SDK clients{with_hosts} with the whole tools/list"
+    if report.kind in ("lint", "probe") or report.old is None:
+        if f.rule in LISTING_RULES:
+            return f"listed by {report.new.label}", listing
+        return f"accepted by {report.new.label}", f"hosts{with_hosts}"
+    cached, served = roles(report, f)
+    if f.rule in LISTING_RULES:
+        return f"listed by {served} (served)", listing
+    served_side = "old" if is_forward(report, f) else "new"
+    accepting_side = "old" if w.get("accepted_by") == "old" else "new"
+    accepted = report.old.label if accepting_side == "old" else report.new.label
+    if accepting_side == served_side:  # a result the server sends: hosts holding the other schema reject it
+        return f"accepted by {accepted} (served)", f"hosts that cached {cached}{with_hosts}"
+    return f"accepted by {accepted} (cached)", f"the server running {served}{with_hosts}"
+
+
+def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
+    """One-line plain text of a finding: head, pointer, detail, reason, then ``intro`` followed by who accepts
+    and who rejects the witness (snapshot labels, ``witness_sides``) and the rejecting validator's error."""
+    text = f"{head} {f.pointer or '(root)'}: {detail(f)}"
+    if f.reason:
+        text += f" ({f.reason})"
+    if f.witness and f.witness.get("error"):
+        accepted, rejected = witness_sides(report, f)
+        text += f"{intro} {accepted}, rejected by {rejected}: {f.witness['error']}"
+    return text
+
+
+def call_line(call: dict[str, Any]) -> str:
+    """One probe call in words (raw text): ``c1 get_chart: result (structuredContent)`` / ``…: tool error: …``."""
+    what = str(call.get("outcome", "?"))
+    if call.get("outcome") == "result":
+        what = "result" + (" (isError)" if call.get("is_error") else "") + (
+            " with structuredContent" if call.get("structured") else " without structuredContent")
+    message = call.get("message")
+    name = str(call.get("tool")) if call.get("id") == call.get("tool") else f"{call.get('id')} ({call.get('tool')})"
+    return f"{name}: {what}" + (f": {message}" if message else "")

@@ -1,0 +1,138 @@
+"""The human report (``--format text``) of a diff, a lint, a probe or a history.
+
+Plain lines through rich without markup, soft-wrapped (CI logs keep whole lines); colours only on a
+terminal. Server text is one line each and inert (``tx``): no escape sequence, and no ``::``/``##[`` that a
+CI log could read as a workflow command.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from mcp_schema_audit.history import History, affects, cohort_counts
+from mcp_schema_audit.report.escape import one_line
+from mcp_schema_audit.report.model import (
+    Report,
+    call_line,
+    describe_entry,
+    detail,
+    fix,
+    headline,
+    ordered,
+    summary_line,
+    witness_sides,
+)
+
+_STYLE = {"breaking": "bold red", "warning": "yellow", "info": "cyan"}
+_WITNESS_CHARS = 300
+
+
+def tx(text: Any) -> str:
+    """Server text for the text report: one line (``one_line``), and no ``::`` or ``##[`` left, so no
+    line of a CI log, wrapped or not, can read as a GitHub workflow command (shown as ``:\\x3a``)."""
+    return one_line(text).replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
+def render(report: Report | History, *, color: bool = False, width: int = 120) -> str:
+    """The text form of ``report`` (a ``Report`` or a ``History``)."""
+    if isinstance(report, History):
+        return render_history_text(report, width=width)
+    return render_text(report, color=color, width=width)
+
+
+def render_text(report: Report, *, color: bool = False, width: int = 120) -> str:
+    """A human report: what it is, notes, (probe: the calls,) one entry per finding (breaking first) with
+    witnesses, ignored findings, expired ignore entries, the summary line."""
+    from rich.console import Console
+    from rich.text import Text
+
+    buf = io.StringIO()
+    # soft_wrap: never hard-wrap a line (CI logs and files keep whole lines; terminals wrap themselves)
+    console = Console(file=buf, width=width, force_terminal=color, no_color=not color, highlight=False,
+                      emoji=False, markup=False, soft_wrap=True)
+    console.print(Text(f"schema-audit {tx(headline(report))}"))
+    for note in report.notes:
+        console.print(Text(f"note: {tx(note)}", style="yellow"))
+    for call in report.calls:
+        console.print(Text(f"call {tx(call_line(call))}", style="dim"))
+    findings = ordered(report.findings)
+    if not findings:
+        if report.ignored:
+            console.print(Text(f"No findings besides {len(report.ignored)} ignored."))
+        else:
+            console.print(Text("No schema changes." if report.kind == "diff" else "No findings."))
+    for f in findings:
+        head = Text()
+        head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
+        tags = f" ({', '.join(f.tags)})" if f.tags else ""
+        head.append(f" {tx(f.tool)} {f.direction} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
+        console.print(head)
+        console.print(Text(f"         {tx(detail(f))}"))
+        if f.reason:
+            console.print(Text(f"         ({tx(f.reason)})", style="dim"))
+        if f.severity == "breaking" and f.witness:
+            w = f.witness
+            inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
+            if len(inst) > _WITNESS_CHARS:
+                inst = inst[:_WITNESS_CHARS - 1] + "…"
+            console.print(Text(f"         witness: {tx(inst)}", style="dim"))
+            accepted, rejected = witness_sides(report, f)
+            errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
+            if len(errors) > 1:
+                console.print(Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
+                for host, message in errors.items():
+                    console.print(Text(f"           {tx(host)}: {tx(message)}", style="dim"))
+            else:
+                console.print(Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: "
+                                   f"{tx(w.get('error', ''))}", style="dim"))
+            how = fix(f.rule)
+            if how:
+                console.print(Text(f"         fix: {how}", style="dim"))
+    for f, reason in report.ignored:
+        console.print(Text(f"ignored  {tx(f.tool)} {f.direction} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
+                           f"{tx(reason)}", style="dim"))
+    for entry in report.expired_ignores:
+        console.print(Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}",
+                           style="yellow"))
+    console.print(Text(summary_line(report), style="bold" if not report.passed else ""))
+    return buf.getvalue()
+
+
+def render_history_text(hist: History, width: int = 120) -> str:
+    """Plain text: the matrix, the conflicts, then each breaking or warning finding once with the cached
+    versions it affects, and a summary per cohort with the gate.
+
+    Server text (tool names, labels, pointers, values) is shown inertly, one line each (``tx``).
+    """
+    labels = [c.label for c in hist.cohorts]
+    m = hist.matrix()
+    tw = max([len("tool")] + [len(tx(t)) for t in m])
+    cw = [max(len(tx(lbl)), 8) for lbl in labels]
+    lines = [f"schema-audit history: {tx(hist.new.label)} against {len(labels)} cached version(s)"]
+    lines += [f"note: {tx(n)}" for n in hist.notes]
+    lines.append("")
+    lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw)))
+    for tool, row in m.items():
+        lines.append(tx(tool).ljust(tw) + "  " + "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw)))
+    if hist.conflicts:
+        lines += ["", "Conflicts (each cohort rejects values the other accepts; any value outside 'both accept' "
+                      "breaks one of them):"]
+        for c in hist.conflicts:
+            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(' and '.join(c.cohorts))} "
+                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; both accept only "
+                         f"{tx(json.dumps(c.common, ensure_ascii=False))}")
+    shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
+    lines.append("")
+    if shown:
+        lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
+        for g in shown:
+            lines.append(f"  {g.severity:<8} {tx(g.tool)} {g.direction} {tx(g.pointer) or '(root)'} [{g.rule}]  "
+                         f"{tx(affects(g, labels))}")
+    else:
+        lines.append("No breaking or warning findings.")
+    summary = " · ".join(tx(x) for x in cohort_counts(hist))
+    summary += f"; {'gate passed' if hist.passed else 'gate FAILED'} (--fail-on {hist.fail_on})"
+    lines += ["", summary]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,305 @@
+"""The probe's pure parts without a server: host verdicts and their wording, the ``--auto`` choice, the calls
+file, findings from call records, witness capping, recordings, and the packaging of every subpackage."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_schema_audit.capture.calls import PlannedCall
+from mcp_schema_audit.errors import InputError, UsageError
+from mcp_schema_audit.probe import Recording, cap_instance, check_records, load_recording, write_recording
+from mcp_schema_audit.probe.hosts import ajv_message, host_verdict, js_truthy, schema_pointer
+from mcp_schema_audit.probe.plan import auto_arguments, load_calls_file, plan_calls, render_plan
+from mcp_schema_audit.schema import SchemaDoc
+from mcp_schema_audit.snapshot import Snapshot, snapshot_from_data
+
+ROOT = Path(__file__).resolve().parent.parent
+A = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+
+
+def _errors(schema: Any, instance: Any, profile: str = "ts-sdk-v1") -> list[Any]:
+    return SchemaDoc(schema).errors(instance, profile)
+
+
+@pytest.mark.parametrize("schema, instance, text", [
+    ({"type": "string"}, 1, "data must be string"),
+    ({"type": ["string", "null"]}, 1, "data must be string,null"),
+    ({**A, "additionalProperties": False}, {"a": "x", "b": 1}, "data must NOT have additional properties"),
+    (A, {}, "data must have required property 'a'"),
+    ({"properties": {"s": {"enum": ["a"]}}}, {"s": "b"}, "data/s must be equal to one of the allowed values"),
+    ({"properties": {"s": {"const": "a"}}}, {"s": "b"}, "data/s must be equal to constant"),
+    ({"minimum": 3}, 1, "data must be >= 3"),
+    ({"exclusiveMaximum": 3}, 3, "data must be < 3"),
+    ({"maxLength": 2}, "abc", "data must NOT have more than 2 characters"),
+    ({"minItems": 2}, [1], "data must NOT have fewer than 2 items"),
+    ({"type": "string", "format": "date-time"}, "x", 'data must match format "date-time"'),
+    ({"pattern": "^a$"}, "b", 'data must match pattern "^a$"'),
+    ({"multipleOf": 2}, 3, "data must be multiple of 2"),
+    ({"properties": {"l": {"items": {"type": "integer"}}}}, {"l": [1, "x"]}, "data/l/1 must be integer"),
+])
+def test_ajv_messages(schema: Any, instance: Any, text: str) -> None:
+    errors = _errors(schema, instance)
+    assert errors and ajv_message(errors[0]) == text
+
+
+def test_js_truthiness() -> None:
+    assert [js_truthy(v) for v in (None, False, 0, 0.0, "", {}, [], "x", 1, True)] == [
+        False, False, False, False, False, True, True, True, True, True]
+
+
+def test_host_verdicts_follow_each_client() -> None:
+    doc = SchemaDoc(A)
+    kinds = {}
+    for name, result in {
+        "ok": {"content": [], "structuredContent": {"a": "x"}},
+        "missing": {"content": []},
+        "missing-error": {"content": [], "isError": True},
+        "bad-error": {"content": [], "isError": True, "structuredContent": {"a": 1}},
+        "null": {"content": [], "structuredContent": None},
+        "array": {"content": [], "structuredContent": [1]},
+    }.items():
+        kinds[name] = {p: host_verdict(p, "t", doc, result).kind for p in ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")}
+    assert kinds["ok"] == {"python-sdk": "", "ts-sdk-v1": "", "ts-sdk-v2": ""}
+    assert kinds["missing"] == {"python-sdk": "missing", "ts-sdk-v1": "missing", "ts-sdk-v2": "missing"}
+    assert kinds["missing-error"] == {"python-sdk": "", "ts-sdk-v1": "", "ts-sdk-v2": ""}
+    assert kinds["bad-error"] == {"python-sdk": "", "ts-sdk-v1": "schema", "ts-sdk-v2": ""}
+    assert kinds["null"] == {"python-sdk": "schema", "ts-sdk-v1": "wire", "ts-sdk-v2": "wire"}
+    # python-sdk's objection to an array comes from its own wire model (the probe records it as sdk_error)
+    assert kinds["array"] == {"python-sdk": "schema", "ts-sdk-v1": "wire", "ts-sdk-v2": "wire"}
+    assert host_verdict("python-sdk", "t", doc, {"content": [], "structuredContent": [1]},
+                        wire_error="structuredContent: Input should be a valid dictionary").kind == "wire"
+    assert not host_verdict("python-sdk", "t", None, {"content": []}).rejected  # no outputSchema: nothing checked
+    with pytest.raises(ValueError):
+        host_verdict("ts-sdk-v9", "t", doc, {"content": []})
+
+
+def test_a_schema_the_host_cannot_use_fails_every_call() -> None:
+    broken = {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}
+    verdict = host_verdict("python-sdk", "t", SchemaDoc(broken), {"content": [], "structuredContent": {"a": 1}})
+    assert verdict.rejected and verdict.kind == "bad-schema" and "Invalid schema for tool t" in verdict.message
+
+
+def test_schema_pointer_resolves_ref_hops() -> None:
+    schema = {"type": "object", "properties": {"r": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]}},
+              "$defs": {"M": {"type": "object", "additionalProperties": False}}}
+    from jsonschema.exceptions import best_match
+
+    best = best_match(_errors(schema, {"r": {"x": 1}}, "python-sdk"))
+    assert schema_pointer(SchemaDoc(schema), best) == "/$defs/M/additionalProperties"
+
+
+# ---- --auto and the calls file ---------------------------------------------------------------------------
+
+
+def _tool(name: str, annotations: Any = None, **inp: Any) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": name, "inputSchema": {"type": "object", **inp}}
+    if annotations is not None:
+        tool["annotations"] = annotations
+    return tool
+
+
+RO = {"readOnlyHint": True}
+
+
+@pytest.mark.parametrize("tool, arguments, why", [
+    (_tool("t", RO), {}, "read-only, no required arguments"),
+    (_tool("t"), None, "not annotated readOnlyHint: true"),
+    (_tool("t", {"readOnlyHint": "true"}), None, "not annotated readOnlyHint: true"),
+    (_tool("t", {"readOnlyHint": True, "destructiveHint": True}), None, "annotated destructiveHint: true"),
+    (_tool("t", RO, properties={"a": {"const": 1}}, required=["a"]), {"a": 1}, "read-only, a from const"),
+    (_tool("t", RO, properties={"a": {"enum": ["x"]}}, required=["a"]), {"a": "x"}, "a from its only enum value"),
+    (_tool("t", RO, properties={"a": {"enum": ["x", "y"]}}, required=["a"]), None, "required argument 'a' has no"),
+    (_tool("t", RO, properties={"a": {"type": "integer", "default": 5}}, required=["a"]), {"a": 5}, "a from default"),
+    (_tool("t", RO, properties={"a": {"examples": ["e1", "e2"]}}, required=["a"]), {"a": "e1"}, "a from examples"),
+    (_tool("t", RO, properties={"a": {"$ref": "#/$defs/A"}}, required=["a"], **{"$defs": {"A": {"const": 2}}}),
+     {"a": 2}, "a from const"),
+    (_tool("t", RO, properties={"a": {"type": "integer", "default": "x"}}, required=["a"]), None,
+     "the filled arguments are invalid"),
+    (_tool("t", RO, required=["a"]), None, "required argument 'a' has no"),
+    (_tool("t", RO, properties={"o": {"type": "string"}}), {}, "no required arguments"),  # optional: left out
+])
+def test_auto_arguments(tool: dict[str, Any], arguments: Any, why: str) -> None:
+    got, reason = auto_arguments(tool)
+    assert got == arguments and why in reason, reason
+
+
+def test_calls_file_forms_and_errors(tmp_path: Path) -> None:
+    path = tmp_path / "calls.json"
+    path.write_text(json.dumps({"calls": [{"tool": "a"}, {"tool": "a", "arguments": {"x": 1}}, {"tool": "b", "id": "B"}]}))
+    calls = load_calls_file(path)
+    assert [(c.id, c.tool, c.arguments) for c in calls] == [("a", "a", {}), ("a#2", "a", {"x": 1}), ("B", "b", {})]
+    for bad, message in [
+        ([], "a calls file is a JSON object with a 'calls' list"),
+        ({"calls": {}}, "a calls file is a JSON object"),
+        ({"calls": [], "extra": 1}, "unknown key 'extra'"),
+        ({"calls": ["a"]}, "calls[0] is not an object"),
+        ({"calls": [{"tool": ""}]}, "calls[0] has no tool name"),
+        ({"calls": [{"tool": "a", "arguments": [1]}]}, "arguments must be a JSON object"),
+        ({"calls": [{"tool": "a", "id": "x"}, {"tool": "b", "id": "x"}]}, "duplicate id 'x'"),
+        ({"calls": [{"tool": "a", "args": {}}]}, "unknown key 'args'"),
+        ({"calls": [{"tool": "a"}] * 1001}, "more than the limit of 1000"),
+    ]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(InputError, match=re.escape(message)):
+            load_calls_file(path)
+
+
+def test_plan_keeps_the_calls_file_order_then_auto_and_refuses_unlisted_tools() -> None:
+    listing = snapshot_from_data({"tools": [_tool("r", RO), _tool("w"), _tool("x", RO)]}, source="s.json")
+    listed = [PlannedCall("first", "w", {"k": 1}, "listed"), PlannedCall("r", "r", {}, "listed")]
+    calls, skipped = plan_calls(listing, listed, auto=True)
+    assert [(c.id, c.tool) for c in calls] == [("first", "w"), ("r", "r"), ("x", "x")]
+    assert skipped == []
+    assert [c.tool for c in plan_calls(listing, listed, auto=False)[0]] == ["w", "r"]
+    with pytest.raises(UsageError, match="does not list: 'nope'"):
+        plan_calls(listing, [PlannedCall("n", "nope")], auto=True)
+    text = render_plan(calls, [{"tool": "w", "why": "not annotated readOnlyHint: true"}])
+    assert text.splitlines()[0] == "probe plan (dry run, nothing is called): 3 calls"
+    assert '  call first: w {"k": 1}  (listed)' in text and "not called by --auto (1):" in text
+
+
+# ---- findings from records ---------------------------------------------------------------------------------
+
+
+def _listing(tools: list[dict[str, Any]]) -> Snapshot:
+    return snapshot_from_data({"tools": tools}, source="live.json", label="live")
+
+
+def _record(call_id: str, tool: str, result: Any = None, **extra: Any) -> dict[str, Any]:
+    rec: dict[str, Any] = {"id": call_id, "tool": tool, "arguments": {}, "outcome": "result" if result is not None
+                           else extra.pop("outcome"), **extra}
+    if result is not None:
+        rec["result"] = result
+    return rec
+
+
+def test_one_finding_per_problem_naming_every_call_and_cohort() -> None:
+    closed = {**A, "additionalProperties": False}
+    now = _listing([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": A}])
+    cached = [snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": closed}]},
+                                 source=f"{label}.json", label=label) for label in ("v1", "v2")]
+    text = [{"type": "text", "text": json.dumps({"a": "x", "b": 1})}]
+    records = [_record(f"c{i}", "t", {"content": text, "structuredContent": {"a": "x", "b": 1}}) for i in range(3)]
+    findings = check_records(now, records, cached)
+    assert [(f.rule, f.hosts) for f in findings] == [("result-rejected-by-cached-schema",
+                                                      ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"])]
+    w = findings[0].witness
+    assert w is not None and w["calls"] == ["c0", "c1", "c2"] and w["cohorts"] == ["v1", "v2"]
+    assert findings[0].old_pointer == "/additionalProperties" and findings[0].new_pointer is None
+    # the fingerprint does not depend on the cohorts or calls: history groups one finding over cohorts
+    again = check_records(now, records[:1], cached[1:])
+    assert again[0].fingerprint == findings[0].fingerprint
+
+
+def test_text_block_rules() -> None:
+    now = _listing([{"name": "t", "inputSchema": {"type": "object"},
+                     "outputSchema": {"type": "object", "properties": {"result": {"type": "integer"}}}}])
+
+    def rules(result: dict[str, Any]) -> set[str]:
+        return {f.rule for f in check_records(now, [_record("c", "t", result)], [])}
+
+    assert rules({"content": [{"type": "text", "text": '{"result": 3}'}], "structuredContent": {"result": 3}}) == set()
+    assert rules({"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}}) == set()  # wrapper
+    assert rules({"content": [{"type": "text", "text": "three"}], "structuredContent": {"result": 3}}) == {
+        "result-text-missing"}
+    assert rules({"content": [], "structuredContent": {"result": 3}}) == {"result-text-missing"}
+
+
+def test_call_outcomes_are_one_finding_each() -> None:
+    now = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
+    records = [_record("a", "t", outcome="timeout", error={"message": "no answer within 1 s"}),
+               _record("b", "t", outcome="not-called", error={"message": "the run's --timeout was spent"}),
+               _record("c", "t", outcome="rpc-error", error={"code": -32602, "message": "bad"}),
+               _record("d", "t", outcome="too-large", error={"message": "too big"}, chars=99),
+               _record("e", "t", {"content": [], "resultType": "input_required"})]
+    got = [(f.rule, f.severity, f.message.split(": ", 2)[-1]) for f in check_records(now, records, [])]
+    assert ("call-timeout", "info", "call a: no answer within 1 s") in got
+    assert ("call-timeout", "info", "call b not made: the run's --timeout was spent") in got
+    assert ("call-rpc-error", "info", "call c: JSON-RPC error -32602: bad") in got
+    assert ("call-result-too-large", "warning", "call d: too big: not checked") in got
+    assert any(r == "call-rpc-error" and "resultType 'input_required'" in m for r, _, m in got)
+    assert len({f.fingerprint for f in check_records(now, records, [])}) == 5
+
+
+def test_cap_instance() -> None:
+    small = {"a": [1, 2, 3]}
+    assert cap_instance(small) == (small, False)
+    big = {"k": "x" * 10_000, "l": list(range(5_000)), "d": {str(i): i for i in range(500)}}
+    capped, truncated = cap_instance(big)
+    assert truncated and len(json.dumps(capped)) <= 4_000 and capped["k"].endswith("…")
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep, "y" * 50]
+    capped, truncated = cap_instance(deep)
+    assert truncated and len(json.dumps(capped)) <= 4_000
+
+
+# ---- recordings ------------------------------------------------------------------------------------------
+
+
+def test_recording_round_trip_and_errors(tmp_path: Path) -> None:
+    snap = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
+    rec = Recording(snapshot=snap, calls=[_record("c", "t", {"content": []})], meta={"recorded_at": "x"})
+    path = tmp_path / "rec.json"
+    write_recording(rec, path)
+    back = load_recording(path)
+    assert back.snapshot.tools == snap.tools and back.calls == rec.calls and back.source == str(path)
+    for bad, message in [
+        ({"format": "schema-audit/snapshot"}, "not a probe recording"),
+        ({**rec.to_json(), "format_version": 9}, "format_version 9 is not supported"),
+        ({**rec.to_json(), "calls": {}}, "'calls' must be a list"),
+        ({**rec.to_json(), "calls": [{"id": "c", "tool": "t", "outcome": "weird"}]}, "unknown outcome 'weird'"),
+        ({**rec.to_json(), "calls": [{"id": "c", "tool": "t", "outcome": "result"}]}, "needs a result object"),
+        ({**rec.to_json(), "calls": [rec.calls[0], rec.calls[0]]}, "duplicate id 'c'"),
+    ]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(InputError, match=re.escape(message)):
+            load_recording(path)
+    with pytest.raises(InputError, match="NaN|cannot write"):
+        write_recording(Recording(snapshot=snap, calls=[_record("c", "t", {"content": [], "x": float("nan")})]),
+                        tmp_path / "nan.json")
+    assert not (tmp_path / "nan.json").exists()
+
+
+def test_every_subpackage_is_packaged() -> None:
+    """A wheel holds only the packages pyproject.toml lists: every folder with an __init__.py must be there."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "mcp_schema_audit").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
+
+
+def test_importing_probe_and_report_does_not_import_the_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, mcp_schema_audit.probe, mcp_schema_audit.probe.plan, mcp_schema_audit.capture.calls, "
+            "mcp_schema_audit.report, mcp_schema_audit.cli; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
+
+
+PROBE_RULES = ("result-violates-own-schema", "result-missing-structured-content", "result-malformed",
+               "result-rejected-by-cached-schema", "result-text-missing", "call-tool-error", "call-rpc-error",
+               "call-timeout", "call-result-too-large")
+
+
+@pytest.mark.parametrize("rule_id", PROBE_RULES)
+def test_probe_rules_are_documented_and_explained(rule_id: str) -> None:
+    from typer.testing import CliRunner
+
+    from mcp_schema_audit.cli import app
+    from mcp_schema_audit.rules import RULES
+
+    rule = RULES[rule_id]
+    for name in ("title", "rationale", "before", "after", "error", "source", "fix"):
+        assert getattr(rule, name), f"{rule_id} has no {name}"
+    out = CliRunner().invoke(app, ["explain", rule_id])
+    assert out.exit_code == 0 and out.stdout.startswith(f"{rule_id} (") and f"fix: {rule.fix}" in out.stdout
