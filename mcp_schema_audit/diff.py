@@ -1,8 +1,9 @@
 """Pairing two snapshots: every tool of either side, by name, through the compatibility engine.
 
 ``diff_snapshots`` is the one way from two ``Snapshot``s to findings: tools added and removed, tool
-metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``) and the
-listing-time breakers a new listing introduces (``lint``).
+metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``), the
+listing-time breakers a new listing introduces (``lint``), and everything else hosts cache: prompts,
+resources, resource templates, capabilities and instructions (``surfaces``).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces import surface_findings
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = None) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
-    Returns findings sorted by (tool, direction: tool < input < output, pointer, rule). Removed tools
-    are breaking (witness: arguments the cached inputSchema allows, now sent to an unknown tool).
+    Returns tool findings sorted by (tool, direction: tool < input < output, pointer, rule), then the
+    findings about other surfaces (``surfaces.surface_findings``: prompts, resources, resource templates,
+    the server; ``tool`` is ``""`` there). Removed tools are breaking (witness: arguments the cached inputSchema allows, now sent to an unknown tool).
     ``time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``; ``0`` or negative: no limit) bounds the
     whole call: a changed tool met after it is spent is not compared and gets one
     ``schema-undecidable`` warning saying so.
@@ -49,7 +52,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = 
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name, deadline=deadline)
     out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out}, deadline)
     order = {"tool": 0, "input": 1, "output": 2}
-    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule)) + surface_findings(old, new)
 
 
 def _new_listing_breakers(old: Snapshot, new: Snapshot, have: set[tuple[str, str, str]],

@@ -20,6 +20,7 @@ from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import SEVERITY_RANK
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot
+from mcp_schema_audit.surfaces import SURFACE_ORDER
 
 _VALUE_SET_RULES = ("output-enum-value-added", "output-enum-removed", "output-const-changed")
 
@@ -72,15 +73,19 @@ class History:
     notes: list[str] = field(default_factory=list)  #: run-level remarks (e.g. the tool filter in effect)
 
     def matrix(self) -> dict[str, dict[str, str]]:
-        """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok)."""
+        """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok); then one row per
+        other item with findings (prompt, resource, resource template, server), keyed by its subject
+        (``prompt summarize``, ``server capabilities``)."""
         tools = sorted({t["name"] for s in [self.new, *self.cohorts] for t in s.tools})
+        others = sorted({f.subject for f in self.all_findings() if f.surface != "tool"})
         out: dict[str, dict[str, str]] = {}
-        for tool in tools:
+        for row_key in [*tools, *others]:
             row = {}
             for c in self.cohorts:
-                worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if f.tool == tool), default=0)
+                worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if _row(f) == row_key),
+                            default=0)
                 row[c.label] = {3: "breaking", 2: "warning"}.get(worst, "ok")
-            out[tool] = row
+            out[row_key] = row
         return out
 
     def all_findings(self) -> list[Finding]:
@@ -97,11 +102,12 @@ class History:
             for f in self.findings[c.label]:
                 g = groups.get(f.fingerprint)
                 if g is None:
-                    g = groups[f.fingerprint] = GroupedFinding(f.rule, f.tool, f.direction, f.pointer, f.fingerprint)
+                    g = groups[f.fingerprint] = GroupedFinding(f.rule, f.tool, f.direction, f.pointer, f.fingerprint,
+                                                               surface=f.surface, name=f.name)
                 g.cohorts[c.label] = f.severity
                 g.latest[c.label] = f
-        return sorted(groups.values(), key=lambda g: (-SEVERITY_RANK[g.severity], g.tool, g.direction, g.pointer,
-                                                      g.rule))
+        return sorted(groups.values(), key=lambda g: (-SEVERITY_RANK[g.severity], SURFACE_ORDER.get(g.surface, 0),
+                                                      g.tool, g.name, g.direction, g.pointer, g.rule))
 
 
 @dataclass
@@ -118,6 +124,13 @@ class GroupedFinding:
     fingerprint: str
     cohorts: dict[str, str] = field(default_factory=dict)
     latest: dict[str, Finding] = field(default_factory=dict)
+    surface: str = "tool"
+    name: str = ""
+
+    @property
+    def about(self) -> str:
+        """``<tool> <direction>`` for a tool finding, else its subject (``prompt summarize``). Raw text."""
+        return f"{self.tool} {self.direction}" if self.surface == "tool" else next(iter(self.latest.values())).subject
 
     @property
     def severity(self) -> str:
@@ -129,10 +142,21 @@ class GroupedFinding:
         return [c for c, s in self.cohorts.items() if SEVERITY_RANK[s] >= SEVERITY_RANK[severity]]
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict: ``rule``, ``tool``, ``direction``, ``pointer``, ``fingerprint``, ``severity``
-        (worst) and ``cohorts`` (label → severity)."""
-        return {"rule": self.rule, "tool": self.tool, "direction": self.direction, "pointer": self.pointer,
-                "fingerprint": self.fingerprint, "severity": self.severity, "cohorts": dict(self.cohorts)}
+        """JSON-ready dict: ``rule``, ``tool``, ``surface``, ``name``, ``direction``, ``pointer``, ``fingerprint``,
+        ``severity`` (worst) and ``cohorts`` (label → severity)."""
+        return {"rule": self.rule, "tool": self.tool, "surface": self.surface, "name": self.name,
+                "direction": self.direction, "pointer": self.pointer, "fingerprint": self.fingerprint,
+                "severity": self.severity, "cohorts": dict(self.cohorts)}
+
+
+def _is_tool_row(hist: History, key: str) -> bool:
+    """True when matrix row ``key`` is a tool's (not a prompt's, resource's, template's or the server's)."""
+    return any(t["name"] == key for s in [hist.new, *hist.cohorts] for t in s.tools)
+
+
+def _row(f: Finding) -> str:
+    """The matrix row of a finding: its tool's name, or its subject for other surfaces."""
+    return f.tool if f.surface == "tool" else f.subject
 
 
 def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot], list[Snapshot]]:
@@ -266,7 +290,7 @@ def render_history_text(hist: History, width: int = 120, *, fail_on: str | None 
     if shown:
         lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
         for g in shown:
-            lines.append(f"  {g.severity:<8} {_tx(g.tool)} {g.direction} {_tx(g.pointer) or '(root)'} [{g.rule}]  "
+            lines.append(f"  {g.severity:<8} {_tx(g.about)} {_tx(g.pointer) or '(root)'} [{g.rule}]  "
                          f"{_tx(_affects(g, labels))}")
     else:
         lines.append("No breaking or warning findings.")
@@ -316,7 +340,7 @@ def render_history_markdown(hist: History, fail_on: str, passed: bool) -> str:
     ``MARKDOWN_BUDGET`` characters: rows and findings past it are counted, not shown.
     """
     from mcp_schema_audit import __version__
-    from mcp_schema_audit.report import _ICON, MARKDOWN_BUDGET, _who, md_code, md_escape
+    from mcp_schema_audit.report import _ICON, MARKDOWN_BUDGET, _md_about, _who, md_code, md_escape
     from mcp_schema_audit.rules import RULES
 
     labels = [c.label for c in hist.cohorts]
@@ -355,10 +379,12 @@ def render_history_markdown(hist: History, fail_on: str, passed: bool) -> str:
             size += len(line) + 1
         ok = len(m) - len(rows)
         if ok:
-            table += ["", f"{ok} other tool{'s' if ok != 1 else ''}: ok for every cached version."]
+            noun = "tool" if all(_is_tool_row(hist, k) for k in m) else "row"
+            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: ok for every cached version."]
         add("\n".join(table))
     elif m:
-        add(f"All {len(m)} tools: ok for every cached version.")
+        noun = "tools" if all(_is_tool_row(hist, k) for k in m) else "rows"
+        add(f"All {len(m)} {noun}: ok for every cached version.")
     if hist.conflicts:
         lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
         for c in hist.conflicts:
@@ -373,7 +399,7 @@ def render_history_markdown(hist: History, fail_on: str, passed: bool) -> str:
         rule = RULES.get(g.rule)
         title = rule.title if rule is not None else g.rule
         where = md_code(g.pointer) if g.pointer else "(root)"
-        return (f"- {_ICON[g.severity]} **{md_escape(g.tool)}** · {g.direction} · {where} · {md_escape(title)} "
+        return (f"- {_ICON[g.severity]} {_md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
                 f"(`{g.rule}`): {md_escape(_affects(g, labels, shown))}")
 
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
@@ -420,7 +446,17 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
     ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the
     finding's severity there; ``partialFingerprints["schemaAudit/v1"]`` is the fingerprint. Messages are
     inert plain text (``sarif_text``)."""
-    from mcp_schema_audit.report import _SARIF_LEVEL, _detail, _rule_descriptor, _sarif_uri, inert, sarif_log, sarif_text
+    from mcp_schema_audit.report import (
+        _SARIF_LEVEL,
+        _detail,
+        _line_of,
+        _rule_descriptor,
+        _sarif_uri,
+        _snapshot_of_item,
+        inert,
+        sarif_log,
+        sarif_text,
+    )
     from mcp_schema_audit.rules import RULES
 
     labels = [c.label for c in hist.cohorts]
@@ -432,27 +468,29 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
             index[g.rule] = len(rules)
             rules.append({"id": g.rule, "shortDescription": {"text": g.rule},
                           "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]}})
-        snap = hist.new
-        if not any(t.get("name") == g.tool for t in hist.new.tools):
-            snap = next((c for c in reversed(hist.cohorts) if any(t.get("name") == g.tool for t in c.tools)),
-                        hist.new)
         newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
         f = g.latest[newest]
-        text = (f"{g.tool} ({g.direction}) {g.pointer or '(root)'}: {_affects(g, labels, ('breaking', 'warning', 'info'))}. "
+        snap = _snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])
+        head = f"{g.tool} ({g.direction})" if g.surface == "tool" else f.subject
+        text = (f"{head} {g.pointer or '(root)'}: {_affects(g, labels, ('breaking', 'warning', 'info'))}. "
                 f"Against {newest}: {_detail(f)}")
         schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(g.direction)
-        fqn = f"{g.tool}/{schema_key}#{g.pointer}" if schema_key else g.tool
+        if g.surface != "tool":
+            fqn = f"{g.surface}/{g.name}#{g.pointer}"
+        else:
+            fqn = f"{g.tool}/{schema_key}#{g.pointer}" if schema_key else g.tool
         results.append({
             "ruleId": g.rule,
             "ruleIndex": index[g.rule],
             "level": _SARIF_LEVEL[g.severity],
             "message": {"text": sarif_text(text)},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                                "region": {"startLine": snap.line_of(g.tool)}},
-                           "logicalLocations": [{"name": inert(g.tool), "fullyQualifiedName": inert(fqn),
-                                                 "kind": "function"}]}],
+                                                "region": {"startLine": _line_of(snap, f)}},
+                           "logicalLocations": [{"name": inert(g.name), "fullyQualifiedName": inert(fqn),
+                                                 "kind": "function" if g.surface == "tool" else "object"}]}],
             "partialFingerprints": {"schemaAudit/v1": g.fingerprint},
-            "properties": {"tool": g.tool, "direction": g.direction, "pointer": g.pointer, "severity": g.severity,
+            "properties": {"tool": g.tool, "surface": g.surface, "name": g.name, "direction": g.direction,
+                           "pointer": g.pointer, "severity": g.severity,
                            "cohorts": dict(g.cohorts), "snapshot": snap.label},
         })
     return sarif_log([hist.new, *hist.cohorts], rules, results, {

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.findings import Finding, summarize
+from mcp_schema_audit.findings import SURFACE_WORDS, Finding, summarize
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK, Rule
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
@@ -129,7 +129,7 @@ def _detail(f: Finding) -> str:
     if msg.startswith("[forward:") and "] " in msg:
         prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2:]
     rule = RULES.get(f.rule)
-    head = f"{f.tool}: "
+    head = f"{f.subject}: "
     if msg.startswith(head):
         msg = msg[len(head):]
         if rule is not None:
@@ -153,12 +153,37 @@ def _who(s: Snapshot) -> str:
 
 
 def _snapshot_of(report: Report, f: Finding) -> Snapshot:
-    """The snapshot a finding is located in: NEW, unless the tool exists only in OLD (a removed tool)."""
-    if any(t.get("name") == f.tool for t in report.new.tools):
-        return report.new
-    if any(t.get("name") == f.tool for t in report.old.tools):
-        return report.old
-    return report.new
+    """The snapshot a finding is located in: NEW, unless the tool (prompt, resource, template) exists only in
+    OLD (a removed one)."""
+    return _snapshot_of_item(f, [report.new, report.old])
+
+
+def _snapshot_of_item(f: Finding, snaps: list[Snapshot]) -> Snapshot:
+    """The first of ``snaps`` that lists ``f``'s item (its tool, prompt, resource or template), else the first."""
+    section = _SECTION.get(f.surface)
+    for snap in snaps:
+        if section == "tools" and any(t.get("name") == f.tool for t in snap.tools):
+            return snap
+        if section not in (None, "tools") and f.name in (snap.section_map(section) or {}):
+            return snap
+    return snaps[0]
+
+
+#: The snapshot section holding the items of each surface (the server's findings have none).
+_SECTION = {"tool": "tools", "prompt": "prompts", "resource": "resources", "resource-template": "resource_templates"}
+
+
+def _about(f: Finding) -> str:
+    """What a finding is about, as a report line names it (raw text): ``<tool> <direction>`` for a tool
+    (``whoami output``), else the surface and the item (``prompt summarize``, ``resource template doc``)."""
+    return f"{f.tool} {f.direction}" if f.surface == "tool" else f.subject
+
+
+def _line_of(snap: Snapshot, f: Finding) -> int:
+    """The line of ``f``'s item in ``snap``'s file (its tool's ``"name"``, prompt's ``"name"``, resource's
+    ``"uri"``), 1 when unknown or for the server's findings."""
+    section = _SECTION.get(f.surface)
+    return snap.line_of(f.name, section) if section is not None else 1
 
 
 def _describe_entry(entry: Any) -> str:
@@ -266,7 +291,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
         head = Text()
         head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
         tags = f" ({', '.join(f.tags)})" if f.tags else ""
-        head.append(f" {_tx(f.tool)} {f.direction} {_tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
+        head.append(f" {_tx(_about(f))} {_tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
         console.print(Text(f"         {_tx(_detail(f))}"))
         if f.reason:
@@ -284,7 +309,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
             if fix:
                 console.print(Text(f"         fix: {fix}", style="dim"))
     for f, reason in report.ignored:
-        console.print(Text(f"ignored  {_tx(f.tool)} {f.direction} {_tx(f.pointer) or '(root)'}  [{f.rule}]: "
+        console.print(Text(f"ignored  {_tx(_about(f))} {_tx(f.pointer) or '(root)'}  [{f.rule}]: "
                            f"{_tx(reason)}", style="dim"))
     for entry in report.expired_ignores:
         console.print(Text(f"warning: expired ignore entry no longer applies: {_tx(_describe_entry(entry))}",
@@ -404,13 +429,13 @@ def md_fence(content: str, info: str = "") -> str:
 
 def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
-    block = (f"{_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+    block = (f"{_ICON[f.severity]} {_md_about(f)} · {where} · "
              f"{md_escape(_title(f))} (`{f.rule}`): {md_escape(_detail(f))}")
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
         w = f.witness
-        what = "result" if f.direction == "output" else "value"
+        what = "result" if f.direction == "output" else "value" if f.surface == "tool" else "request"
         accepted, rejected = witness_sides(report, f)
         summary = f"Witness: a {what} {md_escape(accepted)}, rejected by {md_escape(rejected)}"
         body = [f"<details><summary>{summary}</summary>", "",
@@ -422,6 +447,14 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         body.append("</details>")
         block += "\n\n" + "\n".join(body)
     return block
+
+
+def _md_about(f: Finding) -> str:
+    """``**tool** · direction`` for a tool finding, ``prompt **name**`` (surface words, item in bold) otherwise."""
+    if f.surface == "tool":
+        return f"**{md_escape(f.tool)}** · {f.direction}"
+    words = f.subject[: len(f.subject) - len(f.name)]
+    return f"{md_escape(words)}**{md_escape(f.name)}**"
 
 
 def render_markdown(report: Report) -> str:
@@ -481,7 +514,7 @@ def render_markdown(report: Report) -> str:
         size = used + sum(len(x) + 1 for x in lines) + 20
         for f, reason in items:
             where = md_code(f.pointer) if f.pointer else "(root)"
-            line = (f"- {_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+            line = (f"- {_ICON[f.severity]} {_md_about(f)} · {where} · "
                     f"{md_escape(_title(f))} (`{f.rule}`): {md_escape(_detail(f))}")
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
@@ -584,15 +617,20 @@ def _plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
 
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap = _snapshot_of(report, f)
-    text = _plain_message(report, f, f"{f.tool} ({f.direction})", ". Witness")
+    text = _plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" else f.subject, ". Witness")
     schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
-    fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
+    if f.surface != "tool":
+        fqn = f"{_SECTION.get(f.surface, f.surface)}/{f.name}#{f.pointer}"
+    else:
+        fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
     # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
     # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
     location = {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                     "region": {"startLine": snap.line_of(f.tool)}},
-                "logicalLocations": [{"name": inert(f.tool), "fullyQualifiedName": inert(fqn), "kind": "function"}]}
-    props: dict[str, Any] = {"tool": f.tool, "direction": f.direction, "pointer": f.pointer,
+                                     "region": {"startLine": _line_of(snap, f)}},
+                "logicalLocations": [{"name": inert(f.name), "fullyQualifiedName": inert(fqn),
+                                      "kind": "function" if f.surface == "tool" else "object"}]}
+    props: dict[str, Any] = {"tool": f.tool, "surface": f.surface, "name": f.name, "direction": f.direction,
+                             "pointer": f.pointer,
                              "old_pointer": f.old_pointer, "new_pointer": f.new_pointer, "hosts": f.hosts,
                              "severity": f.severity, "witness": f.witness, "old": f.old, "new": f.new,
                              "snapshot": snap.label}
@@ -700,9 +738,9 @@ def render_github(report: Report) -> str:
         uri = artifact_uri(snap.source)
         if uri is not None and "://" not in uri and not uri.startswith("file:"):
             props.append(f"file={gh_property(urllib.parse.unquote(uri))}")
-            props.append(f"line={snap.line_of(f.tool)}")  # the tool's "name" line, as in SARIF
+            props.append(f"line={_line_of(snap, f)}")  # the tool's "name" line, as in SARIF
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {_title(f)} [{f.rule}]')}")
-        msg = _plain_message(report, f, f"{f.tool} {f.direction}", " | witness")
+        msg = _plain_message(report, f, _about(f), " | witness")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(f"::warning title={gh_property('schema-audit expired ignore entry')}::"
@@ -737,15 +775,30 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _case(f: Finding) -> str:
+    """The JUnit test case of a finding: its tool's name, or its subject (``prompt summarize``)."""
+    return f.tool if f.surface == "tool" else f.subject
+
+
 def render_junit(report: Report) -> str:
-    """JUnit XML: one ``<testcase>`` per tool (old ∪ new, by name), ``classname`` = the server's name
-    (else the new snapshot's label). A tool with findings at or above ``fail_on`` gets one
+    """JUnit XML: one ``<testcase>`` per tool (old ∪ new, by name), then one per prompt, resource and resource
+    template (named like ``prompt summarize``) and ``server capabilities``/``server instructions`` when they
+    have findings; ``classname`` = the server's name
+    (else the new snapshot's label). A test case with findings at or above ``fail_on`` gets one
     ``<failure>`` (type = its highest severity) listing them; other findings and ignored ones go to
     ``<system-out>``. Built with ElementTree: every text is escaped, never concatenated as XML.
     """
     failing_ids = {id(f) for f in report.failing()}
     tools = sorted({t.get("name") for t in report.old.tools} | {t.get("name") for t in report.new.tools}
-                   | {f.tool for f in report.findings} | {f.tool for f, _ in report.ignored}, key=str)
+                   | {f.tool for f in report.findings if f.surface == "tool"}
+                   | {f.tool for f, _ in report.ignored if f.surface == "tool"}, key=str)
+    others = {f.subject for f in report.findings if f.surface != "tool"} | {
+        f.subject for f, _ in report.ignored if f.surface != "tool"}
+    for surface, section in _SECTION.items():
+        if surface != "tool":
+            for snap in (report.old, report.new):
+                others |= {f"{SURFACE_WORDS[surface]} {name}" for name in snap.section_map(section) or {}}
+    tools += sorted(others)
     server = report.new.server.get("name") if isinstance(report.new.server, dict) else None
     classname = _xml(server or report.new.label or "mcp-server")
     suite_name = _xml(f"schema-audit: {_who(report.old)} -> {_who(report.new)}")
@@ -759,7 +812,7 @@ def render_junit(report: Report) -> str:
     failures = 0
     for tool in tools:
         case = ET.SubElement(suite, "testcase", {"classname": classname, "name": _xml(tool), "time": "0"})
-        mine = [f for f in _ordered(report.findings) if f.tool == tool]
+        mine = [f for f in _ordered(report.findings) if _case(f) == tool]
         bad = [f for f in mine if id(f) in failing_ids]
         rest = [f for f in mine if id(f) not in failing_ids]
         if bad:
@@ -773,7 +826,7 @@ def render_junit(report: Report) -> str:
             })
             failure.text = "\n\n".join(_junit_entry(report, f) for f in bad)
         out = [_junit_entry(report, f) for f in rest] + [_junit_entry(report, f, r) for f, r in report.ignored
-                                                          if f.tool == tool]
+                                                          if _case(f) == tool]
         if out:
             ET.SubElement(case, "system-out").text = "\n\n".join(out)
     counts = {"tests": str(len(tools)), "failures": str(failures), "errors": "0", "skipped": "0", "time": "0"}

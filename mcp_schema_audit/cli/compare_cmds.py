@@ -141,7 +141,9 @@ def history(
         raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
     hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget))
-    hist.notes += notes
+    from mcp_schema_audit.surfaces import uncompared_note
+
+    hist.notes += notes + [n for n in (uncompared_note(c, new_snap) for c in cohorts) if n]
     limit = SEVERITY_RANK.get(opts["fail_on"], 99)
     passed = opts["fail_on"] == "never" or not any(SEVERITY_RANK[f.severity] >= limit for f in hist.all_findings())
     renderers = {"json": render_history_json, "markdown": render_history_markdown, "sarif": render_history_sarif}
