@@ -275,9 +275,11 @@ _RULES = [
 
 
 _PROMPTS = ("MCP spec server/prompts: hosts offer prompts from prompts/list and send prompts/get with "
-            "arguments; errors: invalid prompt name and missing required arguments are -32602 (Invalid params)")
+            "arguments; an invalid prompt name or missing required arguments is an error (spec: -32602; python-sdk "
+            "MCPServer: 'Unknown prompt', 'Missing required arguments')")
 _RESOURCES = ("MCP spec server/resources: hosts read resources by uri (resources/read) and build URIs from "
-              "resource templates (RFC 6570); an unknown resource is -32002 (Resource not found)")
+              "resource templates (RFC 6570); an unknown resource is an error (spec: -32002; python-sdk MCPServer: "
+              "-32602 'Unknown resource')")
 _MATCHER = "URIs expanded and matched with the MCP python-sdk's RFC 6570 implementation (mcp.shared.uri_template)"
 _CAPS = ("MCP spec basic/lifecycle §Capability Negotiation: a host uses only the capabilities the server "
          "advertised; a request for a feature the server does not serve is -32601 (Method not found)")
@@ -289,7 +291,7 @@ _SURFACE_RULES = [
          "Hosts built their prompt picker (slash commands, menus) from the cached prompts/list; choosing the prompt "
          "sends prompts/get for a name the server no longer knows. The witness is that request's params.",
          '{"name": "summarize", "arguments": [{"name": "text", "required": true}]}', "(absent)",
-         "MCP error -32602: Unknown prompt: summarize", _PROMPTS, surface="prompt"),
+         "Unknown prompt: summarize", _PROMPTS, surface="prompt"),
     Rule("prompt-added", "prompt", "info", "Prompt added",
          "Cached hosts do not offer it until they list prompts again; nothing they hold is invalidated.",
          "(absent)", '{"name": "translate"}', surface="prompt"),
@@ -298,7 +300,7 @@ _SURFACE_RULES = [
          "lacks it and the server rejects the request. The witness is the arguments a cached host sends.",
          '{"name": "summarize", "arguments": [{"name": "text", "required": true}]}',
          '{"name": "summarize", "arguments": [{"name": "text", "required": true}, {"name": "lang", "required": true}]}',
-         "MCP error -32602: Missing required arguments: {'lang'}", _PROMPTS, surface="prompt"),
+         "Missing required arguments: {'lang'}", _PROMPTS, surface="prompt"),
     Rule("prompt-argument-added", "prompt", "info", "Optional prompt argument added",
          "Cached hosts do not send it; the server must (and may) do without it.",
          '{"arguments": [{"name": "text", "required": true}]}',
@@ -308,12 +310,12 @@ _SURFACE_RULES = [
          "keep working; servers that check them (a python-sdk MCPServer prompt function does not accept unexpected "
          "keyword arguments) fail the request.",
          '{"arguments": [{"name": "text"}, {"name": "style"}]}', '{"arguments": [{"name": "text"}]}',
-         "Error rendering prompt summarize: unexpected keyword argument 'style'", _PROMPTS, surface="prompt"),
+         "Error rendering prompt summarize", _PROMPTS, surface="prompt"),
     Rule("prompt-argument-made-required", "prompt", "breaking", "Prompt argument made required",
          "Hosts that cached the argument as optional may leave it out; the server now rejects prompts/get without "
          "it. The witness is the arguments a cached host sends when the user skips it.",
          '{"arguments": [{"name": "lang", "required": false}]}', '{"arguments": [{"name": "lang", "required": true}]}',
-         "MCP error -32602: Missing required arguments: {'lang'}", _PROMPTS, surface="prompt"),
+         "Missing required arguments: {'lang'}", _PROMPTS, surface="prompt"),
     Rule("prompt-argument-made-optional", "prompt", "info", "Prompt argument made optional",
          "Cached hosts keep sending it; the server still accepts that.",
          '{"arguments": [{"name": "lang", "required": true}]}', '{"arguments": [{"name": "lang"}]}', surface="prompt"),
@@ -328,7 +330,7 @@ _SURFACE_RULES = [
          "Hosts may have the resource pinned (attached to a conversation, subscribed to, listed in a picker); "
          "resources/read of its uri now fails. When a resource template of the new version still matches the uri, "
          "the finding is info.",
-         '{"uri": "docs://readme", "name": "readme"}', "(absent)", "MCP error -32002: Resource not found",
+         '{"uri": "docs://readme", "name": "readme"}', "(absent)", "Unknown resource: docs://readme",
          _RESOURCES, surface="resource"),
     Rule("resource-added", "resource", "info", "Resource added",
          "Cached hosts do not list it until they list resources again; nothing they hold is invalidated.",
@@ -348,7 +350,7 @@ _SURFACE_RULES = [
          "Hosts build resource URIs from the cached uriTemplate; resources/read of such a URI fails when no template "
          "or resource of the new version matches it. The witness is such a URI. When every URI it builds still "
          "matches another template of the new version (a renamed template), the finding is info.",
-         '{"name": "doc", "uriTemplate": "docs://{id}"}', "(absent)", "MCP error -32002: Resource not found",
+         '{"name": "doc", "uriTemplate": "docs://{id}"}', "(absent)", "Unknown resource: docs://a1",
          f"{_RESOURCES}; {_MATCHER}", surface="resource-template"),
     Rule("resource-template-added", "resource-template", "info", "Resource template added",
          "Cached hosts do not offer it until they list templates again; nothing they hold is invalidated.",
@@ -359,7 +361,7 @@ _SURFACE_RULES = [
          "cached template. When no such URI is found but the change is not proven safe, the finding is a warning "
          "with a reason.",
          '{"name": "doc", "uriTemplate": "docs://{id}"}', '{"name": "doc", "uriTemplate": "docs://pages/{id}"}',
-         "MCP error -32002: Resource not found (no template matches docs://a1)", f"{_RESOURCES}; {_MATCHER}",
+         "Unknown resource: docs://a1", f"{_RESOURCES}; {_MATCHER}",
          surface="resource-template"),
     Rule("resource-template-uri-compatible", "resource-template", "info",
          "Resource template uriTemplate changed compatibly",

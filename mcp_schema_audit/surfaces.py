@@ -139,7 +139,8 @@ def _missing_witness(name: str, sent: list[dict[str, Any]], new_prompt: dict[str
     missing = {a["name"] for a in _arguments(new_prompt) if _required(a)} - set(request["arguments"])
     if arg not in missing:
         raise RuntimeError(f"prompt {name!r}: witness for {arg!r} not confirmed")
-    return {"instance": request, "accepted_by": "old", "error": f"Missing required arguments: {{{arg!r}}}",
+    names = ", ".join(repr(m) for m in sorted(missing))  # every argument the server finds missing, sorted
+    return {"instance": request, "accepted_by": "old", "error": f"Missing required arguments: {{{names}}}",
             "instance_pointer": "/arguments"}
 
 
