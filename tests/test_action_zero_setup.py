@@ -195,3 +195,36 @@ def test_first_tag_passes_with_nothing_to_compare(repo: dict[str, Any], tmp_path
     assert r.code == 0, r.stderr
     assert r.summary.startswith("### ✅ schema-audit: nothing to compare") and "v1.0.0 is the first tag" in r.summary
     assert r.outputs["passed"] == "true"
+
+
+def test_the_documented_workflows_use_only_real_inputs():
+    """Every ``with:`` of the action in docs/ci.md and the README names an input of action.yml, and the zero-setup
+    workflows for a TypeScript and a Python server are there, without any committed snapshot."""
+    import re
+
+    from test_action import _action_inputs
+
+    inputs = set(_action_inputs((ROOT / "action.yml").read_text(encoding="utf-8")))
+    checked = 0
+    for doc in (ROOT / "docs" / "ci.md", ROOT / "README.md"):
+        for block in re.findall(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S):
+            lines = block.splitlines()
+            for i, line in enumerate(lines):
+                ours = "uses: OWNER/schema-audit@" in line or (i == 0 and line.strip() == "with:")
+                if not ours:
+                    continue
+                start = i if line.strip() == "with:" else next(
+                    j for j in range(i, len(lines)) if lines[j].strip().startswith("with:"))
+                indent = len(lines[start]) - len(lines[start].lstrip()) + 2
+                for inner in lines[start + 1:]:
+                    if inner.strip() and len(inner) - len(inner.lstrip()) < indent:
+                        break
+                    m = re.match(r"^ {%d}([a-z][a-z0-9-]*):" % indent, inner)
+                    if m:
+                        assert m.group(1) in inputs, (doc.name, m.group(1))
+                        checked += 1
+    assert checked >= 25
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    zero = ci.split("## Zero setup", 1)[1].split("## The snapshot store", 1)[0]
+    assert "### A TypeScript server" in zero and "### A Python server" in zero and "fetch-depth: 0" in zero
+    assert not re.search(r"^\s+base:", zero, re.M) and "snapshots/" not in zero  # no committed snapshot
