@@ -449,6 +449,7 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
     from mcp_schema_audit.report import (
         _SARIF_LEVEL,
         _detail,
+        _fqn,
         _line_of,
         _rule_descriptor,
         _sarif_uri,
@@ -474,11 +475,7 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
         head = f"{g.tool} ({g.direction})" if g.surface == "tool" else f.subject
         text = (f"{head} {g.pointer or '(root)'}: {_affects(g, labels, ('breaking', 'warning', 'info'))}. "
                 f"Against {newest}: {_detail(f)}")
-        schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(g.direction)
-        if g.surface != "tool":
-            fqn = f"{g.surface}/{g.name}#{g.pointer}"
-        else:
-            fqn = f"{g.tool}/{schema_key}#{g.pointer}" if schema_key else g.tool
+        fqn = _fqn(f)
         results.append({
             "ruleId": g.rule,
             "ruleIndex": index[g.rule],

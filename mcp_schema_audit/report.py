@@ -179,6 +179,15 @@ def _about(f: Finding) -> str:
     return f"{f.tool} {f.direction}" if f.surface == "tool" else f.subject
 
 
+def _fqn(f: Finding) -> str:
+    """A SARIF logical location: ``tool/outputSchema#pointer``, ``tool`` for a tool-level finding, else
+    ``<section>/<name>#pointer`` (``prompts/summarize#/arguments/2``, ``server/capabilities#/prompts``)."""
+    if f.surface != "tool":
+        return f"{_SECTION.get(f.surface, f.surface)}/{f.name}#{f.pointer}"
+    schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
+    return f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
+
+
 def _line_of(snap: Snapshot, f: Finding) -> int:
     """The line of ``f``'s item in ``snap``'s file (its tool's ``"name"``, prompt's ``"name"``, resource's
     ``"uri"``), 1 when unknown or for the server's findings."""
@@ -618,11 +627,7 @@ def _plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap = _snapshot_of(report, f)
     text = _plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" else f.subject, ". Witness")
-    schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
-    if f.surface != "tool":
-        fqn = f"{_SECTION.get(f.surface, f.surface)}/{f.name}#{f.pointer}"
-    else:
-        fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
+    fqn = _fqn(f)
     # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
     # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
     location = {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
