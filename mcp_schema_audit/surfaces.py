@@ -418,14 +418,20 @@ def _present(value: Any) -> bool:
     return value is not None and value is not False
 
 
+#: Capabilities that are containers of named entries (an empty one advertises nothing).
+_CONTAINERS = ("experimental", "extensions")
+
+
 def _capability_points(caps: dict[str, Any]) -> dict[str, Any]:
     """JSON Pointer → value of every advertised capability and flag: ``/tools``, ``/tools/listChanged``,
-    ``/resources/subscribe``, ``/experimental/<name>``, ``/extensions/<name>`` (one level below the top)."""
+    ``/resources/subscribe``, ``/experimental/<name>``, ``/extensions/<name>`` (one level below the top; the
+    ``experimental`` and ``extensions`` containers count only through their entries)."""
     out: dict[str, Any] = {}
     for key, value in caps.items():
         if not _present(value):
             continue
-        out[f"/{_esc(key)}"] = value
+        if key not in _CONTAINERS:
+            out[f"/{_esc(key)}"] = value
         if isinstance(value, dict):
             for sub, flag in value.items():
                 if _present(flag):
@@ -463,7 +469,7 @@ def _capabilities(old: Snapshot, new: Snapshot) -> list[Finding]:
                                 f"{ptr[1:]} no longer advertised: {why}", before[ptr], None))
     for ptr in sorted(set(after) - set(before)):
         top = "/" + ptr.split("/")[1]
-        if ptr != top and top not in before:
+        if ptr != top and top not in before and top[1:] not in _CONTAINERS:
             continue  # part of a capability added as a whole
         out.append(_finding("server-capability-added", "server", "capabilities", ptr,
                             f"{ptr[1:]} now advertised", None, after[ptr]))
