@@ -446,18 +446,8 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
     ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the
     finding's severity there; ``partialFingerprints["schemaAudit/v1"]`` is the fingerprint. Messages are
     inert plain text (``sarif_text``)."""
-    from mcp_schema_audit.report import (
-        _SARIF_LEVEL,
-        _detail,
-        _fqn,
-        _line_of,
-        _rule_descriptor,
-        _sarif_uri,
-        _snapshot_of_item,
-        inert,
-        sarif_log,
-        sarif_text,
-    )
+    from mcp_schema_audit.locate import line_of, logical_name, snapshot_of_item
+    from mcp_schema_audit.report import _SARIF_LEVEL, _detail, _rule_descriptor, _sarif_uri, inert, sarif_log, sarif_text
     from mcp_schema_audit.rules import RULES
 
     labels = [c.label for c in hist.cohorts]
@@ -471,18 +461,18 @@ def render_history_sarif(hist: History, fail_on: str, passed: bool) -> str:
                           "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]}})
         newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
         f = g.latest[newest]
-        snap = _snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])
+        snap = snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])
         head = f"{g.tool} ({g.direction})" if g.surface == "tool" else f.subject
         text = (f"{head} {g.pointer or '(root)'}: {_affects(g, labels, ('breaking', 'warning', 'info'))}. "
                 f"Against {newest}: {_detail(f)}")
-        fqn = _fqn(f)
+        fqn = logical_name(f)
         results.append({
             "ruleId": g.rule,
             "ruleIndex": index[g.rule],
             "level": _SARIF_LEVEL[g.severity],
             "message": {"text": sarif_text(text)},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                                "region": {"startLine": _line_of(snap, f)}},
+                                                "region": {"startLine": line_of(snap, f)}},
                            "logicalLocations": [{"name": inert(g.name), "fullyQualifiedName": inert(fqn),
                                                  "kind": "function" if g.surface == "tool" else "object"}]}],
             "partialFingerprints": {"schemaAudit/v1": g.fingerprint},

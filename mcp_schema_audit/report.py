@@ -26,6 +26,12 @@ from typing import Any, Callable
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import SURFACE_WORDS, Finding, summarize
+from mcp_schema_audit.locate import SECTION_OF as _SECTION
+from mcp_schema_audit.locate import about as _about
+from mcp_schema_audit.locate import junit_case as _case
+from mcp_schema_audit.locate import line_of as _line_of
+from mcp_schema_audit.locate import logical_name as _fqn
+from mcp_schema_audit.locate import snapshot_of_item as _snapshot_of_item
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK, Rule
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
@@ -156,43 +162,6 @@ def _snapshot_of(report: Report, f: Finding) -> Snapshot:
     """The snapshot a finding is located in: NEW, unless the tool (prompt, resource, template) exists only in
     OLD (a removed one)."""
     return _snapshot_of_item(f, [report.new, report.old])
-
-
-def _snapshot_of_item(f: Finding, snaps: list[Snapshot]) -> Snapshot:
-    """The first of ``snaps`` that lists ``f``'s item (its tool, prompt, resource or template), else the first."""
-    section = _SECTION.get(f.surface)
-    for snap in snaps:
-        if section == "tools" and any(t.get("name") == f.tool for t in snap.tools):
-            return snap
-        if section not in (None, "tools") and f.name in (snap.section_map(section) or {}):
-            return snap
-    return snaps[0]
-
-
-#: The snapshot section holding the items of each surface (the server's findings have none).
-_SECTION = {"tool": "tools", "prompt": "prompts", "resource": "resources", "resource-template": "resource_templates"}
-
-
-def _about(f: Finding) -> str:
-    """What a finding is about, as a report line names it (raw text): ``<tool> <direction>`` for a tool
-    (``whoami output``), else the surface and the item (``prompt summarize``, ``resource template doc``)."""
-    return f"{f.tool} {f.direction}" if f.surface == "tool" else f.subject
-
-
-def _fqn(f: Finding) -> str:
-    """A SARIF logical location: ``tool/outputSchema#pointer``, ``tool`` for a tool-level finding, else
-    ``<section>/<name>#pointer`` (``prompts/summarize#/arguments/2``, ``server/capabilities#/prompts``)."""
-    if f.surface != "tool":
-        return f"{_SECTION.get(f.surface, f.surface)}/{f.name}#{f.pointer}"
-    schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
-    return f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
-
-
-def _line_of(snap: Snapshot, f: Finding) -> int:
-    """The line of ``f``'s item in ``snap``'s file (its tool's ``"name"``, prompt's ``"name"``, resource's
-    ``"uri"``), 1 when unknown or for the server's findings."""
-    section = _SECTION.get(f.surface)
-    return snap.line_of(f.name, section) if section is not None else 1
 
 
 def _describe_entry(entry: Any) -> str:
@@ -778,11 +747,6 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
         lines.append(f"  ignored: {_xml(reason)}")
     lines.append(f"  fingerprint: {f.fingerprint}")
     return "\n".join(lines)
-
-
-def _case(f: Finding) -> str:
-    """The JUnit test case of a finding: its tool's name, or its subject (``prompt summarize``)."""
-    return f.tool if f.surface == "tool" else f.subject
 
 
 def render_junit(report: Report) -> str:
