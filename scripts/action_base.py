@@ -195,10 +195,11 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
 
 @contextlib.contextmanager
 def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what: str,
-                   timeout_s: float = 60.0) -> Iterator[None]:
+                   timeout_s: float = 60.0, secrets: tuple[str, ...] = ()) -> Iterator[None]:
     """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
     accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
-    (exit 3) when it exits first or is not listening within ``timeout_s`` seconds."""
+    (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
+    when it exits first or is not listening within ``timeout_s`` seconds."""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -208,7 +209,10 @@ def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what:
 
     def output() -> str:
         log.seek(0)
-        lines = [ln.strip() for ln in log.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+        text = log.read().decode("utf-8", "replace")
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, "***") if secret else text
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         return " | ".join(lines[-TAIL_LINES:]) or "no output"
 
     try:

@@ -326,10 +326,15 @@ def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder:
                               "from each side's checkout: give start-command (or base-command for a stdio base)")
         _run(args, what=f"snapshot of the {where}")
         return str(target)
-    env = {**os.environ, **dict(item.split("=", 1) for item in cfg.env)}
+    given = dict(item.split("=", 1) for item in cfg.env)
     try:
-        with action_base.started_server(cfg.start_command, cfg.endpoint(), (folder or Path.cwd()) / cfg.cwd, env,
-                                        f"{where} server", timeout_s=float(cfg.timeout or 60)):
+        timeout_s = float(cfg.timeout or 60)
+    except ValueError:
+        raise ActionError(f"timeout must be a number of seconds (got {cfg.timeout!r})") from None
+    try:
+        with action_base.started_server(cfg.start_command, cfg.endpoint(), (folder or Path.cwd()) / cfg.cwd,
+                                        {**os.environ, **given}, f"{where} server", timeout_s=timeout_s,
+                                        secrets=tuple(v for v in given.values() if len(v) >= 4)):
             _run(args, what=f"snapshot of the {where}")
     except action_base.BaseError as exc:
         raise ActionError(str(exc), exc.code) from None

@@ -228,3 +228,13 @@ def test_the_documented_workflows_use_only_real_inputs():
     zero = ci.split("## Zero setup", 1)[1].split("## The snapshot store", 1)[0]
     assert "### A TypeScript server" in zero and "### A Python server" in zero and "fetch-depth: 0" in zero
     assert not re.search(r"^\s+base:", zero, re.M) and "snapshots/" not in zero  # no committed snapshot
+
+
+def test_a_start_command_that_dies_is_a_capture_error_without_its_secrets(repo: dict[str, Any], tmp_path: Path):
+    configurations = [{"name": "http", "url": f"http://127.0.0.1:{free_port()}/mcp",
+                       "start-command": "echo \"token is $API_TOKEN\"; exit 7", "env": {"API_TOKEN": "s3cr3t-t0ken"}}]
+    r = run_action(tmp_path, cwd=repo["path"], base="x.json", configurations=json.dumps(configurations),
+                   output_dir=str(tmp_path / "out"))
+    assert r.code == 3, r.stderr
+    assert "start-command exited with 7" in r.summary and "token is ***" in r.summary
+    assert "s3cr3t-t0ken" not in r.summary + r.stdout + r.stderr
