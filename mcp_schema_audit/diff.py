@@ -1,8 +1,9 @@
 """Pairing two snapshots: every tool of either side, by name, through the compatibility engine.
 
 ``diff_snapshots`` is the one way from two ``Snapshot``s to findings: tools added and removed, tool
-metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``) and the
-listing-time breakers a new listing introduces (``lint``).
+metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``), the
+listing-time breakers a new listing introduces (``lint``), and everything else hosts cache: prompts,
+resources, resource templates, capabilities and instructions (``surfaces``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces import surface_findings
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = None) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
-    Returns findings sorted by (tool, direction: tool < input < output, pointer, rule). Removed tools
-    are breaking (witness: arguments the cached inputSchema allows, now sent to an unknown tool).
-    The findings depend on the two snapshots only: every budget that bounds a comparison counts work.
-    ``time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``; ``0`` or negative: no limit) is a
-    last-resort guard far above normal run times: past it, ``RunTimeExceeded`` is raised (exit 4)
-    instead of any finding being changed.
+    Returns tool findings sorted by (tool, direction: tool < input < output, pointer, rule), then the
+    findings about other surfaces (``surfaces.surface_findings``: prompts, resources, resource templates,
+    the server; ``tool`` is ``""`` there). Removed tools are breaking (witness: arguments the cached
+    inputSchema allows, now sent to an unknown tool). The findings depend on the two snapshots only: every
+    budget that bounds a comparison counts work. ``time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``;
+    ``0`` or negative: no limit) is a last-resort guard far above normal run times: past it,
+    ``RunTimeExceeded`` is raised (exit 4) instead of any finding being changed.
     """
     budget = RUN_TIME_BUDGET_S if time_budget is None else time_budget
     deadline = time.monotonic() + budget if budget > 0 else None
@@ -48,7 +51,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = 
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
     out += _new_listing_breakers(old, new, {(f.rule, f.tool, f.pointer) for f in out}, deadline, budget)
     order = {"tool": 0, "input": 1, "output": 2}
-    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule)) + surface_findings(old, new)
 
 
 def _check_deadline(deadline: float | None, budget: float) -> None:

@@ -24,6 +24,13 @@ class _NewSide:
 
 NEW_SIDE: Any = _NewSide()
 
+#: What a finding can be about: a tool, a prompt, a static resource, a resource template, or the server
+#: itself (its capabilities and instructions).
+SURFACES = ("tool", "prompt", "resource", "resource-template", "server")
+#: How each surface is named in messages.
+SURFACE_WORDS = {"tool": "tool", "prompt": "prompt", "resource": "resource", "resource-template": "resource template",
+                 "server": "server"}
+
 
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
@@ -39,7 +46,14 @@ class Finding:
     about when several findings share a pointer (the one enum value removed, the one bound keyword);
     ``NEW_SIDE`` (the default) means ``new``, the value on the new side. ``witness`` is ``None`` or ``{"instance",
     "accepted_by": "new"|"old", "error", "instance_pointer"}``. ``hosts`` lists the host profiles a
-    breaking finding was confirmed against. ``surface`` names what the finding is about (``"tool"``).
+    breaking finding was confirmed against.
+
+    ``surface`` names what the finding is about (one of ``SURFACES``) and ``name`` the item: the tool's,
+    prompt's or resource template's name, the resource's uri, or ``capabilities``/``instructions`` for
+    the server. For a tool finding ``tool`` and ``name`` are the tool's name; for every other surface
+    ``tool`` is ``""``, ``direction`` is the surface and ``pointer`` is a JSON Pointer into the item as
+    listed (the served version's listing when the item is there, else the cached one's; for the server's
+    capabilities, into the capabilities object).
     """
 
     rule: str
@@ -60,10 +74,25 @@ class Finding:
     surface: str = "tool"
     #: where in the instance the change is (JSON Pointer), for the engine's own bookkeeping (not reported)
     instance_pointer: str | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.surface == "tool" and not self.name:
+            self.name = self.tool
+
+    @property
+    def subject(self) -> str:
+        """Who the finding is about, in words (raw text): the tool's name for a tool finding, else the
+        surface and the item: ``prompt greet``, ``resource file:///a.txt``, ``resource template docs``,
+        ``server capabilities``, ``server instructions``."""
+        if self.surface == "tool":
+            return self.tool
+        return f"{SURFACE_WORDS.get(self.surface, self.surface)} {self.name}"
 
     @property
     def fingerprint(self) -> str:
-        """Stable id, 16 hex chars: sha256 of rule, tool, direction, pointer and the value delta.
+        """Stable id, 16 hex chars: sha256 of rule, tool, direction, pointer and the value delta (for a
+        finding about another surface than a tool: rule, surface, name, direction, pointer and delta).
 
         The delta is ``delta`` when set, else the value on the new side (canonical JSON), so two findings
         of one rule at one pointer (three enum values removed; ``minimum`` and ``maximum`` both dropped)
@@ -74,7 +103,7 @@ class Finding:
         delta = self.new if self.delta is NEW_SIDE else self.delta
         parts = [self.rule, self.tool, self.direction, self.pointer, _canon(delta)]
         if self.surface != "tool":
-            parts.insert(1, self.surface)
+            parts[1:2] = [self.surface, self.name]
         key = "\x1f".join(parts)
         return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -84,7 +113,7 @@ class Finding:
             "rule": self.rule, "severity": self.severity, "tool": self.tool, "direction": self.direction,
             "pointer": self.pointer, "message": self.message, "old": self.old, "new": self.new,
             "old_pointer": self.old_pointer, "new_pointer": self.new_pointer, "hosts": self.hosts,
-            "fingerprint": self.fingerprint, "witness": self.witness,
+            "fingerprint": self.fingerprint, "witness": self.witness, "surface": self.surface, "name": self.name,
         }
         if self.reason:
             out["reason"] = self.reason

@@ -20,6 +20,7 @@ from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import SEVERITY_RANK
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot
+from mcp_schema_audit.surfaces import SURFACE_ORDER
 
 _VALUE_SET_RULES = ("output-enum-value-added", "output-enum-removed", "output-const-changed")
 
@@ -81,15 +82,19 @@ class History:
         return not any(SEVERITY_RANK[f.severity] >= limit for f in self.all_findings())
 
     def matrix(self) -> dict[str, dict[str, str]]:
-        """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok)."""
+        """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok); then one row per
+        other item with findings (prompt, resource, resource template, server), keyed by its subject
+        (``prompt summarize``, ``server capabilities``)."""
         tools = sorted({t["name"] for s in [self.new, *self.cohorts] for t in s.tools})
+        others = sorted({f.subject for f in self.all_findings() if f.surface != "tool"})
         out: dict[str, dict[str, str]] = {}
-        for tool in tools:
+        for row_key in [*tools, *others]:
             row = {}
             for c in self.cohorts:
-                worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if f.tool == tool), default=0)
+                worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if _row(f) == row_key),
+                            default=0)
                 row[c.label] = {3: "breaking", 2: "warning"}.get(worst, "ok")
-            out[tool] = row
+            out[row_key] = row
         return out
 
     def all_findings(self) -> list[Finding]:
@@ -106,11 +111,12 @@ class History:
             for f in self.findings[c.label]:
                 g = groups.get(f.fingerprint)
                 if g is None:
-                    g = groups[f.fingerprint] = GroupedFinding(f.rule, f.tool, f.direction, f.pointer, f.fingerprint)
+                    g = groups[f.fingerprint] = GroupedFinding(f.rule, f.tool, f.direction, f.pointer, f.fingerprint,
+                                                               surface=f.surface, name=f.name)
                 g.cohorts[c.label] = f.severity
                 g.latest[c.label] = f
-        return sorted(groups.values(), key=lambda g: (-SEVERITY_RANK[g.severity], g.tool, g.direction, g.pointer,
-                                                      g.rule))
+        return sorted(groups.values(), key=lambda g: (-SEVERITY_RANK[g.severity], SURFACE_ORDER.get(g.surface, 0),
+                                                      g.tool, g.name, g.direction, g.pointer, g.rule))
 
 
 @dataclass
@@ -127,6 +133,13 @@ class GroupedFinding:
     fingerprint: str
     cohorts: dict[str, str] = field(default_factory=dict)
     latest: dict[str, Finding] = field(default_factory=dict)
+    surface: str = "tool"
+    name: str = ""
+
+    @property
+    def about(self) -> str:
+        """``<tool> <direction>`` for a tool finding, else its subject (``prompt summarize``). Raw text."""
+        return f"{self.tool} {self.direction}" if self.surface == "tool" else next(iter(self.latest.values())).subject
 
     @property
     def severity(self) -> str:
@@ -138,10 +151,21 @@ class GroupedFinding:
         return [c for c, s in self.cohorts.items() if SEVERITY_RANK[s] >= SEVERITY_RANK[severity]]
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict: ``rule``, ``tool``, ``direction``, ``pointer``, ``fingerprint``, ``severity``
-        (worst) and ``cohorts`` (label → severity)."""
-        return {"rule": self.rule, "tool": self.tool, "direction": self.direction, "pointer": self.pointer,
-                "fingerprint": self.fingerprint, "severity": self.severity, "cohorts": dict(self.cohorts)}
+        """JSON-ready dict: ``rule``, ``tool``, ``surface``, ``name``, ``direction``, ``pointer``, ``fingerprint``,
+        ``severity`` (worst) and ``cohorts`` (label → severity)."""
+        return {"rule": self.rule, "tool": self.tool, "surface": self.surface, "name": self.name,
+                "direction": self.direction, "pointer": self.pointer, "fingerprint": self.fingerprint,
+                "severity": self.severity, "cohorts": dict(self.cohorts)}
+
+
+def is_tool_row(hist: History, key: str) -> bool:
+    """True when matrix row ``key`` is a tool's (not a prompt's, resource's, template's or the server's)."""
+    return any(t["name"] == key for s in [hist.new, *hist.cohorts] for t in s.tools)
+
+
+def _row(f: Finding) -> str:
+    """The matrix row of a finding: its tool's name, or its subject for other surfaces."""
+    return f.tool if f.surface == "tool" else f.subject
 
 
 def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot], list[Snapshot]]:

@@ -13,7 +13,7 @@ Configuration comes from ``--config FILE``, else ``.schema-audit.toml`` in the c
     [severity]                      # like --severity RULE=LEVEL
     "output-object-closed" = "info"
     [[ignore]]                      # accept a known change; reason is required
-    fingerprint = "0123456789abcdef"    # or: rule / tool / pointer (fnmatch patterns)
+    fingerprint = "0123456789abcdef"    # or: rule / tool / surface / name / pointer (fnmatch patterns)
     reason = "clients pinned to 0.2.6 reconnect on deploy"
     expires = 2027-01-31                # optional; an expired entry no longer applies and is reported
     [[allow]]                       # lint allowlist: rule / tool / pointer patterns with a reason
@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.diff import diff_snapshots
-from mcp_schema_audit.findings import NEW_SIDE, Finding
+from mcp_schema_audit.findings import NEW_SIDE, SURFACES, Finding
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.rules import RULES, SEVERITIES
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces import SYMMETRIC_RULES
 
 MODES = ("backward", "forward", "full")
 _KNOWN_KEYS = {"fail_on", "mode", "hosts", "store", "severity", "ignore", "allow", "format", "tools", "exclude_tools"}
@@ -43,7 +44,13 @@ REPORT_FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignor
 
 @dataclass
 class IgnoreEntry:
-    """One accepted change: matches by ``fingerprint`` or by rule/tool/pointer fnmatch patterns."""
+    """One accepted change: matches by ``fingerprint`` or by rule/tool/surface/name/pointer fnmatch patterns.
+
+    ``tool`` matches findings about tools only (a prompt called like a tool is not matched by it);
+    ``name`` matches the item of any surface (tool, prompt and template name, resource uri,
+    ``capabilities``/``instructions``); ``surface`` one of ``tool``, ``prompt``, ``resource``,
+    ``resource-template``, ``server``.
+    """
 
     reason: str
     fingerprint: str | None = None
@@ -52,13 +59,17 @@ class IgnoreEntry:
     pointer: str | None = None
     direction: str | None = None
     expires: _dt.date | None = None
+    surface: str | None = None
+    name: str | None = None
 
     def matches(self, f: Finding) -> bool:
         """True when every given field matches ``f`` (patterns use fnmatch; fingerprint is exact)."""
         if self.fingerprint is not None and self.fingerprint != f.fingerprint:
             return False
+        if self.tool is not None and f.surface != "tool":
+            return False
         for pattern, value in ((self.rule, f.rule), (self.tool, f.tool), (self.pointer, f.pointer),
-                               (self.direction, f.direction)):
+                               (self.direction, f.direction), (self.surface, f.surface), (self.name, f.name)):
             if pattern is not None and not fnmatch.fnmatchcase(value, pattern):
                 return False
         return True
@@ -70,7 +81,8 @@ class IgnoreEntry:
     def describe(self) -> dict[str, Any]:
         """JSON-ready form (for reports)."""
         out = {k: v for k, v in (("fingerprint", self.fingerprint), ("rule", self.rule), ("tool", self.tool),
-                                 ("pointer", self.pointer), ("direction", self.direction)) if v is not None}
+                                 ("surface", self.surface), ("name", self.name), ("pointer", self.pointer),
+                                 ("direction", self.direction)) if v is not None}
         out["reason"] = self.reason
         if self.expires:
             out["expires"] = self.expires.isoformat()
@@ -202,15 +214,17 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
 def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
     if not isinstance(e, dict):
         raise UsageError(f"{source}: each [[{key}]] entry must be a table")
-    extra = set(e) - {"reason", "fingerprint", "rule", "tool", "pointer", "direction", "expires"}
+    extra = set(e) - {"reason", "fingerprint", "rule", "tool", "surface", "name", "pointer", "direction", "expires"}
     if extra:
         raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}")
     reason = e.get("reason")
     if not isinstance(reason, str) or not reason.strip():
         which = f" (fingerprint {e['fingerprint']})" if "fingerprint" in e else ""
         raise UsageError(f"{source}{which}: every [[{key}]] entry needs a non-empty reason")
-    if not any(k in e for k in ("fingerprint", "rule", "tool", "pointer")):
-        raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool or pointer")
+    if not any(k in e for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer")):
+        raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool, surface, name or pointer")
+    if "surface" in e and e["surface"] not in SURFACES:
+        raise UsageError(f"{source}: surface must be one of {', '.join(SURFACES)} (got {e['surface']!r})")
     expires = e.get("expires")
     if isinstance(expires, str):
         try:
@@ -221,7 +235,8 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         expires = expires.date()
     elif expires is not None and not isinstance(expires, _dt.date):
         raise UsageError(f"{source}: expires must be a date YYYY-MM-DD")
-    vals = {k: (str(e[k]) if k in e else None) for k in ("fingerprint", "rule", "tool", "pointer", "direction")}
+    vals = {k: (str(e[k]) if k in e else None)
+            for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction")}
     return IgnoreEntry(reason=reason.strip(), expires=expires, **vals)
 
 
@@ -309,11 +324,14 @@ def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
     if mode in ("backward", "full"):
         out += diff_snapshots(old, new, time_budget=time_budget)
     if mode in ("forward", "full"):
-        # a tool-level change (description, annotations) is one finding, whichever side is cached
+        # a tool-level change (description, annotations) is one finding, whichever side is cached; so is a
+        # change of a prompt's, resource's or template's text or mimeType, or of the instructions
         have = {(f.rule, f.tool, f.pointer) for f in out if f.direction == "tool"}
+        same = {(f.rule, f.surface, f.name, f.pointer) for f in out if f.rule in SYMMETRIC_RULES}
         out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)
                 if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed")
-                        and (f.rule, f.tool, f.pointer) in have)]
+                        and (f.rule, f.tool, f.pointer) in have)
+                and (f.rule, f.surface, f.name, f.pointer) not in same]
     return out
 
 
@@ -335,7 +353,7 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
         if g.witness.get("accepted_by") in _SWAPPED:
             g.witness["accepted_by"] = _SWAPPED[g.witness["accepted_by"]]
     rule = RULES.get(f.rule)
-    head = f"{f.tool}: {rule.title} at {f.pointer or '(root)'}: " if rule is not None else ""
+    head = f"{f.subject}: {rule.title} at {f.pointer or '(root)'}: " if rule is not None else ""
     if not (head and f.message.startswith(head)):
         head = ""  # the engine's "tool: Title at pointer: " head holds server text: never rewritten
     detail = f.message[len(head):]
@@ -360,6 +378,7 @@ def ignore_entries_toml(findings: list[Finding]) -> str:
             continue
         seen.add(f.fingerprint)
         lines += ["[[ignore]]", f"fingerprint = {json.dumps(f.fingerprint)}",
-                  f"# {f.severity} {f.rule} {json.dumps(f.tool)} {f.direction} {json.dumps(f.pointer)}",
+                  f"# {f.severity} {f.rule} {json.dumps(f.tool) if f.surface == 'tool' else f.surface} "
+                  f"{json.dumps(f.name) if f.surface != 'tool' else f.direction} {json.dumps(f.pointer)}",
                   'reason = ""', "# expires = 2099-12-31", ""]
     return "\n".join(lines) + "\n"

@@ -1,18 +1,31 @@
 """Snapshot model, loading of every accepted input form, canonical JSON and the snapshot store.
 
-A snapshot is a versioned envelope around the tools of one ``tools/list`` capture::
+A snapshot is a versioned envelope around what one server advertises: its ``tools/list`` and, from
+format version 2 on, its ``prompts/list``, ``resources/list``, ``resources/templates/list``,
+capabilities and instructions::
 
     {
-      "format": "schema-audit/snapshot", "format_version": 1,
+      "format": "schema-audit/snapshot", "format_version": 2,
       "label": "v0.2.6",
       "server": {"name": str|None, "title": str|None, "version": str|None},
       "protocol_version": str|None,          # negotiated, e.g. "2025-11-25" or "2026-07-28"
       "capabilities": {...},                 # server capabilities as sent
+      "instructions": str|null,              # the server's instructions (null: it sent none)
       "transport": "stdio"|"http"|"sse"|"file",
       "tools": [tool, ...],                  # exactly as sent, sorted by name
+      "prompts": [prompt, ...],              # exactly as sent, sorted by name
+      "resources": [resource, ...],          # exactly as sent, sorted by uri
+      "resource_templates": [template, ...], # exactly as sent, sorted by name
+      "captured": ["capabilities", ...],     # which of SECTIONS were captured
       "tool_hashes": {name: "sha256:…"},     # content hash per tool (pinning)
       "meta": {...}                          # volatile facts; never compared by diff
     }
+
+``captured`` names the sections that hold what the server advertised: a live capture records all of
+them (a list whose capability the server does not advertise is captured as ``[]``: a host sees none);
+a ``tools/list`` file records only those it contains. ``instructions``, ``prompts``, ``resources`` and
+``resource_templates`` are written only when captured; ``diff`` compares a section only when both
+snapshots captured it. Version-1 files (tools and capabilities only) are still read.
 
 Never stored: header values, environment values, credentials embedded in URLs, the server command line.
 """
@@ -36,7 +49,14 @@ from typing import Any
 from mcp_schema_audit.errors import InputError, UsageError
 
 FORMAT_ID = "schema-audit/snapshot"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Format versions this schema-audit reads (version 1: tools and capabilities only).
+READABLE_VERSIONS = (1, 2)
+#: The sections of a snapshot besides ``tools`` that a capture records and ``diff`` compares.
+SECTIONS = ("capabilities", "instructions", "prompts", "resources", "resource_templates")
+#: List sections: snapshot key → (wire key of the list result, the key that identifies an item).
+LIST_SECTIONS = {"prompts": ("prompts", "name"), "resources": ("resources", "uri"),
+                 "resource_templates": ("resourceTemplates", "name")}
 DEFAULT_STORE = Path(".schema-audit")
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -65,14 +85,37 @@ class Snapshot:
     #: tool name → 1-based line of its ``"name"`` key in the file it was read from (``load_snapshot`` of a
     #: file or store label only; empty otherwise, e.g. for ``git:REF:PATH``). Not serialized.
     tool_lines: dict[str, int] = field(default_factory=dict)
+    #: Raw ``prompts/list`` prompts sorted by name; ``None`` when not captured.
+    prompts: list[dict[str, Any]] | None = None
+    #: Raw ``resources/list`` resources sorted by uri; ``None`` when not captured.
+    resources: list[dict[str, Any]] | None = None
+    #: Raw ``resources/templates/list`` templates sorted by name; ``None`` when not captured.
+    resource_templates: list[dict[str, Any]] | None = None
+    #: The server's instructions (``None``: it sent none, or they were not captured: see ``captured``).
+    instructions: str | None = None
+    #: Which of ``SECTIONS`` hold what the server advertised (see the module docstring).
+    captured: frozenset[str] = frozenset()
+    #: ``(section, item key)`` → 1-based line of the item's key in the file (``prompts``, ``resources``,
+    #: ``resource_templates``), filled in like ``tool_lines``. Not serialized.
+    item_lines: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def tool_map(self) -> dict[str, dict[str, Any]]:
         """Tools keyed by name (names are unique: checked on load)."""
         return {t["name"]: t for t in self.tools}
 
-    def line_of(self, tool: str) -> int:
-        """1-based line of ``tool``'s ``"name"`` key in the snapshot file, or 1 when unknown."""
-        line = self.tool_lines.get(tool)
+    def section_map(self, section: str) -> dict[str, dict[str, Any]] | None:
+        """The items of list section ``section`` (``prompts``, ``resources``, ``resource_templates``)
+        keyed by their identity (prompt and template name, resource uri); ``None`` when not captured."""
+        items = getattr(self, section)
+        if items is None:
+            return None
+        key = LIST_SECTIONS[section][1]
+        return {item[key]: item for item in items}
+
+    def line_of(self, tool: str, section: str = "tools") -> int:
+        """1-based line of ``tool``'s ``"name"`` key in the snapshot file (for ``section`` other than
+        ``tools``: the line of that section's item keyed ``tool``), or 1 when unknown."""
+        line = self.tool_lines.get(tool) if section == "tools" else self.item_lines.get((section, tool))
         return line if isinstance(line, int) and line >= 1 else 1
 
     def filtered(self, include: list[str] | None = None, exclude: list[str] | None = None) -> "Snapshot":
@@ -84,7 +127,7 @@ class Snapshot:
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON-ready dict (see the module docstring)."""
-        return {
+        out: dict[str, Any] = {
             "format": FORMAT_ID,
             "format_version": FORMAT_VERSION,
             "label": self.label,
@@ -93,9 +136,16 @@ class Snapshot:
             "capabilities": self.capabilities,
             "transport": self.transport,
             "tools": self.tools,
+            "captured": sorted(self.captured),
             "tool_hashes": {t["name"]: tool_hash(t) for t in self.tools},
             "meta": self.meta,
         }
+        if "instructions" in self.captured:
+            out["instructions"] = self.instructions
+        for section in LIST_SECTIONS:
+            if section in self.captured and getattr(self, section) is not None:
+                out[section] = getattr(self, section)
+        return out
 
 
 def canonical_json(value: Any) -> str:
@@ -136,13 +186,15 @@ def tool_selected(name: str, include: list[str] | None = None, exclude: list[str
 _WS = re.compile(r"[ \t\n\r]*")
 
 
-def locate_tool_lines(text: str) -> dict[str, int]:
+def locate_tool_lines(text: str, arrays: tuple[str, ...] = ("tools",), key: str = "name") -> dict[str, int]:
     """Tool name → 1-based line of that tool's own ``"name"`` key, for the JSON text of any accepted input
     form (snapshot envelope, ``{"tools": [...]}``, ``{"result": {"tools": [...]}}``).
 
     Only the top-level ``name`` key of each entry of the ``tools`` array counts (a property called
     ``name`` inside a schema does not). Best effort and never raises: a text it cannot walk (not
-    JSON, another shape) gives ``{}`` and callers fall back to line 1.
+    JSON, another shape) gives ``{}`` and callers fall back to line 1. ``arrays`` and ``key`` locate
+    the items of another list instead (e.g. ``("resources",)`` and ``"uri"``): the first top-level
+    array named by one of ``arrays``, each entry's ``key``.
     """
     decoder = json.JSONDecoder()
 
@@ -178,10 +230,10 @@ def locate_tool_lines(text: str) -> dict[str, int]:
     def tools_array(i: int, depth: int) -> int | None:
         """Index of the ``tools`` array in the object at ``i`` (or in its ``result`` object)."""
         found = None
-        for key, _, start in members(i):
-            if key == "tools" and text[start:start + 1] == "[":
+        for member, _, start in members(i):
+            if member in arrays and text[start:start + 1] == "[":
                 return start
-            if key == "result" and depth == 0 and text[start:start + 1] == "{":
+            if member == "result" and depth == 0 and text[start:start + 1] == "{":
                 found = tools_array(start, 1)
         return found
 
@@ -196,8 +248,8 @@ def locate_tool_lines(text: str) -> dict[str, int]:
             start = i
             _, end = decoder.raw_decode(text, start)
             if text[start:start + 1] == "{":
-                for key, key_at, value_at in members(start):
-                    if key == "name":
+                for member, key_at, value_at in members(start):
+                    if member == key:
                         name, _ = decoder.raw_decode(text, value_at)
                         if isinstance(name, str) and name not in out:
                             line += text.count("\n", counted, key_at)
@@ -337,6 +389,66 @@ def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
     return sorted(tools, key=lambda t: t["name"])
 
 
+def check_section(items: Any, section: str, source: str) -> list[dict[str, Any]]:
+    """Check list section ``section`` (``prompts``, ``resources``, ``resource_templates``) is pairable and
+    return it sorted by identity (prompt and template ``name``, resource ``uri``).
+
+    Enforced, as for tools, only what pairing needs: a list of objects, each with a non-empty string
+    identity, identities unique; a prompt's ``arguments`` (when present and not null) a list of objects
+    with unique non-empty string names; a template's ``uriTemplate`` a string. Everything else is kept
+    as sent. Raises ``InputError``.
+    """
+    wire, key = LIST_SECTIONS[section]
+    if not isinstance(items, list):
+        raise InputError(f"{source}: '{wire}' must be a list, got {type(items).__name__}")
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError(f"{source}: {wire}[{i}] is not an object")
+        ident = item.get(key)
+        if not isinstance(ident, str) or not ident:
+            raise InputError(f"{source}: {wire}[{i}] has no {key}")
+        if ident in seen:
+            raise InputError(f"{source}: duplicate {key} {ident!r} in {wire}")
+        seen.add(ident)
+        if section == "prompts" and item.get("arguments") is not None:
+            args = item["arguments"]
+            if not isinstance(args, list):
+                raise InputError(f"{source}: prompt {ident!r}: arguments is not a list")
+            names: set[str] = set()
+            for j, arg in enumerate(args):
+                arg_name = arg.get("name") if isinstance(arg, dict) else None
+                if not isinstance(arg_name, str) or not arg_name:
+                    raise InputError(f"{source}: prompt {ident!r}: arguments[{j}] has no name")
+                if arg_name in names:
+                    raise InputError(f"{source}: prompt {ident!r}: duplicate argument {arg_name!r}")
+                names.add(arg_name)
+        if section == "resource_templates" and not isinstance(item.get("uriTemplate"), str):
+            raise InputError(f"{source}: resource template {ident!r}: uriTemplate is not a string")
+    return sorted(items, key=lambda item: item[key])
+
+
+def _sections_of(holder: dict[str, Any], source: str, *, wire: bool) -> dict[str, Any]:
+    """The list sections and ``instructions`` found in ``holder`` (an envelope when not ``wire``, else a raw
+    result with wire names: ``prompts``, ``resources``, ``resourceTemplates``), checked: Snapshot kwargs
+    plus ``captured`` (the names found). Raises ``InputError``."""
+    out: dict[str, Any] = {}
+    captured: set[str] = set()
+    for section, (wire_key, _) in LIST_SECTIONS.items():
+        key = wire_key if wire else section
+        if key in holder and holder[key] is not None:
+            out[section] = check_section(holder[key], section, source)
+            captured.add(section)
+    if "instructions" in holder:
+        text = holder["instructions"]
+        if text is not None and not isinstance(text, str):
+            raise InputError(f"{source}: instructions must be a string or null")
+        out["instructions"] = text
+        captured.add("instructions")
+    out["captured"] = captured
+    return out
+
+
 def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> Snapshot:
     """Build a Snapshot from any accepted JSON form.
 
@@ -350,9 +462,10 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
         raise InputError(f"{source}: expected a JSON object (a snapshot or a tools/list result), got {type(data).__name__}")
     if "format" in data and data.get("format") == FORMAT_ID:
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
             raise InputError(
-                f"{source}: snapshot format_version {version!r} is not supported (this schema-audit reads {FORMAT_VERSION})",
+                f"{source}: snapshot format_version {version!r} is not supported (this schema-audit reads "
+                f"{', '.join(map(str, READABLE_VERSIONS))})",
                 hint="upgrade schema-audit or re-capture the snapshot",
             )
         tools = check_tools(data.get("tools"), source)
@@ -363,15 +476,33 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
         if not isinstance(lab, str) or not lab:
             lab = _default_label(source)
         proto = data.get("protocol_version")
+        transport = str(data.get("transport") or "file")
+        if version == 1:
+            # version 1 held tools and capabilities; capabilities came from the server unless imported
+            sections: dict[str, Any] = {"captured": {"capabilities"} if transport != "file" else set()}
+        else:
+            sections = _sections_of(data, source, wire=False)
+            declared = data.get("captured")
+            if not isinstance(declared, list) or not all(isinstance(x, str) for x in declared):
+                raise InputError(f"{source}: 'captured' must be a list of section names")
+            unknown = set(declared) - set(SECTIONS)
+            if unknown:
+                raise InputError(f"{source}: 'captured' names unknown section(s) {', '.join(sorted(unknown))}")
+            missing = [x for x in declared if x != "capabilities" and x not in sections["captured"]]
+            if missing:
+                raise InputError(f"{source}: 'captured' names {', '.join(missing)} but the snapshot has no such key")
+            sections["captured"] = set(declared)
+        sections["captured"] = frozenset(sections["captured"])
         return Snapshot(
             label=lab,
             tools=tools,
             server=server,
             protocol_version=proto if isinstance(proto, str) else None,
             capabilities=caps,
-            transport=str(data.get("transport") or "file"),
+            transport=transport,
             meta=meta,
             source=source,
+            **sections,
         )
     if "format" in data and isinstance(data.get("format"), str) and data["format"].startswith("schema-audit/"):
         raise InputError(f"{source}: unknown format {data['format']!r}")
@@ -393,7 +524,13 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     if isinstance(raw_server, dict):
         server = {k: raw_server.get(k) for k in ("name", "title", "version") if raw_server.get(k) is not None}
     proto = data.get("protocolVersion") or result.get("protocolVersion")
-    caps = data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {}
+    raw_caps = data.get("capabilities", result.get("capabilities"))
+    caps = raw_caps if isinstance(raw_caps, dict) else {}
+    # the other lists and the instructions, with their wire names, beside "tools" (or at the top level)
+    sections = _sections_of({**{k: v for k, v in data.items() if k != "result"}, **result}, source, wire=True)
+    if isinstance(raw_caps, dict):
+        sections["captured"].add("capabilities")
+    sections["captured"] = frozenset(sections["captured"])
     return Snapshot(
         label=label or _default_label(source),
         tools=tools,
@@ -403,6 +540,7 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
         transport="file",
         meta={"source_form": "tools/list"},
         source=source,
+        **sections,
     )
 
 
@@ -428,7 +566,12 @@ def load_snapshot_file(path: Path) -> Snapshot:
     in (the line of each tool in the file, for SARIF regions). Raises ``InputError``."""
     data = _read_file_bytes(path)
     snap = snapshot_from_data(parse_json_text(data, str(path)), source=str(path))
-    snap.tool_lines = locate_tool_lines(data.decode("utf-8"))
+    text = data.decode("utf-8")
+    snap.tool_lines = locate_tool_lines(text)
+    for section, (wire, key) in LIST_SECTIONS.items():
+        if getattr(snap, section):  # only walk the text again for sections that hold items
+            for ident, line in locate_tool_lines(text, (section, wire), key).items():
+                snap.item_lines[(section, ident)] = line
     return snap
 
 

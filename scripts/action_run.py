@@ -2,7 +2,8 @@
 """The logic of the schema-audit GitHub Action (``action.yml``): snapshot, diff, summary, gate.
 
 Standard library only; every piece of work is a subprocess call of the ``schema-audit`` CLI
-(``python -m mcp_schema_audit`` with this interpreter, or the command in ``SCHEMA_AUDIT_CLI``).
+(``python -m mcp_schema_audit`` with this interpreter, or the command in ``SCHEMA_AUDIT_CLI``); the git
+worktree, setup commands and started servers of the zero-setup gate are in ``action_base.py``.
 
 Inputs are environment variables ``INPUT_<NAME>`` (upper case, ``-`` → ``_``), as ``action.yml``
 maps them. NEW is one of:
@@ -10,17 +11,29 @@ maps them. NEW is one of:
 - ``INPUT_SNAPSHOT``: a snapshot file, a raw ``tools/list`` JSON file, a store label or ``git:REF:PATH``;
 - ``INPUT_COMMAND``: a stdio server command line (split like a shell, no shell runs it);
 - ``INPUT_URL`` (Streamable HTTP) or ``INPUT_SSE`` (legacy SSE), with ``INPUT_HEADER_ENV`` lines
-  ``Name=ENV_VAR`` (the token stays in the environment).
+  ``Name=ENV_VAR`` (the token stays in the environment) and optionally ``INPUT_START_COMMAND`` (a shell
+  command that starts that server, run in the checkout, stopped after the capture);
+- ``INPUT_CONFIGURATIONS``: a JSON list of configurations instead (each ``{"name", "command" | "url" |
+  "sse", "env", "cwd", "protocol", "timeout", "header-env", "base-command", "start-command"}``), checked
+  one after the other, one report section each.
 
-Capture options: ``INPUT_ENV`` (lines ``KEY=VALUE`` for a stdio server), ``INPUT_CWD``,
-``INPUT_PROTOCOL``, ``INPUT_TIMEOUT``, ``INPUT_LABEL`` (default ``pr``). Diff options:
-``INPUT_BASE`` (required: store label, file or ``git:origin/main:PATH``), ``INPUT_FAIL_ON``,
+OLD is ``INPUT_BASE`` (a store label, a file or ``git:origin/main:PATH``) or, zero-setup, the server at
+``INPUT_BASE_REF`` (a git revision; default on a pull request: the merge base with the target branch;
+on a tag push: the previous tag, none = a first release, nothing to compare): checked out in a
+temporary ``git worktree``, set up with ``INPUT_INSTALL_COMMAND`` and ``INPUT_BUILD_COMMAND`` (shell
+commands, also run in the pull request's checkout), captured with the same command, url and
+start-command there (or ``INPUT_BASE_COMMAND``), and removed afterwards.
+
+Capture options: ``INPUT_ENV`` (lines ``KEY=VALUE`` for a stdio server, or the environment of a
+start-command), ``INPUT_CWD`` (relative to each side's checkout), ``INPUT_PROTOCOL``, ``INPUT_TIMEOUT``,
+``INPUT_LABEL`` (default ``pr``). Diff options: ``INPUT_FAIL_ON``,
 ``INPUT_MODE``, ``INPUT_HOSTS`` and ``INPUT_SEVERITY`` (lists: commas or lines), ``INPUT_CONFIG``,
 ``INPUT_STORE``, ``INPUT_ARGS`` (more ``diff`` arguments, split like a shell). Outputs:
 ``INPUT_OUTPUT_DIR`` (default ``schema-audit-report``; always ``schema-audit.json`` and
-``schema-audit.md`` there), ``INPUT_FORMATS`` (more report files: ``sarif``, ``junit``, ``text``,
-``github``), ``INPUT_SARIF`` (``true`` → ``schema-audit.sarif``), ``INPUT_ANNOTATIONS`` (``true``,
-default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``, default → the
+``schema-audit.md`` there; with configurations, each one's files in ``<output-dir>/<name>/`` and a
+combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (more report files: ``sarif``,
+``junit``, ``text``, ``github``), ``INPUT_SARIF`` (``true`` → ``schema-audit.sarif``), ``INPUT_ANNOTATIONS``
+(``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``, default → the
 Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
 carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the
@@ -28,14 +41,19 @@ carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves t
 
 Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breaking``, ``warning``,
 ``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
-``snapshot`` (NEW as given to ``diff``).
+``snapshot`` (NEW as given to ``diff``), ``base-ref`` (the commit captured as OLD, zero-setup only),
+``base-snapshot`` (OLD as given to ``diff``). With configurations, ``json-file``, the other ``*-file``
+outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and ``base-snapshot`` list one path per
+configuration, one per line.
 
 Exit codes: 0 gate passed (or failed and approved by label) · 1 gate failed · 2 bad action input or
-CLI usage/input error · 3 capture error · 4 internal error. The label never bypasses 2-4.
+CLI usage/input error · 3 capture error (also: the base could not be installed, built or started) · 4
+internal error. The label never bypasses 2-4.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -46,6 +64,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
 
 DEFAULT_APPROVAL_LABEL = "schema-change-approved"
 FAIL_ON = ("breaking", "warning", "info", "never")
@@ -129,6 +150,10 @@ class Result:
     counts: dict[str, int] = field(default_factory=lambda: {"breaking": 0, "warning": 0, "info": 0})
     files: dict[str, str] = field(default_factory=dict)
     new_ref: str = ""
+    base_revision: str = ""  #: the commit captured as OLD (base-ref mode)
+    base_snapshot: str = ""  #: OLD as given to diff (the base input, or the captured base.json)
+    note: str = ""  #: why nothing was compared (a first release)
+    checks: list[Any] = field(default_factory=list)  #: each configuration's ``Checked``
 
 
 def _run(args: list[str], *, what: str, ok: tuple[int, ...] = (0,), capture_stdout: bool = False,
@@ -176,35 +201,143 @@ def _diff_options() -> list[str]:
     return opts
 
 
-def _new_snapshot(out_dir: Path) -> str:
-    """NEW for ``diff``: the ``snapshot`` input as given, or a capture written to ``out_dir/snapshot.json``."""
-    sources = {k: _input(k) for k in ("snapshot", "command", "url", "sse") if _input(k)}
-    if len(sources) != 1:
-        raise ActionError("give exactly one of the inputs snapshot, command, url, sse"
-                          + (f" (got {', '.join(sources)})" if sources else ""))
-    if "snapshot" in sources:
-        return sources["snapshot"]
-    target = out_dir / "snapshot.json"
-    args = ["snapshot", "--out", str(target), "--force", "--label", _input("label", "pr")]  # reruns replace it
-    if _input("protocol"):
-        args += ["--protocol", _input("protocol")]
-    if _input("timeout"):
-        args += ["--timeout", _input("timeout")]
-    if "command" in sources:
-        for item in _lines("env"):
+@dataclass
+class Configuration:
+    """One way to reach the server: the top-level inputs, or one entry of ``configurations``.
+
+    Exactly one of ``snapshot`` (NEW as a file, label or ``git:REF:PATH``), ``command`` (stdio, split like a
+    shell), ``url`` (Streamable HTTP) or ``sse``. ``base_command`` captures the base side instead of
+    ``command``; ``start_command`` starts an HTTP server (in each side's folder) for ``url``/``sse``.
+    """
+
+    name: str
+    snapshot: str = ""
+    command: list[str] = field(default_factory=list)
+    url: str = ""
+    sse: str = ""
+    env: list[str] = field(default_factory=list)
+    cwd: str = ""
+    protocol: str = ""
+    timeout: str = ""
+    header_env: list[str] = field(default_factory=list)
+    base_command: list[str] = field(default_factory=list)
+    start_command: str = ""
+
+    def endpoint(self) -> str:
+        return self.url or self.sse
+
+
+_CONFIG_KEYS = {"name", "command", "url", "sse", "env", "cwd", "protocol", "timeout", "header-env", "base-command",
+                "start-command"}
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+
+
+def _split(text: str, what: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise ActionError(f"{what}: {exc}") from None
+
+
+def _configurations() -> list[Configuration]:
+    """The configurations to check: ``INPUT_CONFIGURATIONS`` (a JSON list) or the top-level inputs as one."""
+    text = _input("configurations")
+    top = {k: _input(k) for k in ("snapshot", "command", "url", "sse") if _input(k)}
+    if not text:
+        if len(top) != 1:
+            raise ActionError("give exactly one of the inputs snapshot, command, url, sse"
+                              + (f" (got {', '.join(top)})" if top else "") + ", or configurations")
+        return [Configuration(
+            name="", snapshot=top.get("snapshot", ""),
+            command=_split(top["command"], "input command") if "command" in top else [],
+            url=top.get("url", ""), sse=top.get("sse", ""), env=_lines("env"), cwd=_input("cwd"),
+            protocol=_input("protocol"), timeout=_input("timeout"), header_env=_list("header-env"),
+            base_command=_split(_input("base-command"), "input base-command"), start_command=_input("start-command"))]
+    if top:
+        raise ActionError(f"input configurations replaces the inputs {', '.join(top)}: give one or the other")
+    try:
+        entries = json.loads(text)
+    except ValueError as exc:
+        raise ActionError(f"input configurations is not valid JSON: {exc}") from None
+    if not isinstance(entries, list) or not entries:
+        raise ActionError("input configurations must be a non-empty JSON list of objects")
+    out: list[Configuration] = []
+    for i, entry in enumerate(entries):
+        where = f"input configurations[{i}]"
+        if not isinstance(entry, dict):
+            raise ActionError(f"{where} is not an object")
+        unknown = sorted(set(entry) - _CONFIG_KEYS)
+        if unknown:
+            raise ActionError(f"{where}: unknown key(s) {', '.join(unknown)} (use {', '.join(sorted(_CONFIG_KEYS))})")
+        if not all(isinstance(v, str) for k, v in entry.items() if k not in ("env", "header-env")):
+            raise ActionError(f"{where}: every value but env and header-env must be a string")
+        name = entry.get("name", "")
+        if not _NAME_RE.match(name):
+            raise ActionError(f"{where}: name must be 1-64 letters, digits, . _ - (got {name!r})")
+        if name in {c.name for c in out}:
+            raise ActionError(f"{where}: duplicate name {name!r}")
+        sources = [k for k in ("command", "url", "sse") if entry.get(k)]
+        if len(sources) != 1:
+            raise ActionError(f"{where} ({name}): give exactly one of command, url, sse")
+        env = entry.get("env", {})
+        if isinstance(env, dict) and all(isinstance(v, str) for v in env.values()):
+            env_items = [f"{k}={v}" for k, v in env.items()]
+        elif isinstance(env, list) and all(isinstance(v, str) and "=" in v for v in env):
+            env_items = list(env)
+        else:
+            raise ActionError(f"{where} ({name}): env must be an object of strings or a list of KEY=VALUE strings")
+        headers = entry.get("header-env", [])
+        headers = [h.strip() for h in headers.splitlines() if h.strip()] if isinstance(headers, str) else headers
+        if not isinstance(headers, list) or not all(isinstance(h, str) for h in headers):
+            raise ActionError(f"{where} ({name}): header-env must be a list of Name=ENV_VAR strings")
+        out.append(Configuration(
+            name=name, command=_split(entry["command"], f"{where}.command") if entry.get("command") else [],
+            url=entry.get("url", ""), sse=entry.get("sse", ""), env=env_items, cwd=entry.get("cwd", ""),
+            protocol=entry.get("protocol", ""), timeout=entry.get("timeout", ""), header_env=headers,
+            base_command=_split(entry.get("base-command", ""), f"{where}.base-command"),
+            start_command=entry.get("start-command", "")))
+    return out
+
+
+def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder: Optional[Path]) -> str:
+    """Capture ``cfg``'s server as seen from ``folder`` (``None``: the current folder) into ``target``; returns
+    ``str(target)``. ``side`` is ``base`` or ``head`` (the base uses ``base_command`` when given). An HTTP
+    configuration with ``start_command`` starts its server in ``folder`` first and stops it afterwards."""
+    args = ["snapshot", "--out", str(target), "--force", "--label", label]  # reruns replace it
+    if cfg.protocol:
+        args += ["--protocol", cfg.protocol]
+    if cfg.timeout:
+        args += ["--timeout", cfg.timeout]
+    where = f"{side} ({cfg.name})" if cfg.name else side
+    command = cfg.base_command if side == "base" and cfg.base_command else cfg.command
+    if command:
+        for item in cfg.env:
             args += ["--env", item]
-        if _input("cwd"):
-            args += ["--cwd", _input("cwd")]
-        try:
-            command = shlex.split(sources["command"])
-        except ValueError as exc:
-            raise ActionError(f"input command: {exc}") from None
-        args += ["--", *command]
-    else:
-        args += ["--url" if "url" in sources else "--sse", sources.get("url") or sources["sse"]]
-        for item in _list("header-env"):
-            args += ["--header-env", item]
-    _run(args, what="snapshot")
+        if cfg.cwd or folder is not None:
+            args += ["--cwd", str((folder or Path.cwd()) / cfg.cwd)]
+        _run([*args, "--", *command], what=f"snapshot of the {where}")
+        return str(target)
+    args += ["--url" if cfg.url else "--sse", cfg.endpoint()]
+    for item in cfg.header_env:
+        args += ["--header-env", item]
+    if not cfg.start_command:
+        if folder is not None:
+            raise ActionError(f"configuration {cfg.name or '(inputs)'}: with base-ref an HTTP server must be started "
+                              "from each side's checkout: give start-command (or base-command for a stdio base)")
+        _run(args, what=f"snapshot of the {where}")
+        return str(target)
+    given = dict(item.split("=", 1) for item in cfg.env)
+    try:
+        timeout_s = float(cfg.timeout or 60)
+    except ValueError:
+        raise ActionError(f"timeout must be a number of seconds (got {cfg.timeout!r})") from None
+    try:
+        with action_base.started_server(cfg.start_command, cfg.endpoint(), (folder or Path.cwd()) / cfg.cwd,
+                                        {**os.environ, **given}, f"{where} server", timeout_s=timeout_s,
+                                        secrets=tuple(v for v in given.values() if len(v) >= 4)):
+            _run(args, what=f"snapshot of the {where}")
+    except action_base.BaseError as exc:
+        raise ActionError(str(exc), exc.code) from None
     return str(target)
 
 
@@ -229,12 +362,85 @@ def pr_labels(event_path: Optional[str]) -> list[str]:
     return [lab["name"] for lab in pr.get("labels") or [] if isinstance(lab, dict) and isinstance(lab.get("name"), str)]
 
 
+@dataclass
+class Checked:
+    """One configuration's outcome: its folder, files, counts, gate, or the error that stopped it."""
+
+    cfg: Configuration
+    folder: Path
+    exit_code: int = 4
+    passed: bool = False
+    counts: dict[str, int] = field(default_factory=lambda: {"breaking": 0, "warning": 0, "info": 0})
+    files: dict[str, str] = field(default_factory=dict)
+    new_ref: str = ""
+    base_revision: str = ""  #: the commit captured as OLD (base-ref mode)
+    base_snapshot: str = ""  #: OLD as given to diff (the base input, or the captured base.json)
+    note: str = ""  #: why nothing was compared (a first release)
+    checks: list[Any] = field(default_factory=list)  #: each configuration's ``Checked``
+    base_ref: str = ""
+    github: str = ""
+    error: str = ""
+
+
+def _check(cfg: Configuration, checked: Checked, base: str, revision: Optional["action_base.BaseRevision"],
+           base_root: Optional[Path], opts: list[str], formats: list[str], annotations: bool) -> None:
+    """Capture (base and head), diff and write every report of one configuration into ``checked``."""
+    folder = checked.folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ActionError(f"cannot create output-dir {folder}: {exc.strerror}") from None
+    if revision is not None and base_root is not None:
+        checked.base_ref = _capture(cfg, side="base", label=revision.label, target=folder / "base.json",
+                                    folder=base_root)
+    else:
+        checked.base_ref = base
+    if cfg.snapshot:
+        checked.new_ref = cfg.snapshot
+    else:
+        checked.new_ref = _capture(cfg, side="head", label=_input("label", "pr"), target=folder / "snapshot.json",
+                                   folder=Path.cwd() if revision is not None else None)
+
+    def diff(fmt: str, output: Optional[Path]) -> subprocess.CompletedProcess[str]:
+        args = ["diff", checked.base_ref, checked.new_ref, "--format", fmt, *opts]
+        if output is not None:
+            args += ["--output", str(output)]
+        return _run(args, what=f"diff --format {fmt}", ok=(0, 1), capture_stdout=output is None)
+
+    json_file = folder / "schema-audit.json"
+    gate = diff("json", json_file).returncode
+    try:
+        report: dict[str, Any] = json.loads(json_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ActionError(f"cannot read the JSON report {json_file}: {exc}", 4) from None
+    checked.counts = {k: int(report.get("summary", {}).get(k, 0)) for k in ("breaking", "warning", "info")}
+    checked.passed = gate == 0
+    checked.files["json-file"] = str(json_file)
+    md_file = folder / "schema-audit.md"
+    diff("markdown", md_file)
+    checked.files["markdown-file"] = str(md_file)
+    for fmt in dict.fromkeys(formats):
+        if fmt in ("json", "markdown"):
+            continue
+        path = folder / f"schema-audit.{EXTRA_FORMATS[fmt]}"
+        diff(fmt, path)
+        checked.files[f"{fmt}-file"] = str(path)
+    if annotations:
+        checked.github = diff("github", None).stdout
+    checked.exit_code = 0 if checked.passed else 1
+
+
 def run() -> Result:
-    """Do the work; raise ``ActionError`` for any failure (its code is the exit code)."""
+    """Do the work; raise ``ActionError`` for any failure (its code is the exit code).
+
+    With several configurations, one that fails (exit 2-4) does not stop the others: its section of the
+    summary says why, and the run's exit code is that failure's.
+    """
     result = Result()
-    base = _input("base")
-    if not base:
-        raise ActionError("input base is required (a store label, a snapshot file, or git:origin/main:PATH)")
+    base, base_ref = _input("base"), _input("base-ref")
+    if base and base_ref:
+        raise ActionError("give input base (a snapshot hosts cached) or base-ref (a revision to build and "
+                          "capture), not both")
     out_dir = Path(_input("output-dir", "schema-audit-report"))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -248,39 +454,128 @@ def run() -> Result:
     if _flag("sarif", False) and "sarif" not in formats:
         formats.append("sarif")
     annotations = _flag("annotations", True)
-    result.new_ref = _new_snapshot(out_dir)
-
-    def diff(fmt: str, output: Optional[Path]) -> subprocess.CompletedProcess[str]:
-        args = ["diff", base, result.new_ref, "--format", fmt, *opts]
-        if output is not None:
-            args += ["--output", str(output)]
-        return _run(args, what=f"diff --format {fmt}", ok=(0, 1), capture_stdout=output is None)
-
-    json_file = out_dir / "schema-audit.json"
-    gate = diff("json", json_file).returncode
-    try:
-        report: dict[str, Any] = json.loads(json_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ActionError(f"cannot read the JSON report {json_file}: {exc}", 4) from None
-    result.counts = {k: int(report.get("summary", {}).get(k, 0)) for k in ("breaking", "warning", "info")}
-    result.passed = gate == 0
-    result.files["json-file"] = str(json_file)
-    md_file = out_dir / "schema-audit.md"
-    diff("markdown", md_file)
-    result.files["markdown-file"] = str(md_file)
-    for fmt in dict.fromkeys(formats):
-        if fmt in ("json", "markdown"):
-            continue
-        path = out_dir / f"schema-audit.{EXTRA_FORMATS[fmt]}"
-        diff(fmt, path)
-        result.files[f"{fmt}-file"] = str(path)
-    if annotations:
-        sys.stdout.write(diff("github", None).stdout)
-        sys.stdout.flush()
+    configs = _configurations()
+    revision = None
+    if not base:
+        try:
+            revision = action_base.resolve_base(base_ref, dict(os.environ))
+        except action_base.FirstRelease as first:
+            result.exit_code, result.passed, result.note = 0, True, (
+                f"{first.args[0]} is the first tag: no host can have cached an earlier version, nothing to compare")
+            return result
+        except action_base.BaseError as exc:
+            raise ActionError(str(exc), exc.code) from None
+        result.base_revision = revision.sha
+        if any(c.snapshot for c in configs):
+            raise ActionError("input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
+                              "captured the same way)")
+    single = len(configs) == 1 and not configs[0].name
+    checks = [Checked(cfg, out_dir if single else out_dir / cfg.name) for cfg in configs]
+    env = dict(os.environ)
+    setup = [(key, command) for key, command in (("install-command", _input("install-command")),
+                                                 ("build-command", _input("build-command"))) if command]
+    with action_base.worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
+        try:
+            base_root = root / action_base.repo_prefix() if root is not None else None
+            for key, command in setup:
+                if base_root is not None:
+                    action_base.run_setup(command, base_root, f"{key} in the base ({revision.why})", env)
+                action_base.run_setup(command, Path.cwd(), f"{key} in the pull request's checkout", env)
+        except action_base.BaseError as exc:
+            raise ActionError(str(exc), exc.code) from None
+        for checked in checks:
+            try:
+                _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
+            except ActionError as exc:
+                if single:
+                    raise
+                checked.exit_code, checked.error = exc.code, str(exc)
+    _combine(result, checks, single, out_dir)
     label = approval_label()
-    result.approved = bool(label) and not result.passed and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
-    result.exit_code = 0 if result.passed or result.approved else 1
+    failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)
+    result.passed = all(c.exit_code == 0 for c in checks)
+    result.approved = (bool(label) and failed_gate
+                       and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH")))
+    errors = [c.exit_code for c in checks if c.exit_code > 1]
+    result.exit_code = errors[0] if errors else 0 if result.passed or result.approved else 1
     return result
+
+
+def _combine(result: Result, checks: list[Checked], single: bool, out_dir: Path) -> None:
+    """The run's counts, files, annotations and (several configurations) combined Markdown and SARIF."""
+    for c in checks:
+        for key in result.counts:
+            result.counts[key] += c.counts[key]
+    result.checks = checks
+    if single:
+        c = checks[0]
+        result.files, result.new_ref, result.base_snapshot = dict(c.files), c.new_ref, c.base_ref
+        sys.stdout.write(c.github)
+        sys.stdout.flush()
+        return
+    result.new_ref = "\n".join(c.new_ref for c in checks if c.new_ref)
+    result.base_snapshot = "\n".join(c.base_ref for c in checks if c.base_ref)
+    for key in {k for c in checks for k in c.files}:
+        result.files[key] = "\n".join(c.files[key] for c in checks if key in c.files)
+    for c in checks:  # each annotation names its configuration
+        for line in c.github.splitlines():
+            parts = line.split("::", 2)
+            if len(parts) == 3 and line.startswith("::"):
+                line = f"::{parts[1]}::[{_gh(c.cfg.name)}] {parts[2]}"
+            sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+    md = out_dir / "schema-audit.md"
+    md.write_text(_combined_markdown(result, checks), encoding="utf-8")
+    result.files["markdown-file"] = str(md)
+    sarifs = [c for c in checks if "sarif-file" in c.files]
+    if sarifs:
+        path = out_dir / "schema-audit.sarif"
+        path.write_text(_merged_sarif(sarifs), encoding="utf-8")
+        result.files["sarif-file"] = str(path)
+
+
+def _combined_markdown(result: Result, checks: list[Checked]) -> str:
+    """One Markdown document: the overall verdict, then each configuration's report (or its error)."""
+    c = result.counts
+    failed = any(x.exit_code != 0 for x in checks)
+    icon = "❌" if failed else "✅"
+    parts = [f"### {icon} schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info in "
+             f"{len(checks)} configurations — {'gate failed' if failed else 'gate passed'}"]
+    for x in checks:
+        parts.append(f"---\n\n**Configuration {_md(x.cfg.name)}**")
+        if x.error:
+            parts.append(f"⚠️ could not run (exit {x.exit_code}):\n\n{_fence(_inert(x.error))}")
+            continue
+        text = Path(x.files["markdown-file"]).read_text(encoding="utf-8")
+        parts.append(text.replace("### ", "#### ", 1).rstrip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+def _merged_sarif(checks: list[Checked]) -> str:
+    """One SARIF log with one run holding every configuration's results (code scanning takes one run per
+    category): each result's message starts with ``[name]``, ``properties.configuration`` names it and
+    ``partialFingerprints["schemaAudit/configuration"]`` keeps the same finding of two configurations apart."""
+    merged: Optional[dict[str, Any]] = None
+    for c in checks:
+        try:
+            log = json.loads(Path(c.files["sarif-file"]).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ActionError(f"cannot read {c.files['sarif-file']}: {exc}", 4) from None
+        run_ = log["runs"][0]
+        for res in run_.get("results", []):
+            res["message"]["text"] = f"[{c.cfg.name}] {res['message']['text']}"
+            res.setdefault("properties", {})["configuration"] = c.cfg.name
+            res.setdefault("partialFingerprints", {})["schemaAudit/configuration"] = c.cfg.name
+        if merged is None:
+            merged = log
+            merged["runs"][0]["properties"] = {"configurations": {c.cfg.name: run_.get("properties", {})}}
+            continue
+        target = merged["runs"][0]
+        target["results"] += run_.get("results", [])
+        uris = {a["location"]["uri"] for a in target.get("artifacts", [])}
+        target.setdefault("artifacts", []).extend(a for a in run_.get("artifacts", []) if a["location"]["uri"] not in uris)
+        target["properties"]["configurations"][c.cfg.name] = run_.get("properties", {})
+    return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
 
 
 def _summary_tail(result: Result, label: str) -> str:
@@ -309,7 +604,8 @@ def _write_outputs(result: Result) -> None:
     values = {"exit-code": str(result.exit_code), "passed": str(result.passed).lower(),
               "approved": str(result.approved).lower(), **{k: str(v) for k, v in result.counts.items()},
               "report-dir": _input("output-dir", "schema-audit-report"), "json-file": "", "markdown-file": "",
-              "sarif-file": "", "snapshot": result.new_ref, **result.files}
+              "sarif-file": "", "snapshot": result.new_ref, "base-ref": result.base_revision,
+              "base-snapshot": result.base_snapshot, **result.files}
     lines = []
     for key, value in values.items():
         if "\n" in value or "\r" in value:
@@ -333,9 +629,14 @@ def main() -> int:
         _append(summary, f"### ⚠️ schema-audit could not run (exit {exc.code})\n\n{_fence(_inert(message))}\n")
     else:
         md_file = result.files.get("markdown-file")
-        if md_file:
+        if result.note:
+            _append(summary, f"### ✅ schema-audit: nothing to compare\n\n{_md(result.note)}\n")
+            sys.stderr.write(f"schema-audit: {result.note}\n")
+        elif md_file:
             _append(summary, Path(md_file).read_text(encoding="utf-8") + _summary_tail(result, label))
-        verdict = ("passed" if result.passed else "failed, approved by label" if result.approved else "failed")
+        verdict = ("passed" if result.passed else "failed, approved by label" if result.approved
+                   else f"not run for every configuration (exit {result.exit_code})" if result.exit_code > 1
+                   else "failed")
         c = result.counts
         sys.stderr.write(f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; "
                          f"gate {verdict}\n")

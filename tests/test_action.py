@@ -33,13 +33,32 @@ class Run:
         summary = workdir / "summary.md"
         self.summary = summary.read_text(encoding="utf-8") if summary.exists() else ""
         out = workdir / "outputs.txt"
-        self.outputs = dict(line.split("=", 1) for line in out.read_text(encoding="utf-8").splitlines()
-                            if "=" in line) if out.exists() else {}
+        self.outputs = _outputs(out.read_text(encoding="utf-8")) if out.exists() else {}
+
+
+def _outputs(text: str) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` as GitHub reads it: ``key=value`` lines and ``key<<DELIMITER`` … ``DELIMITER`` blocks."""
+    out: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delim = line.split("<<", 1)
+            block = []
+            for inner in lines:
+                if inner == delim:
+                    break
+                block.append(inner)
+            out[key] = "\n".join(block)
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            out[key] = value
+    return out
 
 
 def run_action(tmp_path: Path, *, labels: Optional[list[str]] = None, event: Optional[dict] = None,
-               cwd: Optional[Path] = None, **inputs: str) -> Run:
-    """Run the script with ``INPUT_*`` from ``inputs`` (``fail_on`` → ``INPUT_FAIL_ON``) and a fake event."""
+               cwd: Optional[Path] = None, extra_env: Optional[dict[str, str]] = None, **inputs: str) -> Run:
+    """Run the script with ``INPUT_*`` from ``inputs`` (``fail_on`` → ``INPUT_FAIL_ON``), a fake event, and
+    ``extra_env`` (e.g. ``GITHUB_EVENT_NAME``, ``RUNNER_TEMP``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
     if event is None:
         event = {"action": "synchronize", "pull_request": {"number": 7, "labels": [{"name": n} for n in labels or []]}}
@@ -49,6 +68,7 @@ def run_action(tmp_path: Path, *, labels: Optional[list[str]] = None, event: Opt
                 "GITHUB_OUTPUT": str(tmp_path / "outputs.txt")})
     for key, value in inputs.items():
         env["INPUT_" + key.upper()] = value
+    env.update(extra_env or {})
     proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=cwd or tmp_path, env=env, capture_output=True,
                           text=True, timeout=180)
     return Run(proc, tmp_path)

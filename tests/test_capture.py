@@ -22,7 +22,8 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 V1_TOOLS = ["archive_message", "get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message",
             "whoami"]
 V2_TOOLS = ["get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message", "whoami"]
-META_KEYS = {"captured_at", "duration_s", "sdk_version", "schema_audit_version", "pages", "instructions_present"}
+META_KEYS = {"captured_at", "duration_s", "sdk_version", "schema_audit_version", "pages", "instructions_present",
+             "list_pages"}
 CANARY = "canary-7f3a9c1e5b"
 
 

@@ -1,5 +1,6 @@
 """One connection to a server: the transport, the SDK client session and the handshake, under one deadline
-(``run_connected``, shared by ``capture`` and ``probe``); and the capture itself: every tools/list page."""
+(``run_connected``, shared by ``capture`` and ``probe``); and the capture itself: every page of tools/list and
+of every other list the server advertises (prompts, resources, resource templates)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from mcp_schema_audit.capture.failures import (
     _explain,
     _is_group,
     _leaves,
-    _short,
     _timeout_error,
 )
 from mcp_schema_audit.capture.process import _ProcessTree, _StderrTail, _tracked
 from mcp_schema_audit.capture.state import _State
+from mcp_schema_audit.capture.surfaces import walk_list, walk_surfaces
 from mcp_schema_audit.capture.target import (
     CaptureTarget,
     _check_arguments,
@@ -31,7 +32,7 @@ from mcp_schema_audit.capture.target import (
 )
 from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
 from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
-from mcp_schema_audit.snapshot import Snapshot, check_tools
+from mcp_schema_audit.snapshot import SECTIONS, Snapshot, check_tools
 
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
@@ -164,13 +165,14 @@ def capture(
     timeout_s: float = 60.0,
     max_pages: int = 1000,
 ) -> Snapshot:
-    """Connect to the server, list every tool (all pages), disconnect, and return the snapshot.
+    """Connect to the server, list every tool (all pages) and every prompt, resource and resource template (all
+    pages, when the server advertises the capability), disconnect, and return the snapshot.
 
     ``protocol``: ``"auto"`` (probe ``server/discover``, fall back to the ``initialize`` handshake;
     a silent legacy server costs the SDK's fixed 10 s probe timeout), ``"legacy"`` (``initialize``
     handshake only, 2024-11-05 … 2025-11-25) or ``"2026-07-28"`` (pinned, no handshake).
     ``timeout_s`` (seconds) bounds the whole capture: spawn or connect, handshake and every page.
-    ``max_pages`` caps the number of ``tools/list`` pages. Stopping a stdio server that ignores the
+    ``max_pages`` caps the number of pages of each list. Stopping a stdio server that ignores the
     end of its stdin adds up to ~4 s after a failure (the SDK's close, SIGTERM, SIGKILL grace periods).
     On Linux, descendants of a stdio server that are still running once the server has stopped (also
     those that left its process group with ``setsid()``) are then stopped too: SIGTERM, up to 1 s,
@@ -179,8 +181,12 @@ def capture(
     The snapshot holds ``label``; ``tools``: the raw tool objects of all pages, sorted by name;
     ``server``: ``name``/``title``/``version`` as the server reported them (keys present only when
     sent); ``protocol_version`` (negotiated); ``capabilities`` (raw, from the handshake result);
-    ``transport``; ``meta``: ``captured_at`` (ISO-8601 UTC), ``duration_s`` (seconds, 3 decimals),
-    ``sdk_version``, ``schema_audit_version``, ``pages``, ``instructions_present``.
+    ``transport``; ``prompts``, ``resources``, ``resource_templates`` (raw, sorted; ``[]`` when the capability
+    is not advertised or the list is answered with Method not found) and ``instructions`` (from the
+    handshake), all in ``captured``; ``meta``: ``captured_at`` (ISO-8601 UTC), ``duration_s`` (seconds, 3
+    decimals), ``sdk_version``, ``schema_audit_version``, ``pages`` (of ``tools/list``),
+    ``instructions_present``, ``list_pages`` (method → pages of the other lists), ``not_served`` (lists
+    answered with Method not found, when any).
 
     Raises ``UsageError`` for an unusable ``target``/``protocol``/limits, and ``CaptureError``
     (one line, secrets removed) when the server cannot be started or reached, exits, times out,
@@ -211,6 +217,9 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     pages = await _walk_pages(conn.session, conn.log, conn.version, max_pages, conn.state)
     first_page = pages[0] if pages else {}
     handshake = conn.handshake
+    caps = handshake.get("capabilities") if isinstance(handshake.get("capabilities"), dict) else {}
+    sections, surface_meta = await walk_surfaces(conn.session, conn.log, conn.version, max_pages, conn.state, caps)
+    instructions = handshake.get("instructions")
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:
@@ -222,6 +231,11 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
         protocol_version=conn.version,
         capabilities=dict(handshake.get("capabilities") or {}) if isinstance(handshake.get("capabilities"), dict) else {},
         transport=conn.state.target.transport,
+        prompts=sections["prompts"],
+        resources=sections["resources"],
+        resource_templates=sections["resource_templates"],
+        instructions=instructions if isinstance(instructions, str) else None,
+        captured=frozenset(SECTIONS),
         meta={
             "captured_at": captured_at,
             "duration_s": round(time.monotonic() - started, 3),
@@ -229,6 +243,7 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
             "schema_audit_version": __version__,
             "pages": len(pages),
             "instructions_present": isinstance(handshake.get("instructions"), str) and bool(handshake["instructions"]),
+            **surface_meta,
         },
     )
 
@@ -300,43 +315,7 @@ async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
 
 async def _walk_pages(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State) -> list[dict[str, Any]]:
     """Send ``tools/list`` until the raw result has no ``nextCursor``; return the raw results in order."""
-    from mcp.types import ListToolsRequest, ListToolsResult, PaginatedRequestParams
-    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
-    from pydantic import ValidationError
-
-    modern = version in MODERN_PROTOCOL_VERSIONS  # no-handshake era: an empty cursor is a cursor
-    pages: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    cursor: str | None = None
-    while True:
-        if len(pages) >= max_pages:
-            raise CaptureError(f"server has more than {max_pages} pages of tools/list (the page limit)")
-        number = len(pages) + 1
-        state.stage = f"tools/list (page {number})"
-        mark = len(log.replies)
-        request = ListToolsRequest(params=PaginatedRequestParams(cursor=cursor) if cursor is not None else None)
-        try:
-            await session.send_request(request, ListToolsResult)
-        except ValidationError:
-            # The SDK's wire model rejected the page (e.g. one tool's inputSchema has no "type").
-            # The raw result was recorded by the tap before parsing: keep it as sent.
-            if not log.results("tools/list", mark):
-                raise
-        raw = _last(log.results("tools/list", mark))
-        if not isinstance(raw.get("tools"), list):
-            raise CaptureError(f"tools/list page {number} has no 'tools' list")
-        pages.append(raw)
-        next_cursor = raw.get("nextCursor")
-        if next_cursor is None or (next_cursor == "" and not modern):
-            # Before 2026-07-28 an empty cursor is read as the end (as most clients do); from
-            # 2026-07-28 on it is a valid cursor.
-            return pages
-        if not isinstance(next_cursor, str):
-            raise CaptureError(f"tools/list page {number} has a nextCursor that is not a string")
-        if next_cursor in seen or next_cursor == cursor:
-            raise CaptureError(f"server repeated cursor {_short(next_cursor)} on tools/list page {number}: paging would never end")
-        seen.add(next_cursor)
-        cursor = next_cursor
+    return await walk_list(session, log, "tools/list", "tools", version, max_pages, state)
 
 
 def _server_info(handshake: dict[str, Any], first_page: dict[str, Any]) -> dict[str, Any]:

@@ -55,13 +55,16 @@ def snapshot(
                                       help="Write the snapshot to this file ('-' = stdout) instead of the store."),
     from_file: Optional[Path] = typer.Option(None, "--from-file", metavar="FILE", help=(
         "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
-        "or MCP Inspector CLI JSON.")),
+        "or MCP Inspector CLI JSON; prompts, resources, resourceTemplates, capabilities and instructions "
+        "beside tools are kept too.")),
     verbose: bool = source.VERBOSE,
     force: bool = typer.Option(False, "--force", help=(
         "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
         "an existing one is an error (exit 2) and nothing is captured.")),
 ) -> None:
-    """Capture tools/list from a running MCP server (stdio, Streamable HTTP or SSE) into a snapshot.
+    """Capture what an MCP server advertises (stdio, Streamable HTTP or SSE) into a snapshot: tools/list, and
+    prompts/list, resources/list, resources/templates/list when it advertises them, its capabilities and
+    instructions.
 
     A label already in the store (or an existing --out FILE) is never replaced without --force.
 
@@ -96,7 +99,7 @@ def snapshot(
 
         _quiet_sdk_logs(verbose)
         target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
-        _err(f"capturing tools/list from {where} …")
+        _err(f"capturing tools, prompts, resources and resource templates from {where} …")
         snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages)
     text = canonical_json(snap.to_json())
     if out == "-":
@@ -104,7 +107,10 @@ def snapshot(
         return
     atomic_write_text(dest, text, exclusive=not force)
     proto = snap.protocol_version or "unknown protocol"
-    _err(f"wrote {dest} ({len(snap.tools)} tools, {proto})")
+    counts = [f"{len(snap.tools)} tools"] + [f"{len(getattr(snap, s))} {w}" for s, w in (
+        ("prompts", "prompts"), ("resources", "resources"), ("resource_templates", "resource templates"))
+        if getattr(snap, s) is not None]
+    _err(f"wrote {dest} ({', '.join(counts)}, {proto})")
 
 
 @_command()

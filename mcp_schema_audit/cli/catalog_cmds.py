@@ -29,20 +29,21 @@ def schema(what: str = typer.Argument(..., metavar="NAME",
 @_guarded
 def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
                                   help=" | ".join(RULES_FORMATS) + " (default text).")) -> None:
-    """List the rule catalog: id, direction, default severity, title."""
+    """List the rule catalog: id, direction (for tools input/output/tool; else the surface), default severity, title."""
     import json
 
     from mcp_schema_audit.rules import RULES
 
     if fmt == "json":
-        data = [{"id": r.id, "direction": r.direction, "severity": r.severity, "title": r.title} for r in RULES.values()]
+        data = [{"id": r.id, "surface": r.surface, "direction": r.direction, "severity": r.severity, "title": r.title}
+                for r in RULES.values()]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     if fmt != "text":
         raise UsageError(f"--format must be one of {', '.join(RULES_FORMATS)} (got {fmt!r})")
     width = max(len(r) for r in RULES)
     for r in RULES.values():
-        sys.stdout.write(f"{r.id:<{width}}  {r.direction:<6}  {r.severity:<8}  {r.title}\n")
+        sys.stdout.write(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n")
 
 
 @_command()
@@ -54,7 +55,8 @@ def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule i
     rule = RULES.get(rule_id)
     if rule is None:
         raise UsageError(f"unknown rule {rule_id!r} (see 'schema-audit rules')")
-    lines = [f"{rule.id} ({rule.direction}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
+    where = rule.direction if rule.surface == rule.direction else f"{rule.surface} {rule.direction}"
+    lines = [f"{rule.id} ({where}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
     if rule.before:
         lines += [f"before: {rule.before}"]
     if rule.after:

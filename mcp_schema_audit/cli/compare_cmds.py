@@ -138,7 +138,9 @@ def history(
         raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
     hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget), samples=recording)
-    hist.notes += notes
+    from mcp_schema_audit.surfaces import uncompared_note
+
+    hist.notes += notes + [n for n in (uncompared_note(c, new_snap) for c in cohorts) if n]
     hist.fail_on = opts["fail_on"]
     _write_output(_render(hist, opts["format"], output), output)
     raise typer.Exit(int(ExitCode.OK if hist.passed or opts["format"] == "ignore" else ExitCode.GATE_FAILED))

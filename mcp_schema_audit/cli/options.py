@@ -226,6 +226,11 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
                      "advertise different schemas per protocol era; compare snapshots of the same era")
+    from mcp_schema_audit.surfaces import uncompared_note
+
+    note = uncompared_note(old, new)
+    if note:
+        notes.append(note)
     findings = diff_with_mode(old, new, mode, time_budget=time_budget)
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings

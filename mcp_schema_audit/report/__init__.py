@@ -31,9 +31,28 @@ from mcp_schema_audit.report.escape import inert, json_text, one_line
 from mcp_schema_audit.report.github import gh_data, gh_property, render_github
 from mcp_schema_audit.report.json import render_json, report_json_schema
 from mcp_schema_audit.report.junit import render_junit
-from mcp_schema_audit.report.markdown import MARKDOWN_BUDGET, md_code, md_escape, md_fence, render_markdown
-from mcp_schema_audit.report.model import FAIL_ON, KINDS, REPORT_VERSION, Report, roles, witness_sides
-from mcp_schema_audit.report.sarif import SARIF_SCHEMA_URI, artifact_uri, render_sarif, sarif_log, sarif_text
+from mcp_schema_audit.report.markdown import (
+    MARKDOWN_BUDGET,
+    md_code,
+    md_escape,
+    md_fence,
+    render_markdown,
+)
+from mcp_schema_audit.report.model import (
+    FAIL_ON,
+    KINDS,
+    REPORT_VERSION,
+    Report,
+    roles,
+    witness_sides,
+)
+from mcp_schema_audit.report.sarif import (
+    SARIF_SCHEMA_URI,
+    artifact_uri,
+    render_sarif,
+    sarif_log,
+    sarif_text,
+)
 from mcp_schema_audit.report.text import render_text
 
 #: format → renderer of a ``Report`` or a ``History`` (``text`` with its defaults: no colour, 120 columns).

@@ -11,8 +11,17 @@ import urllib.parse
 from typing import Any
 
 from mcp_schema_audit.history import History, affects, cohort_counts
+from mcp_schema_audit.locate import about, line_of, snapshot_of_item
 from mcp_schema_audit.report.escape import inert
-from mcp_schema_audit.report.model import Report, describe_entry, ordered, plain_message, subject, summary_line, title
+from mcp_schema_audit.report.model import (
+    Report,
+    describe_entry,
+    ordered,
+    plain_message,
+    subject,
+    summary_line,
+    title,
+)
 from mcp_schema_audit.report.sarif import artifact_uri, location_of
 
 _GH_COMMAND = {"breaking": "error", "warning": "warning", "info": "notice"}
@@ -58,7 +67,7 @@ def render_github(report: Report) -> str:
                                                 and report.artifact) else artifact_uri(snap.source)
         props = _file_props(uri, line)
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {title(f)} [{f.rule}]')}")
-        msg = plain_message(report, f, f"{f.tool} {f.direction}", " | witness")
+        msg = plain_message(report, f, about(f), " | witness")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(f"::warning title={gh_property('schema-audit expired ignore entry')}::"
@@ -75,14 +84,12 @@ def render_history_github(hist: History) -> str:
     labels = [c.label for c in hist.cohorts]
     lines = []
     for g in hist.grouped():
-        snap = hist.new
-        if not any(t.get("name") == g.tool for t in hist.new.tools):
-            snap = next((c for c in reversed(hist.cohorts) if any(t.get("name") == g.tool for t in c.tools)),
-                        hist.new)
-        props = _file_props(artifact_uri(snap.source), snap.line_of(g.tool))
-        rule_title = title(g.latest[next(lbl for lbl in reversed(labels) if lbl in g.latest)])
+        latest = g.latest[next(lbl for lbl in reversed(labels) if lbl in g.latest)]
+        snap = snapshot_of_item(latest, [hist.new, *reversed(hist.cohorts)])
+        props = _file_props(artifact_uri(snap.source), line_of(snap, latest))
+        rule_title = title(latest)
         props.append(f"title={gh_property(f'schema-audit {g.severity}: {rule_title} [{g.rule}]')}")
-        msg = (f"{g.tool} {g.direction} {g.pointer or '(root)'}: "
+        msg = (f"{g.about} {g.pointer or '(root)'}: "
                f"{affects(g, labels, ('breaking', 'warning', 'info'))}")
         lines.append(f"::{_GH_COMMAND[g.severity]} {','.join(props)}::{gh_data(msg)}")
     verdict = "gate passed" if hist.passed else "gate FAILED"

@@ -11,10 +11,18 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.findings import SURFACE_WORDS, Finding
 from mcp_schema_audit.history import History, affects
+from mcp_schema_audit.locate import SECTION_OF, junit_case
 from mcp_schema_audit.report.escape import one_line
-from mcp_schema_audit.report.model import Report, call_line, detail, headline, ordered, witness_sides
+from mcp_schema_audit.report.model import (
+    Report,
+    call_line,
+    detail,
+    headline,
+    ordered,
+    witness_sides,
+)
 from mcp_schema_audit.rules import SEVERITY_RANK
 
 
@@ -73,7 +81,8 @@ def _document(suite_name: str, props: list[tuple[str, str]], cases: list[tuple[s
 
 def render_junit(report: Report) -> str:
     """JUnit XML: one ``<testcase>`` per tool (a diff: old ∪ new; a lint: the snapshot's; a probe: the tools
-    called), by name, ``classname`` = the server's name (else NEW's label). A tool with findings at or above
+    called), by name, then one per prompt, resource and resource template (``prompt summarize``) and
+    ``server capabilities``/``server instructions`` when they have findings; ``classname`` = the server's name (else NEW's label). A tool with findings at or above
     ``fail_on`` gets one ``<failure>`` (type = its highest severity) listing them; other findings and ignored
     ones go to ``<system-out>`` (a probe's calls of the tool too). The suite is named after what the report is
     (``schema-audit diff: A -> B``, ``schema-audit lint: A``, ``schema-audit probe: A, …``).
@@ -84,7 +93,17 @@ def render_junit(report: Report) -> str:
     else:
         names = {t.get("name") for t in report.new.tools} | (
             {t.get("name") for t in report.old.tools} if report.old is not None else set())
-    tools = sorted(names | {f.tool for f in report.findings} | {f.tool for f, _ in report.ignored}, key=str)
+    tools = sorted(names | {f.tool for f in report.findings if f.surface == "tool"}
+                   | {f.tool for f, _ in report.ignored if f.surface == "tool"}, key=str)
+    # then one case per prompt, resource and resource template (and the server when it has findings)
+    others = {f.subject for f in report.findings if f.surface != "tool"} | {
+        f.subject for f, _ in report.ignored if f.surface != "tool"}
+    if report.kind != "probe":
+        for surface, section in SECTION_OF.items():
+            if surface != "tool":
+                for snap in [s for s in (report.old, report.new) if s is not None]:
+                    others |= {f"{SURFACE_WORDS[surface]} {name}" for name in snap.section_map(section) or {}}
+    tools += sorted(others)
     server = report.new.server.get("name") if isinstance(report.new.server, dict) else None
     classname = server or report.new.label or "mcp-server"
     props = [("schema-audit.version", __version__), ("kind", report.kind), ("mode", report.mode),
@@ -94,7 +113,7 @@ def render_junit(report: Report) -> str:
     props += [("cached", ",".join(s.label for s in report.cached))] if report.kind == "probe" else []
     cases = []
     for tool in tools:
-        mine = [f for f in ordered(report.findings) if f.tool == tool]
+        mine = [f for f in ordered(report.findings) if junit_case(f) == tool]
         bad = [f for f in mine if id(f) in failing_ids]
         rest = [f for f in mine if id(f) not in failing_ids]
         failure = None
@@ -106,7 +125,7 @@ def render_junit(report: Report) -> str:
                        "\n\n".join(_junit_entry(report, f) for f in bad))
         out = [f"call {_xml(call_line(c))}" for c in report.calls if c.get("tool") == tool]
         out += [_junit_entry(report, f) for f in rest] + [_junit_entry(report, f, r) for f, r in report.ignored
-                                                          if f.tool == tool]
+                                                          if junit_case(f) == tool]
         cases.append((classname, tool, failure, "\n\n".join(out)))
     return _document(f"schema-audit {headline(report)}", props, cases)
 
@@ -122,7 +141,7 @@ def render_history_junit(hist: History) -> str:
     classname = server or hist.new.label or "mcp-server"
     cases = []
     for tool in hist.matrix():
-        mine = [g for g in groups if g.tool == tool]
+        mine = [g for g in groups if (g.tool if g.surface == "tool" else g.about) == tool]
         lines = [(g, f"[{g.severity}] {g.rule}: {g.direction} {_xml(g.pointer) or '(root)'}: "
                      f"{_xml(affects(g, labels, ('breaking', 'warning', 'info')))}\n  fingerprint: {g.fingerprint}")
                  for g in mine]

@@ -14,7 +14,13 @@ from typing import Any
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.history import GroupedFinding, History, affects, cohort_counts
+from mcp_schema_audit.history import (
+    GroupedFinding,
+    History,
+    affects,
+    cohort_counts,
+    is_tool_row,
+)
 from mcp_schema_audit.report.escape import instance_json, one_line
 from mcp_schema_audit.report.model import (
     SEVERITY_ORDER,
@@ -87,15 +93,23 @@ def md_fence(content: str, info: str = "") -> str:
     return f"{fence}{info}\n{content}\n{fence}"
 
 
+def md_about(f: Finding) -> str:
+    """``**tool** · direction`` for a tool finding, ``prompt **name**`` (surface words, item in bold) otherwise."""
+    if f.surface == "tool":
+        return f"**{md_escape(f.tool)}** · {f.direction}"
+    words = f.subject[: len(f.subject) - len(f.name)]
+    return f"{md_escape(words)}**{md_escape(f.name)}**"
+
+
 def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
-    block = (f"{_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+    block = (f"{_ICON[f.severity]} {md_about(f)} · {where} · "
              f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
         w = f.witness
-        what = "result" if f.direction == "output" else "value"
+        what = "result" if f.direction == "output" else "value" if f.surface == "tool" else "request"
         if w.get("accepted_by") == "server":
             what = "real result"
         accepted, rejected = witness_sides(report, f)
@@ -191,7 +205,7 @@ def render_markdown(report: Report) -> str:
         size = used + sum(len(x) + 1 for x in lines) + 20
         for f, reason in items:
             where = md_code(f.pointer) if f.pointer else "(root)"
-            line = (f"- {_ICON[f.severity]} **{md_escape(f.tool)}** · {f.direction} · {where} · "
+            line = (f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
                     f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
@@ -256,10 +270,12 @@ def render_history_markdown(hist: History) -> str:
             size += len(line) + 1
         ok = len(m) - len(rows)
         if ok:
-            table += ["", f"{ok} other tool{'s' if ok != 1 else ''}: ok for every cached version."]
+            noun = "tool" if all(is_tool_row(hist, k) for k in m) else "row"
+            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: ok for every cached version."]
         add("\n".join(table))
     elif m:
-        add(f"All {len(m)} tools: ok for every cached version.")
+        noun = "tools" if all(is_tool_row(hist, k) for k in m) else "rows"
+        add(f"All {len(m)} {noun}: ok for every cached version.")
     if hist.conflicts:
         lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
         for c in hist.conflicts:
@@ -274,7 +290,7 @@ def render_history_markdown(hist: History) -> str:
         rule = RULES.get(g.rule)
         title = rule.title if rule is not None else g.rule
         where = md_code(g.pointer) if g.pointer else "(root)"
-        return (f"- {_ICON[g.severity]} **{md_escape(g.tool)}** · {g.direction} · {where} · {md_escape(title)} "
+        return (f"- {_ICON[g.severity]} {md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
                 f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}")
 
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):

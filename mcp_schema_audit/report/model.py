@@ -11,6 +11,7 @@ from typing import Any
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding, summarize
+from mcp_schema_audit.locate import snapshot_of_item
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
@@ -136,7 +137,7 @@ def detail(f: Finding) -> str:
     if msg.startswith("[forward:") and "] " in msg:
         prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2:]
     rule = RULES.get(f.rule)
-    head = f"{f.tool}: "
+    head = f"{f.subject}: "
     if msg.startswith(head):
         msg = msg[len(head):]
         if rule is not None:
@@ -190,18 +191,15 @@ def headline(report: Report) -> str:
 
 
 def snapshot_of(report: Report, f: Finding) -> Snapshot:
-    """The snapshot a finding is located in: NEW, unless the tool exists only in OLD (a removed tool); for a
+    """The snapshot a finding is located in: NEW, unless its item (tool, prompt, resource, template) exists only
+    in OLD (a removed one); for a
     real result a cached version rejects (probe, ``--samples``), the first such cached version."""
     cohorts = (f.witness or {}).get("cohorts") if isinstance(f.witness, dict) else None
     if cohorts:
         for s in report.snapshots():
             if s.label == cohorts[0] and s is not report.new and any(t.get("name") == f.tool for t in s.tools):
                 return s
-    if any(t.get("name") == f.tool for t in report.new.tools):
-        return report.new
-    if report.old is not None and any(t.get("name") == f.tool for t in report.old.tools):
-        return report.old
-    return report.new
+    return snapshot_of_item(f, [report.new] + ([report.old] if report.old is not None else []))
 
 
 def describe_entry(entry: Any) -> str:

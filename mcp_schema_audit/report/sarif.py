@@ -16,9 +16,17 @@ from typing import Any
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.history import History, affects
+from mcp_schema_audit.locate import line_of, logical_name, snapshot_of_item
 from mcp_schema_audit.report.escape import inert, json_text, one_line
 from mcp_schema_audit.report.markdown import md_code, md_escape, md_fence
-from mcp_schema_audit.report.model import Report, detail, ordered, plain_message, side_json, snapshot_of
+from mcp_schema_audit.report.model import (
+    Report,
+    detail,
+    ordered,
+    plain_message,
+    side_json,
+    snapshot_of,
+)
 from mcp_schema_audit.rules import RULES, Rule
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -107,20 +115,21 @@ def location_of(report: Report, f: Finding) -> tuple[Snapshot, str, int]:
         uri = artifact_uri(report.artifact)
         if uri is not None:
             return snap, uri, 1
-    return snap, _sarif_uri(snap), snap.line_of(f.tool)
+    return snap, _sarif_uri(snap), line_of(snap, f)
 
 
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap, uri, line = location_of(report, f)
-    text = plain_message(report, f, f"{f.tool} ({f.direction})", ". Witness")
-    schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(f.direction)
-    fqn = f"{f.tool}/{schema_key}#{f.pointer}" if schema_key else f.tool
+    text = plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" else f.subject, ". Witness")
+    fqn = logical_name(f)
     # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
     # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
     location = {"physicalLocation": {"artifactLocation": {"uri": uri},
                                      "region": {"startLine": line}},
-                "logicalLocations": [{"name": inert(f.tool), "fullyQualifiedName": inert(fqn), "kind": "function"}]}
-    props: dict[str, Any] = {"tool": f.tool, "direction": f.direction, "pointer": f.pointer,
+                "logicalLocations": [{"name": inert(f.name), "fullyQualifiedName": inert(fqn),
+                                      "kind": "function" if f.surface == "tool" else "object"}]}
+    props: dict[str, Any] = {"tool": f.tool, "surface": f.surface, "name": f.name, "direction": f.direction,
+                             "pointer": f.pointer,
                              "old_pointer": f.old_pointer, "new_pointer": f.new_pointer, "hosts": f.hosts,
                              "severity": f.severity, "witness": f.witness, "old": f.old, "new": f.new,
                              "snapshot": snap.label}
@@ -225,27 +234,25 @@ def render_history_sarif(hist: History) -> str:
             index[g.rule] = len(rules)
             rules.append({"id": g.rule, "shortDescription": {"text": g.rule},
                           "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]}})
-        snap = hist.new
-        if not any(t.get("name") == g.tool for t in hist.new.tools):
-            snap = next((c for c in reversed(hist.cohorts) if any(t.get("name") == g.tool for t in c.tools)),
-                        hist.new)
         newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
         f = g.latest[newest]
-        text = (f"{g.tool} ({g.direction}) {g.pointer or '(root)'}: {affects(g, labels, ('breaking', 'warning', 'info'))}. "
+        snap = snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])
+        head = f"{g.tool} ({g.direction})" if g.surface == "tool" else f.subject
+        text = (f"{head} {g.pointer or '(root)'}: {affects(g, labels, ('breaking', 'warning', 'info'))}. "
                 f"Against {newest}: {detail(f)}")
-        schema_key = {"input": "inputSchema", "output": "outputSchema"}.get(g.direction)
-        fqn = f"{g.tool}/{schema_key}#{g.pointer}" if schema_key else g.tool
+        fqn = logical_name(f)
         results.append({
             "ruleId": g.rule,
             "ruleIndex": index[g.rule],
             "level": _SARIF_LEVEL[g.severity],
             "message": {"text": sarif_text(text)},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                                "region": {"startLine": snap.line_of(g.tool)}},
-                           "logicalLocations": [{"name": inert(g.tool), "fullyQualifiedName": inert(fqn),
-                                                 "kind": "function"}]}],
+                                                "region": {"startLine": line_of(snap, f)}},
+                           "logicalLocations": [{"name": inert(g.name), "fullyQualifiedName": inert(fqn),
+                                                 "kind": "function" if g.surface == "tool" else "object"}]}],
             "partialFingerprints": {"schemaAudit/v1": g.fingerprint},
-            "properties": {"tool": g.tool, "direction": g.direction, "pointer": g.pointer, "severity": g.severity,
+            "properties": {"tool": g.tool, "surface": g.surface, "name": g.name, "direction": g.direction,
+                           "pointer": g.pointer, "severity": g.severity,
                            "cohorts": dict(g.cohorts), "snapshot": snap.label},
         })
     return sarif_log([hist.new, *hist.cohorts], rules, results, {

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from mcp_schema_audit.history import History, affects, cohort_counts
+from mcp_schema_audit.locate import about
 from mcp_schema_audit.report.escape import one_line
 from mcp_schema_audit.report.model import (
     Report,
@@ -67,7 +68,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
         head = Text()
         head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
         tags = f" ({', '.join(f.tags)})" if f.tags else ""
-        head.append(f" {tx(f.tool)} {f.direction} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
+        head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
         console.print(Text(f"         {tx(detail(f))}"))
         if f.reason:
@@ -91,7 +92,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
             if how:
                 console.print(Text(f"         fix: {how}", style="dim"))
     for f, reason in report.ignored:
-        console.print(Text(f"ignored  {tx(f.tool)} {f.direction} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
+        console.print(Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
                            f"{tx(reason)}", style="dim"))
     for entry in report.expired_ignores:
         console.print(Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}",
@@ -128,7 +129,7 @@ def render_history_text(hist: History, width: int = 120) -> str:
     if shown:
         lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
         for g in shown:
-            lines.append(f"  {g.severity:<8} {tx(g.tool)} {g.direction} {tx(g.pointer) or '(root)'} [{g.rule}]  "
+            lines.append(f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  "
                          f"{tx(affects(g, labels))}")
     else:
         lines.append("No breaking or warning findings.")

@@ -1,0 +1,241 @@
+"""The zero-setup side of the schema-audit GitHub Action: the base revision, its git worktree, install and
+build commands, and HTTP servers started for a capture. Standard library only; used by ``action_run.py``.
+
+Nothing here interpolates inputs into shell code of its own: ``install-command``, ``build-command`` and
+``start-command`` are the user's shell commands (as a workflow's ``run:`` step is) and run through
+``/bin/sh -c`` with the command text as one argument.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+#: Seconds an install or build command may take.
+SETUP_TIMEOUT_S = 1800.0
+#: Seconds a git command may take.
+GIT_TIMEOUT_S = 120.0
+#: Lines of a failed command's output quoted in the error.
+TAIL_LINES = 5
+_PR_EVENTS = ("pull_request", "pull_request_target")
+
+
+class BaseError(Exception):
+    """A failure of the base side with its exit code (2: bad input or unknown revision; 3: the base could not
+    be installed, built or started) and a one-line message."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class FirstRelease(Exception):
+    """A tag push with no earlier tag: no host can have cached an older version."""
+
+
+@dataclass(frozen=True)
+class BaseRevision:
+    """The revision captured as OLD: ``sha`` (full), ``label`` (a snapshot label), ``why`` (how it was chosen)."""
+
+    sha: str
+    label: str
+    why: str
+
+
+def git(*args: str, cwd: Optional[Path] = None, check: bool = True) -> str:
+    """Run ``git args`` and return its stdout stripped. Raises ``BaseError`` (exit 2) when git is missing, hangs
+    or (``check``) fails; the message ends with git's last stderr line."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+    except FileNotFoundError:
+        raise BaseError("git is not installed: base-ref needs a git checkout") from None
+    except subprocess.TimeoutExpired:
+        raise BaseError(f"git {args[0]} did not finish within {GIT_TIMEOUT_S:.0f} s") from None
+    if check and proc.returncode != 0:
+        last = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        raise BaseError(f"git {' '.join(args[:2])} failed: {last[-1] if last else f'exit {proc.returncode}'}")
+    return proc.stdout.strip()
+
+
+def _commit(rev: str) -> Optional[str]:
+    """The full sha of ``rev`` (a commit), or ``None`` when the repository does not have it."""
+    if not rev or rev.startswith("-"):
+        return None
+    out = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    return out or None
+
+
+def _shallow_hint() -> str:
+    shallow = git("rev-parse", "--is-shallow-repository", check=False) == "true"
+    return (" (this is a shallow clone: use actions/checkout with fetch-depth: 0)" if shallow
+            else " (fetch it first, e.g. actions/checkout with fetch-depth: 0)")
+
+
+def _label_for(name: str, sha: str) -> str:
+    """A snapshot label for the base: the ref's name when it is a valid label (``v1.2.0``, ``main``), else (also
+    for a commit id) ``base-<sha12>``."""
+    ok = (name and len(name) <= 128 and name.isascii() and name[0].isalnum()
+          and all(c.isalnum() or c in "._+-" for c in name) and not sha.startswith(name.lower()))
+    return name if ok else f"base-{sha[:12]}"
+
+
+def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
+    """The revision to capture as OLD.
+
+    ``base_ref`` given: that revision (a branch, tag, sha, ``origin/main``…). Otherwise, from the GitHub
+    event (``env``: ``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``, ``GITHUB_BASE_REF``, ``GITHUB_REF``): on a
+    pull request the merge base of ``HEAD`` with the target branch (the event's ``pull_request.base.sha``,
+    else ``origin/<base ref>``); on a tag push the previous tag (``git describe --tags --abbrev=0 TAG^``).
+    Raises ``FirstRelease`` on a tag push without an earlier tag, and ``BaseError`` when the revision is
+    unknown (with the shallow-clone fix) or no default applies.
+    """
+    if base_ref:
+        sha = _commit(base_ref)
+        if sha is None:
+            raise BaseError(f"input base-ref: revision {base_ref!r} not found in this repository{_shallow_hint()}")
+        return BaseRevision(sha, _label_for(base_ref.rsplit("/", 1)[-1], sha), f"base-ref {base_ref}")
+    event_name = env.get("GITHUB_EVENT_NAME", "")
+    event: dict = {}
+    try:
+        loaded = json.loads(Path(env.get("GITHUB_EVENT_PATH", "")).read_text(encoding="utf-8"))
+        event = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError):
+        pass
+    ref = env.get("GITHUB_REF", "")
+    if event_name in _PR_EVENTS:
+        pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+        base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
+        target = env.get("GITHUB_BASE_REF") or (base.get("ref") if isinstance(base.get("ref"), str) else "")
+        candidates = [c for c in (base.get("sha"), f"origin/{target}" if target else "", target)
+                      if isinstance(c, str) and c]
+        for candidate in candidates:
+            tip = _commit(candidate)
+            if tip is None:
+                continue
+            merge_base = git("merge-base", "HEAD", tip, check=False)
+            if merge_base:
+                return BaseRevision(merge_base, f"base-{merge_base[:12]}",
+                                    f"merge base of HEAD with {target or candidate}")
+        raise BaseError(f"cannot find the merge base with the pull request's target branch {target or '?'}"
+                        f"{_shallow_hint()}; or set base-ref")
+    if ref.startswith("refs/tags/"):
+        tag = ref[len("refs/tags/"):]
+        previous = git("describe", "--tags", "--abbrev=0", f"{tag}^", check=False)
+        if not previous:
+            if git("rev-parse", "--is-shallow-repository", check=False) == "true":
+                raise BaseError(f"cannot find the tag before {tag}{_shallow_hint()}")
+            raise FirstRelease(tag)
+        sha = _commit(previous)
+        if sha is None:
+            raise BaseError(f"tag {previous!r} does not name a commit")
+        return BaseRevision(sha, _label_for(previous, sha), f"previous tag {previous}")
+    raise BaseError("input base is required (a store label, a snapshot file, or git:origin/main:PATH), or base-ref "
+                    "(a git revision whose server is built and captured); base-ref defaults to the merge base on "
+                    "pull requests and to the previous tag on tag pushes")
+
+
+@contextlib.contextmanager
+def worktree(sha: str) -> Iterator[Path]:
+    """Check ``sha`` out in a temporary git worktree (detached) and yield the repository root there; the
+    worktree is removed afterwards, also after a failure or SIGTERM (``git worktree remove --force``, the
+    folder deleted, ``git worktree prune``). Raises ``BaseError`` when the checkout fails."""
+    parent = Path(tempfile.mkdtemp(prefix="schema-audit-base-", dir=os.environ.get("RUNNER_TEMP") or None))
+    path = parent / "checkout"
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum: int, frame: object) -> None:  # run the cleanup below on a cancelled job
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        git("worktree", "add", "--detach", "--force", "--quiet", str(path), sha)
+        yield path
+    finally:
+        git("worktree", "remove", "--force", str(path), check=False)
+        shutil.rmtree(parent, ignore_errors=True)
+        git("worktree", "prune", check=False)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def repo_prefix() -> str:
+    """The current folder relative to the repository root (``""`` at the root, else ``sub/dir/``)."""
+    return git("rev-parse", "--show-prefix")
+
+
+def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
+    """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
+    Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
+    import sys
+
+    sys.stderr.write(f"schema-audit: {what}: {command}\n")
+    sys.stderr.flush()
+    try:
+        proc = subprocess.run(["/bin/sh", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace", timeout=SETUP_TIMEOUT_S,
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
+    sys.stderr.write(proc.stdout)
+    if proc.returncode != 0:
+        tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])
+        raise BaseError(f"{what} failed (exit {proc.returncode}): {tail or 'no output'}", 3)
+
+
+@contextlib.contextmanager
+def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what: str,
+                   timeout_s: float = 60.0, secrets: tuple[str, ...] = ()) -> Iterator[None]:
+    """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
+    accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
+    (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
+    when it exits first or is not listening within ``timeout_s`` seconds."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+    def output() -> str:
+        log.seek(0)
+        text = log.read().decode("utf-8", "replace")
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, "***") if secret else text
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        return " | ".join(lines[-TAIL_LINES:]) or "no output"
+
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if proc.poll() is not None:
+                raise BaseError(f"{what}: start-command exited with {proc.returncode} before {host}:{port} "
+                                f"accepted connections: {output()}", 3)
+            try:
+                with socket.create_connection((host, port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise BaseError(f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after "
+                                    f"start-command: {output()}", 3) from None
+                time.sleep(0.1)
+        yield
+    finally:
+        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+            if proc.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=wait)
+        log.close()
