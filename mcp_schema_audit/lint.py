@@ -8,6 +8,7 @@ and output value sets (warnings), listing-time breakers and metaschema-invalid s
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterator
 
@@ -120,7 +121,27 @@ METASCHEMA_MAX_NODES = 5_000
 
 
 def _metaschema_problem(schema: Any) -> str | None:
-    """Why ``schema`` is invalid against its dialect's metaschema, or None (also for huge schemas)."""
+    """Why ``schema`` is invalid against its dialect's metaschema, or None (also for huge schemas).
+
+    The fast path (``schema.metacheck.surely_valid``) settles the common case; the full ``check_schema`` runs
+    only when it is not sure, once per distinct schema text (cached), and gives the precise error."""
+    from mcp_schema_audit.schema import dialect_of
+    from mcp_schema_audit.schema.metacheck import surely_valid
+
+    if surely_valid(schema, dialect_of(schema), METASCHEMA_MAX_NODES):
+        return None
+    key = json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
+    if key not in _METASCHEMA_CACHE:
+        if len(_METASCHEMA_CACHE) >= 512:
+            _METASCHEMA_CACHE.pop(next(iter(_METASCHEMA_CACHE)))
+        _METASCHEMA_CACHE[key] = _full_metaschema_problem(schema)
+    return _METASCHEMA_CACHE[key]
+
+
+_METASCHEMA_CACHE: dict[str, str | None] = {}
+
+
+def _full_metaschema_problem(schema: Any) -> str | None:
     from jsonschema import exceptions as jexc
     from jsonschema import validators
 

@@ -352,3 +352,22 @@ def test_fuzz_file_runs_in_process(no_network: list[Any]) -> None:
     assert no_network == [("127.0.0.1", 9)]
     no_network.clear()
     assert "mcp_schema_audit.engine" in sys.modules  # in-process, so the fixtures apply to it
+
+
+@settings(FUZZ, max_examples=400)
+@given(SCHEMAS, st.sampled_from(["2020-12", "draft-07"]))
+def test_metaschema_fast_path_never_passes_an_invalid_schema(schema: Any, dialect: str) -> None:
+    """``surely_valid`` may say "not sure" for a valid schema, never "valid" for one ``check_schema`` rejects."""
+    from jsonschema import Draft7Validator, Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    from mcp_schema_audit.schema.metacheck import surely_valid
+
+    if isinstance(schema, dict):
+        schema = {**schema, "$schema": "http://json-schema.org/draft-07/schema#"} if dialect == "draft-07" else schema
+    cls = Draft7Validator if dialect == "draft-07" else Draft202012Validator
+    if surely_valid(schema, dialect):
+        try:
+            cls.check_schema(schema)
+        except SchemaError as exc:
+            raise AssertionError(f"fast path passed an invalid schema: {exc.message}") from None

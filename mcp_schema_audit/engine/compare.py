@@ -89,7 +89,7 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     if old_doc.canonical != new_doc.canonical:
         findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
         if oracle:
-            findings += oracle_findings(findings, p_doc, v_doc, tool, direction)
+            findings += oracle_findings(findings, p_doc, v_doc, tool, direction, comparer.identity)
     return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
 
 

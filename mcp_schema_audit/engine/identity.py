@@ -10,6 +10,7 @@ computed once per subtree (memoized by identity).
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from typing import Any
 
@@ -73,11 +74,24 @@ class Identity:
         self.enabled = p_doc.dialect == v_doc.dialect
 
     def identical(self, p: Any, v: Any) -> bool:
-        """True only when proven: equal texts and equal ``$ref`` targets (never for unresolvable refs)."""
+        """True only when proven: equal texts and equal ``$ref`` targets (never for unresolvable refs).
+
+        Python's ``==`` (C speed) rules most pairs out at once; it cannot tell ``true`` from ``1``, so a pair it
+        calls equal is confirmed by its pickled bytes (which keep types and key order), else by canonical text.
+        """
         if not self.enabled or not isinstance(p, (dict, bool)) or not isinstance(v, (dict, bool)):
             return False
-        if self.p.text(p) != self.v.text(v):
+        if p != v:
             return False
+        try:
+            p_bytes = pickle.dumps(p, protocol=5)
+            same_bytes = p_bytes == pickle.dumps(v, protocol=5)
+        except (pickle.PicklingError, RecursionError, TypeError):
+            p_bytes, same_bytes = b"$ref", False
+        if not same_bytes and self.p.text(p) != self.v.text(v):
+            return False
+        if b"$ref" not in p_bytes:
+            return True
         refs = self.p.refs(p)
         if refs is None:
             return False

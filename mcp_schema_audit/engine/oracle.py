@@ -18,12 +18,14 @@ walk's blind spots. It is deterministic: the seed comes from the tool name and d
 
 from __future__ import annotations
 
+import json
 import random
 import zlib
 from typing import Any
 
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import pointer
+from mcp_schema_audit.engine.nodes import ASSERTIONS
 from mcp_schema_audit.engine.sampler import FORMAT_SAMPLES, NoSample, regex_examples, sample
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
@@ -38,10 +40,6 @@ _INTEROP = 2**53 - 1
 _OBJECT_ONLY = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "dependentSchemas",
                 "dependentRequired", "dependencies", "minProperties", "maxProperties", "unevaluatedProperties",
                 "patternProperties", "propertyNames", "$recursiveRef")
-_HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
-                   '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
-                   '"items":[', '"propertyNames"', '"$schema"', '"$ref"')
-
 
 class _Region:
     """A place where P and V differ: their subschemas there, where that is in the instance, and (for an object
@@ -64,13 +62,22 @@ def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, dept
     p_at, v_at = at
     if len(out) >= MAX_REGIONS or ident.identical(p, v):
         return out
+    if depth < 32 and _bare_ref(p) and _bare_ref(v):
+        # both sides name a definition: the difference is inside the definitions, where the walk goes on
+        try:
+            (pt, pt_at), (vt, vt_at) = _target(ident.p.doc, p, p_at), _target(ident.v.doc, v, v_at)
+        except RefError:
+            pass
+        else:
+            return regions(pt, vt, ident, inst, depth + 1, out, (pt_at, vt_at))
     plain = (isinstance(p, dict) and isinstance(v, dict) and depth < 32
              and not any(k in p or k in v for k in _OBJECT_ONLY))
     if plain and type_set(p) == type_set(v) == {"object"}:
         pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
-        rest_p = {k: x for k, x in p.items() if k not in ("properties", "required")}
-        rest_v = {k: x for k, x in v.items() if k not in ("properties", "required")}
+        # what else the node asserts (its $defs and annotations assert nothing about its values)
+        rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k not in ("properties", "required")}
+        rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k not in ("properties", "required")}
         req_p = set(p.get("required") or []) if isinstance(p.get("required"), list) else set()
         req_v = set(v.get("required") or []) if isinstance(v.get("required"), list) else set()
         if ident.identical(rest_p, rest_v):
@@ -85,13 +92,25 @@ def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, dept
     if plain and type_set(p) == type_set(v) == {"array"} and isinstance(p.get("items"), dict) and \
             isinstance(v.get("items"), dict) and "prefixItems" not in p and "prefixItems" not in v and "contains" not in p \
             and "contains" not in v and not p.get("uniqueItems") and not v.get("uniqueItems"):
-        rest_p = {k: x for k, x in p.items() if k != "items"}
-        rest_v = {k: x for k, x in v.items() if k != "items"}
+        rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k != "items"}
+        rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k != "items"}
         if ident.identical(rest_p, rest_v) and not p.get("minItems"):
             return regions(p["items"], v["items"], ident, [*inst, 0], depth + 1, out,
                            ([*p_at, "items"], [*v_at, "items"]))
     out.append(_Region(p, v, inst, None, p_at, v_at))
     return out
+
+
+def _bare_ref(node: Any) -> bool:
+    return isinstance(node, dict) and isinstance(node.get("$ref"), str) and not any(
+        k in ASSERTIONS for k in node if k != "$ref")
+
+
+def _target(doc: SchemaDoc, node: dict[str, Any], at: list[Any]) -> tuple[Any, list[Any]]:
+    """The target of a bare ``$ref`` and its location (the referring node's when the pointer is not local)."""
+    target, tokens = doc.lookup(node["$ref"])
+    local = not (tokens and str(tokens[0]).startswith("$ref:"))
+    return target, list(tokens) if local else at
 
 
 class _Draw:
@@ -281,7 +300,7 @@ def _relates(a: str, b: str) -> bool:
 
 
 def oracle_findings(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str,
-                    direction: str) -> list[Finding]:
+                    direction: str, ident: Identity | None = None) -> list[Finding]:
     """The oracle's findings for one tool and direction whose schemas differ (see the module docstring).
 
     ``findings`` are the walk's; returns ``sampled-counterexample`` findings (breaking, confirmed per host
@@ -289,12 +308,13 @@ def oracle_findings(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc,
     empty and nothing was found; otherwise ``[]``. Never raises for hostile schemas.
     """
     try:
-        return _oracle(findings, p_doc, v_doc, tool, direction)
+        return _oracle(findings, p_doc, v_doc, tool, direction, ident)
     except (RecursionError, MemoryError):
         return []
 
 
-def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str) -> list[Finding]:
+def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str,
+            ident: Identity | None) -> list[Finding]:
     try:
         p_doc.check_cost()
         v_doc.check_cost()
@@ -304,26 +324,30 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
     if any(f.instance_pointer is None for f in loud):
         return []  # a schema-level warning (dialect, budget, undecidable root) already covers every value
     places = [f.instance_pointer or "" for f in loud]
-    hosts = HOST_PROFILES if any(k in p_doc.canonical + v_doc.canonical for k in _HOST_SENSITIVE) else ("python-sdk",)
-    ident = Identity(p_doc, v_doc)
+    hosts = ("python-sdk",) if p_doc.profiles_agree and v_doc.profiles_agree else HOST_PROFILES
+    ident = ident or Identity(p_doc, v_doc)
     seed = zlib.crc32(f"{tool}\x1f{direction}".encode("utf-8", "surrogatepass"))
     drawn = 0
     out: list[Finding] = []
     seen: set[str] = set()
     for region in regions(p_doc.root, v_doc.root, ident):
-        p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
+        where = pointer(region.inst)
+        if any(_relates(where, place) for place in places):
+            continue  # a finding already speaks for this place: any rejection here is explained
+        check = _Checker(p_doc, _pruned(region.p, region.keys), v_doc, _pruned(region.v, region.keys), hosts)
         rng = random.Random(seed + len(region.inst))
+        tried: set[str] = set()
         for k in range(SAMPLES_PER_REGION):
             try:
                 value = _Draw(p_doc, rng, k).value(region.p, 0, region.keys)
             except (NoSample, RecursionError, TypeError, ValueError, KeyError, AttributeError):
                 continue
+            key = json.dumps(value, sort_keys=True, default=str) + type(value).__name__
+            if key in tried:
+                continue  # the same value drawn again proves nothing new
+            tried.add(key)
             drawn += 1
-            rejected = _rejected(p_doc, p_node, v_doc, v_node, value, hosts)
-            if not rejected:
-                continue
-            where = pointer(region.inst)
-            if any(_relates(where, place) for place in places):
+            if not check.rejected(value):
                 continue
             witness = _embed(p_doc, region.inst, value)
             if witness is None:
@@ -342,17 +366,27 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
     return out
 
 
-def _rejected(p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, value: Any, hosts: tuple[str, ...]) -> bool:
-    """Does some host accept ``value`` under P's region node and reject it under V's?"""
-    for host in hosts:
-        try:
-            if not p_doc.validator(host).evolve(schema=p_node).is_valid(value):
+class _Checker:
+    """Validators of one region, built once: does some host accept a value under P's node and reject it under
+    V's? V is asked first (most values pass it, and then P need not be asked)."""
+
+    def __init__(self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...]) -> None:
+        self.pairs: list[tuple[Any, Any]] = []
+        for host in hosts:
+            try:
+                self.pairs.append((p_doc.validator(host).evolve(schema=p_node), v_doc.validator(host).evolve(
+                    schema=v_node)))
+            except Exception:  # a host that cannot compile either side decides nothing here
                 continue
-            if not v_doc.validator(host).evolve(schema=v_node).is_valid(value):
-                return True
-        except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
-            continue
-    return False
+
+    def rejected(self, value: Any) -> bool:
+        for p_check, v_check in self.pairs:
+            try:
+                if not v_check.is_valid(value) and p_check.is_valid(value):
+                    return True
+            except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
+                continue
+        return False
 
 
 def _embed(p_doc: SchemaDoc, inst: list[Any], value: Any) -> Any:

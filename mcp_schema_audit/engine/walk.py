@@ -33,13 +33,8 @@ from mcp_schema_audit.engine.scalars import ScalarsMixin
 from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
 from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
+from mcp_schema_audit.schema.doc import HOST_SENSITIVE
 
-#: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
-#: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2020-12-only keywords; regex dialects:
-#: ``pattern``, ``patternProperties``; formats checked by the TS profiles only).
-HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
-                  '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
-                  '"items":[', '"propertyNames"', '"$schema"')
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
 #: Node pairs compared per tool and direction before the engine gives up with a warning.

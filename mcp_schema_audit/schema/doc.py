@@ -35,6 +35,17 @@ from mcp_schema_audit.schema.hosts import (
 )
 
 
+#: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
+#: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2019-09/2020-12-only keywords; regex dialects:
+#: ``pattern``, ``patternProperties``; formats checked by the TS profiles only; JavaScript arithmetic:
+#: ``multipleOf``), as they appear in canonical JSON text.
+HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
+                  '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
+                  '"items":[', '"propertyNames"', '"$schema"', '"multipleOf"')
+#: A number of 16 digits or more: JavaScript reads it as a double, maybe not exactly.
+_LONG_NUMBER = re.compile(r"\d{16,}")
+
+
 @dataclass
 class SchemaDoc:
     """One tool schema as a document. ``root`` is the schema (dict or bool) exactly as sent."""
@@ -46,6 +57,7 @@ class SchemaDoc:
     _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
     _cost: float | None = field(init=False, default=None, repr=False)
     _canonical: str | None = field(init=False, default=None, repr=False)
+    _agree: bool | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -108,6 +120,19 @@ class SchemaDoc:
                 raise RefError(f"remote $ref {ref!r} is not fetched") from exc
             raise RefError(f"$ref {ref!r} cannot be resolved") from exc
         return resolved.contents, ["$ref:" + ref]
+
+    @property
+    def profiles_agree(self) -> bool:
+        """True when every host profile reads this schema the same way, so one validation answers for all: the
+        2020-12 dialect, none of the keywords the profiles read differently (``HOST_SENSITIVE``: formats, regexes,
+        ``nullable``, the 2019-09/2020-12-only keywords ts-sdk-v1 ignores, ``multipleOf``), no number beyond
+        what a JavaScript double holds exactly, and Ajv compiles it for both TS profiles. Computed once."""
+        if self._agree is None:
+            text = self.canonical
+            self._agree = (self.dialect == DEFAULT_DIALECT and not any(k in text for k in HOST_SENSITIVE)
+                           and not _LONG_NUMBER.search(text) and self.compile_problem("ts-sdk-v1") is None
+                           and self.compile_problem("ts-sdk-v2") is None)
+        return self._agree
 
     def check_cost(self) -> None:
         """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place

@@ -188,12 +188,13 @@ def _ajv_type(base_type: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=64)
 def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
     """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
     Ajv class (``ajv_kind`` "draft-07", "2019-09" or "2020-12") ECMAScript regexes and ``nullable``.
 
     Built with ``jsonschema.validators.extend`` and no ``version``, so jsonschema's registry of
-    meta-schema URIs (``validator_for``) is left alone.
+    meta-schema URIs (``validator_for``) is left alone; built once per (base, kind, dialect).
     """
     from jsonschema import validators
 

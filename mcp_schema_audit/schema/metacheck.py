@@ -1,0 +1,167 @@
+"""A fast path for the metaschema check: "certainly valid" without running jsonschema's ``check_schema``.
+
+``check_schema`` validates a schema against its dialect's metaschema with the general validator
+(``$dynamicRef``, ``allOf`` of vocabularies): on a catalog of a thousand tools it is most of a ``diff``'s
+time. ``surely_valid`` walks the schema once and checks each keyword the 2020-12 or draft-07 metaschema
+constrains (value types, non-negative integers, non-empty schema arrays, unique string arrays, regexes that
+compile, the ``$id``/``$anchor`` patterns) exactly as the metaschema does. It answers ``True`` only when
+every constrained keyword passes; anything it is not sure of (another dialect, a format the installed
+``jsonschema`` checks that this module does not, a value it does not recognise) is ``False``, and the
+caller runs the full check, which gives the precise error. Unknown keywords are annotations in both
+dialects: any value is valid.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable
+
+from mcp_schema_audit.schema.dialects import subschemas
+
+_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
+_ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
+_ID_2020 = re.compile(r"^[^#]*#?$")
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _nonneg_int(x: Any) -> bool:
+    """The metaschemas' ``nonNegativeInteger``: an integer (``2.0`` counts, as in jsonschema) ≥ 0."""
+    return _num(x) and x >= 0 and float(x).is_integer()
+
+
+def _schema(x: Any) -> bool:
+    return isinstance(x, (dict, bool))
+
+
+def _schema_map(x: Any) -> bool:
+    return isinstance(x, dict) and all(_schema(v) for v in x.values())
+
+
+def _schema_array(x: Any) -> bool:
+    return isinstance(x, list) and len(x) > 0 and all(_schema(v) for v in x)
+
+
+def _unique_strings(x: Any) -> bool:
+    return isinstance(x, list) and all(isinstance(v, str) for v in x) and len(set(x)) == len(x)
+
+
+def _type(x: Any) -> bool:
+    if isinstance(x, str):
+        return x in _TYPES
+    return (isinstance(x, list) and len(x) > 0 and all(isinstance(v, str) and v in _TYPES for v in x)
+            and len(set(x)) == len(x))
+
+
+@functools.lru_cache(maxsize=4096)
+def _regex(x: str) -> bool:
+    try:
+        re.compile(x)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
+    return True
+
+
+def _pattern(x: Any) -> bool:
+    return isinstance(x, str) and _regex(x)
+
+
+def _pattern_map(x: Any) -> bool:
+    return _schema_map(x) and all(_regex(k) for k in x)
+
+
+def _string(x: Any) -> bool:
+    return isinstance(x, str)
+
+
+def _bool(x: Any) -> bool:
+    return isinstance(x, bool)
+
+
+def _dependent_required(x: Any) -> bool:
+    return isinstance(x, dict) and all(_unique_strings(v) for v in x.values())
+
+
+def _dependencies(x: Any) -> bool:
+    return isinstance(x, dict) and all(_schema(v) or _unique_strings(v) for v in x.values())
+
+
+_COMMON: dict[str, Callable[[Any], bool]] = {
+    "type": _type, "enum": lambda x: isinstance(x, list), "multipleOf": lambda x: _num(x) and x > 0,
+    "maximum": _num, "exclusiveMaximum": _num, "minimum": _num, "exclusiveMinimum": _num,
+    "maxLength": _nonneg_int, "minLength": _nonneg_int, "pattern": _pattern, "maxItems": _nonneg_int,
+    "minItems": _nonneg_int, "uniqueItems": _bool, "maxProperties": _nonneg_int, "minProperties": _nonneg_int,
+    "required": _unique_strings, "properties": _schema_map, "patternProperties": _pattern_map,
+    "additionalProperties": _schema, "definitions": _schema_map, "dependencies": _dependencies,
+    "propertyNames": _schema, "contains": _schema, "allOf": _schema_array, "anyOf": _schema_array,
+    "oneOf": _schema_array, "not": _schema, "if": _schema, "then": _schema, "else": _schema,
+    "title": _string, "description": _string, "readOnly": _bool, "writeOnly": _bool,
+    "examples": lambda x: isinstance(x, list), "format": _string, "contentMediaType": _string,
+    "contentEncoding": _string, "$comment": _string,
+}
+_CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
+    "2020-12": {
+        **_COMMON,
+        "$id": lambda x: isinstance(x, str) and bool(_ID_2020.match(x)), "$schema": _string, "$ref": _string,
+        "$anchor": lambda x: isinstance(x, str) and bool(_ANCHOR.match(x)), "$dynamicRef": _string,
+        "$dynamicAnchor": lambda x: isinstance(x, str) and bool(_ANCHOR.match(x)),
+        "$vocabulary": lambda x: isinstance(x, dict) and all(isinstance(v, bool) for v in x.values()),
+        "$defs": _schema_map, "prefixItems": _schema_array, "items": _schema, "dependentSchemas": _schema_map,
+        "unevaluatedItems": _schema, "unevaluatedProperties": _schema, "maxContains": _nonneg_int,
+        "minContains": _nonneg_int, "dependentRequired": _dependent_required, "deprecated": _bool,
+        "contentSchema": _schema, "$recursiveAnchor": _bool, "$recursiveRef": _string,
+    },
+    "draft-07": {
+        **_COMMON,
+        "$id": _string, "$schema": _string, "$ref": _string,
+        "items": lambda x: _schema(x) or _schema_array(x), "additionalItems": _schema,
+    },
+}
+#: Formats the metaschemas put on keyword values; the check below knows how to check "regex" only.
+_METASCHEMA_FORMATS = {"uri": ("$schema", "$vocabulary"), "uri-reference": ("$id", "$ref", "$dynamicRef",
+                                                                              "$recursiveRef")}
+
+
+def _unchecked_keywords(dialect: str) -> frozenset[str]:
+    """Keywords whose format the installed jsonschema checks beyond what ``surely_valid`` does (``uri``,
+    ``uri-reference`` when ``rfc3987`` is installed): their schemas go to the full check."""
+    from jsonschema import Draft7Validator, Draft202012Validator
+
+    cls = Draft202012Validator if dialect == "2020-12" else Draft7Validator
+    checkers = cls.FORMAT_CHECKER.checkers
+    return frozenset(kw for fmt, kws in _METASCHEMA_FORMATS.items() if fmt in checkers for kw in kws)
+
+
+_UNCHECKED = {d: None for d in _CHECKS}
+
+
+def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
+    """True only when ``schema`` is certainly valid against the metaschema of ``dialect`` (``2020-12`` or
+    ``draft-07``); False means "not sure": run the full check."""
+    checks = _CHECKS.get(dialect)
+    if checks is None:
+        return False
+    unchecked = _UNCHECKED.get(dialect)
+    if unchecked is None:
+        unchecked = _UNCHECKED[dialect] = _unchecked_keywords(dialect)
+    if not _schema(schema):
+        return False
+    seen = 0
+    for _, node in subschemas(schema, max_nodes + 1):
+        seen += 1
+        if seen > max_nodes:
+            return False
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return False
+        for kw, value in node.items():
+            check = checks.get(kw)
+            if check is None:
+                continue  # an annotation or unknown keyword: any value
+            if kw in unchecked or not check(value):
+                return False
+    return True
