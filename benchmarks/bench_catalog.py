@@ -141,8 +141,8 @@ def catalogs(size: int) -> dict[str, list[dict[str, Any]]]:
 
 
 # -- the measured programs (run in child processes) ---------------------------------------------------
-def _peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _peak_mib(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def child_floor(a: str, b: str) -> dict[str, float]:
@@ -161,8 +161,8 @@ def child_audit(a: str, b: str) -> dict[str, float]:
     old, new = load_snapshot(a), load_snapshot(b)
     report = run_diff(old, new, time_budget=0)
     text = render(report, "json")
-    return {"s": time.perf_counter() - t0, "rss": _peak_mib(), "findings": len(report.findings),
-            "bytes": len(text)}
+    return {"s": time.perf_counter() - t0, "rss": _peak_mib(), "worker_rss": _peak_mib(resource.RUSAGE_CHILDREN),
+            "findings": len(report.findings), "bytes": len(text)}
 
 
 def child_jsoncompat(a: str, b: str) -> dict[str, float]:
@@ -205,6 +205,7 @@ def wide_output(n: int) -> dict[str, Any]:
 
 def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[str, Any]]:
     from mcp_schema_audit.diff import diff_snapshots
+    from mcp_schema_audit.fastpaths import clear_caches
     from mcp_schema_audit.snapshot import snapshot_from_data
 
     rows = []
@@ -216,11 +217,11 @@ def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[st
         a = json.dumps({"tools": [{**tool, "outputSchema": old}]})
         b = json.dumps({"tools": [{**tool, "outputSchema": new}]})
 
-        def audit() -> Any:
+        def audit(a: str = a, b: str = b) -> Any:
             return diff_snapshots(snapshot_from_data(json.loads(a), source="a"),
                                   snapshot_from_data(json.loads(b), source="b"))
 
-        def anchor() -> Any:
+        def anchor(old: Any = old, new: Any = new) -> Any:
             return jsoncompat.check_compat(json.dumps(old), json.dumps(new), "serializer")
 
         times: dict[str, list[float]] = {"audit": [], "jsoncompat": []}
@@ -230,6 +231,7 @@ def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[st
             for name, fn in (("audit", audit), ("jsoncompat", anchor)):
                 if name == "jsoncompat" and jsoncompat is None:
                     continue
+                clear_caches()  # cold: no result of the previous run's checks is reused
                 t0 = time.perf_counter()
                 fn()
                 times[name].append((time.perf_counter() - t0) * 1000)
@@ -237,6 +239,29 @@ def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[st
                      "jsoncompat": statistics.median(times["jsoncompat"]) if times["jsoncompat"] else float("nan"),
                      "verdicts": verdicts})
     return rows
+
+
+# -- start-up -----------------------------------------------------------------------------------------------
+def startup(runs: int = 11) -> list[tuple[str, float]]:
+    """Median wall time of ``schema-audit --help`` and of a diff of the two small seed snapshots (text report),
+    each a fresh process. ``PYTHONDONTWRITEBYTECODE`` is dropped and one warm-up run writes the bytecode, as a
+    user's machine has it after the first run."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    seed = ROOT / "fixtures" / "seed"
+    commands = [("schema-audit --help", ["--help"]),
+                ("schema-audit diff (seed 0.2.5 → 0.2.6, text)", ["diff", str(seed / "0.2.5.json"),
+                                                                  str(seed / "0.2.6.json")])]
+    out = []
+    for what, args in commands:
+        cmd = [sys.executable, "-m", "mcp_schema_audit", *args]
+        subprocess.run(cmd, capture_output=True, env=env, check=False)
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, env=env, check=False)
+            times.append(time.perf_counter() - t0)
+        out.append((what, statistics.median(times)))
+    return out
 
 
 # -- main ----------------------------------------------------------------------------------------------------
@@ -261,7 +286,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {args.runs} interleaved runs, "
           "each in a fresh process; seconds and MiB\n")
     head = (f"{'catalog':<16} {'floor s':>8} {'audit s':>8} {'jsc s':>8} {'audit/floor':>11} {'audit/jsc':>9} "
-            f"{'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'cli s':>6} {'findings':>8}")
+            f"{'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'worker MiB':>10} {'cli s':>6} {'findings':>8}")
     print(head)
     print("-" * len(head))
     typical_s: dict[int, float] = {}
@@ -282,6 +307,7 @@ def main() -> int:
                         res[kind].append(run_child(kind, a, b))
                 med = {k: statistics.median(r["s"] for r in v) if v else float("nan") for k, v in res.items()}
                 rss = {k: statistics.median(r["rss"] for r in v) if v else float("nan") for k, v in res.items()}
+                workers = statistics.median(r["worker_rss"] for r in res["audit"])
                 t0 = time.perf_counter()
                 cli = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "diff", a, b, "--format", "json",
                                       "--fail-on", "never", "--time-budget", "0"], capture_output=True, text=True)
@@ -292,7 +318,8 @@ def main() -> int:
                     typical_s[size] = med["audit"]
                 print(f"{f'{size} {scenario}':<16} {med['floor']:>8.3f} {med['audit']:>8.3f} {med['jsoncompat']:>8.3f} "
                       f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
-                      f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x {cli_s:>6.2f} "
+                      f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
+                      f"{workers if workers else '-':>10} {cli_s:>6.2f} "
                       f"{int(res['audit'][0]['findings']):>8}")
     if 1000 in typical_s and 5000 in typical_s:
         print(f"\ngrowth 1,000 → 5,000 tools (typical): {typical_s[5000] / typical_s[1000]:.2f}x time for 5x tools")
@@ -303,6 +330,9 @@ def main() -> int:
         print(f"  {row['n']:>5} properties: schema-audit {row['audit']:8.2f} | jsoncompat {row['jsoncompat']:8.3f} | "
               f"{ratio:5.2f}x   (breaking: {sorted(row['verdicts']['audit'])}; jsoncompat compatible: "
               f"{row['verdicts']['jsoncompat']})")
+    print("\nstart-up (the installed CLI, median of 11 runs, bytecode cached as on a user's machine), s:")
+    for what, seconds in startup():
+        print(f"  {what:<44} {seconds:6.3f}")
     print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -21,6 +21,9 @@ class _NewSide:
     def __repr__(self) -> str:
         return "NEW_SIDE"
 
+    def __reduce__(self) -> str:
+        return "NEW_SIDE"  # unpickled (findings come back from worker processes) as the one module-level object
+
 
 NEW_SIDE: Any = _NewSide()
 

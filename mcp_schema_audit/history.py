@@ -179,16 +179,17 @@ def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot],
 
 
 def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None,
-                  samples: Any = None) -> History:
+                  samples: Any = None, jobs: int | None = None, progress: Any = None) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts.
 
-    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there). ``samples`` (a
+    ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there; ``jobs`` and ``progress``
+    are passed to it too). ``samples`` (a
     ``probe.Recording`` of NEW's real results, ``--samples``) adds, per cohort, a breaking finding for each
     recorded result that cohort's outputSchema (or NEW's own) rejects, the real payload as its witness; its
     remarks go to ``notes``."""
     hist = History(new=new, cohorts=cohorts)
     for c in cohorts:
-        hist.findings[c.label] = diff_snapshots(c, new, time_budget=time_budget)
+        hist.findings[c.label] = diff_snapshots(c, new, time_budget=time_budget, jobs=jobs, progress=progress)
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 

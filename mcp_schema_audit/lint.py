@@ -8,12 +8,14 @@ and output value sets (warnings), listing-time breakers and metaschema-invalid s
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterator
 
+from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.issue import pointer
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.snapshot import Snapshot
@@ -100,7 +102,7 @@ def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     ``ts-sdk-v2``). Profiles that compile it are absent.
     """
     doc = SchemaDoc(schema)
-    for tokens, node in walk(schema):
+    for tokens, node in walk(schema) if '"$ref"' in doc.canonical else ():
         ref = node.get("$ref") if isinstance(node, dict) else None
         if isinstance(ref, str):
             try:
@@ -128,17 +130,13 @@ def _metaschema_problem(schema: Any) -> str | None:
     from mcp_schema_audit.schema import dialect_of
     from mcp_schema_audit.schema.metacheck import surely_valid
 
-    if surely_valid(schema, dialect_of(schema), METASCHEMA_MAX_NODES):
+    if fastpaths.enabled() and surely_valid(schema, dialect_of(schema), METASCHEMA_MAX_NODES):
         return None
-    key = json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
-    if key not in _METASCHEMA_CACHE:
-        if len(_METASCHEMA_CACHE) >= 512:
-            _METASCHEMA_CACHE.pop(next(iter(_METASCHEMA_CACHE)))
-        _METASCHEMA_CACHE[key] = _full_metaschema_problem(schema)
-    return _METASCHEMA_CACHE[key]
+    return METASCHEMA_CACHE.get(canonical(schema), lambda: _full_metaschema_problem(schema))
 
 
-_METASCHEMA_CACHE: dict[str, str | None] = {}
+#: ``_full_metaschema_problem`` per schema text.
+METASCHEMA_CACHE: ContentCache[str | None] = ContentCache(1024)
 
 
 def _full_metaschema_problem(schema: Any) -> str | None:

@@ -304,8 +304,8 @@ _ROLE_WORDS = re.compile(r"\bthe (new|cached) (schema|server|object)\b|\bnew (to
 _SWAPPED = {"old": "new", "new": "old"}
 
 
-def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
-                   time_budget: float | None = None) -> list[Finding]:
+def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *, time_budget: float | None = None,
+                   jobs: int | None = None, progress: Any = None) -> list[Finding]:
     """Findings for ``mode`` (DESIGN.md §2): ``backward`` = hosts cached OLD, server runs NEW;
     ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
 
@@ -316,19 +316,21 @@ def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *,
     version hosts cached). ``pointer`` (and so the fingerprint) stays the location in the served (OLD)
     schema. Each forward finding carries the tag ``forward`` and a message that names both versions by
     label (``[forward: hosts cached NEW, server runs OLD] … the served OLD schema …``). ``time_budget``
-    (seconds) bounds each direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
+    (seconds) bounds each direction's ``diff_snapshots`` call; ``jobs`` and ``progress`` are passed to it.
+    Raises ``UsageError`` for an unknown mode.
     """
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
     out: list[Finding] = []
     if mode in ("backward", "full"):
-        out += diff_snapshots(old, new, time_budget=time_budget)
+        out += diff_snapshots(old, new, time_budget=time_budget, jobs=jobs, progress=progress)
     if mode in ("forward", "full"):
         # a tool-level change (description, annotations) is one finding, whichever side is cached; so is a
         # change of a prompt's, resource's or template's text or mimeType, or of the instructions
         have = {(f.rule, f.tool, f.pointer) for f in out if f.direction == "tool"}
         same = {(f.rule, f.surface, f.name, f.pointer) for f in out if f.rule in SYMMETRIC_RULES}
-        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget)
+        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget, jobs=jobs,
+                                                                    progress=progress)
                 if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed")
                         and (f.rule, f.tool, f.pointer) in have)
                 and (f.rule, f.surface, f.name, f.pointer) not in same]

@@ -98,6 +98,9 @@ class Snapshot:
     #: ``(section, item key)`` → 1-based line of the item's key in the file (``prompts``, ``resources``,
     #: ``resource_templates``), filled in like ``tool_lines``. Not serialized.
     item_lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: The bytes of the file the snapshot was read from, until ``tool_lines``/``item_lines`` are located in
+    #: them (on first use: only SARIF and GitHub annotations need lines). Not serialized.
+    _file_text: bytes | None = field(default=None, repr=False, compare=False)
 
     def tool_map(self) -> dict[str, dict[str, Any]]:
         """Tools keyed by name (names are unique: checked on load)."""
@@ -115,12 +118,25 @@ class Snapshot:
     def line_of(self, tool: str, section: str = "tools") -> int:
         """1-based line of ``tool``'s ``"name"`` key in the snapshot file (for ``section`` other than
         ``tools``: the line of that section's item keyed ``tool``), or 1 when unknown."""
+        self._locate()
         line = self.tool_lines.get(tool) if section == "tools" else self.item_lines.get((section, tool))
         return line if isinstance(line, int) and line >= 1 else 1
+
+    def _locate(self) -> None:
+        """Fill ``tool_lines`` and ``item_lines`` from the file's text, once (then drop the text)."""
+        if self._file_text is None:
+            return
+        text, self._file_text = self._file_text.decode("utf-8"), None
+        self.tool_lines = locate_tool_lines(text)
+        for section, (wire, key) in LIST_SECTIONS.items():
+            if getattr(self, section):  # only walk the text again for sections that hold items
+                for ident, line in locate_tool_lines(text, (section, wire), key).items():
+                    self.item_lines[(section, ident)] = line
 
     def filtered(self, include: list[str] | None = None, exclude: list[str] | None = None) -> "Snapshot":
         """A copy holding only the tools whose name matches a glob of ``include`` (all when empty/None)
         and none of ``exclude`` (``fnmatch`` globs, case-sensitive). ``self`` is not changed."""
+        self._locate()
         keep = [t for t in self.tools if tool_selected(t["name"], include, exclude)]
         return replace(self, tools=keep, tool_lines={n: ln for n, ln in self.tool_lines.items()
                                                       if tool_selected(n, include, exclude)})
@@ -562,23 +578,18 @@ def store_path(store: Path, label: str) -> Path:
 
 
 def load_snapshot_file(path: Path) -> Snapshot:
-    """Load the snapshot (or any accepted input form) in the file ``path``, with ``tool_lines`` filled
-    in (the line of each tool in the file, for SARIF regions). Raises ``InputError``."""
+    """Load the snapshot (or any accepted input form) in the file ``path``; ``line_of`` gives the line of
+    each tool in the file (for SARIF regions), located on first use. Raises ``InputError``."""
     data = _read_file_bytes(path)
     snap = snapshot_from_data(parse_json_text(data, str(path)), source=str(path))
-    text = data.decode("utf-8")
-    snap.tool_lines = locate_tool_lines(text)
-    for section, (wire, key) in LIST_SECTIONS.items():
-        if getattr(snap, section):  # only walk the text again for sections that hold items
-            for ident, line in locate_tool_lines(text, (section, wire), key).items():
-                snap.item_lines[(section, ident)] = line
+    snap._file_text = data  # lines are located on first use (``Snapshot.line_of``)
     return snap
 
 
 def load_snapshot(ref: str, *, store: Path = DEFAULT_STORE) -> Snapshot:
     """Load a snapshot named by ``ref``: an existing file path, or else a label in ``store``.
 
-    The snapshot's ``tool_lines`` are filled in from the file. Raises ``InputError`` when neither
+    ``line_of`` locates tools in the file on first use. Raises ``InputError`` when neither
     exists or the content is not an accepted form.
     """
     path = Path(ref)

@@ -94,6 +94,8 @@ def test_help_is_fast_and_sdk_free():
      "SA_UNSET_VAR_X is not set"),
     (["snapshot", "--label", "x", "--protocol", "2099", "--", "true"], "--protocol must be"),
     (["schema", "nothing"], "unknown schema"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--jobs", "0"], "--jobs must be"),
+    (["history", str(SEED / "0.2.6.json"), "--against", str(SEED / "0.2.5.json"), "-j", "-3"], "--jobs must be"),
 ])
 def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: str):
     r = cli(*args)
@@ -302,3 +304,44 @@ def test_demo_keep_refuses_to_replace_stored_snapshots(tmp_path: Path):
     r = cli("demo", "--keep", str(tmp_path))
     assert r.returncode == 2 and "pass --force" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert (tmp_path / "snapshots" / "v1.json").read_bytes() == before
+
+
+def _pty_run(args: list[str], tmp_path: Path) -> tuple[int, bytes, str]:
+    """Run the CLI with stderr on a pseudo-terminal and stdout to a file: (exit code, stderr bytes, stdout)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    out = tmp_path / "stdout.txt"
+    with out.open("w") as stdout:
+        proc = subprocess.Popen([sys.executable, "-m", "mcp_schema_audit", *args], stdout=stdout, stderr=slave,
+                                cwd=ROOT, env={**os.environ, "TERM": "xterm"})
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    return proc.wait(timeout=120), err, out.read_text(encoding="utf-8")
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path):
+    """A rich progress bar (tools compared / total) on stderr when it is a terminal; nothing when it is not;
+    the report on stdout is the same either way."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_catalog import catalogs
+
+    cats = catalogs(120)
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"tools": cats["old"]}), encoding="utf-8")
+    new.write_text(json.dumps({"tools": cats["rewrite"]}), encoding="utf-8")
+    args = ["diff", str(old), str(new), "--format", "json"]
+    code, err, tty_out = _pty_run(args, tmp_path)
+    assert code == 1 and b"comparing tools" in err and b"120/120" in err, err[-400:]
+    plain = cli(*args)
+    assert plain.returncode == 1 and plain.stderr == "" and plain.stdout == tty_out

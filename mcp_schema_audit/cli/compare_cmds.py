@@ -15,11 +15,14 @@ from mcp_schema_audit.cli.options import (
     _HISTORY_FORMATS_HELP,
     _HOST_HELP,
     _SEVERITY_HELP,
+    _JOBS_HELP,
     _TIME_BUDGET_HELP,
     _SAMPLES_HELP,
     _TOOL_HELP,
     HISTORY_FORMATS,
+    _Progress,
     _budget,
+    _jobs,
     _load,
     _render,
     _settings,
@@ -53,6 +56,7 @@ def diff(
                                          help="Write the report to this file (atomically)."),
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
     samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help=_JOBS_HELP),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -66,13 +70,15 @@ def diff(
     opts = _settings(config, fail_on, mode, host, severity, store, fmt=fmt, formats=REPORT_FORMATS, tools=tool,
                      exclude_tools=exclude_tool)
     fmt = opts["format"]
+    budget, jobs = _budget(time_budget), _jobs(jobs)
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
     recording = _samples(samples)
     (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
-    report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
-                      severity=opts["severity"], ignore=opts["config"].ignore, time_budget=_budget(time_budget),
-                      samples=recording)
+    with _Progress("comparing tools") as bar:
+        report = run_diff(old_snap, new_snap, fail_on=opts["fail_on"], mode=opts["mode"], hosts=opts["hosts"],
+                          severity=opts["severity"], ignore=opts["config"].ignore, time_budget=budget,
+                          samples=recording, jobs=jobs, progress=bar.callback)
     report.notes += notes
     _write_output(_render(report, fmt, output), output)
     # --format ignore writes config for the findings it lists: it is not a gate (so `>> .schema-audit.toml` works)
@@ -99,6 +105,7 @@ def history(
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS",
                                                 help=_TIME_BUDGET_HELP + " Per cached version."),
     samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help=_JOBS_HELP),
 ) -> None:
     """Check NEW against every version hosts may still have cached (one cohort per snapshot).
 
@@ -113,6 +120,7 @@ def history(
 
     opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
                      tools=tool, exclude_tools=exclude_tool)
+    budget, jobs = _budget(time_budget), _jobs(jobs)
     new_snap = _load(new, opts["store"])
     recording = _samples(samples)
     if against:
@@ -137,7 +145,9 @@ def history(
              "(a first release; name cached versions with --against)")
         raise typer.Exit(int(ExitCode.OK))
     (new_snap, *cohorts), notes = _tool_filter([new_snap, *cohorts], opts["tools"], opts["exclude_tools"])
-    hist = check_history(new_snap, cohorts, time_budget=_budget(time_budget), samples=recording)
+    with _Progress("comparing tools") as bar:
+        hist = check_history(new_snap, cohorts, time_budget=budget, samples=recording, jobs=jobs,
+                             progress=bar.callback)
     from mcp_schema_audit.surfaces import uncompared_note
 
     hist.notes += notes + [n for n in (uncompared_note(c, new_snap) for c in cohorts) if n]

@@ -7,6 +7,7 @@ import fnmatch
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -113,6 +114,63 @@ _TIME_BUDGET_HELP = ("Last-resort guard: seconds the whole comparison may run (d
                      "guard the run stops with exit 4 and writes no report.")
 
 
+_JOBS_HELP = ("Processes to compare tools on (default: every core this process may use; 1 = one process). "
+              "Only catalogs with many changed tools are split; the report is the same either way.")
+
+
+def _jobs(jobs: Optional[int]) -> Optional[int]:
+    """``--jobs`` checked: None (every available core) or an integer ≥ 1; raises ``UsageError``."""
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be a number of processes ≥ 1 (got {jobs})")
+    return jobs
+
+
+class _Progress:
+    """A rich progress bar on stderr while tools are compared, only when stderr is a terminal (and ``TERM`` is
+    not ``dumb``); otherwise nothing at all. Use as a context manager; ``update(done, total)`` is the
+    engine's ``progress`` callback (a new pass, e.g. the forward half of ``--mode full`` or the next cohort
+    of ``history``, starts again from 0). Refreshed by the callback, never by a thread (the worker pool forks)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar: Any = None
+        self.task: Any = None
+        self.passes = 0
+        self.last = -1
+        self.shown = 0.0
+
+    def __enter__(self) -> "_Progress":
+        if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=Console(stderr=True), auto_refresh=False, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=None)
+        return self
+
+    @property
+    def callback(self) -> Any:
+        """The ``progress(done, total)`` callback, or None when no bar is shown."""
+        return self.update if self.bar is not None else None
+
+    def update(self, done: int, total: int) -> None:
+        if done <= self.last:
+            self.passes += 1
+        self.last = done
+        label = self.what if not self.passes else f"{self.what} (pass {self.passes + 1})"
+        self.bar.update(self.task, completed=done, total=total, description=label)
+        now = time.monotonic()
+        if done == total or now - self.shown >= 0.1:  # at most ten redraws a second
+            self.shown = now
+            self.bar.refresh()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 def _budget(seconds: Optional[float]) -> Optional[float]:
     """``--time-budget`` checked: None (the engine's default) or a finite number ≥ 0; raises ``UsageError``."""
     if seconds is None:
@@ -208,11 +266,13 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
 
 def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
              hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None, samples: Any = None) -> Any:
+             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None, samples: Any = None,
+             jobs: Optional[int] = None, progress: Any = None) -> Any:
     """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
 
     Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
-    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none). ``samples`` (a
+    comparison (``engine.diff_snapshots``; default ``RUN_TIME_BUDGET_S``, 0 = none); ``jobs`` and ``progress``
+    as there (processes, and a ``(done, total)`` callback). ``samples`` (a
     ``probe.Recording`` of NEW's real results, ``--samples``) adds a breaking finding for every recorded
     result OLD's outputSchema (or NEW's own) rejects, with the real payload as its witness, even where the
     schema comparison found nothing. Raises ``UsageError`` for a bad mode, or ``samples`` with ``mode``
@@ -231,7 +291,7 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
     note = uncompared_note(old, new)
     if note:
         notes.append(note)
-    findings = diff_with_mode(old, new, mode, time_budget=time_budget)
+    findings = diff_with_mode(old, new, mode, time_budget=time_budget, jobs=jobs, progress=progress)
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 

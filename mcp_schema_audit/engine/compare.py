@@ -17,12 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.confirm import issue_to_finding
 from mcp_schema_audit.engine.issue import Budget, Issue
 from mcp_schema_audit.engine.oracle import oracle_findings
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.walk import Comparer
 from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc, dialect_sensitive
 
 #: Seconds one ``diff_snapshots`` call may run before it stops with exit 4: a last-resort guard far above
@@ -58,6 +60,8 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
             return [make_finding("output-schema-removed", tool, "", "outputSchema removed", old, None)]
     old = {} if old is None else old
     new = {} if new is None else new
+    if fastpaths.enabled() and same_json(old, new):
+        return []  # identical schemas: nothing can differ (the walk would skip them whole)
     old_doc, new_doc = SchemaDoc(old), SchemaDoc(new)
     findings = _schema_level(old, new, old_doc, new_doc, direction, tool)
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)

@@ -151,8 +151,8 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     alike = p_doc.profiles_agree and v_doc.profiles_agree and not _LONG_NUMBER.search(canon(instance))
     for profile in HOST_PROFILES[:1] if alike else HOST_PROFILES:
         try:
-            accepted = not p_doc.errors(instance, profile)
-            errs = v_doc.errors(instance, profile)
+            accepted = p_doc.accepts(instance, profile)
+            errs = v_doc.errors(instance, profile) if accepted else []
         except (RefError, ValueError, RecursionError) as exc:
             problems.append(f"{profile}: {exc}")
             continue

@@ -10,10 +10,10 @@ computed once per subtree (memoized by identity).
 from __future__ import annotations
 
 import json
-import pickle
 import re
 from typing import Any
 
+from mcp_schema_audit.jsontext import canonical, same_json
 from mcp_schema_audit.schema import RefError, SchemaDoc
 
 _REF = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
@@ -32,7 +32,7 @@ class Texts:
         hit = self._text.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-        text = json.dumps(node, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        text = canonical(node)
         if isinstance(node, (dict, list)):
             self._text[id(node)] = (node, text)
         return text
@@ -76,21 +76,13 @@ class Identity:
     def identical(self, p: Any, v: Any) -> bool:
         """True only when proven: equal texts and equal ``$ref`` targets (never for unresolvable refs).
 
-        Python's ``==`` (C speed) rules most pairs out at once; it cannot tell ``true`` from ``1``, so a pair it
-        calls equal is confirmed by its pickled bytes (which keep types and key order), else by canonical text.
+        Exact JSON equality first (``jsontext.same_json``: C-speed ``==``, then types), then the ``$ref`` targets.
         """
         if not self.enabled or not isinstance(p, (dict, bool)) or not isinstance(v, (dict, bool)):
             return False
-        if p != v:
+        if not same_json(p, v):
             return False
-        try:
-            p_bytes = pickle.dumps(p, protocol=5)
-            same_bytes = p_bytes == pickle.dumps(v, protocol=5)
-        except (pickle.PicklingError, RecursionError, TypeError):
-            p_bytes, same_bytes = b"$ref", False
-        if not same_bytes and self.p.text(p) != self.v.text(v):
-            return False
-        if b"$ref" not in p_bytes:
+        if isinstance(p, bool) or '"$ref"' not in self.p.text(p):
             return True
         refs = self.p.refs(p)
         if refs is None:

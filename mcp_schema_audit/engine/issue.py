@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import json_type
 
 NO_WITNESS = object()  # "no witness"
@@ -50,7 +51,8 @@ def pointer(tokens: list[Any]) -> str:
 
 
 def canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """Canonical JSON text of ``value``: the engine's key for JSON equality (``jsontext.canonical``)."""
+    return canonical(value)
 
 
 def same_value(a: Any, b: Any) -> bool:

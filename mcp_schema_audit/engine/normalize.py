@@ -271,7 +271,7 @@ class Normalizer:
             if "enum" in other or "const" in other:
                 continue
             try:
-                check = self.doc.validator().evolve(schema=other)
+                check = self.doc.validator_for(other)
                 if all(check.is_valid(x) for x in values):
                     return True
             except Exception:  # an undecidable check absorbs nothing
@@ -510,7 +510,7 @@ class Normalizer:
         rest = {k: v for k, v in node.items() if k not in ("enum", "const", "type", "$id")}
         if rest and values and len(values) <= 1000:
             try:
-                check = self.doc.validator().evolve(schema=rest)
+                check = self.doc.validator_for(rest)
                 values = [x for x in values if _accepts(check, x)]
             except Exception:  # an uncompilable or hostile sibling decides nothing: values kept
                 pass

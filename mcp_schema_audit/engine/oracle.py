@@ -324,7 +324,6 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
     if any(f.instance_pointer is None for f in loud):
         return []  # a schema-level warning (dialect, budget, undecidable root) already covers every value
     places = [f.instance_pointer or "" for f in loud]
-    hosts = ("python-sdk",) if p_doc.profiles_agree and v_doc.profiles_agree else HOST_PROFILES
     ident = ident or Identity(p_doc, v_doc)
     seed = zlib.crc32(f"{tool}\x1f{direction}".encode("utf-8", "surrogatepass"))
     drawn = 0
@@ -334,7 +333,10 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
         where = pointer(region.inst)
         if any(_relates(where, place) for place in places):
             continue  # a finding already speaks for this place: any rejection here is explained
-        check = _Checker(p_doc, _pruned(region.p, region.keys), v_doc, _pruned(region.v, region.keys), hosts)
+        p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
+        # hosts that read this region alike answer alike: one of them asks for all
+        hosts = ("python-sdk",) if p_doc.agrees_at(p_node) and v_doc.agrees_at(v_node) else HOST_PROFILES
+        check = _Checker(p_doc, p_node, v_doc, v_node, hosts)
         rng = random.Random(seed + len(region.inst))
         tried: set[str] = set()
         for k in range(SAMPLES_PER_REGION):
@@ -374,8 +376,7 @@ class _Checker:
         self.pairs: list[tuple[Any, Any]] = []
         for host in hosts:
             try:
-                self.pairs.append((p_doc.validator(host).evolve(schema=p_node), v_doc.validator(host).evolve(
-                    schema=v_node)))
+                self.pairs.append((p_doc.validator_for(p_node, host), v_doc.validator_for(v_node, host)))
             except Exception:  # a host that cannot compile either side decides nothing here
                 continue
 
@@ -429,8 +430,8 @@ def _confirmed(p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str
     declared = False
     for host in HOST_PROFILES:
         try:
-            accepted = not p_doc.errors(witness, host)
-            errs = v_doc.errors(witness, host)
+            accepted = p_doc.accepts(witness, host)
+            errs = v_doc.errors(witness, host) if accepted else []
         except (RefError, ValueError, RecursionError):
             continue
         declared = declared or (accepted and host in ("python-sdk", "ts-sdk-v2"))

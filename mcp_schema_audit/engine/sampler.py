@@ -178,7 +178,7 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
     rest = {k: v for k, v in node.items() if k != "not"}
     first = sample(rest, doc, depth + 1)
     try:
-        excluded = doc.validator().evolve(schema=node["not"])
+        excluded = doc.validator_for(node["not"])
         candidates = [first] + [_sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))]
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
         for cand in candidates[:64]:
@@ -226,7 +226,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
         if "contains" in node and need:
             try:
-                matches = doc.validator().evolve(schema=node["contains"])
+                matches = doc.validator_for(node["contains"])
                 have = sum(1 for x in out if matches.is_valid(x))
             except Exception:  # an uncompilable contains: the sample is a best effort
                 have = 0
@@ -275,7 +275,7 @@ def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, 
         added = False
         for c in conds:
             try:
-                branch = c.then if doc.validator().evolve(schema=c.if_).is_valid(obj) else c.else_
+                branch = c.then if doc.validator_for(c.if_).is_valid(obj) else c.else_
             except Exception:  # a hostile or uncompilable test: leave the sample as it is
                 return obj
             required = branch.get("required") if isinstance(branch, dict) else None

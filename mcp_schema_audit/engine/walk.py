@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.applicators import ApplicatorMixin
 from mcp_schema_audit.engine.arrays import ArraysMixin
 from mcp_schema_audit.engine.confirm import same_reason
@@ -33,7 +34,7 @@ from mcp_schema_audit.engine.scalars import ScalarsMixin
 from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
 from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
-from mcp_schema_audit.schema.doc import HOST_SENSITIVE
+from mcp_schema_audit.schema.doc import host_sensitive_text
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
@@ -71,8 +72,8 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         self.work = 0
         self.validations = 0
         self.identity = Identity(p_doc, v_doc)
-        #: fast paths (identical-subtree skip) on; off only to check they change no verdict (tests)
-        self.fast = True
+        #: the identical-subtree skip (``fastpaths``: off only to check that it changes no verdict)
+        self.fast = fastpaths.enabled()
 
     # -- budgets and validation ------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -85,7 +86,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         self.validations += 1
         if self.validations > VALIDATION_BUDGET:
             raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
-        return doc.validator(profile).evolve(schema=node)
+        return doc.validator_for(node, profile)
 
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
         """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
@@ -339,8 +340,8 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
     @staticmethod
     def _host_sensitive(node: Any, doc: SchemaDoc) -> bool:
         """Could host profiles disagree on a value under ``node``? True when it (or, through a ``$ref``, its
-        document) uses a keyword only some profiles read or read differently (``HOST_SENSITIVE``)."""
-        text = canon(node)
+        document) uses a keyword only some profiles read or read differently (``host_sensitive_text``)."""
+        text, own = canon(node), int(node is doc.root and doc.root_schema_keys)
         if '"$ref"' in text or '"$dynamicRef"' in text:
-            text = doc.canonical
-        return doc.dialect != DEFAULT_DIALECT or any(k in text for k in HOST_SENSITIVE)
+            text, own = doc.canonical, doc.root_schema_keys
+        return doc.dialect != DEFAULT_DIALECT or host_sensitive_text(text, own)

@@ -1,6 +1,6 @@
 """The human report (``--format text``) of a diff, a lint, a probe or a history.
 
-Plain lines through rich without markup, soft-wrapped (CI logs keep whole lines); colours only on a
+Plain lines, never wrapped (CI logs keep whole lines); colours (through rich, without markup) only on a
 terminal. Server text is one line each and inert (``tx``): no escape sequence, and no ``::``/``##[`` that a
 CI log could read as a workflow command.
 """
@@ -43,62 +43,94 @@ def render(report: Report | History, *, color: bool = False, width: int = 120) -
     return render_text(report, color=color, width=width)
 
 
+class _Text:
+    """A line of text made of styled parts (``rich.text.Text``'s ``append``, without importing rich)."""
+
+    def __init__(self, text: str = "", style: str = "") -> None:
+        self.parts = [(text, style)] if text else []
+
+    def append(self, text: str, style: str = "") -> None:
+        self.parts.append((text, style))
+
+
+class _Lines:
+    """Collects ``_Text`` lines; ``getvalue()`` renders them: plain text, or through rich with colours (only
+    then is rich imported: a plain report must not pay for it)."""
+
+    def __init__(self, color: bool, width: int) -> None:
+        self.color, self.width, self.lines = color, width, []  # type: ignore[var-annotated]
+
+    def print(self, line: _Text) -> None:
+        self.lines.append(line)
+
+    def getvalue(self) -> str:
+        if not self.color:
+            return "".join("".join(text for text, _ in line.parts) + "\n" for line in self.lines)
+        from rich.console import Console
+        from rich.text import Text
+
+        buf = io.StringIO()
+        # soft_wrap: never hard-wrap a line (CI logs and files keep whole lines; terminals wrap themselves)
+        console = Console(file=buf, width=self.width, force_terminal=True, highlight=False, emoji=False,
+                          markup=False, soft_wrap=True)
+        for line in self.lines:
+            out = Text()
+            for text, style in line.parts:
+                out.append(text, style=style or None)
+            console.print(out)
+        return buf.getvalue()
+
+
 def render_text(report: Report, *, color: bool = False, width: int = 120) -> str:
     """A human report: what it is, notes, (probe: the calls,) one entry per finding (breaking first) with
     witnesses, ignored findings, expired ignore entries, the summary line."""
-    from rich.console import Console
-    from rich.text import Text
-
-    buf = io.StringIO()
-    # soft_wrap: never hard-wrap a line (CI logs and files keep whole lines; terminals wrap themselves)
-    console = Console(file=buf, width=width, force_terminal=color, no_color=not color, highlight=False,
-                      emoji=False, markup=False, soft_wrap=True)
-    console.print(Text(f"schema-audit {tx(headline(report))}"))
+    console = _Lines(color, width)
+    console.print(_Text(f"schema-audit {tx(headline(report))}"))
     for note in report.notes:
-        console.print(Text(f"note: {tx(note)}", style="yellow"))
+        console.print(_Text(f"note: {tx(note)}", style="yellow"))
     for call in report.calls:
-        console.print(Text(f"call {tx(call_line(call))}", style="dim"))
+        console.print(_Text(f"call {tx(call_line(call))}", style="dim"))
     findings = ordered(report.findings)
     if not findings:
         if report.ignored:
-            console.print(Text(f"No findings besides {len(report.ignored)} ignored."))
+            console.print(_Text(f"No findings besides {len(report.ignored)} ignored."))
         else:
-            console.print(Text("No schema changes." if report.kind == "diff" else "No findings."))
+            console.print(_Text("No schema changes." if report.kind == "diff" else "No findings."))
     for f in findings:
-        head = Text()
+        head = _Text()
         head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
         tags = f" ({', '.join(f.tags)})" if f.tags else ""
         head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
-        console.print(Text(f"         {tx(detail(f))}"))
+        console.print(_Text(f"         {tx(detail(f))}"))
         if f.reason:
-            console.print(Text(f"         ({tx(f.reason)})", style="dim"))
+            console.print(_Text(f"         ({tx(f.reason)})", style="dim"))
         if f.severity == "breaking" and f.witness:
             w = f.witness
             inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
             if len(inst) > _WITNESS_CHARS:
                 inst = inst[:_WITNESS_CHARS - 1] + "…"
-            console.print(Text(f"         witness: {tx(inst)}", style="dim"))
+            console.print(_Text(f"         witness: {tx(inst)}", style="dim"))
             accepted, rejected = witness_sides(report, f)
             errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
             if len(errors) > 1:
-                console.print(Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
+                console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
                 for host, message in errors.items():
-                    console.print(Text(f"           {tx(host)}: {tx(message)}", style="dim"))
+                    console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
             else:
-                console.print(Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: "
+                console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: "
                                    f"{tx(w.get('error', ''))}", style="dim"))
             how = fix(f.rule)
             if how:
-                console.print(Text(f"         fix: {how}", style="dim"))
+                console.print(_Text(f"         fix: {how}", style="dim"))
     for f, reason in report.ignored:
-        console.print(Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
+        console.print(_Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
                            f"{tx(reason)}", style="dim"))
     for entry in report.expired_ignores:
-        console.print(Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}",
+        console.print(_Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}",
                            style="yellow"))
-    console.print(Text(summary_line(report), style="bold" if not report.passed else ""))
-    return buf.getvalue()
+    console.print(_Text(summary_line(report), style="bold" if not report.passed else ""))
+    return console.getvalue()
 
 
 def render_history_text(hist: History, width: int = 120) -> str:

@@ -8,6 +8,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.dialects import _JSON_TYPES, _SUBSCHEMA_KEYWORDS, RefError
 from mcp_schema_audit.schema.hosts import _AJV_RULES, _AJV_SCHEMA_TYPES, _ajv_always_valid
 from mcp_schema_audit.schema.regex import ecma_compile_error
@@ -23,12 +24,9 @@ class SchemaCompileError(ValueError):
     """A host profile cannot compile the schema (Ajv throws, or the dialect is refused): it rejects every value."""
 
 
-#: What ``compile_problem`` (TS profiles) and ``inplace_cost`` found per schema text, for schemas met
-#: again (``history`` against every cohort, ``--mode full``): insertion-ordered, the oldest dropped first.
-_COMPILE_CACHE: dict[tuple[str, str], Any] = {}
-
-
-_COST_CACHE: dict[str, float] = {}
+#: What ``compile_problem`` found per (compiler, schema text), and ``inplace_cost`` per schema text.
+COMPILE_CACHE: ContentCache[Any] = ContentCache(1024)
+COST_CACHE: ContentCache[float] = ContentCache(1024)
 
 
 class SchemaCostError(ValueError):
@@ -160,22 +158,19 @@ def inplace_cost(doc: SchemaDoc) -> float:
     return worst
 
 
-def _ajv_value_ok(value: Any, types: tuple[str, ...]) -> bool:
-    """Ajv ``validSchemaType`` (lib/compile/util.ts) for a JSON value."""
-    if not types:
-        return True
-    for t in types:
-        if (t == "array" and isinstance(value, list)) or (t == "object" and isinstance(value, dict)) or (
-                t == "string" and isinstance(value, str)) or (t == "boolean" and isinstance(value, bool)) or (
-                t == "number" and isinstance(value, (int, float)) and not isinstance(value, bool)):
-            return True
-    return False
+_PY_TYPES = {"array": (list,), "object": (dict,), "string": (str,), "boolean": (bool,), "number": (int, float)}
+#: Per Ajv class, keyword → (the Python types its value may have, whether a bool is among them): Ajv's
+#: ``validSchemaType`` (lib/compile/util.ts) as one ``isinstance`` (a bool is an int to Python: a keyword whose
+#: value must be a number refuses one).
+_AJV_PY_TYPES = {kind: {kw: (tuple(t for name in names for t in _PY_TYPES[name]), "boolean" in names)
+                        for kw, names in table.items() if names}
+                 for kind, table in _AJV_SCHEMA_TYPES.items()}
 
 
 def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] | None:
     """The first reason Ajv's class ``kind`` throws compiling this one schema object (not its subschemas)."""
     table = _AJV_SCHEMA_TYPES[kind]
-    rules = _AJV_RULES[kind]
+    py_types = _AJV_PY_TYPES[kind]
     # lib/compile/validate/dataType.ts getSchemaTypes / getJSONTypes
     t = node.get("type")
     types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
@@ -188,8 +183,10 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
     elif not types and "nullable" in node:
         return ["nullable"], '"nullable" cannot be used without "type"'
     # KeywordCxt constructor (lib/compile/validate/index.ts): "<keyword> value must be <schemaType>"
-    for kw in node:
-        if kw in rules and not _ajv_value_ok(node[kw], table[kw]):
+    for kw, value in node.items():
+        allowed = py_types.get(kw)
+        if allowed is not None and (not isinstance(value, allowed[0]) or (value is True or value is False)
+                                    and not allowed[1]):
             return [kw], f"{kw} value must be {json.dumps(list(table[kw]), separators=(',', ':'))}"
     if "id" in node:  # lib/vocabularies/core/id.ts
         return ["id"], 'NOT SUPPORTED: keyword "id", use "$id" for schema ID'
@@ -200,7 +197,7 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
         if error is not None:
             return ["pattern"], error
     pats = node.get("patternProperties")
-    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, rules):
+    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, _AJV_RULES[kind]):
         for key in pats:
             if key != "__proto__":
                 error = ecma_compile_error(key)
@@ -232,70 +229,79 @@ def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset
     return not props_all
 
 
-def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[list[Any], Any]]:
-    """``(tokens, subschema)`` Ajv's class ``kind`` compiles below ``node`` (``$ref`` aside)."""
-    out: list[tuple[list[Any], Any]] = []
+_AJV_ONE = ("not", "propertyNames", "additionalProperties", "contains")
+_AJV_MANY = ("allOf", "anyOf", "oneOf")
+_AJV_MAPS = ("properties", "patternProperties", "dependencies")
+_AJV_PARENTS = frozenset((*_AJV_ONE, *_AJV_MANY, *_AJV_MAPS, "if", "items", "prefixItems", "additionalItems",
+                          "dependentSchemas", "unevaluatedProperties", "unevaluatedItems"))
 
-    def one(kw: str) -> None:
+
+def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[tuple[Any, ...], Any]]:
+    """``(tokens, subschema)`` Ajv's class ``kind`` compiles below ``node`` (``$ref`` aside), in keyword order."""
+    if _AJV_PARENTS.isdisjoint(node):
+        return []  # a leaf (most nodes): no keyword that holds a subschema
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    get = node.get
+    for kw in _AJV_ONE:
         if kw in node:
-            out.append(([kw], node[kw]))
-
-    def many(kw: str) -> None:
-        if isinstance(node.get(kw), list):
-            out.extend(([kw, i], sub) for i, sub in enumerate(node[kw]))
-
-    def mapping(kw: str) -> None:
-        if isinstance(node.get(kw), dict):
-            out.extend(([kw, k], sub) for k, sub in node[kw].items() if k != "__proto__")
-
-    for kw in ("not", "propertyNames", "additionalProperties", "contains"):
-        one(kw)
-    for kw in ("allOf", "anyOf", "oneOf"):
-        many(kw)
+            out.append(((kw,), node[kw]))
+    for kw in _AJV_MANY:
+        value = get(kw)
+        if isinstance(value, list):
+            out.extend(((kw, i), sub) for i, sub in enumerate(value))
     # if.ts: "if" is compiled only with a "then" or "else" that is not always valid; thenElse.ts
     # compiles nothing on its own
     if "if" in node and any(k in node and not _ajv_always_valid(node[k], rules) for k in ("then", "else")):
-        for kw in ("if", "then", "else"):
-            one(kw)
-    for kw in ("properties", "patternProperties", "dependencies"):
-        mapping(kw)
+        out.extend(((kw,), node[kw]) for kw in ("if", "then", "else") if kw in node)
+    for kw in _AJV_MAPS:
+        value = get(kw)
+        if isinstance(value, dict):
+            out.extend(((kw, k), sub) for k, sub in value.items() if k != "__proto__")
+    items = get("items")
     if kind == "2020-12":
-        many("prefixItems")
-        one("items")
-    else:
-        if isinstance(node.get("items"), list):
-            many("items")
-            one("additionalItems")  # additionalItems.ts: ignored unless "items" is an array
-        else:
-            one("items")
+        if isinstance(get("prefixItems"), list):
+            out.extend((("prefixItems", i), sub) for i, sub in enumerate(node["prefixItems"]))
+        if "items" in node:
+            out.append((("items",), items))
+    elif isinstance(items, list):
+        out.extend((("items", i), sub) for i, sub in enumerate(items))
+        if "additionalItems" in node:  # additionalItems.ts: ignored unless "items" is an array
+            out.append((("additionalItems",), node["additionalItems"]))
+    elif "items" in node:
+        out.append((("items",), items))
     if kind != "draft-07":
-        mapping("dependentSchemas")
-        one("unevaluatedProperties")
-        one("unevaluatedItems")
+        if isinstance(get("dependentSchemas"), dict):
+            out.extend((("dependentSchemas", k), sub) for k, sub in node["dependentSchemas"].items()
+                       if k != "__proto__")
+        for kw in ("unevaluatedProperties", "unevaluatedItems"):
+            if kw in node:
+                out.append(((kw,), node[kw]))
     return out
 
 
 def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | None:
     """``(pointer_tokens, Ajv's message)`` of the first thing Ajv's class ``kind`` refuses to compile.
 
-    Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once,
-    at most ``AJV_COMPILE_MAX_NODES``. Unresolvable refs are left to validation (``RefError``);
-    ``$dynamicRef``/``$recursiveRef`` are not followed.
+    Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once, depth
+    first in keyword order, at most ``AJV_COMPILE_MAX_NODES``. Unresolvable refs are left to validation
+    (``RefError``); ``$dynamicRef``/``$recursiveRef`` are not followed. Each node's location is kept as a link
+    to its parent's, and spelled out as tokens only for the node with a problem.
     """
     rules = _AJV_RULES[kind]
-    stack: list[tuple[list[Any], Any]] = [([], doc.root)]
+    # (location, node); a location is None (the root), (parent location, tokens) or ("abs", tokens)
+    stack: list[tuple[Any, Any]] = [(None, doc.root)]
     seen: set[int] = set()
     while stack and len(seen) < AJV_COMPILE_MAX_NODES:
-        tokens, node = stack.pop()
+        where, node = stack.pop()
         if not isinstance(node, dict) or id(node) in seen:
             continue
         seen.add(id(node))
-        if not any(k in rules for k in node):
+        if rules.isdisjoint(node):
             continue  # alwaysValidSchema: Ajv generates no code for it
         problem = _ajv_node_problem(node, kind)
         if problem is not None:
-            return tokens + problem[0], problem[1]
-        children = [(tokens + sub_tokens, sub) for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
+            return _spell(where) + problem[0], problem[1]
+        children = [((where, sub_tokens), sub) for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
         ref = node.get("$ref")
         if isinstance(ref, str):
             try:
@@ -303,9 +309,21 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | N
             except RefError:
                 pass
             else:
-                children.append((target_tokens, target))
+                children.append((("abs", tuple(target_tokens)), target))
         stack.extend(reversed(children))
     return None
+
+
+def _spell(where: Any) -> list[Any]:
+    """The tokens of a location linked as in ``_ajv_compile_problem``."""
+    parts: list[tuple[Any, ...]] = []
+    while where is not None:
+        parent, tokens = where
+        parts.append(tokens)
+        if parent == "abs":
+            break
+        where = parent
+    return [t for tokens in reversed(parts) for t in tokens]
 
 
 def _python_compile_problem(root: Any) -> tuple[list[Any], str] | None:

@@ -3,14 +3,15 @@ validator per host profile."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_schema_audit import fastpaths
+from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema.compile import (
-    _COMPILE_CACHE,
-    _COST_CACHE,
+    COMPILE_CACHE,
+    COST_CACHE,
     INPLACE_BUDGET,
     INPLACE_CYCLE,
     SchemaCompileError,
@@ -41,7 +42,21 @@ from mcp_schema_audit.schema.hosts import (
 #: ``multipleOf``), as they appear in canonical JSON text.
 HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
                   '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
-                  '"items":[', '"propertyNames"', '"$schema"', '"multipleOf"')
+                  '"items":[', '"propertyNames"', '"multipleOf"')
+#: Keys (in canonical JSON text) that Ajv's draft-07 and 2020-12 classes compile differently: the keywords only
+#: one of them knows, ``items`` as an array, and ``patternProperties`` (whose keys only 2020-12 may skip).
+_AJV_KIND_SPECIFIC = ('"additionalItems"', '"$dynamic', '"$recursive', '"dependent', '"maxContains"', '"minContains"',
+                      '"prefixItems"', '"unevaluated', '"items":[', '"patternProperties"')
+
+
+def host_sensitive_text(text: str, root_schema_keys: int = 0) -> bool:
+    """Could host profiles read the schema whose canonical JSON is ``text`` differently? True when it holds a
+    ``HOST_SENSITIVE`` keyword, or a ``$schema`` besides the ``root_schema_keys`` (0 or 1) of the document root
+    (the root's own ``$schema`` sets the dialect, which callers compare; a nested one switches dialects
+    mid-document, which hosts handle differently)."""
+    return any(k in text for k in HOST_SENSITIVE) or text.count('"$schema"') > root_schema_keys
+
+
 #: A number of 16 digits or more: JavaScript reads it as a double, maybe not exactly.
 _LONG_NUMBER = re.compile(r"\d{16,}")
 
@@ -55,6 +70,7 @@ class SchemaDoc:
     _registry: Any = field(init=False, default=None, repr=False)
     _resolver: Any = field(init=False, default=None, repr=False)
     _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
+    _subvalidators: dict[tuple[int, str], tuple[Any, Any]] = field(init=False, default_factory=dict, repr=False)
     _cost: float | None = field(init=False, default=None, repr=False)
     _canonical: str | None = field(init=False, default=None, repr=False)
     _agree: bool | None = field(init=False, default=None, repr=False)
@@ -88,7 +104,7 @@ class SchemaDoc:
     def canonical(self) -> str:
         """The schema as canonical JSON text (sorted keys), computed once: the key of per-schema caches."""
         if self._canonical is None:
-            self._canonical = json.dumps(self.root, sort_keys=True, separators=(",", ":"), default=str)
+            self._canonical = canonical(self.root)
         return self._canonical
 
     def lookup(self, ref: str) -> tuple[Any, list[str]]:
@@ -122,17 +138,40 @@ class SchemaDoc:
         return resolved.contents, ["$ref:" + ref]
 
     @property
+    def root_schema_keys(self) -> int:
+        """1 when the root declares ``$schema`` (the dialect), else 0."""
+        return int(isinstance(self.root, dict) and "$schema" in self.root)
+
+    @property
     def profiles_agree(self) -> bool:
         """True when every host profile reads this schema the same way, so one validation answers for all: the
-        2020-12 dialect, none of the keywords the profiles read differently (``HOST_SENSITIVE``: formats, regexes,
-        ``nullable``, the 2019-09/2020-12-only keywords ts-sdk-v1 ignores, ``multipleOf``), no number beyond
+        2020-12 dialect, none of the keywords the profiles read differently (``host_sensitive_text``: formats,
+        regexes, ``nullable``, the 2019-09/2020-12-only keywords ts-sdk-v1 ignores, ``multipleOf``, a nested
+        ``$schema``), no number beyond
         what a JavaScript double holds exactly, and Ajv compiles it for both TS profiles. Computed once."""
+        if not fastpaths.enabled():
+            return False  # every profile validates on its own
         if self._agree is None:
             text = self.canonical
-            self._agree = (self.dialect == DEFAULT_DIALECT and not any(k in text for k in HOST_SENSITIVE)
+            self._agree = (self.dialect == DEFAULT_DIALECT and not host_sensitive_text(text, self.root_schema_keys)
                            and not _LONG_NUMBER.search(text) and self.compile_problem("ts-sdk-v1") is None
                            and self.compile_problem("ts-sdk-v2") is None)
         return self._agree
+
+    def agrees_at(self, node: Any) -> bool:
+        """True when every host profile reads subschema ``node`` the same way (``profiles_agree`` for the part of
+        the document a value under ``node`` meets): the whole document agrees, or the dialect is 2020-12 and
+        ``node`` holds no host-sensitive keyword and no long number (through a ``$ref``: the whole document
+        decides). Always False while the fast paths are off."""
+        if not fastpaths.enabled() or self.dialect != DEFAULT_DIALECT:
+            return False
+        if self.profiles_agree:
+            return True
+        text = canonical(node)
+        if '"$ref"' in text or '"$dynamicRef"' in text:
+            return False  # what the reference reaches is outside the node: the document did not agree
+        return not host_sensitive_text(text, int(node is self.root and self.root_schema_keys)) and not \
+            _LONG_NUMBER.search(text)
 
     def check_cost(self) -> None:
         """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place
@@ -140,11 +179,7 @@ class SchemaDoc:
         if self._cost is None:
             # without $ref or unevaluated* the in-place expansion is at most the schema's size
             measure = '"$ref"' in self.canonical or '"unevaluated' in self.canonical
-            self._cost = _COST_CACHE.get(self.canonical) if measure else 0
-            if self._cost is None:
-                if len(_COST_CACHE) >= 256:
-                    _COST_CACHE.pop(next(iter(_COST_CACHE)))
-                self._cost = _COST_CACHE[self.canonical] = inplace_cost(self)
+            self._cost = COST_CACHE.get(self.canonical, lambda: inplace_cost(self)) if measure else 0
         if self._cost == INPLACE_CYCLE:
             raise SchemaCostError("an in-place $ref cycle (a schema that applies itself at the same instance "
                                   "location through allOf/anyOf/not/if/$ref): validation never terminates")
@@ -175,8 +210,22 @@ class SchemaDoc:
             raise SchemaCompileError(built)
         return built
 
+    def validator_for(self, node: Any, profile: str = "python-sdk") -> Any:
+        """A validator of ``node`` (a subschema of this document: its ``$ref``s resolve here) for ``profile``,
+        built once per node and profile. Raises as ``validator`` does."""
+        key = (id(node), profile)
+        hit = self._subvalidators.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        built = self.validator(profile).evolve(schema=node)
+        self._subvalidators[key] = (node, built)  # the node is kept alive, so its id is not reused
+        return built
+
     def _build_validator(self, profile: str) -> Any:
-        """The validator, or the message of the ``SchemaCompileError`` the profile raises (cached either way)."""
+        """The validator, or the message of the ``SchemaCompileError`` the profile raises (cached either way).
+
+        Its registry holds nothing but the dialects' metaschemas (jsonschema adds those to any registry: given
+        them already, it need not copy them for every validator) and retrieves nothing."""
         from jsonschema import (
             Draft4Validator,
             Draft6Validator,
@@ -184,13 +233,13 @@ class SchemaDoc:
             Draft201909Validator,
             Draft202012Validator,
         )
-        from referencing import Registry
+        from jsonschema_specifications import REGISTRY as metaschemas
 
         if profile == "python-sdk":
             base = {"2019-09": Draft201909Validator, "draft-07": Draft7Validator, "draft-06": Draft6Validator,
                     "draft-04": Draft4Validator}.get(self.dialect, Draft202012Validator)
             dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
-            return _host_class(base, None, dialect)(self.root, registry=Registry(), format_checker=None)
+            return _host_class(base, None, dialect)(self.root, registry=metaschemas, format_checker=None)
         if profile not in _AJV_KIND:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         problem = self.compile_problem(profile)
@@ -200,7 +249,7 @@ class SchemaDoc:
         kind = _AJV_KIND[profile](self.dialect)
         base = {"draft-07": Draft7Validator, "2019-09": Draft201909Validator, "2020-12": Draft202012Validator}[kind]
         root = _ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
-        return _host_class(base, kind, kind)(root, registry=Registry(), format_checker=ajv_format_checker())
+        return _host_class(base, kind, kind)(root, registry=metaschemas, format_checker=ajv_format_checker())
 
     def compile_problem(self, profile: str = "python-sdk") -> tuple[str, str] | None:
         """``(json_pointer, reason)`` of what keeps host ``profile`` from compiling the schema, or None.
@@ -220,21 +269,38 @@ class SchemaDoc:
         Raises ``ValueError`` for an unknown profile.
         """
         if profile == "python-sdk":
-            found = _python_compile_problem(self.root)
+            # only a pattern can fail Python's compile; canonical text without one has none
+            found = COMPILE_CACHE.get(("python", self.canonical), lambda: _python_compile_problem(
+                self.root)) if '"pattern' in self.canonical else None
         elif profile in _AJV_KIND:
             kind = _AJV_KIND[profile](self.dialect)
             if kind is None:
                 return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
                                     "draft-07 Ajv class from $schema and throws for any other)")
-            key = (kind, self.canonical)
-            if key not in _COMPILE_CACHE:
-                if len(_COMPILE_CACHE) >= 256:
-                    _COMPILE_CACHE.pop(next(iter(_COMPILE_CACHE)))
-                _COMPILE_CACHE[key] = _ajv_compile_problem(self, kind)
-            found = _COMPILE_CACHE[key]
+            if kind == "2020-12" and fastpaths.enabled() and not any(k in self.canonical for k in _AJV_KIND_SPECIFIC):
+                kind = "draft-07"  # no keyword the two classes compile differently: the same walk, the same answer
+            found = COMPILE_CACHE.get((kind, self.canonical), lambda: _ajv_compile_problem(self, kind))
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         return None if found is None else (_json_pointer(found[0]), found[1])
+
+    def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
+        """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
+
+        Raises as ``errors`` does."""
+        from jsonschema import exceptions as jexc
+        from referencing.exceptions import Unresolvable
+
+        try:
+            return bool(self.validator(profile).is_valid(instance))
+        except Unresolvable as exc:
+            raise RefError(str(exc)) from exc
+        except ValueError:
+            raise
+        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, re.error, ArithmeticError, RecursionError,
+                TypeError, AttributeError, KeyError, IndexError) as exc:
+            detail = " ".join(str(exc).split())[:200]
+            raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
         """The validation errors for ``instance`` (empty = valid), best match first.
