@@ -58,7 +58,7 @@ def host_sensitive_text(text: str, root_schema_keys: int = 0) -> bool:
 
 
 #: A number of 16 digits or more: JavaScript reads it as a double, maybe not exactly.
-_LONG_NUMBER = re.compile(r"\d{16,}")
+_LONG_NUMBER = re.compile(r"[0-9]{16}")
 
 
 @dataclass
