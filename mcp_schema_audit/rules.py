@@ -211,7 +211,7 @@ _RULES = [
     Rule("call-result-too-large", "tool", "warning", "Result too large to check",
          "The result's JSON is larger than the probe's limit, so it was neither checked nor recorded: hosts may "
          "still reject it.", 'call {"tool": "export"}', "result of more than 16 MiB",
-         "(not checked: over the probe's MAX_RESULT_CHARS)", "schema-audit probe limits (README, Bounded work)"),
+         "(not checked: over the probe's MAX_RESULT_CHARS)", "schema-audit probe limits (docs/security.md, Bounded work)"),
     # --- output: breaking ---------------------------------------------------------------------------
     Rule("output-property-added-to-closed-object", "output", "breaking", "Property added to a closed output object",
          "The cached schema has additionalProperties (or unevaluatedProperties) false, so any key it does not "

@@ -215,6 +215,12 @@ def test_the_documented_workflows_use_only_real_inputs():
                     continue
                 start = i if line.strip() == "with:" else next(
                     j for j in range(i, len(lines)) if lines[j].strip().startswith("with:"))
+                flow = re.match(r"^\s*with:\s*\{(.*)\}\s*$", lines[start])
+                if flow:  # with: {command: …, install-command: …}
+                    for key in re.findall(r"(?:^|,)\s*([a-z][a-z0-9-]*):", flow.group(1)):
+                        assert key in inputs, (doc.name, key)
+                        checked += 1
+                    continue
                 indent = len(lines[start]) - len(lines[start].lstrip()) + 2
                 for inner in lines[start + 1:]:
                     if inner.strip() and len(inner) - len(inner.lstrip()) < indent:

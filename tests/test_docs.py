@@ -1,0 +1,61 @@
+"""The documentation cannot drift from the code: the rule reference is what the catalog generates, every
+command and flag the CLI has is in the CLI reference, the README's links resolve, and its test command is
+the one CI runs."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from mcp_schema_audit.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_rules_doc  # noqa: E402
+
+
+def test_rules_reference_is_generated_from_the_catalog():
+    from mcp_schema_audit.rules import RULES
+
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert text == gen_rules_doc.render(), "docs/rules.md is out of date: run python scripts/gen_rules_doc.py"
+    for rule_id in RULES:
+        assert f"### `{rule_id}`" in text
+
+
+def _commands() -> dict[str, list[str]]:
+    """Every command and its long option names, from the real CLI."""
+    group = typer.main.get_command(app)
+    out = {}
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        opts = [o for p in command.params for o in p.opts if o.startswith("--")]
+        out[name] = opts
+    return out
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_and_flag_is_in_the_cli_reference(command: str):
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    # the command's own sections: from each heading naming it to the next heading
+    sections = [part for part in re.split(r"\n(?=## )", text) if re.match(rf"## `schema-audit {command}\b", part)
+                or f"`schema-audit {command} " in part.split("\n", 1)[0] or f"`schema-audit {command}`" in
+                part.split("\n", 1)[0]]
+    assert sections, f"docs/cli.md has no section for `schema-audit {command}`"
+    text = "\n".join(sections)
+    missing = [o for o in _commands()[command] if o not in ("--help",) and f"`{o}" not in text]
+    assert not missing, f"docs/cli.md does not document {missing} of `schema-audit {command}`"
+
+
+def test_readme_links_resolve_and_its_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(((?!https?://|#)[^)#]+)", readme):
+        assert (ROOT / target).exists(), f"README links to missing {target}"
+    for doc in (ROOT / "docs").glob("*.md"):
+        for target in re.findall(r"\]\(((?!https?://|#)[^)#]+)", doc.read_text(encoding="utf-8")):
+            assert (doc.parent / target).exists(), f"{doc.name} links to missing {target}"
+    test_command = next(line for line in readme.splitlines() if "pytest" in line and line.startswith("python3 -m venv"))
+    assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
