@@ -64,6 +64,8 @@ def same_value(a: Any, b: Any) -> bool:
 
 def value_key(value: Any) -> str:
     """A hashable key with enum equality: JSON type plus canonical JSON (1 and 1.0 equal, True and 1 not)."""
+    if type(value) is str:
+        return "string:" + value  # the string itself is its own canonical form here (no other type has this prefix)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         value = int(value)
     return json_type(value) + ":" + canon(value)
