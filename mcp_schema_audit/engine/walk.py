@@ -35,6 +35,7 @@ from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
 from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
 from mcp_schema_audit.schema.doc import host_sensitive_text
+from mcp_schema_audit.schema.quick import quick_valid
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
@@ -82,15 +83,26 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         if self.work > WORK_BUDGET:
             raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
 
-    def _validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
+    def _count_validation(self) -> None:
+        """Count one validation; raises ``Budget`` past ``VALIDATION_BUDGET``."""
         self.validations += 1
         if self.validations > VALIDATION_BUDGET:
             raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
+
+    def _validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
+        self._count_validation()
         return doc.validator_for(node, profile)
 
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
         """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
         try:
+            if profile == "python-sdk" and self.fast:
+                self._count_validation()
+                doc.validator(profile)  # raises as the real validator would (once per document, cached)
+                quick = quick_valid(node, value, doc.dialect)
+                if quick is not None:
+                    return quick
+                return doc.validator_for(node, profile).is_valid(value)
             return self._validator(doc, node, profile).is_valid(value)
         except Budget:
             raise

@@ -1,0 +1,79 @@
+"""``schema.quick.quick_valid`` answers exactly as the jsonschema validator the python-sdk profile builds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcp_schema_audit.schema import SchemaDoc
+from mcp_schema_audit.schema.quick import quick_valid
+
+_DIALECT_URI = {"2020-12": "https://json-schema.org/draft/2020-12/schema",
+                "2019-09": "https://json-schema.org/draft/2019-09/schema",
+                "draft-07": "http://json-schema.org/draft-07/schema#",
+                "draft-06": "http://json-schema.org/draft-06/schema#",
+                "draft-04": "http://json-schema.org/draft-04/schema#"}
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.0, 1.0, 2.5, -1.5, 1e300]),
+                    st.text(max_size=4), st.sampled_from(["a", "b", "ab", "\U0001F600"]))
+values = st.one_of(scalars, st.lists(scalars, max_size=2), st.dictionaries(st.text(max_size=2), scalars, max_size=2))
+types = st.sampled_from(["string", "integer", "number", "boolean", "null", "object", "array", "int", "String"])
+bounds = st.one_of(st.integers(-3, 6), st.sampled_from([0.5, 2.0, True, "3", None]))
+nodes = st.fixed_dictionaries({}, optional={
+    "type": st.one_of(types, st.lists(types, max_size=3), st.just(5)),
+    "enum": st.one_of(st.lists(values, max_size=4), st.just("a")),
+    "const": values,
+    "minLength": bounds, "maxLength": bounds, "minimum": bounds, "maximum": bounds,
+    "exclusiveMinimum": bounds, "exclusiveMaximum": bounds,
+    "title": st.just("t"), "format": st.just("email"), "description": st.just("d"),
+    "pattern": st.just("^a"), "multipleOf": st.just(2),
+}).map(lambda d: {k: v for k, v in d.items() if v is not None})
+
+
+def _real(node: dict, value: object, dialect: str) -> bool | None:
+    doc = SchemaDoc({"$schema": _DIALECT_URI[dialect], "properties": {"x": node}})
+    try:
+        return bool(doc.validator_for(node, "python-sdk").is_valid(value))
+    except Exception:
+        return None
+
+
+@settings(max_examples=1500, deadline=None)
+@given(node=nodes, value=values, dialect=st.sampled_from(sorted(_DIALECT_URI)))
+def test_quick_answers_as_jsonschema(node: dict, value: object, dialect: str) -> None:
+    quick = quick_valid(node, value, dialect)
+    if quick is None:
+        return
+    assert quick == _real(node, value, dialect), (node, value, dialect)
+
+
+@pytest.mark.parametrize("node,value,dialect,expected", [
+    ({"type": "integer"}, 1.0, "2020-12", True),         # draft-06+: an integral float is an integer
+    ({"type": "integer"}, 1.0, "draft-04", None),        # draft-04: left to the validator
+    ({"enum": [1, 2]}, True, "2020-12", False),          # true is not 1 (jsonschema's unbool)
+    ({"enum": [True]}, 1, "2020-12", False),
+    ({"enum": [1]}, 1.0, "2020-12", True),
+    ({"const": "a", "type": "string"}, "a", "draft-07", True),
+    ({"maxLength": 1}, "\U0001F600", "2020-12", True),   # code points, as Python's len
+    ({"minimum": "3"}, 5, "2020-12", None),              # a malformed bound: the validator decides
+    ({"minimum": "3"}, "x", "2020-12", True),            # ... unless it does not apply to the value
+    ({"type": "string", "pattern": "^a"}, "a", "2020-12", None),
+    ({"type": "strnig"}, "a", "2020-12", None),          # UnknownType: the validator decides
+    ({"enum": [[1]]}, [1], "2020-12", None),             # containers on both sides: the validator decides
+    ({"exclusiveMaximum": 3}, 3, "draft-06", False),
+    (True, {"a": 1}, "2020-12", True),
+    (False, None, "2020-12", False),
+])
+def test_quick_cases(node: object, value: object, dialect: str, expected: bool | None) -> None:
+    assert quick_valid(node, value, dialect) is expected
+    if expected is not None and isinstance(node, dict):
+        assert _real(node, value, dialect) is expected
+
+
+def test_nan_is_left_alone_or_answered_alike() -> None:
+    node = {"minimum": 0}
+    quick = quick_valid(node, math.nan, "2020-12")
+    assert quick is None or quick == _real(node, math.nan, "2020-12")
