@@ -31,6 +31,23 @@ nodes = st.fixed_dictionaries({}, optional={
     "title": st.just("t"), "format": st.just("email"), "description": st.just("d"),
     "pattern": st.just("^a"), "multipleOf": st.just(2),
 }).map(lambda d: {k: v for k, v in d.items() if v is not None})
+names = st.sampled_from(["a", "b", "c"])
+quick_nodes = nodes.map(lambda d: {k: v for k, v in d.items() if k not in ("pattern", "multipleOf")})
+objects = st.recursive(
+    quick_nodes,
+    lambda inner: st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["object", ["object", "null"], "string"]),
+        "properties": st.one_of(st.dictionaries(names, st.one_of(inner, st.booleans()), max_size=3), st.just([])),
+        "required": st.one_of(st.lists(names, max_size=3), st.just("a"), st.just([1])),
+        "additionalProperties": st.one_of(st.booleans(), inner, st.just(0)),
+        "patternProperties": st.just({"^a": {"type": "string"}}),
+        "anyOf": st.lists(inner, max_size=3), "allOf": st.lists(inner, max_size=2),
+        "oneOf": st.lists(inner, max_size=3), "not": inner,
+    }),
+    max_leaves=6,
+)
+object_values = st.recursive(scalars, lambda inner: st.dictionaries(names | st.text(max_size=2), inner, max_size=4),
+                             max_leaves=8)
 
 
 def _real(node: dict, value: object, dialect: str) -> bool | None:
@@ -44,6 +61,15 @@ def _real(node: dict, value: object, dialect: str) -> bool | None:
 @settings(max_examples=1500, deadline=None)
 @given(node=nodes, value=values, dialect=st.sampled_from(sorted(_DIALECT_URI)))
 def test_quick_answers_as_jsonschema(node: dict, value: object, dialect: str) -> None:
+    quick = quick_valid(node, value, dialect)
+    if quick is None:
+        return
+    assert quick == _real(node, value, dialect), (node, value, dialect)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(node=objects, value=object_values, dialect=st.sampled_from(["2020-12", "draft-07"]))
+def test_quick_objects_answer_as_jsonschema(node: dict, value: object, dialect: str) -> None:
     quick = quick_valid(node, value, dialect)
     if quick is None:
         return
@@ -65,6 +91,19 @@ def test_quick_answers_as_jsonschema(node: dict, value: object, dialect: str) ->
     ({"enum": [[1]]}, [1], "2020-12", None),             # containers on both sides: the validator decides
     ({"exclusiveMaximum": 3}, 3, "draft-06", False),
     (True, {"a": 1}, "2020-12", True),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False},
+     {"a": "x"}, "2020-12", True),
+    ({"properties": {"a": {"type": "string"}}, "additionalProperties": False}, {"a": "x", "b": 1}, "2020-12", False),
+    ({"required": ["a"]}, {}, "draft-07", False),
+    ({"required": ["a"]}, "not an object", "draft-07", True),
+    ({"properties": {"a": {"pattern": "^x"}}}, {"a": "x"}, "2020-12", None),   # a regex: the validator decides
+    ({"properties": []}, {"a": 1}, "2020-12", None),                          # malformed: jsonschema raises
+    ({"type": "string", "properties": []}, {"a": 1}, "2020-12", None),
+    ({"anyOf": [{"type": "string"}, {"type": "null"}]}, None, "2020-12", True),
+    ({"anyOf": [{"type": "string"}, {"pattern": "^a"}]}, "x", "2020-12", True),   # stops at the first valid branch
+    ({"anyOf": [{"pattern": "^a"}, {"type": "string"}]}, "x", "2020-12", None),
+    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, 1, "2020-12", False),
+    ({"not": {"type": "null"}}, None, "draft-07", False),
     (False, None, "2020-12", False),
 ])
 def test_quick_cases(node: object, value: object, dialect: str, expected: bool | None) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
 #: validators are built with ``format_checker=None``).
 _ANSWERED = frozenset({"type", "enum", "const", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
-                       "exclusiveMaximum"})
+                       "exclusiveMaximum", "properties", "required", "additionalProperties", "anyOf", "allOf",
+                       "oneOf", "not"})
 _IGNORED = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
                       "writeOnly", "format"})
 _KNOWN = _ANSWERED | _IGNORED
@@ -67,11 +68,12 @@ def _bound(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def quick_valid(node: Any, value: Any, dialect: str) -> bool | None:
+def quick_valid(node: Any, value: Any, dialect: str, depth: int = 0) -> bool | None:
     """Is ``value`` (parsed JSON) valid under ``node`` for the python-sdk reading of ``dialect``?
 
     Returns True/False only for a boolean schema or an object of ``_KNOWN`` keywords with well-formed
-    values; None ("ask the validator") otherwise. Never raises.
+    values, whose ``properties``/``additionalProperties`` subschemas are answered here too (up to 32
+    levels); None ("ask the validator") otherwise. Never raises.
     """
     if node is True or node is False:
         return node
@@ -119,4 +121,85 @@ def quick_valid(node: Any, value: Any, dialect: str) -> bool | None:
                 bad = (value < limit if kw == "minimum" else value > limit if kw == "maximum"
                        else value <= limit if kw == "exclusiveMinimum" else value >= limit)
                 ok = ok and not bad
+    if any(kw in node for kw in _APPLICATORS):
+        got = _applicators(node, value, dialect, depth)
+        if got is None:
+            return None
+        ok = ok and got
+    if isinstance(value, dict):
+        # checked even when already invalid: a malformed keyword makes jsonschema raise, whatever the order
+        got = _object_valid(node, value, dialect, depth)
+        return None if got is None else ok and got
+    return ok
+
+
+_APPLICATORS = ("anyOf", "allOf", "oneOf", "not")
+
+
+def _applicators(node: dict[str, Any], value: Any, dialect: str, depth: int) -> bool | None:
+    """``anyOf`` (branches in order, up to the first valid one, as jsonschema stops there), ``allOf``, ``oneOf``
+    (every branch) and ``not``; None when a branch it evaluates is not answered here."""
+    if depth >= 32:
+        return None
+    ok = True
+    for kw in _APPLICATORS:
+        if kw not in node:
+            continue
+        sub = node[kw]
+        if kw == "not":
+            got = quick_valid(sub, value, dialect, depth + 1)
+            if got is None:
+                return None
+            ok = ok and not got
+            continue
+        if not isinstance(sub, list) or (not sub and kw != "allOf"):
+            return None  # malformed, or an empty list (jsonschema's own reading of it is left to it)
+        if kw == "anyOf":
+            found = False
+            for branch in sub:
+                got = quick_valid(branch, value, dialect, depth + 1)
+                if got is None:
+                    return None
+                if got:
+                    found = True
+                    break
+            ok = ok and found
+            continue
+        answers = [quick_valid(branch, value, dialect, depth + 1) for branch in sub]
+        if None in answers:
+            return None
+        ok = ok and (all(answers) if kw == "allOf" else answers.count(True) == 1)
+    return ok
+
+
+def _object_valid(node: dict[str, Any], value: dict[str, Any], dialect: str, depth: int) -> bool | None:
+    """``properties``, ``required`` and ``additionalProperties`` (no ``patternProperties`` beside them) as
+    jsonschema applies them to an object ``value``."""
+    if depth >= 32:
+        return None
+    props = node.get("properties", {})
+    required = node.get("required", [])
+    extra = node.get("additionalProperties", True)
+    if not isinstance(props, dict) or not isinstance(required, list) or not (
+            extra is True or extra is False or isinstance(extra, dict)):
+        return None
+    ok = True
+    for name in required:
+        if not isinstance(name, str):
+            return None
+        if name not in value:
+            ok = False
+    for name, sub in props.items():
+        if name in value:
+            got = quick_valid(sub, value[name], dialect, depth + 1)
+            if got is None:
+                return None
+            ok = ok and got
+    if extra is not True:
+        for name in value:
+            if name not in props:
+                got = False if extra is False else quick_valid(extra, value[name], dialect, depth + 1)
+                if got is None:
+                    return None
+                ok = ok and got
     return ok
