@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from mcp_schema_audit import __version__
 from mcp_schema_audit.capture.failures import (
     _explain,
+    _first_line,
     _is_group,
     _leaves,
     _timeout_error,
@@ -299,18 +300,29 @@ async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State
 
 
 async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
-    """With a pinned version the SDK sends no handshake; ask ``server/discover`` once for identity.
+    """With a pinned version the SDK sends no handshake; ask ``server/discover`` once, which negotiates it.
 
-    The answer is optional: an error leaves capabilities and server info empty.
+    A server that refuses it (``Method not found``: a server of the ``initialize`` era) or does not list
+    the pinned version among its ``supportedVersions`` did not agree to that version, so no snapshot may
+    record it: ``CaptureError`` (exit 3) with the way out (``--protocol auto`` or ``legacy``).
     """
     from mcp.shared.exceptions import MCPError
 
+    version = session.protocol_version
+    hint = "use --protocol auto, which negotiates the version, or --protocol legacy for the initialize handshake"
     mark = len(log.replies)
     try:
-        await session.send_discover(session.protocol_version)
-    except MCPError:
-        return {}
-    return _last(log.results("server/discover", mark))
+        await session.send_discover(version)
+    except MCPError as exc:
+        raise CaptureError(f"the server does not speak protocol {version}: it answered server/discover with "
+                           f"error {exc.error.code}: {_first_line(exc)}", hint=hint) from None
+    result = _last(log.results("server/discover", mark))
+    supported = result.get("supportedVersions")
+    if isinstance(supported, list) and version not in supported:
+        shown = ", ".join(str(v) for v in supported[:8] if isinstance(v, str))
+        raise CaptureError(f"the server does not speak protocol {version}: server/discover lists only "
+                           f"{shown or 'no version'}", hint=hint)
+    return result
 
 
 async def _walk_pages(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State) -> list[dict[str, Any]]:

@@ -1,0 +1,53 @@
+"""Issue 13: the gate never passes silently, and errors say what to do (each through the real CLI).
+
+Live tests start real servers (``tests/hostile_servers/``, ``tests/servers/``, the demo mail server); no
+protocol mocks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "fixtures" / "seed"
+HOSTILE_STDIO = ROOT / "tests" / "hostile_servers" / "stdio_server.py"
+DEMO = ROOT / "fixtures" / "demo_server" / "mail_server.py"
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=timeout)
+
+
+def error_line(r: subprocess.CompletedProcess[str], code: int) -> str:
+    """The one error line of a failed run (exit ``code``), asserting that there is exactly one."""
+    lines = [ln for ln in r.stderr.strip().splitlines() if not ln.startswith("schema-audit: capturing")]
+    assert r.returncode == code and len(lines) == 1 and lines[0].startswith("schema-audit: error: "), r.stderr
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+@pytest.mark.live
+def test_pinned_protocol_against_a_handshake_era_server_is_exit_3(tmp_path: Path):
+    """A server of the initialize era answers server/discover with Method not found: the pinned version was not
+    negotiated, so no snapshot may record it."""
+    r = cli("snapshot", "--store", str(tmp_path), "--label", "x", "--protocol", "2026-07-28", "--",
+            sys.executable, str(HOSTILE_STDIO), "--mode", "ok")
+    line = error_line(r, 3)
+    assert "does not speak protocol 2026-07-28" in line and "Method not found" in line
+    assert "--protocol auto" in line and "--protocol legacy" in line
+    assert not (tmp_path / "snapshots" / "x.json").exists()
+    r = cli("snapshot", "--store", str(tmp_path), "--label", "x", "--protocol", "legacy", "--",
+            sys.executable, str(HOSTILE_STDIO), "--mode", "ok")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "snapshots" / "x.json").read_text())["protocol_version"] != "2026-07-28"
+    # a server that speaks 2026-07-28 still captures pinned
+    r = cli("snapshot", "--store", str(tmp_path), "--label", "y", "--protocol", "2026-07-28", "--",
+            sys.executable, str(DEMO), "--version", "1")
+    assert r.returncode == 0, r.stderr
+    snap = json.loads((tmp_path / "snapshots" / "y.json").read_text())
+    assert snap["protocol_version"] == "2026-07-28" and snap["server"]
