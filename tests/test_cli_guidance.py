@@ -51,3 +51,22 @@ def test_pinned_protocol_against_a_handshake_era_server_is_exit_3(tmp_path: Path
     assert r.returncode == 0, r.stderr
     snap = json.loads((tmp_path / "snapshots" / "y.json").read_text())
     assert snap["protocol_version"] == "2026-07-28" and snap["server"]
+
+
+@pytest.mark.parametrize(("toml", "where"), [
+    ('[[ignore]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[ignore]] #1: "),
+    ('[[allow]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[allow]] #1: "),
+    ('[severity]\noutput-enum-value-add = "info"\n', ""),
+])
+def test_unknown_rule_in_the_config_is_exit_2_with_a_did_you_mean(tmp_path: Path, toml: str, where: str):
+    """An [[ignore]] rule that matches no rule id never matches a finding: refused like [severity]'s."""
+    (tmp_path / "c.toml").write_text(toml)
+    cmd = ("lint", str(SEED / "0.2.6.json")) if "allow" in toml else ("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"))
+    line = error_line(cli(*cmd, "--config", str(tmp_path / "c.toml")), 2)
+    assert f"c.toml: {where}unknown rule 'output-enum-value-add'; did you mean output-enum-value-added" in line
+    (tmp_path / "c.toml").write_text('[[ignore]]\nrule = "output-enum-*"\nreason = "a pattern that matches"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml"))
+    assert r.returncode in (0, 1) and "error" not in r.stderr, r.stderr
+    (tmp_path / "c.toml").write_text('[[ignore]]\nrule = "qqqqqq"\nreason = "nothing close"\n')
+    line = error_line(cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml")), 2)
+    assert "unknown rule 'qqqqqq' (see 'schema-audit rules')" in line
