@@ -70,3 +70,12 @@ def test_unknown_rule_in_the_config_is_exit_2_with_a_did_you_mean(tmp_path: Path
     (tmp_path / "c.toml").write_text('[[ignore]]\nrule = "qqqqqq"\nreason = "nothing close"\n')
     line = error_line(cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml")), 2)
     assert "unknown rule 'qqqqqq' (see 'schema-audit rules')" in line
+
+
+def test_explain_suggests_the_closest_rule_ids():
+    line = error_line(cli("explain", "output-enum-value-add"), 2)
+    assert line.startswith("schema-audit: error: unknown rule 'output-enum-value-add'; did you mean "
+                           "output-enum-value-added or ")
+    line = error_line(cli("explain", "no-such-thing-at-all"), 2)
+    assert line.endswith("unknown rule 'no-such-thing-at-all' (see 'schema-audit rules')")
+    assert cli("explain", "output-enum-value-added").returncode == 0
