@@ -79,3 +79,26 @@ def test_explain_suggests_the_closest_rule_ids():
     line = error_line(cli("explain", "no-such-thing-at-all"), 2)
     assert line.endswith("unknown rule 'no-such-thing-at-all' (see 'schema-audit rules')")
     assert cli("explain", "output-enum-value-added").returncode == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["rules"], ["rules", "--format", "json"], ["explain", "output-enum-value-added"], ["--help"], ["--version"],
+    ["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "json"],
+])
+def test_a_closed_pipe_ends_any_command_quietly(args: list[str]):
+    """`schema-audit rules | head -1`: the reader closes the pipe before the writer is done. The run ends with
+    exit 141 (128 + SIGPIPE, as `yes | head -1` shows with pipefail) and says nothing: no 'internal error'."""
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_schema_audit", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the interpreter has even started: every write meets a closed pipe
+    stderr = proc.stderr.read()
+    code = proc.wait(timeout=60)
+    assert code == 141 and stderr == "", (code, stderr)
+
+
+def test_a_pipe_closed_after_the_first_line(tmp_path: Path):
+    """The shell form itself, with pipefail so that the exit code is schema-audit's."""
+    cmd = f"set -o pipefail; {sys.executable} -m mcp_schema_audit rules | head -1"
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode in (0, 141) and r.stderr == "" and len(r.stdout.splitlines()) == 1, r

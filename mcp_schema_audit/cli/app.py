@@ -90,6 +90,8 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _err("interrupted")
             raise typer.Exit(130) from None
+        except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
+            raise typer.Exit(_stdout_closed()) from None
         except WallClockGuard as exc:
             _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
                  "overloaded machine)")
@@ -102,6 +104,21 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper
+
+
+#: exit code after the reader of stdout went away: 128 + SIGPIPE, what a shell shows for ``yes | head -1``
+PIPE_CLOSED_EXIT = 141
+
+
+def _stdout_closed() -> int:
+    """Point stdout at /dev/null so that no later flush fails again (nothing is printed), return 141."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (an embedding, a test runner): nothing to protect
+        pass
+    return PIPE_CLOSED_EXIT
 
 
 def _version_callback(value: bool) -> None:
@@ -126,6 +143,15 @@ def main() -> None:
     """Console-script entry point. Usage errors exit 2 (typer/click); see the module docstring."""
     try:
         code = app(standalone_mode=False)
+        sys.stdout.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
+    except BrokenPipeError:  # `schema-audit rules | head -1`: the reader went away; end quietly
+        sys.exit(_stdout_closed())
+    except SystemExit as exc:
+        # click itself catches EPIPE (in --help, --version) and exits 1 after wrapping stdout: 1 means "gate
+        # failed" here, so give the closed pipe its own code
+        if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
+            sys.exit(_stdout_closed())
+        raise exc from None
     except KeyboardInterrupt:  # pragma: no cover - interactive
         _err("interrupted")
         sys.exit(130)
