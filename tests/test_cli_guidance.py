@@ -102,3 +102,32 @@ def test_a_pipe_closed_after_the_first_line(tmp_path: Path):
     cmd = f"set -o pipefail; {sys.executable} -m mcp_schema_audit rules | head -1"
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode in (0, 141) and r.stderr == "" and len(r.stdout.splitlines()) == 1, r
+
+
+def test_diff_tells_two_files_of_one_name_apart(tmp_path: Path):
+    """a/tools.json and b/tools.json both carry the label "tools": the report must not read "tools -> tools"."""
+    for folder, version in (("a", "0.2.5"), ("b", "0.2.6")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "tools.json").write_text((SEED / f"{version}.json").read_text())
+    r = cli("diff", "a/tools.json", "b/tools.json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith("schema-audit diff: a/tools (fmsg-mcp 0.2.5) -> b/tools (fmsg-mcp 0.2.6)\n")
+    assert "accepted by b/tools (served), rejected by hosts that cached a/tools" in r.stdout
+    assert "tools -> tools" not in r.stdout
+    r = cli("diff", str(tmp_path / "a" / "tools.json"), str(tmp_path / "b" / "tools.json"), "--format", "json")
+    data = json.loads(r.stdout)
+    assert (data["old"]["label"], data["new"]["label"]) == ("a/tools", "b/tools")
+    r = cli("diff", "a/tools.json", "b/tools.json", "--old-label", "main", "--new-label", "pr 42", "--format", "json",
+            cwd=tmp_path)
+    data = json.loads(r.stdout)
+    assert (data["old"]["label"], data["new"]["label"]) == ("main", "pr 42")
+    r = cli("diff", "a/tools.json", "b/tools.json", "--new-label", "pr", cwd=tmp_path)
+    assert r.stdout.startswith("schema-audit diff: tools (fmsg-mcp 0.2.5) -> pr (fmsg-mcp 0.2.6)"), r.stdout[:200]
+    for bad in ("", "two\nlines"):
+        line = error_line(cli("diff", "a/tools.json", "b/tools.json", "--old-label", bad, cwd=tmp_path), 2)
+        assert "--old-label must be one line of text" in line
+    # different names keep their labels; one path at two git revisions reads REV:name
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"))
+    assert r.stdout.startswith("schema-audit diff: 0.2.5 (fmsg-mcp 0.2.5) -> 0.2.6 ")
+    r = cli("diff", "git:HEAD:fixtures/seed/0.2.5.json", "fixtures/seed/0.2.5.json")
+    assert r.returncode == 0 and r.stdout.startswith("schema-audit diff: HEAD:0.2.5 (fmsg-mcp 0.2.5) -> worktree:0.2.5 "), r

@@ -28,6 +28,7 @@ from mcp_schema_audit.cli.options import (
     _settings,
     _tool_filter,
     _write_output,
+    distinct_labels,
     run_diff,
 )
 from mcp_schema_audit.errors import ExitCode, UsageError
@@ -57,6 +58,11 @@ def diff(
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
     samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help=_JOBS_HELP),
+    old_label: Optional[str] = typer.Option(None, "--old-label", metavar="NAME", help=(
+        "Name OLD so in the report (default: its label; two files of one name, a/tools.json and "
+        "b/tools.json, read a/tools and b/tools).")),
+    new_label: Optional[str] = typer.Option(None, "--new-label", metavar="NAME",
+                                            help="Name NEW so in the report (as --old-label)."),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -73,6 +79,7 @@ def diff(
     budget, jobs = _budget(time_budget), _jobs(jobs)
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
+    distinct_labels(old_snap, new_snap, old, new, old_label, new_label)
     recording = _samples(samples)
     (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
     with _Progress("comparing tools") as bar:
