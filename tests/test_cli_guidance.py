@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -131,3 +132,46 @@ def test_diff_tells_two_files_of_one_name_apart(tmp_path: Path):
     assert r.stdout.startswith("schema-audit diff: 0.2.5 (fmsg-mcp 0.2.5) -> 0.2.6 ")
     r = cli("diff", "git:HEAD:fixtures/seed/0.2.5.json", "fixtures/seed/0.2.5.json")
     assert r.returncode == 0 and r.stdout.startswith("schema-audit diff: HEAD:0.2.5 (fmsg-mcp 0.2.5) -> worktree:0.2.5 "), r
+
+
+TIMEOUT_S = 3
+
+
+def _timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.monotonic()
+    r = cli(*args, timeout=60)
+    return time.monotonic() - started, r
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("server", [
+    [str(HOSTILE_STDIO), "--mode", "silent"],  # reads requests, never answers, exits at the end of stdin
+    [str(ROOT / "tests" / "servers" / "hang_server.py"), "--ignore-eof"],  # ignores the end of stdin too
+    [str(HOSTILE_STDIO), "--mode", "spawn-ignore-term"],  # ignores stdin and SIGTERM, so does its child
+])
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_timeout_is_honoured_within_a_second_on_stdio(tmp_path: Path, server: list[str], protocol: str):
+    """The whole run, interpreter start and the server's shutdown included, ends within --timeout + 1 s."""
+    extra = ["--pid-file", str(tmp_path / "pids")] if "spawn-ignore-term" in server else []
+    elapsed, r = _timed("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S),
+                        "--protocol", protocol, "--", sys.executable, *server, *extra)
+    assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
+    assert elapsed < TIMEOUT_S + 1, elapsed
+    if extra:  # the server and its child, both deaf to SIGTERM, are gone
+        for pid in (tmp_path / "pids").read_text().split():
+            stat = Path(f"/proc/{pid}/stat")
+            assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"), pid
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("flag", ["--url", "--sse"])
+def test_timeout_is_honoured_within_a_second_on_http(tmp_path: Path, flag: str):
+    """A server that accepts the connection and never answers."""
+    sys.path.insert(0, str(ROOT / "tests" / "hostile_servers"))
+    from hostile_http import HostileHTTPServer
+
+    with HostileHTTPServer() as srv:
+        elapsed, r = _timed("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S),
+                            flag, srv.url("/silent"))
+    assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
+    assert elapsed < TIMEOUT_S + 1, elapsed
