@@ -175,3 +175,63 @@ def test_timeout_is_honoured_within_a_second_on_http(tmp_path: Path, flag: str):
                             flag, srv.url("/silent"))
     assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
     assert elapsed < TIMEOUT_S + 1, elapsed
+
+
+@pytest.mark.live
+def test_url_at_an_sse_endpoint_and_sse_at_a_streamable_endpoint_say_which_flag(http_server_factory, tmp_path: Path):
+    """HTTP 405 to --url (a legacy SSE endpoint refuses POST) → --sse; HTTP 400 to --sse (a Streamable HTTP
+    endpoint refuses the SSE GET) → --url. Both servers are the demo mail server, started for real."""
+    sse = http_server_factory(lambda port: [sys.executable, str(DEMO), "--version", "1", "--sse", str(port)])
+    http = http_server_factory(lambda port: [sys.executable, str(DEMO), "--version", "2", "--http", str(port)])
+    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "a", "--timeout", "20",
+                          "--url", sse.url("/sse")), 3)
+    assert "HTTP 405" in line and "try --sse URL instead of --url" in line
+    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "b", "--timeout", "20",
+                          "--sse", http.url("/mcp")), 3)
+    assert "HTTP 400" in line and "try --url URL instead of --sse" in line
+    for flag, server, path in (("--sse", sse, "/sse"), ("--url", http, "/mcp")):  # the suggested flag works
+        r = cli("snapshot", "--store", str(tmp_path), "--label", flag.strip("-"), "--timeout", "20", flag, server.url(path))
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(("args", "fixed"), [
+    (["snapshot", "--label", "x", "python", "-m", "mod"], "schema-audit snapshot --label x -- python -m mod"),
+    (["probe", "--auto", "--timeout", "5", "node", "dist/index.js", "--port", "3"],
+     "schema-audit probe --auto --timeout 5 -- node dist/index.js --port 3"),
+])
+def test_a_server_command_without_the_double_dash_says_where_it_goes(tmp_path: Path, args: list[str], fixed: str):
+    line = error_line(cli(*args, cwd=tmp_path), 2)
+    assert "the server command goes after --" in line and line.endswith(f": {fixed})"), line
+    assert "Possible options" not in line
+    # our own typo is still click's message with the help pointer
+    line = error_line(cli("snapshot", "--label", "x", "--bogus", cwd=tmp_path), 2)
+    assert "No such option: --bogus" in line and "snapshot --help'" in line and "goes after --" not in line
+
+
+@pytest.mark.live
+def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path):
+    """What the server wrote on stdout is the clue, not "(no stderr output)"."""
+    script = "print('Listening on port 3000'); print('\\x1b[31mready\\x1b[0m')"
+    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
+                          sys.executable, "-c", script), 3)
+    assert "server exited during the handshake; it wrote to stdout what is not JSON-RPC: " in line
+    assert "'Listening on port 3000' | 'ready'" in line and "no stderr output" not in line
+    assert "\x1b" not in line and "stdout must carry only JSON-RPC" in line
+    script = "import sys; print('oops'); print('FATAL config missing', file=sys.stderr)"
+    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
+                          sys.executable, "-c", script), 3)
+    assert "'oops'; stderr: FATAL config missing" in line
+    script = "import sys; print('FATAL config missing', file=sys.stderr)"
+    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
+                          sys.executable, "-c", script), 3)
+    assert line.endswith("server exited during the handshake: FATAL config missing")
+
+
+def test_git_input_outside_a_repository(tmp_path: Path):
+    env_cmd = [sys.executable, "-m", "mcp_schema_audit", "diff", "git:HEAD:a.json", "git:HEAD:b.json"]
+    import os
+
+    r = subprocess.run(env_cmd, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                       env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
+    line = error_line(r, 2)
+    assert f"git:HEAD:a.json: not a git repository: {tmp_path}" in line and "give the snapshot file's path" in line
