@@ -178,9 +178,10 @@ def capture(
     a silent legacy server costs the SDK's fixed 10 s probe timeout), ``"legacy"`` (``initialize``
     handshake only, 2024-11-05 … 2025-11-25) or ``"2026-07-28"`` (pinned, no handshake).
     ``timeout_s`` (seconds) bounds the whole capture: spawn or connect, handshake and every page.
-    ``clock_started``: see ``run_connected``. ``max_pages`` caps the number of pages of each list. Stopping a stdio server that ignores the
-    end of its stdin adds up to ~4 s after a failure (the SDK's close, SIGTERM, SIGKILL grace periods),
-    but ~0.1 s after a timeout (``process._tracked`` stops it at once).
+    ``clock_started``: see ``run_connected``. ``max_pages`` caps the number of pages of each list.
+    Stopping a stdio server that ignores the end of its stdin adds up to ~4 s after a failure (the
+    SDK's close, SIGTERM, SIGKILL grace periods), but ~0.1 s after a timeout (``process._tracked``
+    stops it at once).
     On Linux, descendants of a stdio server that are still running once the server has stopped (also
     those that left its process group with ``setsid()``) are then stopped too: SIGTERM, up to 1 s,
     SIGKILL; processes that are not descendants of the server are never signalled.

@@ -120,9 +120,10 @@ def history(
     two cohorts cache different value sets, so no single value satisfies both) and the findings, one
     line each with the cached versions it breaks. Captured snapshots are ordered by capture time,
     imported ones by label as a version; when NEW and a stored snapshot of its server differ in that,
-    name the cached versions with --against (exit 2 otherwise). Every format of diff works here: markdown suits a pull-request comment; sarif and github
-    give one result per finding (each once, with the cached versions it affects), located in NEW's
-    snapshot file; junit has one test case per tool.
+    name the cached versions with --against (exit 2 otherwise). Every format of diff works here:
+    markdown suits a pull-request comment; sarif and github give one result per finding (each once,
+    with the cached versions it affects), located in NEW's snapshot file; junit has one test case per
+    tool.
     """
     from mcp_schema_audit.history import (check_history, older_stored, order_snapshots, same_server,
                                           stored_snapshots)
