@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from mcp_schema_audit.errors import InputError
@@ -29,6 +30,11 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     if not rev or not path or rev.startswith("-"):
         raise InputError(f"{ref}: expected git:REF:PATH with a revision and a path")
     try:
+        repo = subprocess.run(["git", "rev-parse", "--git-dir"], capture_output=True, timeout=timeout_s, check=False)
+        if repo.returncode != 0:
+            raise InputError(f"{ref}: not a git repository: {os.getcwd()}",
+                             hint="git: inputs are read from the repository of the current folder; run from inside "
+                             "it, or give the snapshot file's path")
         check = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], capture_output=True,
                                timeout=timeout_s, check=False)
     except FileNotFoundError as exc:

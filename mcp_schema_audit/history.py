@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import SEVERITY_RANK
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot
@@ -32,10 +33,32 @@ def version_key(label: str) -> tuple[Any, ...]:
 
 
 def order_snapshots(snaps: list[Snapshot]) -> list[Snapshot]:
-    """Oldest first: by capture time when every snapshot has one, else by label as a version."""
-    if snaps and all(isinstance(s.meta.get("captured_at"), str) for s in snaps):
-        return sorted(snaps, key=lambda s: (s.meta["captured_at"], version_key(s.label)))
-    return sorted(snaps, key=lambda s: version_key(s.label))
+    """Oldest first: captured snapshots by capture time, then the others (imported files) by label as a version."""
+    return sorted((s for s in snaps if _captured(s)), key=lambda s: (s.meta["captured_at"], version_key(s.label))) \
+        + sorted((s for s in snaps if not _captured(s)), key=lambda s: version_key(s.label))
+
+
+def _captured(s: Snapshot) -> bool:
+    return isinstance(s.meta.get("captured_at"), str)
+
+
+def older_stored(new: Snapshot, mine: list[Snapshot]) -> list[Snapshot]:
+    """The snapshots of ``mine`` (stored snapshots of NEW's server, NEW among them) older than NEW, oldest first.
+
+    Captured snapshots are ordered by capture time; when none of them has one (imported files), by label
+    as a version. When NEW and some of the others differ in that (one has a capture time, the other not),
+    which of them is older cannot be decided: ``UsageError`` (exit 2) says so, and how to name the cohorts.
+    """
+    undecided = [s for s in mine if s.label != new.label and _captured(s) != _captured(new)]
+    if undecided:
+        shown = ", ".join(repr(s.label) for s in undecided[:5]) + (" …" if len(undecided) > 5 else "")
+        which = "has a capture time but" if _captured(new) else "has no capture time (an imported file) but"
+        theirs = ("has" if len(undecided) == 1 else "have") + (" none" if _captured(new) else " one")
+        raise UsageError(f"cannot tell which stored versions are older than {new.label!r}: it {which} {shown} "
+                         f"of the same server {theirs}",
+                         hint="name the cached versions: --against LABEL, once per version")
+    ordered = order_snapshots([s for s in mine if s.label != new.label] + [new])
+    return ordered[: next(i for i, s in enumerate(ordered) if s is new)]
 
 
 def stored_snapshots(store: Path) -> list[Snapshot]:

@@ -31,7 +31,7 @@ from typing import Any
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.findings import NEW_SIDE, SURFACES, Finding
 from mcp_schema_audit.errors import UsageError
-from mcp_schema_audit.rules import RULES, SEVERITIES
+from mcp_schema_audit.rules import RULES, SEVERITIES, unknown_rule_message
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces import SYMMETRIC_RULES
@@ -223,6 +223,9 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         raise UsageError(f"{source}{which}: every [[{key}]] entry needs a non-empty reason")
     if not any(k in e for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer")):
         raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool, surface, name or pointer")
+    if "rule" in e and not any(fnmatch.fnmatchcase(r, str(e["rule"])) for r in RULES):
+        # a rule pattern that matches no rule id would never match a finding: a silent no-op, so refuse it
+        raise UsageError(f"{source}: {unknown_rule_message(str(e['rule']))}")
     if "surface" in e and e["surface"] not in SURFACES:
         raise UsageError(f"{source}: surface must be one of {', '.join(SURFACES)} (got {e['surface']!r})")
     expires = e.get("expires")
@@ -248,7 +251,7 @@ def parse_severity_overrides(items: list[str], source: str = "--severity") -> di
             raise UsageError(f"{source}: expected RULE=LEVEL (got {item!r})")
         rule, level = (x.strip() for x in item.split("=", 1))
         if rule not in RULES:
-            raise UsageError(f"{source}: unknown rule {rule!r} (see 'schema-audit rules')")
+            raise UsageError(f"{source}: {unknown_rule_message(rule)}")
         if level not in SEVERITIES:
             raise UsageError(f"{source}: level for {rule} must be breaking, warning or info (got {level!r})")
         out[rule] = level

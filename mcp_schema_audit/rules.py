@@ -565,3 +565,18 @@ for _rule in _RULES:
 def get_rule(rule_id: str) -> Rule:
     """Return the rule ``rule_id``. Raises ``KeyError`` for an unknown id."""
     return RULES[rule_id]
+
+
+def closest_rules(word: str, n: int = 3) -> list[str]:
+    """Up to ``n`` catalog ids closest to ``word`` (difflib's ratio), best first: for "did you mean"."""
+    import difflib
+
+    return difflib.get_close_matches(word.strip(), list(RULES), n=n, cutoff=0.6)
+
+
+def unknown_rule_message(word: str) -> str:
+    """``unknown rule 'x'`` with the closest ids as a did-you-mean, else a pointer to ``schema-audit rules``."""
+    close = closest_rules(word)
+    if close:
+        return f"unknown rule {word!r}; did you mean {' or '.join(close)}? (see 'schema-audit rules')"
+    return f"unknown rule {word!r} (see 'schema-audit rules')"

@@ -68,6 +68,39 @@ def test_history_of_a_first_release_passes_with_a_note(tmp_path: Path):
     assert r.stderr.startswith("schema-audit: nothing to check:") and len(r.stderr.splitlines()) == 1
 
 
+def test_history_keeps_capture_order_and_refuses_an_undecidable_one(tmp_path: Path):
+    """Capture zeta (demo v1) then alpha (demo v2); an imported file of the same server (no capture time) must
+    not turn the gate into "nothing to check": alpha is still checked against zeta only when that is decidable."""
+    store = str(tmp_path / "st")
+    demo = str(ROOT / "fixtures" / "demo_server" / "mail_server.py")
+    for label, version in (("zeta", "1"), ("alpha", "2")):
+        r = cli("snapshot", "--store", store, "--label", label, "--", sys.executable, demo, "--version", version)
+        assert r.returncode == 0, r.stderr
+    r = cli("history", "alpha", "--store", store)
+    assert r.returncode == 1 and "zeta: 7 breaking" in r.stdout, r.stderr
+    tools = json.loads((tmp_path / "st" / "snapshots" / "zeta.json").read_text())["tools"]
+    (tmp_path / "raw.json").write_text(json.dumps({"tools": tools}))  # no serverInfo, no capture time
+    assert cli("snapshot", "--store", store, "--label", "imp", "--from-file", str(tmp_path / "raw.json")).returncode == 0
+    for new, other in (("alpha", "'imp'"), ("imp", "'alpha', 'zeta'")):
+        r = cli("history", new, "--store", store)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, r.stderr
+        assert f"cannot tell which stored versions are older than '{new}'" in lines[0] and other in lines[0]
+        assert "--against" in lines[0] and "nothing to check" not in r.stderr
+    r = cli("history", "alpha", "--store", store, "--against", "zeta")  # the way out the error names
+    assert r.returncode == 1 and "zeta: 7 breaking" in r.stdout, r.stderr
+    r = cli("history", "zeta", "--store", store, "--against", "imp", "--fail-on", "info")
+    assert r.returncode == 0, r.stderr  # same tools: nothing changed
+    # a store of imported files only keeps the label order; captured-only stores the capture order
+    only = str(tmp_path / "only")
+    for label in ("v1.10", "v1.9"):
+        assert cli("snapshot", "--store", only, "--label", label, "--from-file", str(tmp_path / "raw.json")).returncode == 0
+    r = cli("history", "v1.10", "--store", only, "--format", "json")
+    assert r.returncode == 0 and [c["label"] for c in json.loads(r.stdout)["cohorts"]] == ["v1.9"], r.stderr
+    r = cli("history", "zeta", "--store", store)  # captured first: truly nothing older, and the import is undecided
+    assert r.returncode == 2 and "'imp'" in r.stderr, r.stderr
+
+
 def test_modes_forward_and_full():
     old = snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
         "type": "object", "properties": {"a": {"type": "string"}}}}]}, source="old")

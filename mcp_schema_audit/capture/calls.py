@@ -80,6 +80,7 @@ def probe_server(
     call_timeout_s: float = 30.0,
     max_pages: int = 1000,
     dry_run: bool = False,
+    clock_started: float | None = None,
 ) -> tuple[Snapshot, list[PlannedCall], list[dict[str, Any]]]:
     """List the server's tools, let ``plan(listing)`` choose the calls, make them one after the other.
 
@@ -91,7 +92,7 @@ def probe_server(
     run (minus ``SHUTDOWN_RESERVE_S`` to disconnect): a call that gets no answer in time is a ``timeout``
     record, and calls the budget no longer reaches are ``not-called``. Raises ``UsageError`` for unusable
     arguments and ``CaptureError`` when the server cannot be reached, exits, breaks the protocol, or the
-    listing does not complete within ``timeout_s``.
+    listing does not complete within ``timeout_s``. ``clock_started``: see ``run_connected``.
     """
     _check_arguments(target, protocol, timeout_s, max_pages)
     if not call_timeout_s > 0:
@@ -111,7 +112,7 @@ def probe_server(
             records.append(await call_tool(conn, call, call_timeout_s))
         return listing, planned, records
 
-    return run_connected(target, protocol, timeout_s, work)
+    return run_connected(target, protocol, timeout_s, work, clock_started=clock_started)
 
 
 async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) -> dict[str, Any]:

@@ -30,8 +30,9 @@ def _leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-def _explain(exc: BaseException, state: _State) -> CaptureError:
-    """Turn whatever the SDK raised into one readable ``CaptureError``."""
+def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> CaptureError:
+    """Turn whatever the SDK raised into one readable ``CaptureError`` (``log``: what the server wrote that
+    is not JSON-RPC, quoted when a stdio server exits)."""
     import httpx2
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
@@ -51,9 +52,11 @@ def _explain(exc: BaseException, state: _State) -> CaptureError:
     for leaf in leaves:
         if isinstance(leaf, httpx2.HTTPStatusError):
             response = leaf.response
-            return CaptureError(f"HTTP {response.status_code} {response.reason_phrase} from {url}".replace("  ", " "))
+            status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+            return CaptureError(f"{status} from {url}", hint=_http_hint(status, state.target.transport))
     if state.http_error is not None and state.target.transport != "stdio":
-        return CaptureError(f"{state.http_error} from {url} during {state.stage}", hint=_http_hint(state.http_error))
+        return CaptureError(f"{state.http_error} from {url} during {state.stage}",
+                            hint=_http_hint(state.http_error, state.target.transport))
     for leaf in leaves:
         if isinstance(leaf, httpx2.ConnectError):
             return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}")
@@ -67,6 +70,12 @@ def _explain(exc: BaseException, state: _State) -> CaptureError:
             if leaf.code == -32000:  # the SDK's CONNECTION_CLOSED: the server went away
                 if state.target.transport == "stdio":
                     what = "server exited during the handshake" if state.stage == "the handshake" else f"server exited during {state.stage}"
+                    noise = _stdout_noise(log)
+                    if noise:
+                        return CaptureError(f"{what}; it wrote to stdout what is not JSON-RPC: {noise}"
+                                            + (f"; stderr: {tail}" if tail else ""),
+                                            hint="stdout must carry only JSON-RPC messages: is this an MCP server "
+                                            "over stdio, and does it log to stderr?")
                     return CaptureError(f"{what}: {tail or '(no stderr output)'}")
                 return CaptureError(f"server closed the connection during {state.stage} ({url})")
             if leaf.code == -32001:  # the SDK's REQUEST_TIMEOUT
@@ -105,11 +114,31 @@ def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None)
     return CaptureError(message, hint=hint)
 
 
-def _http_hint(status_line: str) -> str | None:
+def _stdout_noise(log: _WireLog | None) -> str:
+    """The last lines a stdio server wrote to stdout that are not JSON-RPC, cleaned and quoted; ``""`` if none."""
+    if log is None:
+        return ""
+    shown = []
+    for raw in log.noise:
+        line = "".join(ch for ch in " ".join(_ANSI_RE.sub("", raw).split()) if ch.isprintable())
+        if line:
+            shown.append(repr(line if len(line) <= _STDERR_LINE_CHARS else line[: _STDERR_LINE_CHARS - 1] + "…"))
+    if not shown and log.unparsable:
+        return f"{log.unparsable} message(s)"
+    return " | ".join(shown)
+
+
+def _http_hint(status_line: str, transport: str = "http") -> str | None:
+    """The next step for an HTTP error status on ``transport`` (``http``: --url, ``sse``: --sse), or None."""
     if status_line.startswith(("HTTP 401", "HTTP 403")):
         return "pass credentials with --header"
     if status_line.startswith("HTTP 404"):
-        return "check the endpoint path (Streamable HTTP servers usually serve /mcp)"
+        return "check the endpoint path: Streamable HTTP servers usually serve /mcp, legacy SSE servers /sse"
+    if status_line.startswith("HTTP 405") and transport == "http":
+        return "the endpoint refuses POST, as a legacy HTTP+SSE endpoint does: try --sse URL instead of --url"
+    if status_line.startswith("HTTP 400") and transport == "sse":
+        return ("the endpoint refused the SSE client's GET, as a Streamable HTTP endpoint does: "
+                "try --url URL instead of --sse")
     return None
 
 

@@ -253,9 +253,10 @@ class _ProcessTree:
             if pidfd is not None:
                 os.close(pidfd)
 
-    def close(self) -> None:
+    def close(self, term_grace_s: float | None = None) -> None:
         """Stop following, then stop every recorded process still alive (see the class docstring).
 
+        ``term_grace_s`` replaces ``TERM_GRACE_S`` (after a timeout, when the run's deadline is spent).
         Blocks for at most ``TERM_GRACE_S + KILL_WAIT_S`` seconds and ~0 when nothing is left. Never raises.
         """
         self._stop.set()
@@ -270,7 +271,7 @@ class _ProcessTree:
                 return
             for pid, start in living:
                 self._signal(pid, start, signal.SIGTERM)
-            deadline = time.monotonic() + self.TERM_GRACE_S
+            deadline = time.monotonic() + (self.TERM_GRACE_S if term_grace_s is None else term_grace_s)
             while living and time.monotonic() < deadline:
                 time.sleep(0.02)
                 self.scan()
@@ -294,9 +295,20 @@ class _ProcessTree:
             pass
 
 
+#: seconds a stdio server gets between SIGTERM and SIGKILL once the run's deadline has passed
+TIMEOUT_TERM_GRACE_S = 0.1
+
+
 @contextlib.asynccontextmanager
 async def _tracked(transport: Any, tree: _ProcessTree) -> AsyncIterator[Any]:
-    """Enter the SDK's stdio transport with ``tree`` following the server it spawns."""
+    """Enter the SDK's stdio transport with ``tree`` following the server it spawns.
+
+    When the run's deadline has passed (a timeout), the server and its descendants are stopped at once
+    (SIGTERM, ``TIMEOUT_TERM_GRACE_S``, SIGKILL) instead of the SDK's graceful shutdown: closing stdin,
+    2 s, SIGTERM, 2 s, SIGKILL would let a server that ignores both overrun ``--timeout`` by 4 s.
+    """
+    import anyio
+
     tree.before_spawn()
     async with transport as streams:
         tree.attach()
@@ -304,3 +316,5 @@ async def _tracked(transport: Any, tree: _ProcessTree) -> AsyncIterator[Any]:
             yield streams
         finally:
             tree.scan()  # a last look before the SDK closes stdin and signals the process group
+            if anyio.current_time() >= anyio.current_effective_deadline():
+                tree.close(term_grace_s=TIMEOUT_TERM_GRACE_S)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from mcp_schema_audit import __version__
 from mcp_schema_audit.capture.failures import (
     _explain,
+    _first_line,
     _is_group,
     _leaves,
     _timeout_error,
@@ -63,7 +64,7 @@ T = TypeVar("T")
 
 
 def run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
-                  work: Callable[[Connection], Awaitable[T]]) -> T:
+                  work: Callable[[Connection], Awaitable[T]], *, clock_started: float | None = None) -> T:
     """Open one connection to ``target`` (spawn or connect, handshake), run ``await work(conn)``, disconnect.
 
     The one way ``capture`` and ``probe`` reach a server: transport, wire tap, SDK client, process tree and
@@ -71,17 +72,21 @@ def run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
     over everything, clean-up included. Raises ``CaptureError`` (one line, secrets removed) for every
     failure to reach the server or to finish in time; a ``SchemaAuditError`` that ``work`` raises for
     another reason (a ``UsageError``, an ``InputError``) comes through unchanged. Call ``_check_arguments``
-    first.
+    first. ``clock_started`` (a ``time.monotonic()`` value, e.g. when the CLI started) starts the clock of
+    ``timeout_s`` earlier than now, so that the whole command ends within it; the messages still name
+    ``timeout_s``.
     """
     import anyio
 
-    return anyio.run(_run_connected, target, protocol, timeout_s, work)
+    return anyio.run(_run_connected, target, protocol, timeout_s, work, clock_started)
 
 
 async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
-                         work: Callable[[Connection], Awaitable[T]]) -> T:
+                         work: Callable[[Connection], Awaitable[T]], clock_started: float | None = None) -> T:
     import anyio
 
+    spent = 0.0 if clock_started is None else max(0.0, time.monotonic() - clock_started)
+    left = max(0.05, timeout_s - spent)
     state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
     log = _WireLog()
     with contextlib.ExitStack() as files:
@@ -92,8 +97,8 @@ async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
             files.callback(state.tree.close)  # runs first: after the SDK stopped the server
         # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
         # cancellation surfaces as some other exception from the SDK's task groups.
-        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout_s)
-        deadline = time.monotonic() + timeout_s
+        scope = anyio.CancelScope(deadline=anyio.current_time() + left)
+        deadline = time.monotonic() + left
         done = False
         outcome: Any = None
         error: CaptureError | None = None
@@ -110,7 +115,7 @@ async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
             elif not isinstance(exc, Exception) and not _is_group(exc):
                 raise  # KeyboardInterrupt, SystemExit, an outer cancellation
             else:
-                error = _explain(exc, state)
+                error = _explain(exc, state, log)
         if error is None and not done:
             error = _timeout_error(timeout_s, state, log)
         if error is not None:
@@ -164,6 +169,7 @@ def capture(
     protocol: str = "auto",
     timeout_s: float = 60.0,
     max_pages: int = 1000,
+    clock_started: float | None = None,
 ) -> Snapshot:
     """Connect to the server, list every tool (all pages) and every prompt, resource and resource template (all
     pages, when the server advertises the capability), disconnect, and return the snapshot.
@@ -172,8 +178,10 @@ def capture(
     a silent legacy server costs the SDK's fixed 10 s probe timeout), ``"legacy"`` (``initialize``
     handshake only, 2024-11-05 … 2025-11-25) or ``"2026-07-28"`` (pinned, no handshake).
     ``timeout_s`` (seconds) bounds the whole capture: spawn or connect, handshake and every page.
-    ``max_pages`` caps the number of pages of each list. Stopping a stdio server that ignores the
-    end of its stdin adds up to ~4 s after a failure (the SDK's close, SIGTERM, SIGKILL grace periods).
+    ``clock_started``: see ``run_connected``. ``max_pages`` caps the number of pages of each list.
+    Stopping a stdio server that ignores the end of its stdin adds up to ~4 s after a failure (the
+    SDK's close, SIGTERM, SIGKILL grace periods), but ~0.1 s after a timeout (``process._tracked``
+    stops it at once).
     On Linux, descendants of a stdio server that are still running once the server has stopped (also
     those that left its process group with ``setsid()``) are then stopped too: SIGTERM, up to 1 s,
     SIGKILL; processes that are not descendants of the server are never signalled.
@@ -200,7 +208,7 @@ def capture(
     async def work(conn: Connection) -> Snapshot:
         return await list_tools(conn, label=label, max_pages=max_pages, started=started, captured_at=captured_at)
 
-    return run_connected(target, protocol, timeout_s, work)
+    return run_connected(target, protocol, timeout_s, work, clock_started=clock_started)
 
 
 def utc_now() -> str:
@@ -299,18 +307,29 @@ async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State
 
 
 async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
-    """With a pinned version the SDK sends no handshake; ask ``server/discover`` once for identity.
+    """With a pinned version the SDK sends no handshake; ask ``server/discover`` once, which negotiates it.
 
-    The answer is optional: an error leaves capabilities and server info empty.
+    A server that refuses it (``Method not found``: a server of the ``initialize`` era) or does not list
+    the pinned version among its ``supportedVersions`` did not agree to that version, so no snapshot may
+    record it: ``CaptureError`` (exit 3) with the way out (``--protocol auto`` or ``legacy``).
     """
     from mcp.shared.exceptions import MCPError
 
+    version = session.protocol_version
+    hint = "use --protocol auto, which negotiates the version, or --protocol legacy for the initialize handshake"
     mark = len(log.replies)
     try:
-        await session.send_discover(session.protocol_version)
-    except MCPError:
-        return {}
-    return _last(log.results("server/discover", mark))
+        await session.send_discover(version)
+    except MCPError as exc:
+        raise CaptureError(f"the server does not speak protocol {version}: it answered server/discover with "
+                           f"error {exc.error.code}: {_first_line(exc)}", hint=hint) from None
+    result = _last(log.results("server/discover", mark))
+    supported = result.get("supportedVersions")
+    if isinstance(supported, list) and version not in supported:
+        shown = ", ".join(str(v) for v in supported[:8] if isinstance(v, str))
+        raise CaptureError(f"the server does not speak protocol {version}: server/discover lists only "
+                           f"{shown or 'no version'}", hint=hint)
+    return result
 
 
 async def _walk_pages(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State) -> list[dict[str, Any]]:

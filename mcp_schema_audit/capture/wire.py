@@ -21,6 +21,23 @@ class _WireLog:
         self.sent: dict[str, Any] = {}
         self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, Any]] = []
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
+        self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
+
+    def note_unparsable(self, exc: Exception) -> None:
+        """Count one message the transport could not parse and keep what the server wrote (the last 3)."""
+        self.unparsable += 1
+        errors = getattr(exc, "errors", None)
+        try:
+            raw = errors()[0].get("input") if callable(errors) else None
+        except Exception:  # noqa: BLE001 - only a detail for the error message
+            raw = None
+        if raw is None:
+            return
+        if not isinstance(raw, str):
+            import json
+
+            raw = json.dumps(raw, ensure_ascii=False, default=str)
+        self.noise = [*self.noise, raw[:500]][-3:]
 
     def results(self, method: str, start: int = 0) -> list[dict[str, Any]]:
         """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
@@ -56,7 +73,7 @@ class _TapStream:
     async def receive(self) -> Any:
         item = await self._inner.receive()
         if isinstance(item, Exception):
-            self._log.unparsable += 1
+            self._log.note_unparsable(item)
         message = getattr(item, "message", None)
         if message is not None and hasattr(message, "id") and not hasattr(message, "method"):
             method = self._log.methods.get(message.id)

@@ -8,12 +8,21 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from typing import Any, Callable
 
 import typer
 
-from mcp_schema_audit import __version__
+from mcp_schema_audit import IMPORTED_AT, __version__
 from mcp_schema_audit.errors import ExitCode, SchemaAuditError, WallClockGuard
+
+_clock: dict[str, float] = {}
+
+
+def run_started() -> float:
+    """When this command started (``time.monotonic()``): the process start under ``main()``, else (an
+    in-process runner) the command's own start. ``--timeout`` counts from here."""
+    return _clock.get("run", time.monotonic())
 
 app = typer.Typer(
     name="schema-audit",
@@ -90,6 +99,8 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _err("interrupted")
             raise typer.Exit(130) from None
+        except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
+            raise typer.Exit(_stdout_closed()) from None
         except WallClockGuard as exc:
             _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
                  "overloaded machine)")
@@ -102,6 +113,21 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper
+
+
+#: exit code after the reader of stdout went away: 128 + SIGPIPE, what a shell shows for ``yes | head -1``
+PIPE_CLOSED_EXIT = 141
+
+
+def _stdout_closed() -> int:
+    """Point stdout at /dev/null so that no later flush fails again (nothing is printed), return 141."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (an embedding, a test runner): nothing to protect
+        pass
+    return PIPE_CLOSED_EXIT
 
 
 def _version_callback(value: bool) -> None:
@@ -120,12 +146,53 @@ def _root(
     Exit codes: 0 gate passed, 1 gate failed (findings at or above --fail-on),
     2 usage or input error, 3 capture error, 4 internal error.
     """
+    _clock["run"] = _clock.get("main", time.monotonic())
+
+
+def _server_command_hint(exc: Exception, argv: list[str]) -> str:
+    """For ``snapshot --label x python -m mod`` (a server command whose own options reach ours because ``--``
+    is missing): `` (the server command goes after --: schema-audit snapshot --label x -- python -m mod)``.
+    ``""`` for any other error."""
+    import shlex
+
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command", None)
+    if type(exc).__name__ != "NoSuchOption" or command is None or command.name not in ("snapshot", "probe"):
+        return ""
+    if "--" in argv or command.name not in argv:
+        return ""
+    tokens = argv[argv.index(command.name) + 1:]
+    takes_value = {opt for p in command.params if getattr(p, "param_type_name", "") == "option"
+                   and not getattr(p, "is_flag", False) and not getattr(p, "count", False) for opt in p.opts}
+    j = 0
+    while j < len(tokens) and tokens[j].startswith("-"):
+        j += 2 if tokens[j] in takes_value else 1
+    if j >= len(tokens) or getattr(exc, "option_name", None) not in tokens[j:]:
+        return ""  # no server command before the unknown option: a plain typo of ours
+    fixed = shlex.join([command.name, *tokens[:j], "--", *tokens[j:]])
+    return f" (the server command goes after --, with its own options: schema-audit {fixed})"
 
 
 def main() -> None:
     """Console-script entry point. Usage errors exit 2 (typer/click); see the module docstring."""
+    _clock["main"] = IMPORTED_AT
+    import atexit
+    import gc
+
+    # Interpreter shutdown would otherwise collect every object of the SDK, pydantic and httpx once more
+    # (0.2-0.3 s on a busy machine, after a timeout too): nothing left needs it, every file is closed.
+    atexit.register(gc.freeze)
     try:
         code = app(standalone_mode=False)
+        sys.stdout.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
+    except BrokenPipeError:  # `schema-audit rules | head -1`: the reader went away; end quietly
+        sys.exit(_stdout_closed())
+    except SystemExit as exc:
+        # click itself catches EPIPE (in --help, --version) and exits 1 after wrapping stdout: 1 means "gate
+        # failed" here, so give the closed pipe its own code
+        if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
+            sys.exit(_stdout_closed())
+        raise exc from None
     except KeyboardInterrupt:  # pragma: no cover - interactive
         _err("interrupted")
         sys.exit(130)
@@ -136,6 +203,10 @@ def main() -> None:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
             ctx = getattr(exc, "ctx", None)
             where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            hint = _server_command_hint(exc, sys.argv[1:])
+            if hint:  # not click's "Possible options": the option is the server's, not ours
+                _err(f"error: no such option of schema-audit: {getattr(exc, 'option_name', '')}{hint}")
+                sys.exit(int(exc.exit_code))
             _err(f"error: {exc.format_message()}{where}")
             sys.exit(int(exc.exit_code))
         if type(exc).__name__ == "Abort":

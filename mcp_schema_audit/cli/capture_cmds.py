@@ -14,7 +14,7 @@ import typer
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.cli import source
-from mcp_schema_audit.cli.app import _command, _err, _guarded
+from mcp_schema_audit.cli.app import _command, _err, _guarded, run_started
 from mcp_schema_audit.cli.options import (
     _CONFIG_HELP_SHORT,
     _quiet_sdk_logs,
@@ -100,7 +100,8 @@ def snapshot(
         _quiet_sdk_logs(verbose)
         target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
         _err(f"capturing tools, prompts, resources and resource templates from {where} …")
-        snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages)
+        snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages,
+                       clock_started=run_started())
     text = canonical_json(snap.to_json())
     if out == "-":
         _write_output(text, "-")

@@ -50,11 +50,11 @@ def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
 @_guarded
 def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
     """Print a rule's rationale, a before/after example and the error a host raises."""
-    from mcp_schema_audit.rules import RULES
+    from mcp_schema_audit.rules import RULES, unknown_rule_message
 
     rule = RULES.get(rule_id)
     if rule is None:
-        raise UsageError(f"unknown rule {rule_id!r} (see 'schema-audit rules')")
+        raise UsageError(unknown_rule_message(rule_id))
     where = rule.direction if rule.surface == rule.direction else f"{rule.surface} {rule.direction}"
     lines = [f"{rule.id} ({where}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
     if rule.before:

@@ -28,6 +28,7 @@ from mcp_schema_audit.cli.options import (
     _settings,
     _tool_filter,
     _write_output,
+    distinct_labels,
     run_diff,
 )
 from mcp_schema_audit.errors import ExitCode, UsageError
@@ -57,6 +58,11 @@ def diff(
     time_budget: Optional[float] = typer.Option(None, "--time-budget", metavar="SECONDS", help=_TIME_BUDGET_HELP),
     samples: Optional[Path] = typer.Option(None, "--samples", metavar="FILE", help=_SAMPLES_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help=_JOBS_HELP),
+    old_label: Optional[str] = typer.Option(None, "--old-label", metavar="NAME", help=(
+        "Name OLD so in the report (default: its label; two files of one name, a/tools.json and "
+        "b/tools.json, read a/tools and b/tools).")),
+    new_label: Optional[str] = typer.Option(None, "--new-label", metavar="NAME",
+                                            help="Name NEW so in the report (as --old-label)."),
 ) -> None:
     """Classify every schema change between OLD and NEW for hosts that cached OLD.
 
@@ -73,6 +79,7 @@ def diff(
     budget, jobs = _budget(time_budget), _jobs(jobs)
     old_snap = _load(old, opts["store"])
     new_snap = _load(new, opts["store"])
+    distinct_labels(old_snap, new_snap, old, new, old_label, new_label)
     recording = _samples(samples)
     (old_snap, new_snap), notes = _tool_filter([old_snap, new_snap], opts["tools"], opts["exclude_tools"])
     with _Progress("comparing tools") as bar:
@@ -111,12 +118,15 @@ def history(
 
     Prints a matrix tools x cached versions (ok / warning / breaking), the conflicts (positions where
     two cohorts cache different value sets, so no single value satisfies both) and the findings, one
-    line each with the cached versions it breaks. Cohorts are ordered by capture time, else by label
-    as a version. Every format of diff works here: markdown suits a pull-request comment; sarif and github
-    give one result per finding (each once, with the cached versions it affects), located in NEW's
-    snapshot file; junit has one test case per tool.
+    line each with the cached versions it breaks. Captured snapshots are ordered by capture time,
+    imported ones by label as a version; when NEW and a stored snapshot of its server differ in that,
+    name the cached versions with --against (exit 2 otherwise). Every format of diff works here:
+    markdown suits a pull-request comment; sarif and github give one result per finding (each once,
+    with the cached versions it affects), located in NEW's snapshot file; junit has one test case per
+    tool.
     """
-    from mcp_schema_audit.history import check_history, order_snapshots, same_server, stored_snapshots
+    from mcp_schema_audit.history import (check_history, older_stored, order_snapshots, same_server,
+                                          stored_snapshots)
 
     opts = _settings(config, fail_on, None, [], [], store, fmt=fmt, formats=HISTORY_FORMATS, config_format=False,
                      tools=tool, exclude_tools=exclude_tool)
@@ -126,11 +136,12 @@ def history(
     if against:
         cohorts = order_snapshots([_load(a, opts["store"]) for a in against])
     else:
-        stored = order_snapshots(stored_snapshots(opts["store"]))
-        labels = [s.label for s in stored]
-        cohorts = stored[: labels.index(new_snap.label)] if new_snap.label in labels else stored
-        cohorts = [c for c in cohorts if c.label != new_snap.label]
-        cohorts, skipped = same_server(new_snap, cohorts)
+        stored = stored_snapshots(opts["store"])
+        cohorts, skipped = same_server(new_snap, [s for s in stored if s.label != new_snap.label])
+        if any(s.label == new_snap.label for s in stored):  # NEW is stored: the versions before it
+            cohorts = older_stored(new_snap, [*cohorts, new_snap])
+        else:  # a file or git:REF:PATH: every stored version of its server may be cached
+            cohorts = order_snapshots(cohorts)
         if skipped:
             _err(f"skipped {len(skipped)} stored snapshot(s) of other servers: "
                  f"{', '.join(s.label for s in skipped)}")

@@ -63,6 +63,39 @@ def _load(ref: str, store: Path) -> Snapshot:
     return load_git_snapshot(ref) if is_git_ref(ref) else load_snapshot(ref, store=store)
 
 
+def _ref_parts(ref: str) -> tuple[str, list[str]]:
+    """A snapshot reference as (git revision or ``""``, path components with ``.json`` dropped)."""
+    rev = ""
+    if ref.startswith("git:") and ref.count(":") >= 2:
+        rev, ref = ref[4:].split(":", 1)
+    parts = [p for p in ref.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if parts and parts[-1].endswith(".json"):
+        parts[-1] = parts[-1][: -len(".json")]
+    return rev, parts
+
+
+def distinct_labels(old: Snapshot, new: Snapshot, old_ref: str, new_ref: str, old_label: Optional[str],
+                    new_label: Optional[str]) -> None:
+    """Set the labels the reports show for OLD and NEW: ``--old-label``/``--new-label`` when given; else, when
+    both carry one label (``a/tools.json``, ``b/tools.json``), the shortest ends of their references that
+    tell them apart (``a/tools``, ``b/tools``; for one path at two revisions ``main:tools``, ``HEAD:tools``).
+    Raises ``UsageError`` for an empty or multi-line label."""
+    for flag, value in (("--old-label", old_label), ("--new-label", new_label)):
+        if value is not None and (not value.strip() or len(value.splitlines()) > 1 or len(value) > 200):
+            raise UsageError(f"{flag} must be one line of text, 1 to 200 characters (got {value!r})")
+    if old_label is None and new_label is None and old.label == new.label:
+        (rev_a, a), (rev_b, b) = _ref_parts(old_ref), _ref_parts(new_ref)
+        if a != b:  # the shortest ends of the paths that differ
+            k = 1
+            while k < max(len(a), len(b)) and a[-k:] == b[-k:]:
+                k += 1
+            old.label, new.label = "/".join(a[-k:]) or old.label, "/".join(b[-k:]) or new.label
+        elif rev_a != rev_b:  # one path at two revisions
+            old.label, new.label = f"{rev_a or 'worktree'}:{old.label}", f"{rev_b or 'worktree'}:{new.label}"
+    old.label = old_label.strip() if old_label is not None else old.label
+    new.label = new_label.strip() if new_label is not None else new.label
+
+
 def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str], host: List[str],
               severity: List[str], store: Optional[Path], *, fmt: Optional[str] = None,
               formats: tuple[str, ...] = (), config_format: bool = True, tools: List[str] = (),

@@ -8,7 +8,7 @@ from typing import Any, List, Optional
 import typer
 
 from mcp_schema_audit.cli import source
-from mcp_schema_audit.cli.app import _command, _err, _guarded
+from mcp_schema_audit.cli.app import _command, _err, _guarded, run_started
 from mcp_schema_audit.cli.options import (
     _CONFIG_HELP,
     _FORMATS_HELP,
@@ -141,7 +141,7 @@ def probe(
         _err(f"probing {where} …")
         listing, planned, records = probe_server(target, plan, label=label or "live", protocol=protocol,
                                                  timeout_s=timeout, call_timeout_s=call_timeout,
-                                                 max_pages=max_pages, dry_run=dry_run)
+                                                 max_pages=max_pages, dry_run=dry_run, clock_started=run_started())
         if dry_run:
             _write_output(render_plan(planned, skipped, opts["format"]), output)
             raise typer.Exit(int(ExitCode.OK))
