@@ -396,8 +396,9 @@ def test_github_escaping():
 
 # --- markdown -------------------------------------------------------------------------------------------
 
+#: ``s``: our own strikethrough around the removed words of a description's delta (``md_delta``)
 _ALLOWED_TAGS = {"h3", "h4", "p", "strong", "em", "code", "pre", "br", "details", "summary", "sub", "ul", "li",
-                 "blockquote"}
+                 "blockquote", "s"}
 
 
 def _html(md: str) -> str:

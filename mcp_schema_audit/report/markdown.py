@@ -33,6 +33,7 @@ from mcp_schema_audit.report.model import (
     who,
     witness_sides,
 )
+from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.rules import RULES
 
 
@@ -93,6 +94,33 @@ def md_fence(content: str, info: str = "") -> str:
     return f"{fence}{info}\n{content}\n{fence}"
 
 
+def md_delta(segments: list[tuple[str, str]]) -> str:
+    """A word delta (``worddelta.text_delta``) in Markdown: ``~~removed~~`` and ``**added**``, ``…`` where elided.
+
+    Every piece of server text goes through ``md_escape`` (``~`` and ``*`` inside become references, so server
+    text never closes a marker); whitespace at a piece's edges stays outside its markers (GitHub does not
+    open ``~~`` or ``**`` before a space), and a change of whitespace only is shown as ``␣``.
+    """
+    out = []
+    for kind, text in segments:
+        if kind == "elided":
+            out.append("…")
+        elif kind == "same":
+            out.append(md_escape(text))
+        else:
+            mark = "~~" if kind == "removed" else "**"
+            core = text.strip()
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+            out.append(f"{md_escape(lead)}{mark}{md_escape(core) if core else '␣'}{mark}{md_escape(trail)}")
+    return "".join(out)
+
+
+def _md_change(f: Finding) -> str:
+    """``<br>Change: …`` with the word delta of a changed text (``worddelta.has_delta``), else ``""``."""
+    delta = finding_delta(f)
+    return "" if delta is None else f"<br>Change: {md_delta(delta)}"
+
+
 def md_about(f: Finding) -> str:
     """``**tool** · direction`` for a tool finding, ``prompt **name**`` (surface words, item in bold) otherwise."""
     if f.surface == "tool":
@@ -104,7 +132,7 @@ def md_about(f: Finding) -> str:
 def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
     block = (f"{_ICON[f.severity]} {md_about(f)} · {where} · "
-             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
@@ -206,7 +234,7 @@ def render_markdown(report: Report) -> str:
         for f, reason in items:
             where = md_code(f.pointer) if f.pointer else "(root)"
             line = (f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
-                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
             if size + len(line) + 1 > MARKDOWN_BUDGET:

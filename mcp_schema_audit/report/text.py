@@ -25,6 +25,7 @@ from mcp_schema_audit.report.model import (
     summary_line,
     witness_sides,
 )
+from mcp_schema_audit.report.worddelta import finding_delta
 
 _STYLE = {"breaking": "bold red", "warning": "yellow", "info": "cyan"}
 _WITNESS_CHARS = 300
@@ -34,6 +35,22 @@ def tx(text: Any) -> str:
     """Server text for the text report: one line (``one_line``), and no ``::`` or ``##[`` left, so no
     line of a CI log, wrapped or not, can read as a GitHub workflow command (shown as ``:\\x3a``)."""
     return one_line(text).replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
+_TEXT_MARKS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "same": ("", "")}
+
+
+def text_delta_line(segments: list[tuple[str, str]]) -> str:
+    """A word delta (``worddelta.text_delta``) on one line: ``[-removed-]{+added+}``, ``…`` where elided; every
+    piece of server text through ``tx``."""
+    out = []
+    for kind, text in segments:
+        if kind == "elided":
+            out.append("…")
+            continue
+        start, end = _TEXT_MARKS[kind]
+        out.append(f"{start}{tx(text)}{end}")
+    return "".join(out)
 
 
 def render(report: Report | History, *, color: bool = False, width: int = 120) -> str:
@@ -103,6 +120,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
         head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
         console.print(_Text(f"         {tx(detail(f))}"))
+        delta = finding_delta(f)
+        if delta is not None:
+            console.print(_Text(f"         change: {text_delta_line(delta)}"))
         if f.reason:
             console.print(_Text(f"         ({tx(f.reason)})", style="dim"))
         if f.severity == "breaking" and f.witness:
