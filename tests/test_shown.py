@@ -59,3 +59,69 @@ def test_description_delta_marks_removed_words_and_is_capped(tmp_path: Path):
     assert "…" in line and len(line) < 800
     md = cli("diff", old, new, "--format", "markdown").stdout
     assert "~~w10~~**CHANGED**" in md
+
+
+# --- tool metadata drift (deepdiff) -----------------------------------------------------------------------
+
+
+def _findings(*args: str) -> list[dict[str, Any]]:
+    out = cli("diff", *args, "--format", "json", "--fail-on", "never")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["findings"]
+
+
+def test_every_metadata_change_outside_the_schemas_is_a_finding_with_a_pointer(tmp_path: Path):
+    old = listing(tmp_path / "old.json", [tool(
+        title="T", description="d", annotations={"readOnlyHint": True, "foo": 1, "title": "Ann"},
+        icons=[{"src": "https://a/i.png"}], execution={"taskSupport": "forbidden"},
+        _meta={"x": {"y": 1}, "n": 1}, futureField={"a": 1})])
+    new = listing(tmp_path / "new.json", [tool(
+        title="T2", description="d2", annotations={"readOnlyHint": False, "foo": "bar", "title": "Ann2"},
+        icons=[{"src": "https://b/i.png"}, {"src": "c"}],
+        _meta={"x": {"y": 2}, "n": 1.0, "a/b~c": True}, futureField={"a": 2})])
+    found = {(f["rule"], f["pointer"]): f for f in _findings(old, new)}
+    drift = {ptr: (f["old"], f["new"], f["severity"]) for (rule, ptr), f in found.items()
+             if rule == "tool-metadata-changed"}
+    assert drift == {
+        "/annotations/foo": (1, "bar", "info"),
+        "/annotations/title": ("Ann", "Ann2", "info"),
+        "/icons/0/src": ("https://a/i.png", "https://b/i.png", "info"),
+        "/icons/1": (None, {"src": "c"}, "info"),
+        "/execution": ({"taskSupport": "forbidden"}, None, "info"),
+        "/_meta/x/y": (1, 2, "info"),
+        "/_meta/a~1b~0c": (None, True, "info"),  # RFC 6901: ~ → ~0, / → ~1; 1 → 1.0 is no change
+        "/futureField/a": (1, 2, "info"),
+    }
+    # description, title and the readOnlyHint flip keep their own rules, each reported once
+    assert found[("tool-annotation-riskier", "/annotations/readOnlyHint")]["severity"] == "warning"
+    assert ("tool-description-changed", "/description") in found and ("tool-title-changed", "/title") in found
+    assert [p for (_, p) in found].count("/annotations/readOnlyHint") == 1
+    assert len(found) == len(_findings(old, new))
+    # --mode full lists a tool-level change once
+    full = _findings(old, new, "--mode", "full")
+    assert sorted(f["pointer"] for f in full if f["rule"] == "tool-metadata-changed") == sorted(drift)
+    text = cli("diff", old, new).stdout
+    assert "/_meta/x/y  [tool-metadata-changed]" in text and "1 → 2" in text
+
+
+def test_hints_keep_their_rules_and_meaningless_hint_changes_do_not_warn(tmp_path: Path):
+    read_only = {"readOnlyHint": True, "destructiveHint": False}
+    old = listing(tmp_path / "old.json", [tool(name="a", annotations=read_only),
+                                          tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": False,
+                                                                      "openWorldHint": False}),
+                                          tool(name="c")])
+    new = listing(tmp_path / "new.json", [tool(name="a", annotations={"readOnlyHint": True, "destructiveHint": True}),
+                                          tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": True,
+                                                                      "openWorldHint": True}),
+                                          tool(name="c", annotations={"readOnlyHint": True, "x-ui": "compact"})])
+    found = _findings(old, new)
+    got = sorted((f["tool"], f["rule"], f["pointer"], f["severity"]) for f in found)
+    assert got == [
+        # destructiveHint has no meaning on a read-only tool: shown, never a warning
+        ("a", "tool-metadata-changed", "/annotations/destructiveHint", "info"),
+        ("b", "tool-annotation-riskier", "/annotations/destructiveHint", "warning"),
+        ("b", "tool-annotation-riskier", "/annotations/openWorldHint", "warning"),
+        # annotations added as a whole: the hint by its rule, the other key as drift, nothing twice
+        ("c", "tool-annotation-changed", "/annotations/readOnlyHint", "info"),
+        ("c", "tool-metadata-changed", "/annotations/x-ui", "info"),
+    ]
