@@ -125,3 +125,31 @@ def test_hints_keep_their_rules_and_meaningless_hint_changes_do_not_warn(tmp_pat
         ("c", "tool-annotation-changed", "/annotations/readOnlyHint", "info"),
         ("c", "tool-metadata-changed", "/annotations/x-ui", "info"),
     ]
+
+
+# --- witness errors in the words of the host that breaks ---------------------------------------------------
+
+
+def test_a_break_of_the_ts_hosts_only_reads_as_ajv_prints_it(tmp_path: Path):
+    def out_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+    closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
+    old = listing(tmp_path / "old.json", [
+        out_tool("mail", {"type": "object", "properties": {"m": {"type": "string", "format": "email"}}}),
+        out_tool("closed", closed),
+    ])
+    opened = {**closed, "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+    new = listing(tmp_path / "new.json", [
+        out_tool("mail", {"type": "object", "properties": {"m": {"type": "string"}}}),
+        out_tool("closed", opened),
+    ])
+    found = {f["tool"]: f for f in _findings(old, new)}
+    mail = found["mail"]
+    assert mail["severity"] == "breaking" and mail["hosts"] == ["ts-sdk-v1", "ts-sdk-v2"]
+    assert mail["witness"]["error"] == 'data/m must match format "email"'  # Ajv's errorsText
+    # a break python-sdk shares keeps the Python client's words
+    assert found["closed"]["hosts"][0] == "python-sdk"
+    assert found["closed"]["witness"]["error"] == "Additional properties are not allowed ('b' was unexpected)"
+    text = cli("diff", old, new).stdout
+    assert '(ts-sdk-v1, ts-sdk-v2): data/m must match format "email"' in text
