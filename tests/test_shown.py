@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,39 @@ def test_a_break_of_the_ts_hosts_only_reads_as_ajv_prints_it(tmp_path: Path):
     assert found["closed"]["witness"]["error"] == "Additional properties are not allowed ('b' was unexpected)"
     text = cli("diff", old, new).stdout
     assert '(ts-sdk-v1, ts-sdk-v2): data/m must match format "email"' in text
+
+
+# --- full-mode Markdown fits a pull-request comment --------------------------------------------------------
+
+
+def _catalog(n: int, version: int) -> list[dict[str, Any]]:
+    tools = []
+    for i in range(n):
+        props = {f"field_{k}": {"type": "string", "description": f"field {k} of tool {i}"} for k in range(4 + version)}
+        tools.append({
+            "name": f"tool_{i:04d}", "description": f"Tool {i}, version {version}: " + "does a thing. " * 5,
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 100 - 50 * version}},
+                            "required": ["q"]},
+            "outputSchema": {"type": "object", "properties": props, "additionalProperties": False},
+            "annotations": {"readOnlyHint": version == 0},
+        })
+    return tools
+
+
+def test_full_mode_markdown_fits_a_pull_request_comment_and_counts_what_it_leaves_out(tmp_path: Path):
+    old = listing(tmp_path / "old.json", _catalog(400, 0))
+    new = listing(tmp_path / "new.json", _catalog(400, 1))
+    data = json.loads(cli("diff", old, new, "--mode", "full", "--format", "json").stdout)
+    total = data["summary"]
+    assert total["breaking"] >= 800 and total["warning"] >= 400 and total["info"] >= 400
+    md = cli("diff", old, new, "--mode", "full", "--format", "markdown").stdout
+    assert len(md) <= 65_536 and len(md.encode("utf-16-le")) // 2 <= 65_536  # GitHub's limit, in any unit
+    assert len(md) <= 60_000
+    # breaking first: the comment is all breaking findings, the rest counted per severity
+    shown_breaking = md.count("\n🔴 ")
+    assert shown_breaking > 0 and "🟡" not in md.split("#### Breaking")[1]
+    left = re.search(r"\*(\d+) breaking, (\d+) warning, (\d+) info more in the JSON report", md)
+    assert left, md[-600:]
+    assert int(left.group(1)) == total["breaking"] - shown_breaking
+    assert (int(left.group(2)), int(left.group(3))) == (total["warning"], total["info"])
+    assert md.rstrip().endswith("</sub>")

@@ -52,6 +52,8 @@ _MD_ENTITY = set("\\`*_{}[]()<>#!|~&$")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 #: GitHub's limit for one comment is 65,536 characters; keep well below it.
 MARKDOWN_BUDGET = 60_000
+#: Room kept for the line that counts what a report leaves out.
+_LEFT_OUT_CHARS = 200
 _MD_WITNESS_LIMIT = 4_000
 _ICON = {"breaking": "🔴", "warning": "🟡", "info": "🔵"}
 
@@ -175,8 +177,10 @@ def render_markdown(report: Report) -> str:
     """A pull-request comment: summary line first, then breaking, warnings, info (collapsed), ignored.
 
     Witnesses are collapsible ``<details>`` blocks with the instance as a JSON code block and the
-    host's error. All server text goes through ``md_escape``/``md_code``/``md_fence``. Stays under
-    ``MARKDOWN_BUDGET`` characters: findings past it are counted, not shown.
+    host's error. All server text goes through ``md_escape``/``md_code``/``md_fence``. Stays within
+    ``MARKDOWN_BUDGET`` characters (footer included): findings are kept by severity (breaking, then warnings,
+    then info, then ignored ones; a finding is left out only after every one of a higher severity is shown),
+    and what is left out is counted per severity: ``N breaking, M info more in the JSON report``.
     """
     s = report.summary
     icon = "✅" if report.passed else "❌"
@@ -199,28 +203,34 @@ def render_markdown(report: Report) -> str:
         what = "schema changes" if report.kind == "diff" else "findings"
         parts.append(f"No {what}." if not report.ignored else f"No {what} besides ignored findings.")
 
-    used = sum(len(p) + 2 for p in parts)
-    hidden = 0
+    footer = f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>"
+    # room kept for the footer and the line counting what was left out, so the whole stays within the budget
+    room = MARKDOWN_BUDGET - len(footer) - _LEFT_OUT_CHARS - sum(len(p) + 2 for p in parts)
+    left_out = {sev: 0 for sev in SEVERITY_ORDER}
+    left_out_ignored = 0
 
     def add(text: str) -> bool:
-        nonlocal used
-        if used + len(text) + 2 > MARKDOWN_BUDGET:
+        nonlocal room
+        if len(text) + 2 > room:
             return False
         parts.append(text)
-        used += len(text) + 2
+        room -= len(text) + 2
         return True
 
     by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITY_ORDER}
+    full = False  # once a finding is left out, every finding after it (lower or equal severity) is too
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = by_sev[sev]
         if not items:
             continue
-        if not add(f"#### {heading} ({len(items)})"):
-            hidden += len(items)
+        if full or not add(f"#### {heading} ({len(items)})"):
+            left_out[sev] += len(items)
+            full = True
             continue
         for i, f in enumerate(items):
             if not add(_md_finding(report, f)):
-                hidden += len(items) - i
+                left_out[sev] += len(items) - i
+                full = True
                 break
     for label, items in (("info finding", [(f, None) for f in by_sev["info"]]),
                          ("finding ignored by the config", list(report.ignored))):
@@ -229,26 +239,36 @@ def render_markdown(report: Report) -> str:
         plural = "s" if len(items) != 1 else ""
         word = label.replace("finding", "finding" + plural, 1)
         lines = [f"<details><summary>{len(items)} {word}</summary>", ""]
+        size = sum(len(x) + 1 for x in lines) + len("\n</details>") + 2
         shown = 0
-        size = used + sum(len(x) + 1 for x in lines) + 20
         for f, reason in items:
+            if full:
+                break
             where = md_code(f.pointer) if f.pointer else "(root)"
             line = (f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
                     f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
-            if size + len(line) + 1 > MARKDOWN_BUDGET:
+            if size + len(line) + 1 > room:
+                full = True
                 break
             lines.append(line)
             size += len(line) + 1
             shown += 1
-        hidden += len(items) - shown
         lines += ["", "</details>"]
-        if shown:
-            add("\n".join(lines))
-    if hidden:
-        parts.append(f"*{hidden} more finding(s) not shown here: see the JSON or SARIF report.*")
-    parts.append(f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>")
+        if not (shown and add("\n".join(lines))):
+            shown = 0
+        if label.startswith("info"):
+            left_out["info"] += len(items) - shown
+        else:
+            left_out_ignored += len(items) - shown
+    counts = [f"{n} {sev}" for sev, n in left_out.items() if n]
+    if left_out_ignored:
+        counts.append(f"{left_out_ignored} ignored")
+    if counts:
+        parts.append(f"*{', '.join(counts)} more in the JSON report (`--format json`; SARIF too): left out here to "
+                     "fit a pull-request comment.*")
+    parts.append(footer)
     return "\n\n".join(parts) + "\n"
 
 
