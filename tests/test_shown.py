@@ -190,3 +190,25 @@ def test_full_mode_markdown_fits_a_pull_request_comment_and_counts_what_it_leave
     assert int(left.group(1)) == total["breaking"] - shown_breaking
     assert (int(left.group(2)), int(left.group(3))) == (total["warning"], total["info"])
     assert md.rstrip().endswith("</sub>")
+
+
+# --- history matrix: a tool the cached version did not have is "new" ----------------------------------------
+
+
+def test_history_matrix_shows_new_tools_as_new(tmp_path: Path):
+    store = tmp_path / "store"
+    versions = {"1.0.0": [tool(name="a"), tool(name="gone")], "1.1.0": [tool(name="a")],
+                "1.2.0": [tool(name="a"), tool(name="b")]}
+    for label, tools in versions.items():
+        r = cli("snapshot", "--store", str(store), "--label", label, "--from-file",
+                listing(tmp_path / f"{label}.json", tools))
+        assert r.returncode == 0, r.stderr
+    r = cli("history", "1.2.0", "--store", str(store), "--format", "json")
+    matrix = json.loads(r.stdout)["matrix"]
+    assert matrix["b"] == {"1.0.0": "new", "1.1.0": "new"}
+    assert matrix["a"] == {"1.0.0": "ok", "1.1.0": "ok"}
+    assert matrix["gone"] == {"1.0.0": "breaking", "1.1.0": "absent"}
+    text = cli("history", "1.2.0", "--store", str(store)).stdout
+    assert re.search(r"^b\s+new\s+new\s*$", text, re.M), text
+    md = cli("history", "1.2.0", "--store", str(store), "--format", "markdown").stdout
+    assert "| gone | 🔴 breaking | — absent |" in md

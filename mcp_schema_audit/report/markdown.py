@@ -272,7 +272,7 @@ def render_markdown(report: Report) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-_CELL = {"ok": "✅ ok", "warning": "🟡 warning", "breaking": "🔴 breaking"}
+_CELL = {"ok": "✅ ok", "new": "🆕 new", "absent": "— absent", "warning": "🟡 warning", "breaking": "🔴 breaking"}
 
 
 def render_history_markdown(hist: History) -> str:
@@ -304,7 +304,7 @@ def render_history_markdown(hist: History) -> str:
         return True
 
     m = hist.matrix()
-    rows = [(tool, row) for tool, row in m.items() if any(v != "ok" for v in row.values())]
+    rows = [(tool, row) for tool, row in m.items() if any(v in ("warning", "breaking") for v in row.values())]
     if rows:
         table = ["| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
                  "| --- | " + " | ".join("---" for _ in labels) + " |"]
@@ -319,11 +319,11 @@ def render_history_markdown(hist: History) -> str:
         ok = len(m) - len(rows)
         if ok:
             noun = "tool" if all(is_tool_row(hist, k) for k in m) else "row"
-            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: ok for every cached version."]
+            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: no warning or break against any cached version."]
         add("\n".join(table))
     elif m:
         noun = "tools" if all(is_tool_row(hist, k) for k in m) else "rows"
-        add(f"All {len(m)} {noun}: ok for every cached version.")
+        add(f"All {len(m)} {noun}: no warning or break against any cached version.")
     if hist.conflicts:
         lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
         for c in hist.conflicts:
