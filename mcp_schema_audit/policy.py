@@ -366,7 +366,8 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
     return g
 
 
-_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+#: A quoted value: ``'…'`` (repr) or ``"…"`` (JSON), opening after no letter (so the ``'`` of ``schema's`` is not one)
+_QUOTED = re.compile(r"""((?<!\w)'(?:[^'\\]|\\.)*'|(?<!\w)"(?:[^"\\]|\\.)*")""")
 
 
 def ignore_entries_toml(findings: list[Finding]) -> str:

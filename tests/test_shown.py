@@ -116,10 +116,9 @@ def test_hints_keep_their_rules_and_meaningless_hint_changes_do_not_warn(tmp_pat
                                                                       "openWorldHint": True}),
                                           tool(name="c", annotations={"readOnlyHint": True, "x-ui": "compact"})])
     found = _findings(old, new)
+    # destructiveHint has no meaning on a read-only tool (tool a): no finding, from either rule
     got = sorted((f["tool"], f["rule"], f["pointer"], f["severity"]) for f in found)
     assert got == [
-        # destructiveHint has no meaning on a read-only tool: shown, never a warning
-        ("a", "tool-metadata-changed", "/annotations/destructiveHint", "info"),
         ("b", "tool-annotation-riskier", "/annotations/destructiveHint", "warning"),
         ("b", "tool-annotation-riskier", "/annotations/openWorldHint", "warning"),
         # annotations added as a whole: the hint by its rule, the other key as drift, nothing twice
@@ -212,3 +211,67 @@ def test_history_matrix_shows_new_tools_as_new(tmp_path: Path):
     assert re.search(r"^b\s+new\s+new\s*$", text, re.M), text
     md = cli("history", "1.2.0", "--store", str(store), "--format", "markdown").stdout
     assert "| gone | 🔴 breaking | — absent |" in md
+
+
+# --- messages ----------------------------------------------------------------------------------------------
+
+
+def test_messages_name_the_right_side_and_read_as_english(tmp_path: Path):
+    def in_tool(schema: dict[str, Any]) -> dict[str, Any]:
+        return tool(inputSchema={"type": "object", "properties": {"v": schema}})
+
+    old = listing(tmp_path / "v1.json", [in_tool({"type": "string", "pattern": "^a"})])
+    new = listing(tmp_path / "v2.json", [in_tool({"pattern": "^[a-z]+$"})])
+    found = {f["rule"]: f["message"] for f in _findings(old, new, "--mode", "full")}
+    assert "the cached schema has type 'string', the new schema has none" in found["input-type-widened"]
+    # forward: the apostrophe of "schema's" does not hide the role words that follow it
+    forward = [m for m in found.values() if m.startswith("[forward:")]
+    assert forward and not any("new schema" in m or "cached schema" in m for m in forward), forward
+    old2 = listing(tmp_path / "old2.json", [in_tool({"type": "string"})])
+    new2 = listing(tmp_path / "new2.json", [in_tool({"type": "string", "pattern": "^[a-z]+$", "maximum": 3})])
+    msgs = [f["message"] for f in _findings(old2, new2)]
+    assert any("the cached schema has no pattern, the new schema's pattern '^[a-z]+$' rejects some" in m for m in msgs)
+    assert not any(" null " in m or " no in " in m for m in msgs), msgs
+
+
+def test_counts_and_lists_read_as_english(tmp_path: Path):
+    store = tmp_path / "store"
+    r = cli("snapshot", "--store", str(store), "--label", "1.0.0", "--from-file",
+            listing(tmp_path / "one.json", [tool(name="a")]))
+    assert "(1 tool," in r.stderr, r.stderr
+    enum = {"type": "object", "properties": {"t": {"enum": ["x", "y"]}}}
+    for label, values in (("1.0.0", ["x", "a"]), ("1.1.0", ["x", "a"]), ("1.2.0", ["x", "c"]), ("2.0.0", ["x", "d"])):
+        spec = [{"name": "w", "inputSchema": {"type": "object"},
+                 "outputSchema": {**enum, "properties": {"t": {"enum": values}}}}]
+        assert cli("snapshot", "--store", str(store), "--label", label, "--force", "--from-file",
+                   listing(tmp_path / f"{label}.json", spec)).returncode == 0
+    text = cli("history", "2.0.0", "--store", str(store)).stdout
+    assert "against 3 cached versions" in text and "version(s)" not in text
+    line = next(x for x in text.splitlines() if "/properties/t" in x and "cohorts" in x)
+    assert "cohorts 1.0.0, 1.1.0 and 1.2.0 cache" in line and "all of them accept only" in line and "both" not in line
+
+
+def test_help_says_each_default_once_and_every_command_summary_whole():
+    import os
+
+    env = dict(os.environ, COLUMNS="80", NO_COLOR="1", TERM="dumb")
+    top = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "--help"], capture_output=True, text=True,
+                         env=env, cwd=ROOT).stdout
+    commands = top.split("Commands:")[1].strip().splitlines()
+    assert len(commands) >= 9 and all(line.rstrip().endswith(".") and "..." not in line for line in commands), top
+    for line in commands:
+        name = line.split()[0]
+        out = subprocess.run([sys.executable, "-m", "mcp_schema_audit", name, "--help"], capture_output=True,
+                             text=True, env={**env, "COLUMNS": "200"}, cwd=ROOT).stdout
+        for block in re.split(r"\n(?=  -)", out):
+            flat = " ".join(block.split())
+            if "[default:" in flat:
+                assert not re.search(r"\bdefault\b", flat.split("[default:")[0], re.I), (name, flat)
+
+
+def test_a_hint_is_not_wrapped_in_a_second_parenthesis(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "schema-audit/snapshot", "version": 99, "tools": []}), encoding="utf-8")
+    r = cli("diff", str(bad), str(bad))
+    assert r.returncode == 2
+    assert not re.search(r"\([^()]*\([^()]*\)[^()]*\)", r.stderr), r.stderr

@@ -11,7 +11,7 @@ from mcp_schema_audit.cli.options import RULES_FORMATS
 from mcp_schema_audit.errors import UsageError
 
 
-@_command()
+@_command("Print a published JSON Schema.")
 @_guarded
 def schema(what: str = typer.Argument(..., metavar="NAME",
                                       help="report: the JSON Schema of 'diff --format json'.")) -> None:
@@ -25,10 +25,10 @@ def schema(what: str = typer.Argument(..., metavar="NAME",
     sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
 
 
-@_command()
+@_command("List the rule catalog.")
 @_guarded
 def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                                  help=" | ".join(RULES_FORMATS) + " (default text).")) -> None:
+                                  help=" | ".join(RULES_FORMATS) + ".")) -> None:
     """List the rule catalog: id, direction (for tools input/output/tool; else the surface), default severity, title."""
     import json
 
@@ -46,7 +46,7 @@ def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
         sys.stdout.write(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n")
 
 
-@_command()
+@_command("Explain a rule: rationale, example, host error, fix.")
 @_guarded
 def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
     """Print a rule's rationale, a before/after example and the error a host raises."""

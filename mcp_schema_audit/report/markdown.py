@@ -373,7 +373,9 @@ def render_history_markdown(hist: History) -> str:
     if not groups:
         parts.append("No schema changes against any cached version.")
     if hidden:
-        parts.append(f"*{hidden} more row(s) or finding(s) not shown here: see the JSON or SARIF report.*")
+        what = "row or finding" if hidden == 1 else "rows or findings"
+        parts.append(f"*{hidden} more {what} in the JSON report (`--format json`; SARIF too): left out here to fit "
+                     "a pull-request comment.*")
     counts = " · ".join(md_escape(x) for x in cohort_counts(hist))
     parts.append(f"<sub>schema-audit {__version__} · {counts}</sub>")
     return "\n\n".join(parts) + "\n"

@@ -26,6 +26,7 @@ from mcp_schema_audit.report.model import (
     witness_sides,
 )
 from mcp_schema_audit.report.worddelta import finding_delta
+from mcp_schema_audit.words import join_words, plural
 
 _STYLE = {"breaking": "bold red", "warning": "yellow", "info": "cyan"}
 _WITNESS_CHARS = 300
@@ -163,18 +164,19 @@ def render_history_text(hist: History, width: int = 120) -> str:
     m = hist.matrix()
     tw = max([len("tool")] + [len(tx(t)) for t in m])
     cw = [max(len(tx(lbl)), 8) for lbl in labels]
-    lines = [f"schema-audit history: {tx(hist.new.label)} against {len(labels)} cached version(s)"]
+    lines = [f"schema-audit history: {tx(hist.new.label)} against {plural(len(labels), 'cached version')}"]
     lines += [f"note: {tx(n)}" for n in hist.notes]
     lines.append("")
     lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw)))
     for tool, row in m.items():
         lines.append(tx(tool).ljust(tw) + "  " + "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw)))
     if hist.conflicts:
-        lines += ["", "Conflicts (each cohort rejects values the other accepts; any value outside 'both accept' "
-                      "breaks one of them):"]
+        lines += ["", "Conflicts (cohorts cache different value sets: each rejects values another accepts, so any "
+                      "value outside the common ones breaks one of them):"]
         for c in hist.conflicts:
-            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(' and '.join(c.cohorts))} "
-                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; both accept only "
+            every = "both" if len(c.cohorts) == 2 else "all of them"
+            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(join_words(c.cohorts))} "
+                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; {every} accept only "
                          f"{tx(json.dumps(c.common, ensure_ascii=False))}")
     shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
     lines.append("")
