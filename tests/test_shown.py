@@ -275,3 +275,31 @@ def test_a_hint_is_not_wrapped_in_a_second_parenthesis(tmp_path: Path):
     r = cli("diff", str(bad), str(bad))
     assert r.returncode == 2
     assert not re.search(r"\([^()]*\([^()]*\)[^()]*\)", r.stderr), r.stderr
+
+
+# --- the JSON Schema of history --format json --------------------------------------------------------------
+
+
+def test_history_json_validates_against_the_published_history_schema(tmp_path: Path):
+    import jsonschema
+
+    store = tmp_path / "store"
+    seed = ROOT / "fixtures" / "seed"
+    for v in ("0.2.4", "0.2.5", "0.2.6", "0.2.7"):
+        assert cli("snapshot", "--store", str(store), "--label", v, "--from-file", str(seed / f"{v}.json")).returncode == 0
+    r = cli("history", "0.2.7", "--store", str(store), "--format", "json")
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["conflicts"] and data["findings"] and data["cohorts"][0]["findings"]
+    published = cli("schema", "history")
+    assert published.returncode == 0, published.stderr
+    schema = json.loads(published.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(data)
+    # it is a contract of its own: the diff report's schema does not describe it, and a cell outside the matrix's
+    # values does not pass
+    assert not jsonschema.Draft202012Validator(json.loads(cli("schema", "report").stdout)).is_valid(data)
+    bad = json.loads(r.stdout)
+    next(iter(bad["matrix"].values()))["0.2.4"] = "fine"
+    assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+    assert cli("schema", "nope").returncode == 2

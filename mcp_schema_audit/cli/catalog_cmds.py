@@ -11,18 +11,20 @@ from mcp_schema_audit.cli.options import RULES_FORMATS
 from mcp_schema_audit.errors import UsageError
 
 
-@_command("Print a published JSON Schema.")
+@_command("Print a published JSON Schema (report, history).")
 @_guarded
 def schema(what: str = typer.Argument(..., metavar="NAME",
-                                      help="report: the JSON Schema of 'diff --format json'.")) -> None:
-    """Print a published JSON Schema (report)."""
+                                      help="report: the JSON Schema of 'diff|lint|probe --format json'; history: "
+                                           "that of 'history --format json'.")) -> None:
+    """Print a published JSON Schema (report, history)."""
     import json
 
-    if what != "report":
-        raise UsageError(f"unknown schema {what!r} (available: report)")
-    from mcp_schema_audit.report import report_json_schema
+    from mcp_schema_audit.report.json import history_json_schema, report_json_schema
 
-    sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
+    schemas = {"report": report_json_schema, "history": history_json_schema}
+    if what not in schemas:
+        raise UsageError(f"unknown schema {what!r} (available: {', '.join(schemas)})")
+    sys.stdout.write(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n")
 
 
 @_command("List the rule catalog.")
