@@ -303,3 +303,41 @@ def test_history_json_validates_against_the_published_history_schema(tmp_path: P
     next(iter(bad["matrix"].values()))["0.2.4"] = "fine"
     assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
     assert cli("schema", "nope").returncode == 2
+
+
+# --- the documented sample config runs quietly; --header-env says what the variable holds -------------------
+
+
+def _sample_configs() -> list[str]:
+    blocks = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        blocks += re.findall(r"^```toml\n(.*?)^```", doc.read_text(encoding="utf-8"), re.S | re.M)
+    return [b for b in blocks if "[[ignore]]" in b or "fail_on" in b]
+
+
+def test_the_documented_sample_config_prints_no_warning(tmp_path: Path):
+    samples = _sample_configs()
+    assert samples, "no sample config found in README.md or docs/"
+    seed = ROOT / "fixtures" / "seed"
+    other = listing(tmp_path / "other.json", [tool(name="send")])  # a server without get_*/list_*/debug_* tools
+    for i, text in enumerate(samples):
+        work = tmp_path / f"run{i}"
+        work.mkdir()
+        (work / ".schema-audit.toml").write_text(text, encoding="utf-8")
+        runs = [("diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json")), ("diff", other, other),
+                ("lint", str(seed / "0.2.6.json")), ("lint", other)]
+        for args in runs:
+            r = cli(*args, cwd=work)
+            assert r.returncode in (0, 1), (args, r.stderr)
+            assert "warning" not in r.stderr.lower(), (args, r.stderr)
+            assert not any(line.startswith(("warning:", "note: ")) for line in r.stdout.splitlines()), (args, r.stdout)
+
+
+def test_header_env_help_says_the_variable_holds_the_whole_value():
+    import os
+
+    for command in ("snapshot", "probe"):
+        out = subprocess.run([sys.executable, "-m", "mcp_schema_audit", command, "--help"], capture_output=True,
+                             text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}).stdout
+        block = " ".join(out.split("\n  --header-env", 1)[1].split("\n  -", 1)[0].split())
+        assert "whole value" in block and "Authorization: Bearer" in block, block
