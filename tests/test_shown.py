@@ -153,6 +153,10 @@ def test_a_break_of_the_ts_hosts_only_reads_as_ajv_prints_it(tmp_path: Path):
     assert found["closed"]["witness"]["error"] == "Additional properties are not allowed ('b' was unexpected)"
     text = cli("diff", old, new).stdout
     assert '(ts-sdk-v1, ts-sdk-v2): data/m must match format "email"' in text
+    # with --host keeping only TS profiles, a break python-sdk shares reads as those hosts print it
+    ts_only = {f["tool"]: f for f in _findings(old, new, "--host", "ts-sdk-v2")}
+    assert ts_only["closed"]["hosts"] == ["ts-sdk-v2"]
+    assert ts_only["closed"]["witness"]["error"] == "data must NOT have additional properties"
 
 
 # --- full-mode Markdown fits a pull-request comment --------------------------------------------------------

@@ -148,6 +148,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     kw = rejecting_keyword(issue)
     hosts: list[str] = []
     error = ""
+    ajv_error = ""
     problems: list[str] = []
     declared = False
     # schemas every profile reads alike need one validation, which answers for every host
@@ -175,6 +176,8 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         if not error:
             # python-sdk's words when it breaks too, else the TS client's (Ajv's errorsText), as the user sees it
             error = _explain_error(own) if profile == "python-sdk" else ajv_text([own])
+        if not ajv_error and (alike or profile != "python-sdk"):
+            ajv_error = ajv_text([own])
     if hosts and not declared:
         # only a reader that ignores some of P's keywords (ts-sdk-v1: dependentSchemas, prefixItems …) accepts
         # it: the P side does not really declare this value
@@ -184,6 +187,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         f.reason = "witness not confirmed by any host profile" + (f" ({problems[0]})" if problems else "")
         return
     f.hosts = hosts
+    f.ajv_error = ajv_error[:500] if ajv_error and ajv_error != error else None
     f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
                  "error": error[:500], "instance_pointer": pointer(issue.inst)}
 
