@@ -43,7 +43,8 @@ def tool_metadata_findings(name: str, old: dict[str, Any], new: dict[str, Any]) 
     Description, title and the four annotation hints have their own rules (``_text_and_hint_findings``: a hint
     change the spec gives no meaning, such as ``destructiveHint`` on a read-only tool, is no finding); every
     other change (``annotations`` keys that are not hints, ``icons``, ``execution``, ``_meta``, fields a newer
-    spec adds) is one ``tool-metadata-changed`` finding per changed, added or removed value (``_drift_findings``). Order: description, title, hints, then drift by pointer.
+    spec adds) is one ``tool-metadata-changed`` finding per changed, added or removed value
+    (``_drift_findings``). Order: description, title, hints, then drift by pointer.
     """
     out = _text_and_hint_findings(name, old, new)
     return out + _drift_findings(name, old, new, {f"/annotations/{hint}" for hint in _DEFAULTS})
@@ -116,9 +117,9 @@ def _drift_findings(name: str, old: dict[str, Any], new: dict[str, Any], reporte
     the fields outside ``_OWN_HANDLING``, at its JSON Pointer into the tool entry (``/annotations/foo``,
     ``/_meta/x/y``, ``/icons/0/src``), with ``old``/``new`` the values (``None`` when absent).
 
-    Changes at a pointer in ``reported`` (the hints, which the hint rules judge) and equal values (``1`` and ``1.0``;
-    ``true`` and ``1`` differ: ``_same_value``) are left out. Changes under ``/annotations`` are tagged ``security``.
-    Sorted by pointer.
+    Changes at a pointer in ``reported`` (the hints, which the hint rules judge) and equal values (``1`` and
+    ``1.0``; ``true`` and ``1`` differ: ``_same_value``) are left out. Changes under ``/annotations`` are tagged
+    ``security``. Sorted by pointer.
     """
     a, b = _rest(old, new), _rest(new, old)
     if same_json(a, b):

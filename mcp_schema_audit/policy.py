@@ -368,7 +368,7 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
     return g
 
 
-#: A quoted value: ``'…'`` (repr) or ``"…"`` (JSON), opening after no letter (so the ``'`` of ``schema's`` is not one)
+#: A quoted value: ``'…'`` (repr) or ``"…"`` (JSON), opening after no letter (the ``'`` of ``schema's`` opens none)
 _QUOTED = re.compile(r"""((?<!\w)'(?:[^'\\]|\\.)*'|(?<!\w)"(?:[^"\\]|\\.)*")""")
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any
 
 from mcp_schema_audit.findings import Finding
 
@@ -80,8 +79,4 @@ def _capped(segments: list[tuple[str, str]], limit: int) -> list[tuple[str, str]
 
 def finding_delta(f: Finding) -> list[tuple[str, str]] | None:
     """``text_delta`` of a finding's old and new text (``has_delta``), else ``None``."""
-    if not has_delta(f):
-        return None
-    old: Any = f.old
-    new: Any = f.new
-    return text_delta(old, new)
+    return text_delta(f.old, f.new) if has_delta(f) else None
