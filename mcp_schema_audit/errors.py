@@ -28,8 +28,9 @@ class SchemaAuditError(Exception):
         self.hint = hint
 
     def one_line(self) -> str:
-        """The message and hint as a single line (newlines folded), as printed by the CLI."""
-        text = str(self) if not self.hint else f"{self} ({self.hint})"
+        """The message and hint as a single line (newlines folded), as printed by the CLI: ``message; hint``
+        (a hint is a sentence of its own, often with a parenthesis inside: never wrapped in another one)."""
+        text = str(self) if not self.hint else f"{self}; {self.hint}"
         return " ".join(text.split())
 
 

@@ -77,6 +77,9 @@ class Finding:
     surface: str = "tool"
     #: where in the instance the change is (JSON Pointer), for the engine's own bookkeeping (not reported)
     instance_pointer: str | None = None
+    #: the witness error in Ajv's words (the TS clients'), when ``witness["error"]`` is another host's: policy
+    #: shows it instead when ``--host`` keeps only TS profiles (not reported itself)
+    ajv_error: str | None = None
     name: str = ""
 
     def __post_init__(self) -> None:

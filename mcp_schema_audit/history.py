@@ -105,18 +105,27 @@ class History:
         return not any(SEVERITY_RANK[f.severity] >= limit for f in self.all_findings())
 
     def matrix(self) -> dict[str, dict[str, str]]:
-        """tool → cohort label → ``ok`` | ``warning`` | ``breaking`` (info counts as ok); then one row per
+        """tool → cohort label → ``ok`` | ``new`` | ``absent`` | ``warning`` | ``breaking``; then one row per
         other item with findings (prompt, resource, resource template, server), keyed by its subject
-        (``prompt summarize``, ``server capabilities``)."""
+        (``prompt summarize``, ``server capabilities``).
+
+        ``warning``/``breaking``: the worst finding of that row against that cached version; otherwise (info
+        counts as nothing) ``new`` for a tool NEW lists and the cached version did not have, ``absent`` for a
+        tool neither of them has (only another cached version), else ``ok``."""
+        served = {t["name"] for t in self.new.tools}
         tools = sorted({t["name"] for s in [self.new, *self.cohorts] for t in s.tools})
         others = sorted({f.subject for f in self.all_findings() if f.surface != "tool"})
         out: dict[str, dict[str, str]] = {}
+        cached = {c.label: {t["name"] for t in c.tools} for c in self.cohorts}
         for row_key in [*tools, *others]:
             row = {}
             for c in self.cohorts:
                 worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if _row(f) == row_key),
                             default=0)
-                row[c.label] = {3: "breaking", 2: "warning"}.get(worst, "ok")
+                quiet = "ok"
+                if row_key in tools and row_key not in cached[c.label]:
+                    quiet = "new" if row_key in served else "absent"
+                row[c.label] = {3: "breaking", 2: "warning"}.get(worst, quiet)
             out[row_key] = row
         return out
 

@@ -291,6 +291,8 @@ def apply_policy(findings: list[Finding], *, severity: dict[str, str] | None = N
                 g.severity = "info"
                 g.reason = f"breaks only {', '.join(g.hosts)}, not selected by --host"
             g.hosts = chosen or g.hosts
+            if chosen and "python-sdk" not in chosen and g.ajv_error and isinstance(g.witness, dict):
+                g.witness = {**g.witness, "error": g.ajv_error}  # the selected (TS) hosts' own words
         if severity and g.rule in severity:
             g.severity = severity[g.rule]
         entry = next((e for e in active if e.matches(g)), None)
@@ -369,7 +371,8 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
     return g
 
 
-_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+#: A quoted value: ``'…'`` (repr) or ``"…"`` (JSON), opening after no letter (the ``'`` of ``schema's`` opens none)
+_QUOTED = re.compile(r"""((?<!\w)'(?:[^'\\]|\\.)*'|(?<!\w)"(?:[^"\\]|\\.)*")""")
 
 
 def ignore_entries_toml(findings: list[Finding]) -> str:

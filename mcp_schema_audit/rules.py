@@ -64,6 +64,13 @@ _RULES = [
     Rule("tool-annotation-changed", "tool", "info", "Tool annotations changed",
          "Annotations changed in a direction that is not more dangerous.",
          '{"annotations": {"readOnlyHint": false}}', '{"annotations": {"readOnlyHint": true}}'),
+    Rule("tool-metadata-changed", "tool", "info", "Tool metadata changed",
+         "A field of the tool outside its schemas changed (an annotation that is not a safety hint, icons, "
+         "execution, _meta, a field a newer spec adds): nothing a cached host validates, but what it shows, "
+         "how it runs the tool and what it passes on may differ. One finding per changed, added or removed "
+         "value, at its JSON Pointer into the tool entry.",
+         '{"_meta": {"ui": {"resourceUri": "ui://a"}}, "icons": [{"src": "https://a/i.png"}]}',
+         '{"_meta": {"ui": {"resourceUri": "ui://b"}}, "icons": [{"src": "https://b/i.png"}]}'),
     Rule("output-schema-removed", "output", "warning", "outputSchema removed",
          "Hosts holding the old outputSchema expect structuredContent; if the server stops sending it they fail "
          "with 'has an output schema but did not return structured content'.",

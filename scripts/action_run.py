@@ -41,6 +41,7 @@ carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves t
 
 Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breaking``, ``warning``,
 ``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
+``junit-file``, ``text-file``, ``github-file`` (written with ``INPUT_FORMATS`` naming them),
 ``snapshot`` (NEW as given to ``diff``), ``base-ref`` (the commit captured as OLD, zero-setup only),
 ``base-snapshot`` (OLD as given to ``diff``). With configurations, ``json-file``, the other ``*-file``
 outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and ``base-snapshot`` list one path per
@@ -53,6 +54,7 @@ internal error. The label never bypasses 2-4.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -616,8 +618,15 @@ def _write_outputs(result: Result) -> None:
     _append(path, "\n".join(lines) + "\n")
 
 
-def main() -> int:
-    """Entry point: run, write the summary and outputs, return the exit code (0 when deferred)."""
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point: run, write the summary and outputs, return the exit code (0 when deferred).
+
+    Takes no arguments (inputs are ``INPUT_*`` environment variables); ``--help`` prints this module's
+    documentation and exits 0 without running, and any other argument is exit 2, before anything is written.
+    """
+    parser = argparse.ArgumentParser(prog="action_run.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args(sys.argv[1:] if argv is None else argv)
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if _input("summary", "true").lower() != "false" else None
     label = approval_label()
     try:

@@ -294,3 +294,35 @@ def test_pre_commit_hook_definition():
                         str(SEED / "0.2.7.json")], capture_output=True, text=True, timeout=120)
     assert r.returncode in (0, 1), r.stderr
     assert "0.2.5" in r.stdout and "0.2.7" in r.stdout
+
+
+def _action_outputs(text: str) -> set[str]:
+    block = re.split(r"\n(?=\S)", text.split("\noutputs:\n", 1)[1], maxsplit=1)[0]  # up to the next top-level key
+    return set(re.findall(r"^  ([a-z0-9-]+):\s*$", block, re.M))
+
+
+def test_action_yml_declares_every_output_the_script_writes(tmp_path: Path):
+    r = run_action(tmp_path, sarif="true", formats="junit, text, github", **seed_inputs())
+    assert r.code == 1 and {"junit-file", "text-file", "github-file", "sarif-file"} <= set(r.outputs)
+    declared = _action_outputs((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert set(r.outputs) <= declared, set(r.outputs) - declared
+    # every report file the script can write has its output
+    import ast
+
+    tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
+    formats = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                   and any(getattr(t, "id", "") == "EXTRA_FORMATS" for t in node.targets))
+    assert {f"{fmt}-file" for fmt in formats} <= declared
+    for name in declared:
+        assert f"value: ${{{{ steps.run.outputs.{name} }}}}" in (ROOT / "action.yml").read_text(encoding="utf-8")
+
+
+def test_action_script_help_prints_help_and_leaves_nothing_behind(tmp_path: Path):
+    for args, code in ((["--help"], 0), (["-h"], 0), (["--bogus"], 2)):
+        proc = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60, env={k: v for k, v in os.environ.items() if not k.startswith("INPUT_")})
+        assert proc.returncode == code, proc.stderr
+        assert "usage: action_run.py" in (proc.stdout if code == 0 else proc.stderr)
+        assert list(tmp_path.iterdir()) == []
+    assert "INPUT_SNAPSHOT" in subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True,
+                                              text=True, timeout=60).stdout

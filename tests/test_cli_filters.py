@@ -117,7 +117,7 @@ def test_history_tool_filters():
     assert "whoami" not in data["matrix"] and data["conflicts"] == []
     r = cli(*args[:-2], "--tool", "nothing_like_it")
     assert r.returncode == 2 and "leave none of the 16 tools in scope" in r.stderr, r.stderr
-    assert r.stderr.startswith("schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7' or "
+    assert r.stderr.startswith("schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7', "
                                "'0.2.5' or '0.2.6'\n")
 
 

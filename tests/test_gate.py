@@ -48,8 +48,8 @@ def test_history_shows_cohorts_and_the_transport_conflict(seed_store: Path):
                                              "0.2.6": ["stdio", "streamable-http"]},
                                   "common": ["stdio"]}]
     text = cli("history", "0.2.7", "--store", str(seed_store)).stdout
-    assert "whoami /properties/transport: cohorts 0.2.4 and 0.2.5 and 0.2.6" in text
-    assert 'both accept only ["stdio"]' in text
+    assert "whoami /properties/transport: cohorts 0.2.4, 0.2.5 and 0.2.6" in text
+    assert 'all of them accept only ["stdio"]' in text
 
 
 def test_history_against_named_cohorts_and_ordering(seed_store: Path):

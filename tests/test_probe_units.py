@@ -13,7 +13,8 @@ import pytest
 from mcp_schema_audit.capture.calls import PlannedCall
 from mcp_schema_audit.errors import InputError, UsageError
 from mcp_schema_audit.probe import Recording, cap_instance, check_records, load_recording, write_recording
-from mcp_schema_audit.probe.hosts import ajv_message, host_verdict, js_truthy, schema_pointer
+from mcp_schema_audit.probe.hosts import host_verdict, js_truthy, schema_pointer
+from mcp_schema_audit.schema.ajvtext import ajv_message
 from mcp_schema_audit.probe.plan import auto_arguments, load_calls_file, plan_calls, render_plan
 from mcp_schema_audit.schema import SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot, snapshot_from_data

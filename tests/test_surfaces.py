@@ -115,7 +115,7 @@ def test_from_file_accepts_the_new_sections(tmp_path: Path, wrap: str):
     written = json.loads((tmp_path / "s.json").read_text())
     assert written["captured"] == sorted(SECTIONS)
     assert written["resource_templates"] == result["resourceTemplates"] and written["instructions"] == "Use me."
-    assert "1 prompts, 1 resources, 1 resource templates" in r.stderr
+    assert "1 prompt, 1 resource, 1 resource template" in r.stderr
 
 
 @pytest.mark.parametrize(("sections", "needle"), [

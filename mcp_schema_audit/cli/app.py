@@ -71,9 +71,16 @@ class _Command(typer.core.TyperCommand):
                     formatter.write_dl(rows)
 
 
-def _command() -> Callable[[Callable[..., Any]], Any]:
-    """``@app.command()`` with the help formatting of :class:`_Command`."""
-    return app.command(cls=_Command)
+def _command(summary: str) -> Callable[[Callable[..., Any]], Any]:
+    """``@app.command()`` with the help formatting of :class:`_Command`; ``summary`` is the one line the top-level
+    ``--help`` lists (at most ``SUMMARY_CHARS`` characters, so click never cuts it with "...")."""
+    if len(summary) > SUMMARY_CHARS:
+        raise ValueError(f"command summary longer than {SUMMARY_CHARS} characters: {summary!r}")
+    return app.command(cls=_Command, short_help=summary)
+
+
+#: Longest command summary: what fits beside the longest command name in an 80-column ``--help``.
+SUMMARY_CHARS = 60
 
 
 def _err(message: str) -> None:

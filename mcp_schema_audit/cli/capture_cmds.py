@@ -31,9 +31,10 @@ from mcp_schema_audit.snapshot import (
     snapshot_from_data,
     store_path,
 )
+from mcp_schema_audit.words import plural
 
 
-@_command()
+@_command("Capture what an MCP server lists into a snapshot.")
 @_guarded
 def snapshot(
     command: Optional[List[str]] = source.SERVER_COMMAND,
@@ -108,17 +109,17 @@ def snapshot(
         return
     atomic_write_text(dest, text, exclusive=not force)
     proto = snap.protocol_version or "unknown protocol"
-    counts = [f"{len(snap.tools)} tools"] + [f"{len(getattr(snap, s))} {w}" for s, w in (
-        ("prompts", "prompts"), ("resources", "resources"), ("resource_templates", "resource templates"))
+    counts = [plural(len(snap.tools), "tool")] + [plural(len(getattr(snap, s)), w) for s, w in (
+        ("prompts", "prompt"), ("resources", "resource"), ("resource_templates", "resource template"))
         if getattr(snap, s) is not None]
     _err(f"wrote {dest} ({', '.join(counts)}, {proto})")
 
 
-@_command()
+@_command("Run the whole pipeline on the bundled mail server.")
 @_guarded
 def demo(
     fail_on: str = typer.Option("never", "--fail-on", metavar="LEVEL",
-                                help="Gate for the demo's exit code (default never: exit 0)."),
+                                help="Gate for the demo's exit code (never: always exit 0)."),
     keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
                                         help="Keep the demo snapshots in this store folder."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
@@ -154,7 +155,7 @@ def demo(
             t0 = time.monotonic()
             snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
             atomic_write_text(store_path(store, label), canonical_json(snap.to_json()))
-            _err(f"  {len(snap.tools)} tools, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
+            _err(f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
             snaps.append(snap)
         report = run_diff(snaps[0], snaps[1], fail_on=fail_on)
         tty = sys.stdout.isatty()

@@ -11,24 +11,26 @@ from mcp_schema_audit.cli.options import RULES_FORMATS
 from mcp_schema_audit.errors import UsageError
 
 
-@_command()
+@_command("Print a published JSON Schema (report, history).")
 @_guarded
 def schema(what: str = typer.Argument(..., metavar="NAME",
-                                      help="report: the JSON Schema of 'diff --format json'.")) -> None:
-    """Print a published JSON Schema (report)."""
+                                      help="report: the JSON Schema of 'diff|lint|probe --format json'; history: "
+                                           "that of 'history --format json'.")) -> None:
+    """Print a published JSON Schema (report, history)."""
     import json
 
-    if what != "report":
-        raise UsageError(f"unknown schema {what!r} (available: report)")
-    from mcp_schema_audit.report import report_json_schema
+    from mcp_schema_audit.report.json import history_json_schema, report_json_schema
 
-    sys.stdout.write(json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n")
+    schemas = {"report": report_json_schema, "history": history_json_schema}
+    if what not in schemas:
+        raise UsageError(f"unknown schema {what!r} (available: {', '.join(schemas)})")
+    sys.stdout.write(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n")
 
 
-@_command()
+@_command("List the rule catalog.")
 @_guarded
 def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                                  help=" | ".join(RULES_FORMATS) + " (default text).")) -> None:
+                                  help=" | ".join(RULES_FORMATS) + ".")) -> None:
     """List the rule catalog: id, direction (for tools input/output/tool; else the surface), default severity, title."""
     import json
 
@@ -46,7 +48,7 @@ def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
         sys.stdout.write(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n")
 
 
-@_command()
+@_command("Explain a rule: rationale, example, host error, fix.")
 @_guarded
 def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
     """Print a rule's rationale, a before/after example and the error a host raises."""

@@ -34,7 +34,7 @@ from mcp_schema_audit.cli.options import (
 from mcp_schema_audit.errors import ExitCode, UsageError
 
 
-@_command()
+@_command("Classify the schema changes between OLD and NEW.")
 @_guarded
 def diff(
     old: str = typer.Argument(..., metavar="OLD",
@@ -92,7 +92,7 @@ def diff(
     raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
 
 
-@_command()
+@_command("Check NEW against every version hosts may have cached.")
 @_guarded
 def history(
     new: str = typer.Argument(..., metavar="NEW", help="The release to check: a store label, a file, or git:REF:PATH."),
@@ -167,7 +167,7 @@ def history(
     raise typer.Exit(int(ExitCode.OK if hist.passed or opts["format"] == "ignore" else ExitCode.GATE_FAILED))
 
 
-@_command()
+@_command("Find what will break cached hosts at the next release.")
 @_guarded
 def lint(
     snapshots: List[str] = typer.Argument(..., metavar="SNAPSHOT...",

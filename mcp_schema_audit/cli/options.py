@@ -19,6 +19,7 @@ from mcp_schema_audit.snapshot import (
     atomic_write_text,
     load_snapshot,
 )
+from mcp_schema_audit.words import join_words, plural
 
 _CONFIG_HELP_SHORT = "Config file (its 'store' is the default for --store)."
 
@@ -232,7 +233,7 @@ _FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]]
                  "Default: text, or the config file's format.")
 
 
-_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). Default: text."
+_HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0)."
 
 
 _SAMPLES_HELP = ("A probe recording of NEW (probe --record FILE): every recorded result a cached (OLD) outputSchema "
@@ -259,7 +260,7 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
         return list(snaps), []
     names = {t["name"] for s in snaps for t in s.tools}
     labels = list(dict.fromkeys(s.label for s in snaps))
-    where = " or ".join(repr(x) for x in labels) if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
+    where = join_words((repr(x) for x in labels), "or") if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
     for flag, globs in (("--tool", include), ("--exclude-tool", exclude)):
         for glob in globs:
             if not any(fnmatch.fnmatchcase(n, glob) for n in names):
@@ -268,11 +269,11 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
 
     kept = sum(1 for n in names if tool_selected(n, include, exclude))
     if names and not kept:
-        raise UsageError(f"the tool filters leave none of the {len(names)} tools in scope; check --tool/--exclude-tool "
+        raise UsageError(f"the tool filters leave none of the {plural(len(names), 'tool')} in scope; check --tool/--exclude-tool "
                          "(or tools/exclude_tools in the config file)")
     parts = ([f"--tool {', '.join(include)}"] if include else []) + (
         [f"--exclude-tool {', '.join(exclude)}"] if exclude else [])
-    note = f"tool filter ({'; '.join(parts)}): {kept} of {len(names)} tools in scope"
+    note = f"tool filter ({'; '.join(parts)}): {kept} of {plural(len(names), 'tool')} in scope"
     return [s.filtered(include, exclude) for s in snaps], [note]
 
 

@@ -25,7 +25,7 @@ from mcp_schema_audit.errors import ExitCode, UsageError
 _CALL_TIMEOUT_S = 30.0
 
 
-@_command()
+@_command("Call the server's tools and check their real results.")
 @_guarded
 def probe(
     command: Optional[List[str]] = source.SERVER_COMMAND,
@@ -48,7 +48,7 @@ def probe(
     label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL", help=(
         "Name of the probed version in the report (default: live; a recording's own label with --replay).")),
     call_timeout: float = typer.Option(_CALL_TIMEOUT_S, "--call-timeout", min=0.1, metavar="SECONDS",
-                                       help="Seconds each call may take (default 30); --timeout bounds the whole run."),
+                                       help="Seconds each call may take; --timeout bounds the whole run."),
     url: Optional[str] = source.URL,
     sse: Optional[str] = source.SSE,
     header: List[str] = source.HEADER,

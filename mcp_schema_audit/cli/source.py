@@ -21,7 +21,9 @@ SSE: Any = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endp
 HEADER: Any = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
                            help="HTTP header 'Name: value' (repeatable). Never stored or printed.")
 HEADER_ENV: Any = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
-                               help="HTTP header from the environment: 'Name=ENV_VAR' (repeatable).")
+                               help="HTTP header whose whole value is the environment variable ENV_VAR: "
+                                    "'Authorization=MCP_TOKEN' with MCP_TOKEN='Bearer abc…' sends 'Authorization: "
+                                    "Bearer abc…' (repeatable). Never stored or printed.")
 ENV: Any = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
     "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
     "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."))

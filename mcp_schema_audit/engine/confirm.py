@@ -16,6 +16,7 @@ from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at, 
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
+from mcp_schema_audit.schema.ajvtext import ajv_text
 from mcp_schema_audit.schema.doc import _LONG_NUMBER
 
 # neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
@@ -137,7 +138,9 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     rejecting side (V) rejects it with an error of this finding's keyword at this finding's place in the
     instance (``rejecting_keyword``; an instance path equal to the finding's or its parent's); and the
     witness must be one P declares under a full reader (``_FULL_READERS``), so a value only ts-sdk-v1's
-    lax reading of P admits proves nothing. The witness ``error`` is that host's message for it."""
+    lax reading of P admits proves nothing. The witness ``error`` is the first such host's message for it:
+    jsonschema's (python-sdk), or for a break of the TS profiles only, Ajv's as the TS client prints it
+    (``data/x must NOT have additional properties``)."""
     if issue.witness is NO_WITNESS:
         f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
         return
@@ -145,6 +148,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     kw = rejecting_keyword(issue)
     hosts: list[str] = []
     error = ""
+    ajv_error = ""
     problems: list[str] = []
     declared = False
     # schemas every profile reads alike need one validation, which answers for every host
@@ -170,7 +174,10 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
             continue
         hosts.extend(HOST_PROFILES if alike else [profile])
         if not error:
-            error = _explain_error(own)
+            # python-sdk's words when it breaks too, else the TS client's (Ajv's errorsText), as the user sees it
+            error = _explain_error(own) if profile == "python-sdk" else ajv_text([own])
+        if not ajv_error and (alike or profile != "python-sdk"):
+            ajv_error = ajv_text([own])
     if hosts and not declared:
         # only a reader that ignores some of P's keywords (ts-sdk-v1: dependentSchemas, prefixItems …) accepts
         # it: the P side does not really declare this value
@@ -180,6 +187,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         f.reason = "witness not confirmed by any host profile" + (f" ({problems[0]})" if problems else "")
         return
     f.hosts = hosts
+    f.ajv_error = ajv_error[:500] if ajv_error and ajv_error != error else None
     f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
                  "error": error[:500], "instance_pointer": pointer(issue.inst)}
 

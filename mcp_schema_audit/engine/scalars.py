@@ -126,7 +126,7 @@ class ScalarsMixin:
         if tv is None:
             if tp is not None:
                 issues.append(Issue("type-extra-v", ["type"], [], p.get("type"), None,
-                                    f"the {{P}} schema has type {short(p.get('type'))}, the {{V}} schema no type"))
+                                    f"the {{P}} schema has type {short(p.get('type'))}, the {{V}} schema has none"))
             return issues, tp
         if tp is None:
             others = [t for t in _TYPE_ORDER if not _allowed(tv, t)]
@@ -325,12 +325,14 @@ class ScalarsMixin:
                 w = self._pick_any_profile(p, v, _regex_dialect_candidates(  # type: ignore[attr-defined]
                     cands + regex_examples(str(vp))), "pattern")
             if w is not NO_WITNESS:
+                what = " has no pattern" if pp is None else f"'s pattern {short(pp)} admits strings"
                 out.append(Issue("looser-p", ["pattern"] if pp else [], ["pattern"], pp, vp,
-                                 f"the {{P}} schema's pattern {short(pp)} admits strings the {{V}} schema's "
-                                 f"{short(vp)} rejects", w, delta={"keyword": "pattern", "V": vp}))
+                                 f"the {{P}} schema{what}, the {{V}} schema's pattern {short(vp)} rejects some",
+                                 w, delta={"keyword": "pattern", "V": vp}))
             else:
                 out.append(Issue("pattern", ["pattern"] if pp else [], ["pattern"], pp, vp,
-                                 f"pattern {short(vp)} in the {{V}} schema, {short(pp)} in the {{P}} schema: "
+                                 f"pattern {short(vp)} in the {{V}} schema, {'none' if pp is None else short(pp)} in "
+                                 "the {P} schema: "
                                  "inclusion not proven"))
         return out
 

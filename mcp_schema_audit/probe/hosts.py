@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
+from mcp_schema_audit.schema.ajvtext import ajv_text
 
 PY_MISSING = "Tool {tool} has an output schema but did not return structured content"
 TS_MISSING = "MCP error -32600: Tool {tool} has an output schema but did not return structured content"
@@ -185,7 +186,7 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
     if python:
         return Verdict(True, "RuntimeError: " + PY_INVALID.format(tool=tool, message=best.message), "schema",
                        at, where, str(best.validator))
-    text = ", ".join(ajv_message(e) for e in _ajv_order(errors))
+    text = ajv_text(errors)
     template = TS_INVALID if profile == "ts-sdk-v1" else TS2_INVALID
     return Verdict(True, template.format(message=text), "schema", at, where, str(best.validator))
 
@@ -214,81 +215,3 @@ def schema_pointer(doc: SchemaDoc, error: Any) -> str:
         return pointer(tokens)
     return pointer(path)
 
-
-def _ajv_order(errors: list[Any]) -> list[Any]:
-    """Ajv with ``allErrors`` reports every failing keyword, a union's branch errors before the union's own;
-    jsonschema nests branch errors in ``context``. Flattened the Ajv way (at most 20 entries)."""
-    out: list[Any] = []
-
-    def visit(err: Any) -> None:
-        if len(out) >= 20:
-            return
-        if err.validator in ("anyOf", "oneOf") and err.context:
-            for sub in err.context:
-                visit(sub)
-        out.append(err)
-
-    for err in sorted(errors, key=lambda e: [str(t) for t in e.absolute_schema_path]):
-        visit(err)
-    return out[:20]
-
-
-def ajv_message(error: Any) -> str:
-    """One jsonschema ``ValidationError`` in Ajv's words, as ``errorsText`` prints it: ``data/a/0 must be string``."""
-    path = pointer(list(error.absolute_path))
-    return f"data{path} {_ajv_text(error)}"
-
-
-def _ajv_text(error: Any) -> str:
-    kw, value = error.validator, error.validator_value
-    if kw == "type":
-        return "must be " + (",".join(value) if isinstance(value, list) else str(value))
-    simple = {
-        "additionalProperties": "must NOT have additional properties",
-        "unevaluatedProperties": "must NOT have unevaluated properties",
-        "enum": "must be equal to one of the allowed values",
-        "const": "must be equal to constant",
-        "anyOf": "must match a schema in anyOf",
-        "oneOf": "must match exactly one schema in oneOf",
-        "not": "must NOT be valid",
-        "propertyNames": "property name must be valid",
-        "false": "boolean schema is false",
-    }
-    if kw in simple:
-        return simple[kw]
-    if kw == "required":
-        missing = _quoted(error.message)
-        return f"must have required property '{missing}'"
-    if kw in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        op = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[kw]
-        return f"must be {op} {value}"
-    limits = {"minLength": ("fewer", "characters"), "maxLength": ("more", "characters"),
-              "minItems": ("fewer", "items"), "maxItems": ("more", "items"),
-              "minProperties": ("fewer", "properties"), "maxProperties": ("more", "properties")}
-    if kw in limits:
-        word, unit = limits[kw]
-        return f"must NOT have {word} than {value} {unit}"
-    if kw == "format":
-        return f'must match format "{value}"'
-    if kw == "pattern":
-        return f'must match pattern "{value}"'
-    if kw == "multipleOf":
-        return f"must be multiple of {value}"
-    if kw == "uniqueItems":
-        return "must NOT have duplicate items"
-    if kw in ("contains", "minContains", "maxContains"):
-        return "must contain at least 1 valid item(s)" if kw != "maxContains" else "must contain at most valid item(s)"
-    if kw in ("dependentRequired", "dependencies"):
-        return "must have properties when a property is present"
-    if kw in ("if", "then", "else"):
-        return f'must match "{kw if kw != "if" else "then"}" schema'
-    if kw in ("items", "additionalItems", "unevaluatedItems", "prefixItems"):
-        return "must NOT have more items"
-    return error.message
-
-
-def _quoted(message: str) -> str:
-    """The property name jsonschema quotes first in ``message`` (``'x' is a required property``)."""
-    if message.startswith("'") and "'" in message[1:]:
-        return message[1:message.index("'", 1)]
-    return message.split(" ")[0]

@@ -29,7 +29,7 @@ from mcp_schema_audit.report import sarif as _sarif
 from mcp_schema_audit.report import text as _text
 from mcp_schema_audit.report.escape import inert, json_text, one_line
 from mcp_schema_audit.report.github import gh_data, gh_property, render_github
-from mcp_schema_audit.report.json import render_json, report_json_schema
+from mcp_schema_audit.report.json import history_json_schema, render_json, report_json_schema
 from mcp_schema_audit.report.junit import render_junit
 from mcp_schema_audit.report.markdown import (
     MARKDOWN_BUDGET,
@@ -79,4 +79,4 @@ def render(report: Any, fmt: str, *, color: bool = False, width: int = 120) -> s
 __all__ = ["FAIL_ON", "KINDS", "MARKDOWN_BUDGET", "RENDERERS", "REPORT_VERSION", "SARIF_SCHEMA_URI", "Report",
            "artifact_uri", "gh_data", "gh_property", "inert", "json_text", "md_code", "md_escape", "md_fence",
            "one_line", "render", "render_github", "render_json", "render_junit", "render_markdown", "render_sarif",
-           "render_text", "report_json_schema", "roles", "sarif_log", "sarif_text", "witness_sides"]
+           "render_text", "history_json_schema", "report_json_schema", "roles", "sarif_log", "sarif_text", "witness_sides"]

@@ -23,6 +23,7 @@ from mcp_schema_audit.report.model import (
     title,
 )
 from mcp_schema_audit.report.sarif import artifact_uri, location_of
+from mcp_schema_audit.words import plural
 
 _GH_COMMAND = {"breaking": "error", "warning": "warning", "info": "notice"}
 
@@ -93,7 +94,7 @@ def render_history_github(hist: History) -> str:
                f"{affects(g, labels, ('breaking', 'warning', 'info'))}")
         lines.append(f"::{_GH_COMMAND[g.severity]} {','.join(props)}::{gh_data(msg)}")
     verdict = "gate passed" if hist.passed else "gate FAILED"
-    summary = f"history: {hist.new.label} against {len(labels)} cached version(s): " + " · ".join(
+    summary = f"history: {hist.new.label} against {plural(len(labels), 'cached version')}: " + " · ".join(
         cohort_counts(hist)) + f"; {verdict} (--fail-on {hist.fail_on})"
     lines.append(f"::notice title={gh_property('schema-audit history')}::{gh_data(summary)}")
     return "\n".join(lines) + "\n"

@@ -71,3 +71,76 @@ def report_json_schema() -> dict[str, Any]:
     the schema does not list, because the report only ever gains keys.
     """
     return json.loads(_schema_text())
+
+
+#: The values of a ``history`` matrix cell (``History.matrix``).
+MATRIX_CELLS = ("ok", "new", "absent", "warning", "breaking")
+
+
+def history_json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of ``render_history_json`` output (``history --format json``), a fresh dict.
+
+    Built on the report schema's definitions (``side``, ``finding`` …, and its ``summary``, ``gate`` and
+    ``notes``), so the two contracts cannot drift apart; objects admit keys they do not list (keys are only
+    ever added).
+    """
+    report = report_json_schema()
+    props = report["properties"]
+    severity = {"enum": ["breaking", "warning", "info"]}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://schema-audit.invalid/schemas/history-v1.json",
+        "title": "schema-audit history JSON report (report_version 1)",
+        "description": "Output of 'schema-audit history --format json': NEW checked against every cached version "
+                       "(cohort). Stable contract: keys are only ever added, so every object here admits keys it "
+                       "does not list.",
+        "type": "object",
+        "required": ["report_version", "schema_audit_version", "kind", "new", "cohorts", "findings", "matrix",
+                     "conflicts", "notes", "gate"],
+        "properties": {
+            "report_version": props["report_version"],
+            "schema_audit_version": props["schema_audit_version"],
+            "kind": {"const": "history"},
+            "new": {"$ref": "#/$defs/side", "description": "NEW: the version the server runs."},
+            "cohorts": {
+                "type": "array", "description": "The cached versions NEW was checked against, oldest first.",
+                "items": {"$ref": "#/$defs/side", "required": ["summary", "findings"], "properties": {
+                    "summary": props["summary"],
+                    "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"},
+                                 "description": "This cohort's findings (backward: hosts cached it, the server "
+                                                "runs NEW)."}}},
+            },
+            "findings": {
+                "type": "array", "description": "Each finding once (by fingerprint) with the cohorts it occurs in.",
+                "items": {"type": "object", "required": ["rule", "tool", "surface", "name", "direction", "pointer",
+                                                         "fingerprint", "severity", "cohorts"],
+                          "properties": {
+                              "rule": {"type": "string"}, "tool": {"type": "string"}, "surface": {"type": "string"},
+                              "name": {"type": "string"}, "direction": {"type": "string"},
+                              "pointer": {"$ref": "#/$defs/pointer"},
+                              "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+                              "severity": {**severity, "description": "The worst over its cohorts."},
+                              "cohorts": {"type": "object", "additionalProperties": severity,
+                                          "description": "Cohort label -> severity there."}}},
+            },
+            "matrix": {
+                "type": "object",
+                "description": "Row (a tool's name, or another item's subject such as 'prompt summarize') -> cohort "
+                               "label -> ok | new (the cohort did not have the tool) | absent (neither NEW nor the "
+                               "cohort has it) | warning | breaking.",
+                "additionalProperties": {"type": "object", "additionalProperties": {"enum": list(MATRIX_CELLS)}},
+            },
+            "conflicts": {
+                "type": "array",
+                "description": "Positions where cohorts cache different value sets: any value outside the common "
+                               "ones breaks one of them.",
+                "items": {"type": "object", "required": ["tool", "pointer", "cohorts", "values", "common"],
+                          "properties": {"tool": {"type": "string"}, "pointer": {"$ref": "#/$defs/pointer"},
+                                         "cohorts": {"type": "array", "items": {"type": "string"}},
+                                         "values": {"type": "object"}, "common": {"type": "array"}}},
+            },
+            "notes": props["notes"],
+            "gate": props["gate"],
+        },
+        "$defs": report["$defs"],
+    }

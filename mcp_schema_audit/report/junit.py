@@ -24,6 +24,7 @@ from mcp_schema_audit.report.model import (
     witness_sides,
 )
 from mcp_schema_audit.rules import SEVERITY_RANK
+from mcp_schema_audit.words import plural
 
 
 def _xml(text: Any) -> str:
@@ -156,4 +157,4 @@ def render_history_junit(hist: History) -> str:
         cases.append((classname, tool, failure, "\n\n".join(rest)))
     props = [("schema-audit.version", __version__), ("kind", "history"), ("fail_on", hist.fail_on),
              ("new", hist.new.label), ("cached", ",".join(labels))]
-    return _document(f"schema-audit history: {hist.new.label} against {len(labels)} cached version(s)", props, cases)
+    return _document(f"schema-audit history: {hist.new.label} against {plural(len(labels), 'cached version')}", props, cases)

@@ -33,6 +33,7 @@ from mcp_schema_audit.report.model import (
     who,
     witness_sides,
 )
+from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.rules import RULES
 
 
@@ -51,6 +52,8 @@ _MD_ENTITY = set("\\`*_{}[]()<>#!|~&$")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 #: GitHub's limit for one comment is 65,536 characters; keep well below it.
 MARKDOWN_BUDGET = 60_000
+#: Room kept for the line that counts what a report leaves out.
+_LEFT_OUT_CHARS = 200
 _MD_WITNESS_LIMIT = 4_000
 _ICON = {"breaking": "🔴", "warning": "🟡", "info": "🔵"}
 
@@ -93,6 +96,33 @@ def md_fence(content: str, info: str = "") -> str:
     return f"{fence}{info}\n{content}\n{fence}"
 
 
+def md_delta(segments: list[tuple[str, str]]) -> str:
+    """A word delta (``worddelta.text_delta``) in Markdown: ``~~removed~~`` and ``**added**``, ``…`` where elided.
+
+    Every piece of server text goes through ``md_escape`` (``~`` and ``*`` inside become references, so server
+    text never closes a marker); whitespace at a piece's edges stays outside its markers (GitHub does not
+    open ``~~`` or ``**`` before a space), and a change of whitespace only is shown as ``␣``.
+    """
+    out = []
+    for kind, text in segments:
+        if kind == "elided":
+            out.append("…")
+        elif kind == "same":
+            out.append(md_escape(text))
+        else:
+            mark = "~~" if kind == "removed" else "**"
+            core = text.strip()
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+            out.append(f"{md_escape(lead)}{mark}{md_escape(core) if core else '␣'}{mark}{md_escape(trail)}")
+    return "".join(out)
+
+
+def _md_change(f: Finding) -> str:
+    """``<br>Change: …`` with the word delta of a changed text (``worddelta.has_delta``), else ``""``."""
+    delta = finding_delta(f)
+    return "" if delta is None else f"<br>Change: {md_delta(delta)}"
+
+
 def md_about(f: Finding) -> str:
     """``**tool** · direction`` for a tool finding, ``prompt **name**`` (surface words, item in bold) otherwise."""
     if f.surface == "tool":
@@ -104,7 +134,7 @@ def md_about(f: Finding) -> str:
 def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
     block = (f"{_ICON[f.severity]} {md_about(f)} · {where} · "
-             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
@@ -147,8 +177,10 @@ def render_markdown(report: Report) -> str:
     """A pull-request comment: summary line first, then breaking, warnings, info (collapsed), ignored.
 
     Witnesses are collapsible ``<details>`` blocks with the instance as a JSON code block and the
-    host's error. All server text goes through ``md_escape``/``md_code``/``md_fence``. Stays under
-    ``MARKDOWN_BUDGET`` characters: findings past it are counted, not shown.
+    host's error. All server text goes through ``md_escape``/``md_code``/``md_fence``. Stays within
+    ``MARKDOWN_BUDGET`` characters (footer included): findings are kept by severity (breaking, then warnings,
+    then info, then ignored ones; a finding is left out only after every one of a higher severity is shown),
+    and what is left out is counted per severity: ``N breaking, M info more in the JSON report``.
     """
     s = report.summary
     icon = "✅" if report.passed else "❌"
@@ -171,28 +203,34 @@ def render_markdown(report: Report) -> str:
         what = "schema changes" if report.kind == "diff" else "findings"
         parts.append(f"No {what}." if not report.ignored else f"No {what} besides ignored findings.")
 
-    used = sum(len(p) + 2 for p in parts)
-    hidden = 0
+    footer = f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>"
+    # room kept for the footer and the line counting what was left out, so the whole stays within the budget
+    room = MARKDOWN_BUDGET - len(footer) - _LEFT_OUT_CHARS - sum(len(p) + 2 for p in parts)
+    left_out = {sev: 0 for sev in SEVERITY_ORDER}
+    left_out_ignored = 0
 
     def add(text: str) -> bool:
-        nonlocal used
-        if used + len(text) + 2 > MARKDOWN_BUDGET:
+        nonlocal room
+        if len(text) + 2 > room:
             return False
         parts.append(text)
-        used += len(text) + 2
+        room -= len(text) + 2
         return True
 
     by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITY_ORDER}
+    full = False  # once a finding is left out, every finding after it (lower or equal severity) is too
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = by_sev[sev]
         if not items:
             continue
-        if not add(f"#### {heading} ({len(items)})"):
-            hidden += len(items)
+        if full or not add(f"#### {heading} ({len(items)})"):
+            left_out[sev] += len(items)
+            full = True
             continue
         for i, f in enumerate(items):
             if not add(_md_finding(report, f)):
-                hidden += len(items) - i
+                left_out[sev] += len(items) - i
+                full = True
                 break
     for label, items in (("info finding", [(f, None) for f in by_sev["info"]]),
                          ("finding ignored by the config", list(report.ignored))):
@@ -201,30 +239,40 @@ def render_markdown(report: Report) -> str:
         plural = "s" if len(items) != 1 else ""
         word = label.replace("finding", "finding" + plural, 1)
         lines = [f"<details><summary>{len(items)} {word}</summary>", ""]
+        size = sum(len(x) + 1 for x in lines) + len("\n</details>") + 2
         shown = 0
-        size = used + sum(len(x) + 1 for x in lines) + 20
         for f, reason in items:
+            if full:
+                break
             where = md_code(f.pointer) if f.pointer else "(root)"
             line = (f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
-                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}")
+                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
-            if size + len(line) + 1 > MARKDOWN_BUDGET:
+            if size + len(line) + 1 > room:
+                full = True
                 break
             lines.append(line)
             size += len(line) + 1
             shown += 1
-        hidden += len(items) - shown
         lines += ["", "</details>"]
-        if shown:
-            add("\n".join(lines))
-    if hidden:
-        parts.append(f"*{hidden} more finding(s) not shown here: see the JSON or SARIF report.*")
-    parts.append(f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>")
+        if not (shown and add("\n".join(lines))):
+            shown = 0
+        if label.startswith("info"):
+            left_out["info"] += len(items) - shown
+        else:
+            left_out_ignored += len(items) - shown
+    counts = [f"{n} {sev}" for sev, n in left_out.items() if n]
+    if left_out_ignored:
+        counts.append(f"{left_out_ignored} ignored")
+    if counts:
+        parts.append(f"*{', '.join(counts)} more in the JSON report (`--format json`; SARIF too): left out here to "
+                     "fit a pull-request comment.*")
+    parts.append(footer)
     return "\n\n".join(parts) + "\n"
 
 
-_CELL = {"ok": "✅ ok", "warning": "🟡 warning", "breaking": "🔴 breaking"}
+_CELL = {"ok": "✅ ok", "new": "🆕 new", "absent": "— absent", "warning": "🟡 warning", "breaking": "🔴 breaking"}
 
 
 def render_history_markdown(hist: History) -> str:
@@ -256,7 +304,7 @@ def render_history_markdown(hist: History) -> str:
         return True
 
     m = hist.matrix()
-    rows = [(tool, row) for tool, row in m.items() if any(v != "ok" for v in row.values())]
+    rows = [(tool, row) for tool, row in m.items() if any(v in ("warning", "breaking") for v in row.values())]
     if rows:
         table = ["| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
                  "| --- | " + " | ".join("---" for _ in labels) + " |"]
@@ -271,11 +319,11 @@ def render_history_markdown(hist: History) -> str:
         ok = len(m) - len(rows)
         if ok:
             noun = "tool" if all(is_tool_row(hist, k) for k in m) else "row"
-            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: ok for every cached version."]
+            table += ["", f"{ok} other {noun}{'s' if ok != 1 else ''}: no warning or break against any cached version."]
         add("\n".join(table))
     elif m:
         noun = "tools" if all(is_tool_row(hist, k) for k in m) else "rows"
-        add(f"All {len(m)} {noun}: ok for every cached version.")
+        add(f"All {len(m)} {noun}: no warning or break against any cached version.")
     if hist.conflicts:
         lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
         for c in hist.conflicts:
@@ -325,7 +373,9 @@ def render_history_markdown(hist: History) -> str:
     if not groups:
         parts.append("No schema changes against any cached version.")
     if hidden:
-        parts.append(f"*{hidden} more row(s) or finding(s) not shown here: see the JSON or SARIF report.*")
+        what = "row or finding" if hidden == 1 else "rows or findings"
+        parts.append(f"*{hidden} more {what} in the JSON report (`--format json`; SARIF too): left out here to fit "
+                     "a pull-request comment.*")
     counts = " · ".join(md_escape(x) for x in cohort_counts(hist))
     parts.append(f"<sub>schema-audit {__version__} · {counts}</sub>")
     return "\n\n".join(parts) + "\n"

@@ -25,6 +25,8 @@ from mcp_schema_audit.report.model import (
     summary_line,
     witness_sides,
 )
+from mcp_schema_audit.report.worddelta import finding_delta
+from mcp_schema_audit.words import join_words, plural
 
 _STYLE = {"breaking": "bold red", "warning": "yellow", "info": "cyan"}
 _WITNESS_CHARS = 300
@@ -34,6 +36,22 @@ def tx(text: Any) -> str:
     """Server text for the text report: one line (``one_line``), and no ``::`` or ``##[`` left, so no
     line of a CI log, wrapped or not, can read as a GitHub workflow command (shown as ``:\\x3a``)."""
     return one_line(text).replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
+_TEXT_MARKS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "same": ("", "")}
+
+
+def text_delta_line(segments: list[tuple[str, str]]) -> str:
+    """A word delta (``worddelta.text_delta``) on one line: ``[-removed-]{+added+}``, ``…`` where elided; every
+    piece of server text through ``tx``."""
+    out = []
+    for kind, text in segments:
+        if kind == "elided":
+            out.append("…")
+            continue
+        start, end = _TEXT_MARKS[kind]
+        out.append(f"{start}{tx(text)}{end}")
+    return "".join(out)
 
 
 def render(report: Report | History, *, color: bool = False, width: int = 120) -> str:
@@ -103,6 +121,9 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
         head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
         console.print(head)
         console.print(_Text(f"         {tx(detail(f))}"))
+        delta = finding_delta(f)
+        if delta is not None:
+            console.print(_Text(f"         change: {text_delta_line(delta)}"))
         if f.reason:
             console.print(_Text(f"         ({tx(f.reason)})", style="dim"))
         if f.severity == "breaking" and f.witness:
@@ -143,18 +164,19 @@ def render_history_text(hist: History, width: int = 120) -> str:
     m = hist.matrix()
     tw = max([len("tool")] + [len(tx(t)) for t in m])
     cw = [max(len(tx(lbl)), 8) for lbl in labels]
-    lines = [f"schema-audit history: {tx(hist.new.label)} against {len(labels)} cached version(s)"]
+    lines = [f"schema-audit history: {tx(hist.new.label)} against {plural(len(labels), 'cached version')}"]
     lines += [f"note: {tx(n)}" for n in hist.notes]
     lines.append("")
     lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw)))
     for tool, row in m.items():
         lines.append(tx(tool).ljust(tw) + "  " + "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw)))
     if hist.conflicts:
-        lines += ["", "Conflicts (each cohort rejects values the other accepts; any value outside 'both accept' "
-                      "breaks one of them):"]
+        lines += ["", "Conflicts (cohorts cache different value sets: each rejects values another accepts, so any "
+                      "value outside the common ones breaks one of them):"]
         for c in hist.conflicts:
-            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(' and '.join(c.cohorts))} "
-                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; both accept only "
+            every = "both" if len(c.cohorts) == 2 else "all of them"
+            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(join_words(c.cohorts))} "
+                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; {every} accept only "
                          f"{tx(json.dumps(c.common, ensure_ascii=False))}")
     shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
     lines.append("")
