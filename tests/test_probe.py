@@ -326,6 +326,7 @@ def test_samples_in_diff_and_history(work: Path, stdio_run: dict[str, Any]) -> N
 # ---- hostile results, failures, usage ------------------------------------------------------------------
 
 
+UNIQUE_ITEMS = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
 HOSTILE_TOOLS = [_tool(name, OPEN_A) for name in ("huge", "deep", "garbage", "fine")]
 HOSTILE_RESULTS = {"huge": {"$huge_mb": 20}, "deep": {"$deep": 100000}, "garbage": {"$garbage": True},
                    "fine": _result({"a": "x"})}
@@ -348,6 +349,22 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
     assert "not JSON-RPC" in calls["garbage"]["message"]
     assert calls["fine"]["outcome"] == "result"  # the connection survived
     assert (work / "hostile-rec.json").stat().st_size < 1_000_000  # nothing huge was recorded
+
+
+@pytest.mark.live
+def test_a_large_unique_items_result_is_checked_at_once(work: Path) -> None:
+    """20,000 distinct objects (0.4 MB) under ``uniqueItems``, and the same with one repeat: jsonschema's own
+    pairwise check took many minutes (and no --timeout stopped it); the host profiles' check is linear."""
+    items = [{"i": k, "j": [k]} for k in range(20_000)]
+    tools = [_tool("uniq", UNIQUE_ITEMS, read_only=True), _tool("twice", UNIQUE_ITEMS, read_only=True)]
+    results = {"uniq": _result({"a": items}), "twice": _result({"a": [*items, {"j": [7], "i": 7.0}]})}
+    (work / "uniq.json").write_text(json.dumps({"tools": tools, "results": results}))
+    r = cli("probe", "--auto", "--format", "json", "--timeout", "60", "--", PYTHON, str(SCENARIO_SERVER),
+            "--scenario", "uniq.json", cwd=work, timeout=120)
+    assert r.returncode == 1, r.stderr  # "twice" breaks its own schema: the gate fails
+    found = {(f["rule"], f["tool"]) for f in json.loads(r.stdout)["findings"]}
+    assert ("result-violates-own-schema", "twice") in found  # {"i": 7.0, "j": [7]} repeats item 7
+    assert not {f for f in found if f[1] == "uniq"}
 
 
 @pytest.mark.live

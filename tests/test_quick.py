@@ -116,3 +116,20 @@ def test_nan_is_left_alone_or_answered_alike() -> None:
     node = {"minimum": 0}
     quick = quick_valid(node, math.nan, "2020-12")
     assert quick is None or quick == _real(node, math.nan, "2020-12")
+
+
+json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 0.0, 2.5]),
+                                     st.sampled_from(["a", "1"])),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b"]),
+                                                                                       inner, max_size=2),
+                           max_leaves=6)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(items=st.lists(json_values, max_size=5))
+def test_unique_items_answers_as_jsonschema(items: list) -> None:
+    """The linear-time uniqueItems of the host profiles gives jsonschema's own verdict (``_utils.uniq``)."""
+    from jsonschema import Draft202012Validator
+
+    ours = SchemaDoc({"type": "array", "uniqueItems": True}).validator("python-sdk").is_valid(items)
+    assert ours == Draft202012Validator({"type": "array", "uniqueItems": True}).is_valid(items), items
