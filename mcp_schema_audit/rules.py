@@ -513,6 +513,10 @@ _FIXES = {
     "output-enum-value-added": "first ship the enum as a plain string (or with the new value) and only send the new "
                                "value once hosts re-listed; or map the value to an existing one",
     "output-const-changed": "publish a schema that accepts both values before switching",
+    "output-schema-removed": "keep returning structuredContent that matches the old schema until hosts re-listed "
+                             "(check what the server really returns: schema-audit probe --against OLD)",
+    "output-enum-removed": "keep sending only the old values until hosts re-listed (check: schema-audit probe "
+                           "--against OLD)",
     "output-type-widened": "keep returning the old type (e.g. omit the field instead of null) until hosts re-listed "
                            "a schema that allows the new type",
     "output-required-removed": "keep always sending the field (an empty value of its type) until hosts re-listed",

@@ -1,7 +1,7 @@
 """Rule cases: the verdict classes of the verdict-trust issue (``tests/cases/rules/*.json``), as data.
 
 Each file holds one class (keywords beside unions, one finding per break, equivalent spellings, branch
-pairing, witnesses, fingerprints) and its cases: ``old``/``new`` schemas, ``direction`` and what must
+pairing, witnesses, fingerprints; then the fresh-user trial's open-object names and sizes) and its cases: ``old``/``new`` schemas, ``direction`` and what must
 hold of the engine's findings:
 
 - ``expect``: the highest severity (``none`` = nothing above info);
@@ -139,6 +139,6 @@ def test_every_class_has_three_cases_per_direction_at_least() -> None:
     by_group: dict[str, dict[str, int]] = {}
     for group, case in CASES:
         by_group.setdefault(group, {"input": 0, "output": 0})[case["direction"]] += 1
-    assert len(by_group) == 6, sorted(by_group)
+    assert len(by_group) == 7, sorted(by_group)  # the six classes of the issue, and the fresh-user trial's
     for group, counts in by_group.items():
         assert sum(counts.values()) >= 4 and min(counts.values()) >= 1, (group, counts)

@@ -73,6 +73,18 @@ def _names(node: dict[str, Any], kw: str) -> list[str]:
     return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
 
 
+def _name_candidates(names: Any) -> list[str]:
+    """Property names a ``propertyNames`` schema itself suggests: its enum/const strings, examples of its pattern."""
+    if not isinstance(names, dict):
+        return []
+    out = [x for x in names.get("enum", []) if isinstance(x, str)] if isinstance(names.get("enum"), list) else []
+    if isinstance(names.get("const"), str):
+        out.append(names["const"])
+    if isinstance(names.get("pattern"), str):
+        out += regex_examples(names["pattern"], count=4)
+    return out
+
+
 class ObjectsMixin:
     """Objects (see the module docstring). Paths are relative to the node pair (``compare`` makes them
     absolute through each ``Node``'s origins)."""
@@ -196,8 +208,8 @@ class ObjectsMixin:
         base = self._common({**p, "type": "object"}, v)
         base = dict(base) if isinstance(base, dict) else {}
         pool = [(k, self._sample_p(s)) for k, s in pprops.items() if k not in base]
-        if isinstance(p_addl, dict):
-            child = self._sample_p(p_addl)
+        if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
+            child = self._sample_p(p_addl if isinstance(p_addl, dict) else {})
             pool += [(f"extra_key_{i}", child) for i in range(8) if f"extra_key_{i}" not in pprops]
         pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
         sizes = {0, 1}
@@ -284,9 +296,11 @@ class ObjectsMixin:
                                  "propertyNames", w, [key], delta={"property": key}))
         if out:
             return out
-        if not (isinstance(p_addl, dict) or ppat):
-            return []  # every name P declares is accepted; P declares no other names
-        names = string_candidates(extra=("Key", "key-1", "1", "a b")) + [
+        if p_addl is False and not ppat:
+            return []  # every name P declares is accepted; P's closed object allows no other names
+        # names P allows beyond its declared ones: its own propertyNames' values and pattern first (a widened
+        # enum of names), then its patternProperties, then everyday names
+        names = _name_candidates(pn) + string_candidates(extra=("Key", "key-1", "1", "a b")) + [
             k for pat in ppat for k in regex_examples(pat, count=4)]
         for key in dict.fromkeys(names):
             if key in pprops or self._valid(self.v_doc, vn, key) is not False or (

@@ -324,6 +324,9 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
     if any(f.instance_pointer is None for f in loud):
         return []  # a schema-level warning (dialect, budget, undecidable root) already covers every value
     places = [f.instance_pointer or "" for f in loud]
+    # where the findings are in the schema: a definition reached from several places is reported once (at the
+    # first place), and a rejection at another place it reaches is the same change
+    schema_places = [f.pointer for f in loud]
     ident = ident or Identity(p_doc, v_doc)
     seed = zlib.crc32(f"{tool}\x1f{direction}".encode("utf-8", "surrogatepass"))
     drawn = 0
@@ -333,6 +336,9 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
         where = pointer(region.inst)
         if any(_relates(where, place) for place in places):
             continue  # a finding already speaks for this place: any rejection here is explained
+        if any(_relates(pointer(region.p_at if direction == "output" else region.v_at), place)
+               for place in schema_places):
+            continue  # ... or for this place of the schema (a shared $defs entry)
         p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
         # hosts that read this region alike answer alike: one of them asks for all
         hosts = ("python-sdk",) if p_doc.agrees_at(p_node) and v_doc.agrees_at(v_node) else HOST_PROFILES
@@ -344,6 +350,8 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
                 value = _Draw(p_doc, rng, k).value(region.p, 0, region.keys)
             except (NoSample, RecursionError, TypeError, ValueError, KeyError, AttributeError):
                 continue
+            if direction == "input" and not region.inst and not isinstance(value, dict):
+                continue  # MCP tool arguments are always an object (CallToolRequest.params.arguments)
             key = json.dumps(value, sort_keys=True, default=str) + type(value).__name__
             if key in tried:
                 continue  # the same value drawn again proves nothing new

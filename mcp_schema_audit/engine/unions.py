@@ -102,6 +102,7 @@ class UnionsMixin:
         v_kw = next((k for k in ("type", "enum", "const") if len(bv) == 1 and k in bv[0]), None)
         v_path = [] if v_kw is None else list(bv[0].where([v_kw]))
         open_hits = False
+        typed_done: set[str] = set()  # a type no V branch takes is one change, whatever its values (true, false)
         for x in pvals:
             hits = [vi for vi, vb in enumerate(bv) if self._valid(self.v_doc, vb, x)]  # type: ignore[attr-defined]
             matched_v.update(hits)
@@ -121,10 +122,14 @@ class UnionsMixin:
                     here = list(same_type[0].where([why])) if why else v_path
                 else:
                     kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
+                if kind == "type-extra-p" and kw == "type":
+                    if json_type(x) in typed_done:
+                        continue
+                    typed_done.add(json_type(x))
                 out.append(Issue(kind, p_path, here, pb.get(kw), bv[0].get(v_kw) if v_kw else None,
                                  f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
                                  x, p_abs=True, v_abs=bool(here),
-                                 delta={"type": json_type(x)} if typed and kw != "type" else {"value": x}))
+                                 delta={"type": json_type(x)} if typed else {"value": x}))
         if open_hits and kw != "type":
             # as for a single branch: a closed value set where the V side accepts any value of the type
             out.append(Issue("enum-only-p", p_path, [], pb.get(kw), None,
