@@ -47,7 +47,9 @@ def older_stored(new: Snapshot, mine: list[Snapshot]) -> list[Snapshot]:
 
     Captured snapshots are ordered by capture time; when none of them has one (imported files), by label
     as a version. When NEW and some of the others differ in that (one has a capture time, the other not),
-    which of them is older cannot be decided: ``UsageError`` (exit 2) says so, and how to name the cohorts.
+    or when the capture order contradicts their versions (``serverInfo.version``, else a label spelled as a
+    version: ``v1.0.0`` captured after ``v2.0.0``), which of them is older cannot be decided: ``UsageError``
+    (exit 2) says so, and how to name the cohorts.
     """
     undecided = [s for s in mine if s.label != new.label and _captured(s) != _captured(new)]
     if undecided:
@@ -58,7 +60,35 @@ def older_stored(new: Snapshot, mine: list[Snapshot]) -> list[Snapshot]:
                          f"of the same server {theirs}",
                          hint="name the cached versions: --against LABEL, once per version")
     ordered = order_snapshots([s for s in mine if s.label != new.label] + [new])
-    return ordered[: next(i for i, s in enumerate(ordered) if s is new)]
+    at = next(i for i, s in enumerate(ordered) if s is new)
+    contradicted = [s for i, s in enumerate(ordered) if s is not new and _versions_disagree(s, new, i < at)]
+    if contradicted:
+        s = contradicted[0]
+        when = "before" if ordered.index(s) < at else "after"
+        raise UsageError(f"cannot tell which stored versions are older than {new.label!r}: {s.label!r} was captured "
+                         f"{when} it, but its version {_version_of(s)!r} is "
+                         f"{'higher' if when == 'before' else 'lower'} than {_version_of(new)!r}",
+                         hint="name the cached versions: --against LABEL, once per version")
+    return ordered[:at]
+
+
+_VERSION = re.compile(r"[vV]?[0-9]+(?:\.[0-9]+)+(?:[-+.][0-9A-Za-z.+-]*)?")
+
+
+def _version_of(s: Snapshot) -> str | None:
+    """The version a snapshot names: its server's ``serverInfo.version``, else a label spelled as one (``v1.2``)."""
+    for text in (s.server.get("version"), s.label):
+        if isinstance(text, str) and _VERSION.fullmatch(text.strip()):
+            return text.strip()
+    return None
+
+
+def _versions_disagree(s: Snapshot, new: Snapshot, s_older: bool) -> bool:
+    """Do ``s``'s and NEW's versions (``_version_of``) say the opposite of their capture order?"""
+    a, b = _version_of(s), _version_of(new)
+    if a is None or b is None or version_key(a) == version_key(b):
+        return False
+    return (version_key(a) > version_key(b)) == s_older
 
 
 def stored_snapshots(store: Path) -> list[Snapshot]:

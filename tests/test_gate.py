@@ -101,6 +101,24 @@ def test_history_keeps_capture_order_and_refuses_an_undecidable_one(tmp_path: Pa
     assert r.returncode == 2 and "'imp'" in r.stderr, r.stderr
 
 
+def test_history_refuses_a_capture_order_its_versions_contradict(tmp_path: Path):
+    """v2.0.0 captured first, v1.0.0 (an older release) captured after it: by capture time alone v2.0.0 has
+    nothing older and the gate passed silently. The versions contradict that order: exit 2, naming --against."""
+    store = str(tmp_path / "st")
+    demo = str(ROOT / "fixtures" / "demo_server" / "mail_server.py")
+    for label, version in (("v2.0.0", "2"), ("v1.0.0", "1")):
+        r = cli("snapshot", "--store", store, "--label", label, "--", sys.executable, demo, "--version", version)
+        assert r.returncode == 0, r.stderr
+    for new, other, how in (("v2.0.0", "'v1.0.0' was captured after it", "lower"),
+                            ("v1.0.0", "'v2.0.0' was captured before it", "higher")):
+        r = cli("history", new, "--store", store)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, r.stderr
+        assert other in lines[0] and how in lines[0] and "--against" in lines[0], lines[0]
+    r = cli("history", "v2.0.0", "--store", store, "--against", "v1.0.0")
+    assert r.returncode == 1 and "v1.0.0: 7 breaking" in r.stdout, r.stderr
+
+
 def test_modes_forward_and_full():
     old = snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
         "type": "object", "properties": {"a": {"type": "string"}}}}]}, source="old")
