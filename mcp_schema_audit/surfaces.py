@@ -457,11 +457,18 @@ def _capabilities(old: Snapshot, new: Snapshot) -> list[Finding]:
             request = ("resources/subscribe", {"uri": "…"})
         if request is not None:
             method, params = request
-            out.append(_finding("server-capability-removed", "server", "capabilities", ptr,
-                                f"{ptr[1:]} no longer advertised: hosts that cached it still send {method}",
-                                before[ptr], None, witness={"instance": {"method": method, "params": params},
-                                                            "accepted_by": "old", "instance_pointer": "/method",
-                                                            "error": f"Method not found: {method}"}))
+            f = _finding("server-capability-removed", "server", "capabilities", ptr,
+                         f"{ptr[1:]} no longer advertised: hosts that cached it still send {method}",
+                         before[ptr], None, witness={"instance": {"method": method, "params": params},
+                                                     "accepted_by": "old", "instance_pointer": "/method",
+                                                     "error": f"Method not found: {method}"})
+            if old.protocol_version != new.protocol_version:
+                # two captures over different protocol versions (--protocol legacy and auto): what a server
+                # advertises differs by protocol, and a host keeps the version it negotiated
+                f.severity, f.hosts, f.witness = "warning", [], None
+                f.reason = (f"captured over different protocol versions ({old.protocol_version} and "
+                            f"{new.protocol_version}): capture both with the same --protocol to compare capabilities")
+            out.append(f)
         else:
             why = ("hosts are no longer told when the list changes" if ptr.endswith("/listChanged")
                    else "what hosts used it for is unknown to schema-audit")
