@@ -72,3 +72,80 @@ def test_auto_reads_only_literal_booleans_as_safe(tmp_path: Path) -> None:
     assert skipped["ro_one"] == "annotated readOnlyHint: 1 (only a literal true counts as read-only)"
     assert skipped["ro_string"].startswith('annotated readOnlyHint: "true"')
     assert skipped["ann_list"] == "not annotated readOnlyHint: true"
+
+
+# ---- secrets a server echoes back are masked where captured data enters ---------------------------------
+
+ENV_SECRET = "envsecret-7f3a9c"
+HDR_SECRET = "hdrsecret-41b8e2"
+BEARER = "bearertok-9d0c55"
+URL_PASSWORD = "urlpass-6e21"
+BASIC = "dXNlcjp1cmxwYXNzLTZlMjE="  # base64("user:urlpass-6e21"), the Basic value derived from the URL
+ECHO_OUT = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+
+
+def _echo_scenario(marker: str) -> dict[str, Any]:
+    """A server that writes ``marker`` (a ``$VAR``) into every part of its listing, results and errors."""
+    return {
+        "echo": True, "name": f"srv {marker}", "version": "1", "instructions": f"token is {marker}",
+        "tools": [{"name": "echo", "description": f"uses {marker}", "annotations": {"readOnlyHint": True},
+                   "inputSchema": {"type": "object", "default": marker, "properties": {}},
+                   "outputSchema": {**ECHO_OUT, "additionalProperties": False}},
+                  {"name": "fails", "description": "fails", "inputSchema": OPEN}],
+        "results": {"echo": {"$expand": {"content": [{"type": "text", "text": f"got {marker}"}],
+                                         "structuredContent": {"a": marker, "leak": marker}}},
+                    "fails": {"$error": {"code": -32603, "message": f"backend down for {marker}"}}},
+    }
+
+
+def _probe_every_format(tmp_path: Path, server: list[str], secrets: list[str], *, env: dict[str, str] | None = None) -> None:
+    """``snapshot``, then ``probe`` in every report format with ``--record``: no secret in any file or stream."""
+    (tmp_path / "calls.json").write_text(json.dumps({"calls": [{"tool": "fails"}]}))
+    outputs = []
+    snap = cli("snapshot", "--out", "snap.json", "--protocol", "legacy", *server, cwd=tmp_path, env=env)
+    assert snap.returncode == 0, snap.stderr
+    outputs.append(snap.stdout + snap.stderr)
+    snapshot = json.loads((tmp_path / "snap.json").read_text())
+    assert snapshot["server"]["name"] in ("srv ***", "srv *** ***")
+    assert snapshot["instructions"] in ("token is ***", "token is *** ***")
+    for fmt in ("text", "json", "markdown", "sarif", "github", "junit"):
+        r = cli("probe", "--auto", "--calls", "calls.json", "--against", "snap.json", "--record", f"rec-{fmt}.json",
+                "--format", fmt, "--output", f"report.{fmt}", "--protocol", "legacy", *server, cwd=tmp_path, env=env)
+        assert r.returncode == 1, r.stderr  # the echoed "leak" key breaks the tool's closed outputSchema
+        assert "Traceback" not in r.stderr
+        outputs.append(r.stdout + r.stderr)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["new"]["server"]["name"] == snapshot["server"]["name"]
+    assert any("***" in json.dumps(f.get("witness")) for f in report["findings"])
+    recording = json.loads((tmp_path / "rec-json.json").read_text())
+    echo = next(c for c in recording["calls"] if c["tool"] == "echo")
+    sent = echo["result"]["structuredContent"]
+    assert sent.keys() == {"a", "leak"} and sent["a"] in ("***", "*** ***")
+    files = [p for p in tmp_path.iterdir() if p.is_file() and p.name not in ("scenario.json", "calls.json")]
+    assert len(files) >= 13
+    for text in [*outputs, *(p.read_text() for p in files)]:
+        for secret in secrets:
+            assert secret not in text
+
+
+@pytest.mark.live
+def test_stdio_server_echoing_an_env_value(tmp_path: Path) -> None:
+    server = _scenario(tmp_path, _echo_scenario("$QA_TOKEN"))
+    _probe_every_format(tmp_path, ["--env", f"QA_TOKEN={ENV_SECRET}", *server], [ENV_SECRET])
+
+
+@pytest.mark.live
+def test_http_server_echoing_headers_and_url_credentials(tmp_path: Path, http_server_factory: Any) -> None:
+    scenario = _echo_scenario("$HDR_X_API_KEY $HDR_AUTHORIZATION")
+    (tmp_path / "scenario.json").write_text(json.dumps(scenario))
+    server = http_server_factory(lambda port: [PYTHON, str(SCENARIO_SERVER), "--scenario",
+                                               str(tmp_path / "scenario.json"), "--http", str(port)])
+    url = server.url("/mcp").replace("http://", f"http://user:{URL_PASSWORD}@")
+    # URL credentials (sent as Basic auth) with a header; then a --header-env bearer token
+    _probe_every_format(tmp_path, ["--url", url, "-H", f"X-Api-Key: {HDR_SECRET}"], [HDR_SECRET, URL_PASSWORD, BASIC])
+    for p in tmp_path.glob("re*.*"):
+        p.unlink()
+    (tmp_path / "snap.json").unlink()
+    _probe_every_format(tmp_path, ["--url", server.url("/mcp"), "--header-env", "Authorization=QA_BEARER",
+                                   "-H", f"X-Api-Key: {HDR_SECRET}"], [HDR_SECRET, BEARER],
+                        env={"QA_BEARER": f"Bearer {BEARER}"})

@@ -160,49 +160,17 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
                            duration_s=duration)
     result, error = reply
     if error is not None:
-        error = {k: error[k] for k in ("code", "message", "data") if k in error}
-        try:
-            error = scrub_secrets(error, conn.state.secrets)
-        except RecursionError:
-            error.pop("data", None)
+        error = {k: error[k] for k in ("code", "message", "data") if k in error}  # secrets: masked by the tap
         if isinstance(error.get("message"), str):
             error["message"] = _scrub(_clip(error["message"]), conn.state.secrets)
         return call_record(call, "rpc-error", error=error, duration_s=duration)
-    assert result is not None
-    try:
-        result = scrub_secrets(result, conn.state.secrets)
-    except RecursionError:
-        return call_record(call, "too-large", duration_s=duration,
-                           error={"message": "the result is nested too deeply to check"})
+    assert result is not None  # secrets: masked by the tap as the result arrived
     size = _size(result)
     if size > MAX_RESULT_CHARS:
         return call_record(call, "too-large", size=size, duration_s=duration,
                            error={"message": f"the result is {size} characters of JSON, more than the "
                                              f"{MAX_RESULT_CHARS} this probe checks or records"})
     return call_record(call, "result", result=result, sdk_error=sdk_error, duration_s=duration)
-
-
-def scrub_secrets(value: Any, secrets: list[str]) -> Any:
-    """``value`` (JSON) with every header, environment or URL secret inside a string (or an object key)
-    replaced by ``***``, so a server that echoes one never gets it written into a recording or a report.
-    Unchanged (the same object) when there are no secrets. Raises ``RecursionError`` for a value nested too
-    deeply to walk."""
-    if not secrets:
-        return value
-
-    def walk(v: Any) -> Any:
-        if isinstance(v, str):
-            for secret in secrets:
-                if secret in v:
-                    v = v.replace(secret, "***")
-            return v
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        if isinstance(v, dict):
-            return {walk(k): walk(x) for k, x in v.items()}
-        return v
-
-    return walk(value)
 
 
 def _size(value: Any) -> int:

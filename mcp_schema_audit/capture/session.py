@@ -29,6 +29,7 @@ from mcp_schema_audit.capture.target import (
     _check_arguments,
     _scrub,
     _secrets_of,
+    message_secrets,
     connect_url_and_headers,
 )
 from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
@@ -87,8 +88,8 @@ async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
 
     spent = 0.0 if clock_started is None else max(0.0, time.monotonic() - clock_started)
     left = max(0.05, timeout_s - spent)
-    state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
-    log = _WireLog()
+    state = _State(target=target, protocol=protocol, secrets=message_secrets(target))
+    log = _WireLog(_secrets_of(target))
     with contextlib.ExitStack() as files:
         if target.transport == "stdio":
             state.errlog = _StderrTail()

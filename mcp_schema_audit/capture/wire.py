@@ -7,16 +7,23 @@ import copy
 from collections.abc import AsyncIterator
 from typing import Any
 
+from mcp_schema_audit.capture.target import scrub_secrets
+
 
 class _WireLog:
     """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors.
+
+    Every reply is redacted as it arrives (``secrets``: what the user gave, see ``target._secrets_of``), so
+    no listing, handshake, call result or error the server sends can carry a secret into a snapshot, a
+    report, a recording or a message: this tap is the one place where server data enters.
 
     ``replies`` holds ``(method, result, error, request id)`` per reply in arrival order; ``sent`` the id of
     the last request sent per method (a tool call's reply is looked up by its own id, so a late answer to an
     earlier call that timed out is never taken for it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: list[str] | None = None) -> None:
+        self.secrets = list(secrets or [])  #: values replaced by ``***`` in every reply, as it is received
         self.methods: dict[Any, str] = {}
         self.sent: dict[str, Any] = {}
         self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, Any]] = []
@@ -80,10 +87,11 @@ class _TapStream:
             result = getattr(message, "result", None)
             error = getattr(message, "error", None)
             if isinstance(result, dict):
-                self._log.replies.append((method, copy.deepcopy(result), None, message.id))
+                kept = scrub_secrets(copy.deepcopy(result), self._log.secrets)
+                self._log.replies.append((method, kept, None, message.id))
             elif error is not None:
                 dumped = error.model_dump(mode="json") if hasattr(error, "model_dump") else {"message": str(error)}
-                self._log.replies.append((method, None, dumped, message.id))
+                self._log.replies.append((method, None, scrub_secrets(dumped, self._log.secrets), message.id))
         return item
 
     def __aiter__(self) -> _TapStream:
