@@ -98,7 +98,8 @@ def _echo_scenario(marker: str) -> dict[str, Any]:
     }
 
 
-def _probe_every_format(tmp_path: Path, server: list[str], secrets: list[str], *, env: dict[str, str] | None = None) -> None:
+def _probe_every_format(tmp_path: Path, server: list[str], secrets: list[str], *,
+                        env: dict[str, str] | None = None) -> None:
     """``snapshot``, then ``probe`` in every report format with ``--record``: no secret in any file or stream."""
     (tmp_path / "calls.json").write_text(json.dumps({"calls": [{"tool": "fails"}]}))
     outputs = []
@@ -149,3 +150,54 @@ def test_http_server_echoing_headers_and_url_credentials(tmp_path: Path, http_se
     _probe_every_format(tmp_path, ["--url", server.url("/mcp"), "--header-env", "Authorization=QA_BEARER",
                                    "-H", f"X-Api-Key: {HDR_SECRET}"], [HDR_SECRET, BEARER],
                         env={"QA_BEARER": f"Bearer {BEARER}"})
+
+
+# ---- numbers JSON cannot hold (NaN, Infinity, 1e400) --------------------------------------------------------
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("raw, where", [
+    ('{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"maximum": NaN}}}}]}',
+     "tools/list result/tools/0/inputSchema/properties/n/maximum"),
+    ('{"tools": [{"name": "t", "inputSchema": {"type": "object", "default": 1e400}}]}',
+     "tools/list result/tools/0/inputSchema/default"),
+    ('{"tools": [{"name": "t", "inputSchema": {"type": "object"}, "_meta": {"x": [-Infinity]}}]}',
+     "tools/list result/tools/0/_meta/x/0"),
+])
+def test_capture_refuses_non_json_numbers(tmp_path: Path, raw: str, where: str) -> None:
+    server = _scenario(tmp_path, {"tools_raw": raw, "results": {}})
+    for command in (["snapshot", "--out", "s.json"], ["probe", "--auto", "--format", "json"]):
+        r = cli(*command, "--protocol", "legacy", *server, cwd=tmp_path)
+        line = _one_line_error(r, 3)
+        assert f"the server sent a non-JSON number (NaN/Infinity) at {where}" in line
+        assert not (tmp_path / "s.json").exists() and r.stdout == ""
+
+
+@pytest.mark.live
+def test_probe_result_with_non_json_numbers_is_a_finding_in_valid_json(tmp_path: Path) -> None:
+    tools = [{"name": n, "inputSchema": OPEN, "outputSchema": ECHO_OUT, "annotations": {"readOnlyHint": True}}
+             for n in ("nan", "big", "ok")]
+    results = {"nan": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": NaN}}'},
+               "big": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": [1e400]}}'},
+               "ok": {"content": [{"type": "text", "text": '{"a": "x"}'}], "structuredContent": {"a": "x"}}}
+    server = _scenario(tmp_path, {"tools": tools, "results": results})
+    for fmt in ("json", "sarif", "text", "markdown", "junit", "github"):
+        r = cli("probe", "--auto", "--record", f"rec-{fmt}.json", "--format", fmt, "--protocol", "legacy", *server,
+                cwd=tmp_path)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr  # result-malformed is breaking
+        if fmt in ("json", "sarif"):
+            json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in the {fmt} report"))
+        recording = (tmp_path / f"rec-{fmt}.json").read_text()
+        json.loads(recording, parse_constant=lambda c: pytest.fail(f"{c} in the recording"))
+    run = cli("probe", "--auto", "--format", "json", "--protocol", "legacy", *server, cwd=tmp_path)
+    report = json.loads(run.stdout)
+    calls = {c["id"]: c for c in report["calls"]}
+    assert calls["nan"]["outcome"] == calls["big"]["outcome"] == "not-json" and calls["ok"]["outcome"] == "result"
+    assert calls["big"]["message"] == "the server sent a non-JSON number (NaN/Infinity) at result/structuredContent/n/0"
+    malformed = {f["tool"]: f for f in report["findings"] if f["rule"] == "result-malformed"}
+    assert set(malformed) == {"nan", "big"} and malformed["nan"]["severity"] == "breaking"
+    assert "non-JSON number (NaN/Infinity) at result/structuredContent/n" in malformed["nan"]["message"]
+    replay = cli("probe", "--replay", "rec-json.json", "--format", "json", cwd=tmp_path)
+    assert replay.returncode == 1, replay.stderr
+    replayed = json.loads(replay.stdout)["findings"]
+    assert {f["tool"] for f in replayed if f["rule"] == "result-malformed"} == {"nan", "big"}

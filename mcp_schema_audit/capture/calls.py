@@ -22,6 +22,7 @@ from typing import Any
 
 from mcp_schema_audit.capture.session import Connection, utc_now, list_tools, run_connected
 from mcp_schema_audit.capture.target import CaptureTarget, _check_arguments, _oneline, _scrub
+from mcp_schema_audit.jsontext import non_json_number_at
 from mcp_schema_audit.snapshot import Snapshot
 
 #: A result whose JSON text is longer than this (characters) is neither checked nor recorded (``too-large``).
@@ -53,8 +54,9 @@ def call_record(call: PlannedCall, outcome: str, *, result: dict[str, Any] | Non
     ``outcome`` is ``"result"`` (``result`` = the raw ``tools/call`` result as sent: ``content``,
     ``structuredContent``, ``isError``, ``_meta`` …), ``"rpc-error"`` (``error`` = the raw JSON-RPC error:
     ``code``, ``message``, ``data``), ``"timeout"`` (``error.message`` says why), ``"too-large"`` (``chars``:
-    the result's size; not kept) or ``"not-called"`` (the run's budget was spent first). Keys that do not
-    apply are left out.
+    the result's size; not kept), ``"not-json"`` (the result holds a number JSON cannot hold, NaN or
+    Infinity: ``error.message`` says where; not kept) or ``"not-called"`` (the run's budget was spent first).
+    Keys that do not apply are left out.
     """
     out: dict[str, Any] = {"id": call.id, "tool": call.tool, "arguments": call.arguments, "outcome": outcome}
     if result is not None:
@@ -161,10 +163,16 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     result, error = reply
     if error is not None:
         error = {k: error[k] for k in ("code", "message", "data") if k in error}  # secrets: masked by the tap
+        if conn.log.non_json_reply(sent) is not None:  # NaN/Infinity in the error: keep what JSON can hold
+            error = {k: v for k, v in error.items() if k == "message" or non_json_number_at(v) is None}
         if isinstance(error.get("message"), str):
             error["message"] = _scrub(_clip(error["message"]), conn.state.secrets)
         return call_record(call, "rpc-error", error=error, duration_s=duration)
     assert result is not None  # secrets: masked by the tap as the result arrived
+    bad = conn.log.non_json_reply(sent)
+    if bad is not None:
+        return call_record(call, "not-json", duration_s=duration,
+                           error={"message": f"the server sent a non-JSON number (NaN/Infinity) at {bad[1]}"})
     size = _size(result)
     if size > MAX_RESULT_CHARS:
         return call_record(call, "too-large", size=size, duration_s=duration,

@@ -229,6 +229,10 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     caps = handshake.get("capabilities") if isinstance(handshake.get("capabilities"), dict) else {}
     sections, surface_meta = await walk_surfaces(conn.session, conn.log, conn.version, max_pages, conn.state, caps)
     instructions = handshake.get("instructions")
+    bad = conn.log.non_json_reply()
+    if bad is not None:
+        raise CaptureError(f"the server sent a non-JSON number (NaN/Infinity) at {bad[0]} {bad[1]}: JSON has "
+                           "no such numbers, and hosts that parse strictly (JSON.parse) refuse the message")
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:
