@@ -201,3 +201,14 @@ def test_probe_result_with_non_json_numbers_is_a_finding_in_valid_json(tmp_path:
     assert replay.returncode == 1, replay.stderr
     replayed = json.loads(replay.stdout)["findings"]
     assert {f["tool"] for f in replayed if f["rule"] == "result-malformed"} == {"nan", "big"}
+
+
+@pytest.mark.live
+def test_error_message_about_an_echoed_listing_masks_the_secret(tmp_path: Path) -> None:
+    tools = [{"name": "t$QA_TOKEN", "inputSchema": OPEN}, {"name": "t$QA_TOKEN", "inputSchema": OPEN}]
+    server = _scenario(tmp_path, {"echo": True, "tools": tools, "results": {}})
+    r = cli("snapshot", "--out", "s.json", "--protocol", "legacy", "--env", f"QA_TOKEN={ENV_SECRET}", *server,
+            cwd=tmp_path)
+    line = _one_line_error(r, 3)
+    assert "duplicate tool name 't***'" in line
+    assert ENV_SECRET not in r.stdout + r.stderr and not (tmp_path / "s.json").exists()
