@@ -12,6 +12,7 @@ spaces, non-JSON values as ``str``. Two JSON-equal values always give the same t
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
@@ -48,3 +49,25 @@ def same_json(a: Any, b: Any) -> bool:
     except (orjson.JSONEncodeError, TypeError):
         pass
     return canonical(a) == canonical(b)
+
+
+def non_json_number_at(value: Any) -> str | None:
+    """The JSON Pointer of the first number in ``value`` (parsed JSON) that JSON cannot hold (NaN, Infinity, or
+    a literal such as ``1e400`` that a parser read as Infinity), or None when there is none.
+
+    JSON (RFC 8259) has no such numbers; Python's parsers and pydantic accept them, strict writers and
+    ``JSON.parse`` do not. Walks iteratively (no nesting is too deep); object keys are never numbers.
+    """
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return where
+        elif isinstance(item, dict):
+            for k in reversed(list(item)):
+                stack.append((item[k], f"{where}/{str(k).replace('~', '~0').replace('/', '~1')}"))
+        elif isinstance(item, list):
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((item[i], f"{where}/{i}"))
+    return None

@@ -179,7 +179,8 @@ _RULES = [
     Rule("result-malformed", "output", "breaking", "Result the SDK client cannot parse",
          "The result is not a valid CallToolResult for the host's SDK: python-sdk's wire model for the negotiated "
          "revision refuses it, or the TS SDK v1 parser (zod) refuses a structuredContent that is not a JSON "
-         "object. The call fails before any schema is looked at.",
+         "object, or the result holds a number JSON cannot hold (NaN, Infinity), which JSON.parse refuses (such a "
+         "result is neither checked nor recorded). The call fails before any schema is looked at.",
          'result {"content": [], "structuredContent": {"ok": true}}', 'result {"content": [], "structuredContent": [1, 2]}',
          "pydantic ValidationError / ZodError on the tools/call result",
          "MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),

@@ -577,7 +577,7 @@ def _merged_sarif(checks: list[Checked]) -> str:
         uris = {a["location"]["uri"] for a in target.get("artifacts", [])}
         target.setdefault("artifacts", []).extend(a for a in run_.get("artifacts", []) if a["location"]["uri"] not in uris)
         target["properties"]["configurations"][c.cfg.name] = run_.get("properties", {})
-    return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(merged, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _summary_tail(result: Result, label: str) -> str:

@@ -110,7 +110,7 @@ RO = {"readOnlyHint": True}
 @pytest.mark.parametrize("tool, arguments, why", [
     (_tool("t", RO), {}, "read-only, no required arguments"),
     (_tool("t"), None, "not annotated readOnlyHint: true"),
-    (_tool("t", {"readOnlyHint": "true"}), None, "not annotated readOnlyHint: true"),
+    (_tool("t", {"readOnlyHint": "true"}), None, 'annotated readOnlyHint: "true" (only a literal true counts as read-only)'),
     (_tool("t", {"readOnlyHint": True, "destructiveHint": True}), None, "annotated destructiveHint: true"),
     (_tool("t", RO, properties={"a": {"const": 1}}, required=["a"]), {"a": 1}, "read-only, a from const"),
     (_tool("t", RO, properties={"a": {"enum": ["x"]}}, required=["a"]), {"a": "x"}, "a from its only enum value"),

@@ -22,6 +22,7 @@ from typing import Any
 
 from mcp_schema_audit.capture.session import Connection, utc_now, list_tools, run_connected
 from mcp_schema_audit.capture.target import CaptureTarget, _check_arguments, _oneline, _scrub
+from mcp_schema_audit.jsontext import non_json_number_at
 from mcp_schema_audit.snapshot import Snapshot
 
 #: A result whose JSON text is longer than this (characters) is neither checked nor recorded (``too-large``).
@@ -53,8 +54,9 @@ def call_record(call: PlannedCall, outcome: str, *, result: dict[str, Any] | Non
     ``outcome`` is ``"result"`` (``result`` = the raw ``tools/call`` result as sent: ``content``,
     ``structuredContent``, ``isError``, ``_meta`` …), ``"rpc-error"`` (``error`` = the raw JSON-RPC error:
     ``code``, ``message``, ``data``), ``"timeout"`` (``error.message`` says why), ``"too-large"`` (``chars``:
-    the result's size; not kept) or ``"not-called"`` (the run's budget was spent first). Keys that do not
-    apply are left out.
+    the result's size; not kept), ``"not-json"`` (the result holds a number JSON cannot hold, NaN or
+    Infinity: ``error.message`` says where; not kept) or ``"not-called"`` (the run's budget was spent first).
+    Keys that do not apply are left out.
     """
     out: dict[str, Any] = {"id": call.id, "tool": call.tool, "arguments": call.arguments, "outcome": outcome}
     if result is not None:
@@ -160,49 +162,23 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
                            duration_s=duration)
     result, error = reply
     if error is not None:
-        error = {k: error[k] for k in ("code", "message", "data") if k in error}
-        try:
-            error = scrub_secrets(error, conn.state.secrets)
-        except RecursionError:
-            error.pop("data", None)
+        error = {k: error[k] for k in ("code", "message", "data") if k in error}  # secrets: masked by the tap
+        if conn.log.non_json_reply(sent) is not None:  # NaN/Infinity in the error: keep what JSON can hold
+            error = {k: v for k, v in error.items() if k == "message" or non_json_number_at(v) is None}
         if isinstance(error.get("message"), str):
             error["message"] = _scrub(_clip(error["message"]), conn.state.secrets)
         return call_record(call, "rpc-error", error=error, duration_s=duration)
-    assert result is not None
-    try:
-        result = scrub_secrets(result, conn.state.secrets)
-    except RecursionError:
-        return call_record(call, "too-large", duration_s=duration,
-                           error={"message": "the result is nested too deeply to check"})
+    assert result is not None  # secrets: masked by the tap as the result arrived
+    bad = conn.log.non_json_reply(sent)
+    if bad is not None:
+        return call_record(call, "not-json", duration_s=duration,
+                           error={"message": f"the server sent a non-JSON number (NaN/Infinity) at {bad[1]}"})
     size = _size(result)
     if size > MAX_RESULT_CHARS:
         return call_record(call, "too-large", size=size, duration_s=duration,
                            error={"message": f"the result is {size} characters of JSON, more than the "
                                              f"{MAX_RESULT_CHARS} this probe checks or records"})
     return call_record(call, "result", result=result, sdk_error=sdk_error, duration_s=duration)
-
-
-def scrub_secrets(value: Any, secrets: list[str]) -> Any:
-    """``value`` (JSON) with every header, environment or URL secret inside a string (or an object key)
-    replaced by ``***``, so a server that echoes one never gets it written into a recording or a report.
-    Unchanged (the same object) when there are no secrets. Raises ``RecursionError`` for a value nested too
-    deeply to walk."""
-    if not secrets:
-        return value
-
-    def walk(v: Any) -> Any:
-        if isinstance(v, str):
-            for secret in secrets:
-                if secret in v:
-                    v = v.replace(secret, "***")
-            return v
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        if isinstance(v, dict):
-            return {walk(k): walk(x) for k, x in v.items()}
-        return v
-
-    return walk(value)
 
 
 def _size(value: Any) -> int:

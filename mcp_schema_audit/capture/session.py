@@ -29,6 +29,7 @@ from mcp_schema_audit.capture.target import (
     _check_arguments,
     _scrub,
     _secrets_of,
+    message_secrets,
     connect_url_and_headers,
 )
 from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
@@ -87,8 +88,8 @@ async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
 
     spent = 0.0 if clock_started is None else max(0.0, time.monotonic() - clock_started)
     left = max(0.05, timeout_s - spent)
-    state = _State(target=target, protocol=protocol, secrets=_secrets_of(target))
-    log = _WireLog()
+    state = _State(target=target, protocol=protocol, secrets=message_secrets(target))
+    log = _WireLog(_secrets_of(target))
     with contextlib.ExitStack() as files:
         if target.transport == "stdio":
             state.errlog = _StderrTail()
@@ -228,6 +229,10 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     caps = handshake.get("capabilities") if isinstance(handshake.get("capabilities"), dict) else {}
     sections, surface_meta = await walk_surfaces(conn.session, conn.log, conn.version, max_pages, conn.state, caps)
     instructions = handshake.get("instructions")
+    bad = conn.log.non_json_reply()
+    if bad is not None:
+        raise CaptureError(f"the server sent a non-JSON number (NaN/Infinity) at {bad[0]} {bad[1]}: JSON has "
+                           "no such numbers, and hosts that parse strictly (JSON.parse) refuse the message")
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:

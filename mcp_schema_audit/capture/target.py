@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from mcp_schema_audit.errors import UsageError
@@ -13,7 +14,8 @@ TRANSPORTS = ("stdio", "http", "sse")
 PROTOCOLS = ("auto", "legacy", "2026-07-28")
 
 
-_MIN_SECRET_LEN = 4
+#: Secret values shorter than this (characters) are not masked in what a server sends.
+MIN_SECRET_LEN = 4
 
 
 @dataclass
@@ -109,7 +111,12 @@ def _check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max
 
 
 def _secrets_of(target: CaptureTarget) -> list[str]:
-    """Values that must never appear in a message: env and header values (and their parts), URL secrets."""
+    """Every secret value the user gave, longest first: ``--env`` and header values (``--header``,
+    ``--header-env``), each also without its scheme (``Bearer <token>`` → ``<token>``), the URL's password
+    (as written and percent-decoded) and query values, and the HTTP Basic value derived from the URL's
+    credentials (``base64(user:password)``). Values shorter than ``MIN_SECRET_LEN`` characters are left
+    out (masking every ``on`` or ``1`` would mangle what the server sent). The URL's user name is not a
+    secret (see ``message_secrets``)."""
     values: list[str] = []
     derived = connect_url_and_headers(target.url, target.headers)[1] if target.url else {}
     for value in [*target.env.values(), *target.headers.values(), *derived.values()]:
@@ -118,12 +125,66 @@ def _secrets_of(target: CaptureTarget) -> list[str]:
     if target.url:
         try:
             parts = urlsplit(target.url)
-            values.extend(v for v in (parts.username, parts.password) if v)
-            values.extend(v for _, v in parse_qsl(parts.query, keep_blank_values=True))
+            if parts.password:
+                values.extend((parts.password, unquote(parts.password)))
+            for _, v in parse_qsl(parts.query, keep_blank_values=True):
+                values.append(v)
         except ValueError:
             pass
-    unique = {v for v in values if len(v) >= _MIN_SECRET_LEN}
+    unique = {v for v in values if len(v) >= MIN_SECRET_LEN}
     return sorted(unique, key=len, reverse=True)
+
+
+def message_secrets(target: CaptureTarget) -> list[str]:
+    """``_secrets_of`` plus the URL's user name: what an error message (one line of ours) never shows."""
+    values = _secrets_of(target)
+    if target.url:
+        try:
+            user = urlsplit(target.url).username
+        except ValueError:
+            user = None
+        for v in (user, unquote(user or "")):
+            if v and len(v) >= MIN_SECRET_LEN and v not in values:
+                values.append(v)
+    return sorted(values, key=len, reverse=True)
+
+
+def scrub_secrets(value: Any, secrets: list[str]) -> Any:
+    """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***``.
+
+    Containers are changed in place (pass a copy) and walked iteratively, so no nesting depth is too deep;
+    the same object is returned unless ``value`` itself is a string.
+    """
+    if not secrets:
+        return value
+
+    def clean(text: str) -> str:
+        for secret in secrets:
+            if secret in text:
+                text = text.replace(secret, "***")
+        return text
+
+    if isinstance(value, str):
+        return clean(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if isinstance(item, str):
+            cleaned = clean(item)
+            if cleaned is not item and cleaned != item:
+                holder[key] = cleaned
+        elif isinstance(item, list):
+            stack.extend((item, i) for i in range(len(item)))
+        elif isinstance(item, dict):
+            if any(clean(k) != k for k in item):
+                item = {clean(k): v for k, v in item.items()}
+                holder[key] = item
+            stack.extend((item, k) for k in item)
+    return root[0]
 
 
 def _scrub(message: str, secrets: list[str]) -> str:

@@ -7,19 +7,28 @@ import copy
 from collections.abc import AsyncIterator
 from typing import Any
 
+from mcp_schema_audit.capture.target import scrub_secrets
+from mcp_schema_audit.jsontext import non_json_number_at
+
 
 class _WireLog:
     """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors.
+
+    Every reply is redacted as it arrives (``secrets``: what the user gave, see ``target._secrets_of``), so
+    no listing, handshake, call result or error the server sends can carry a secret into a snapshot, a
+    report, a recording or a message: this tap is the one place where server data enters.
 
     ``replies`` holds ``(method, result, error, request id)`` per reply in arrival order; ``sent`` the id of
     the last request sent per method (a tool call's reply is looked up by its own id, so a late answer to an
     earlier call that timed out is never taken for it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, secrets: list[str] | None = None) -> None:
+        self.secrets = list(secrets or [])  #: values replaced by ``***`` in every reply, as it is received
         self.methods: dict[Any, str] = {}
         self.sent: dict[str, Any] = {}
         self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, Any]] = []
+        self.non_json: dict[int, str] = {}  #: reply index → JSON Pointer of a NaN/Infinity the server sent in it
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
         self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
 
@@ -38,6 +47,17 @@ class _WireLog:
 
             raw = json.dumps(raw, ensure_ascii=False, default=str)
         self.noise = [*self.noise, raw[:500]][-3:]
+
+    def non_json_reply(self, request_id: Any = None) -> tuple[str, str] | None:
+        """``(method, "result/pointer" or "error/pointer")`` of the first reply holding a number JSON cannot
+        hold (NaN, Infinity; see ``jsontext.non_json_number_at``), among all replies or only the replies to
+        request ``request_id``; None when there is none."""
+        for index, pointer in sorted(self.non_json.items()):
+            method, result, _error, rid = self.replies[index]
+            if request_id is None or rid == request_id:
+                where = ("result" if result is not None else "error") + pointer
+                return str(method), where if len(where) <= 200 else where[:199] + "…"
+        return None
 
     def results(self, method: str, start: int = 0) -> list[dict[str, Any]]:
         """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
@@ -79,11 +99,17 @@ class _TapStream:
             method = self._log.methods.get(message.id)
             result = getattr(message, "result", None)
             error = getattr(message, "error", None)
+            kept: Any = None
             if isinstance(result, dict):
-                self._log.replies.append((method, copy.deepcopy(result), None, message.id))
+                kept = scrub_secrets(copy.deepcopy(result), self._log.secrets)
+                self._log.replies.append((method, kept, None, message.id))
             elif error is not None:
                 dumped = error.model_dump(mode="json") if hasattr(error, "model_dump") else {"message": str(error)}
-                self._log.replies.append((method, None, dumped, message.id))
+                kept = scrub_secrets(dumped, self._log.secrets)
+                self._log.replies.append((method, None, kept, message.id))
+            where = non_json_number_at(kept) if kept is not None else None
+            if where is not None:
+                self._log.non_json[len(self._log.replies) - 1] = where
         return item
 
     def __aiter__(self) -> _TapStream:

@@ -44,7 +44,8 @@ class _Group:
 
 def call_summary(record: dict[str, Any]) -> dict[str, Any]:
     """The report's line for one call record: ``{"id", "tool", "outcome", "is_error", "structured", "message"}``
-    (``outcome``: ``result`` | ``tool-error`` | ``rpc-error`` | ``timeout`` | ``too-large`` | ``not-called``)."""
+    (``outcome``: ``result`` | ``tool-error`` | ``rpc-error`` | ``timeout`` | ``too-large`` | ``not-json`` |
+    ``not-called``)."""
     out: dict[str, Any] = {"id": record.get("id"), "tool": record.get("tool"), "outcome": record.get("outcome")}
     result = record.get("result") if isinstance(record.get("result"), dict) else None
     if result is not None:
@@ -183,6 +184,7 @@ def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> 
         "timeout": ("call-timeout", f"call {call_id}: {message or 'no answer in time'}"),
         "not-called": ("call-timeout", f"call {call_id} not made: {message}"),
         "too-large": ("call-result-too-large", f"call {call_id}: {message}: not checked"),
+        "not-json": ("result-malformed", f"call {call_id}: {message}: not checked"),
     }.get(outcome, (None, ""))
     if rule is None:
         return []

@@ -1,7 +1,7 @@
 """Which tools a probe calls, with which arguments: the calls file, and the ``--auto`` choice of safe tools.
 
 Nothing is called that the user did not list, or that ``--auto`` does not allow: a tool annotated
-``readOnlyHint: true`` (and not ``destructiveHint: true``) whose required arguments can all be filled from
+``readOnlyHint: true`` (and ``destructiveHint`` absent or ``false``; both literal JSON booleans) whose required arguments can all be filled from
 its own ``inputSchema`` (``const``, a one-value ``enum``, ``default``, the first of ``examples``), the filled
 object valid under that schema. Anything else is skipped, with the reason.
 """
@@ -102,16 +102,24 @@ def plan_calls(listing: Snapshot, listed: list[PlannedCall], *, auto: bool) -> t
 def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """``(arguments, why)`` when ``--auto`` may call ``tool``, else ``(None, why not)``.
 
-    Allowed: ``annotations.readOnlyHint`` is ``true``, ``destructiveHint`` is not ``true``, every required
+    Allowed: ``annotations.readOnlyHint`` is the JSON literal ``true``, ``destructiveHint`` is absent or the
+    literal ``false`` (any other value, ``1`` or ``"true"`` included, which the SDK's models would read as
+    ``True``, counts as destructive), every required
     argument has a value in its own property schema (``const``, a one-value ``enum``, ``default``, the first
     of ``examples``; local ``$ref`` followed), and the filled object (required arguments only) is valid under
     the ``inputSchema`` (python-sdk reading).
     """
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     if annotations.get("readOnlyHint") is not True:
+        if "readOnlyHint" in annotations and annotations["readOnlyHint"] is not False:
+            return None, (f"annotated readOnlyHint: {_shown(annotations['readOnlyHint'])} "
+                          "(only a literal true counts as read-only)")
         return None, "not annotated readOnlyHint: true"
-    if annotations.get("destructiveHint") is True:
-        return None, "annotated destructiveHint: true"
+    if "destructiveHint" in annotations and annotations["destructiveHint"] is not False:
+        hint = annotations["destructiveHint"]
+        if hint is True:
+            return None, "annotated destructiveHint: true"
+        return None, f"annotated destructiveHint: {_shown(hint)} (only a literal false counts as not destructive)"
     schema = tool.get("inputSchema")
     if not isinstance(schema, dict):
         return None, "no inputSchema object"
@@ -136,6 +144,15 @@ def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         return None, f"the filled arguments are invalid under its inputSchema: {errors[0].message[:160]}"
     why = "read-only, " + (", ".join(sources) if sources else "no required arguments")
     return arguments, why
+
+
+def _shown(value: Any) -> str:
+    """``value`` as short JSON text for a skip reason (server text: clipped, one line)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _value_of(doc: SchemaDoc, prop: Any, depth: int = 0) -> tuple[Any, str] | None:

@@ -34,10 +34,11 @@ def one_line(text: Any) -> str:
 def json_text(value: Any, *, sort_keys: bool) -> str:
     """JSON (indent 2, UTF-8 text, final newline) with every ``CONTROL`` character as a ``\\u`` escape (four hex digits).
 
-    Such characters only occur inside strings, so the text parses back to the same value; bidi
+    Strict: NaN or Infinity in ``value`` raises ``ValueError`` (a report is always valid JSON; capture keeps
+    such numbers out). Control characters only occur inside strings, so the text parses back to the same value; bidi
     controls and lone surrogates never reach a terminal or an editor raw, and the text is valid UTF-8.
     """
-    text = json.dumps(value, sort_keys=sort_keys, indent=2, ensure_ascii=False, default=str) + "\n"
+    text = json.dumps(value, sort_keys=sort_keys, indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
     return CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -15,8 +15,14 @@ The scenario file: ``{"name": "…", "version": "…", "tools": [raw tool object
 - ``{"$expand": {...}}``: the result given, ``$VAR`` in its strings replaced from the environment;
 - ``{"$huge_mb": N}``: a result of about N MB (``content`` holds one huge text block), written in chunks;
 - ``{"$deep": N}``: a result whose ``structuredContent`` is nested N arrays deep;
+- ``{"$raw": "<JSON text>"}``: the result as this exact text (e.g. ``{"structuredContent": {"n": NaN}}``);
 - ``{"$garbage": true}``: a line that is not JSON, and no answer;
 - ``{"$exit": true}``: the server exits without answering.
+
+Optional scenario keys: ``instructions`` (sent in the handshake); ``tools_raw`` (the ``tools/list`` result as
+this exact JSON text, e.g. with ``NaN`` or ``1e400``); ``echo: true`` (``$VAR`` in the name, version, instructions
+and tools replaced as in ``$expand``: a server that echoes its secrets into its listing). Over HTTP every request
+header is also a variable: ``$HDR_X_API_KEY`` is the ``X-Api-Key`` header of the request.
 
 It speaks the ``initialize`` handshake (any version it is offered, else 2025-11-25) and answers
 ``server/discover`` with -32601, so clients in ``auto`` mode fall back at once. Over HTTP each POST gets
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -39,9 +46,21 @@ STARTED = time.monotonic()
 SUPPORTED = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 
-def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[str], None]) -> str | None:
+def expand(value: Any, variables: dict[str, str]) -> Any:
+    """``value`` (JSON) with ``$NAME`` in its strings replaced from the environment and ``variables``."""
+    names = {**os.environ, **variables}
+    text = re.sub(r"\$(\w+)", lambda m: names.get(m.group(1), m.group(0)), json.dumps(value))
+    return json.loads(text)
+
+
+def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[str], None],
+            variables: dict[str, str] | None = None) -> str | None:
     """The JSON text answering ``request`` (None for a notification or a directive that answers itself
-    through ``write``, raw text chunks of the answer)."""
+    through ``write``, raw text chunks of the answer). ``variables``: more ``$NAME`` values (HTTP headers)."""
+    variables = variables or {}
+    if scenario.get("echo"):
+        scenario = {**scenario, **expand({k: scenario[k] for k in ("name", "version", "instructions", "tools")
+                                          if k in scenario}, variables)}
     method, req_id = request.get("method"), request.get("id")
     params = request.get("params") or {}
     log = scenario.get("$log")
@@ -63,10 +82,13 @@ def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[
         return result({"protocolVersion": version if version in SUPPORTED else "2025-11-25",
                        "capabilities": {"tools": {"listChanged": False}},
                        "serverInfo": {"name": scenario.get("name", "scenario"),
-                                      "version": scenario.get("version", "1.0.0")}})
+                                      "version": scenario.get("version", "1.0.0")},
+                       **({"instructions": scenario["instructions"]} if "instructions" in scenario else {})})
     if method == "ping":
         return result({})
     if method == "tools/list":
+        if "tools_raw" in scenario:
+            return result_text(req_id, scenario["tools_raw"])
         return result({"tools": scenario.get("tools", [])})
     if method != "tools/call":
         return error(-32601, f"Method not found: {method}")
@@ -78,7 +100,7 @@ def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[
     if "$error" in answer:
         err = dict(answer["$error"])
         if isinstance(err.get("message"), str):  # "$VAR" in a message: a server that leaks its environment
-            err["message"] = os.path.expandvars(err["message"])
+            err["message"] = expand(err["message"], variables)
         return json.dumps({"jsonrpc": "2.0", "id": req_id, "error": err})
     if "$sleep" in answer:
         time.sleep(float(answer["$sleep"]))
@@ -90,7 +112,9 @@ def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[
         write("<html>this is not JSON-RPC</html>\n")
         return None
     if "$expand" in answer:  # "$VAR" in any string of the result: a server that echoes its environment
-        return result(json.loads(os.path.expandvars(json.dumps(answer["$expand"]))))
+        return result(expand(answer["$expand"], variables))
+    if "$raw" in answer:
+        return result_text(req_id, answer["$raw"])
     if "$deep" in answer:
         depth = int(answer["$deep"])
         inner = "[" * depth + "]" * depth
@@ -175,7 +199,8 @@ def serve_http(scenario: dict[str, Any], port: int) -> None:
                 self.wfile.write(text.encode("utf-8"))
                 chunks.append("")
 
-            answer = respond(scenario, request if isinstance(request, dict) else {}, write)
+            headers = {"HDR_" + re.sub(r"\W", "_", k).upper(): v for k, v in self.headers.items()}
+            answer = respond(scenario, request if isinstance(request, dict) else {}, write, headers)
             if streamed["started"]:
                 self.close_connection = True
                 return
