@@ -136,6 +136,18 @@ def test_stdio_server_echoing_an_env_value(tmp_path: Path) -> None:
 
 
 @pytest.mark.live
+def test_everyday_settings_are_not_masked_in_the_listing(tmp_path: Path) -> None:
+    """``-e MODE=info`` is a setting, not a credential: masking it would turn the listing's ``information`` into
+    ``***rmation``. A credential under a neutral name is still masked by its shape, any value by its name."""
+    scenario = _echo_scenario("$MODE information $OPAQUE $DB_PASSWORD")
+    server = _scenario(tmp_path, scenario)
+    r = cli("snapshot", "--out", "s.json", "--protocol", "legacy", "--env", "MODE=info", "--env",
+            "OPAQUE=a1b2c3d4e5", "--env", "DB_PASSWORD=hunter", *server, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["instructions"] == "token is info information *** ***"
+
+
+@pytest.mark.live
 def test_http_server_echoing_headers_and_url_credentials(tmp_path: Path, http_server_factory: Any) -> None:
     scenario = _echo_scenario("$HDR_X_API_KEY $HDR_AUTHORIZATION")
     (tmp_path / "scenario.json").write_text(json.dumps(scenario))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
@@ -110,34 +112,62 @@ def _check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max
             raise UsageError(f"server URL must be http:// or https://, got {redact_url(target.url)!r}")
 
 
+#: Names of headers, variables and query parameters whose values are credentials whatever they look like.
+_SECRET_NAME = re.compile(r"(?i)token|secret|passw|pwd|key|auth|credential|cookie|session|private|cert|sign")
+
+
+def looks_secret(name: str, value: str) -> bool:
+    """Is ``value`` (of header, variable or query parameter ``name``) masked in what a server sends back?
+
+    Yes when it has at least ``MIN_SECRET_LEN`` characters and either its name says it is a credential
+    (``_SECRET_NAME``: ``Authorization``, ``X-Api-Key``, ``GITHUB_TOKEN``, ``DB_PASSWORD`` …) or it is shaped
+    like one: 8 characters or more mixing letters and digits, or 20 or more without a space. Everyday settings
+    (``MODE=fast``, ``LOG_LEVEL=info``, ``Accept: application/json``) are not: masking them wherever they occur
+    would mangle the listing (``information`` → ``***rmation``)."""
+    if len(value) < MIN_SECRET_LEN:
+        return False
+    if _SECRET_NAME.search(name):
+        return True
+    letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
+    return (len(value) >= 8 and letters and digits) or (len(value) >= 20 and not any(c.isspace() for c in value))
+
+
 def _secrets_of(target: CaptureTarget) -> list[str]:
-    """Every secret value the user gave, longest first: ``--env`` and header values (``--header``,
-    ``--header-env``), each also without its scheme (``Bearer <token>`` → ``<token>``), the URL's password
-    (as written and percent-decoded) and query values, and the HTTP Basic value derived from the URL's
-    credentials (``base64(user:password)``). Values shorter than ``MIN_SECRET_LEN`` characters are left
-    out (masking every ``on`` or ``1`` would mangle what the server sent). The URL's user name is not a
-    secret (see ``message_secrets``)."""
+    """Every secret value the user gave, longest first: the ``--env``, header (``--header``, ``--header-env``)
+    and URL query values that ``looks_secret``, each also without its scheme (``Bearer <token>`` → ``<token>``),
+    the URL's password (as written and percent-decoded) and the HTTP Basic value derived from the URL's
+    credentials (``base64(user:password)``), these last always. The URL's user name is not a secret (see
+    ``message_secrets``)."""
     values: list[str] = []
     derived = connect_url_and_headers(target.url, target.headers)[1] if target.url else {}
-    for value in [*target.env.values(), *target.headers.values(), *derived.values()]:
-        values.append(value)
-        values.extend(value.split()[1:])  # "Bearer <token>" → also the token alone
+    named = [*target.env.items(), *target.headers.items()]
+    named += [(k, v) for k, v in derived.items() if k not in target.headers]  # Basic auth from the URL
+    for name, value in named:
+        for part in [value, *value.split()[1:]]:  # "Bearer <token>" → also the token alone
+            if looks_secret(name, part) or (name.lower() == "authorization" and len(part) >= MIN_SECRET_LEN):
+                values.append(part)
     if target.url:
         try:
             parts = urlsplit(target.url)
             if parts.password:
-                values.extend((parts.password, unquote(parts.password)))
-            for _, v in parse_qsl(parts.query, keep_blank_values=True):
-                values.append(v)
+                values.extend(v for v in (parts.password, unquote(parts.password)) if len(v) >= MIN_SECRET_LEN)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True):
+                if looks_secret(k, v):
+                    values.append(v)
         except ValueError:
             pass
-    unique = {v for v in values if len(v) >= MIN_SECRET_LEN}
-    return sorted(unique, key=len, reverse=True)
+    return sorted(set(values), key=len, reverse=True)
 
 
 def message_secrets(target: CaptureTarget) -> list[str]:
-    """``_secrets_of`` plus the URL's user name: what an error message (one line of ours) never shows."""
+    """``_secrets_of`` plus every other ``--env`` and header value and the URL's user name (each of
+    ``MIN_SECRET_LEN`` characters or more): what an error message (one line of ours) never shows. A line of
+    ours can afford to over-mask; the listing cannot (``looks_secret``)."""
     values = _secrets_of(target)
+    for value in [*target.env.values(), *target.headers.values()]:
+        for part in [value, *value.split()[1:]]:
+            if len(part) >= MIN_SECRET_LEN and part not in values:
+                values.append(part)
     if target.url:
         try:
             user = urlsplit(target.url).username
