@@ -184,8 +184,8 @@ _RULES = [
          "pydantic ValidationError / ZodError on the tools/call result",
          "MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),
     Rule("result-rejected-by-cached-schema", "output", "breaking", "Real result rejected by a cached outputSchema",
-         "The server's current outputSchema accepts the result, but a version hosts may still have cached (the "
-         "cohort named in the finding) rejects it: the proof, with a real payload, that this release breaks "
+         "The server's current outputSchema accepts the result (or the tool declares none now), but a version "
+         "hosts may still have cached (the cohort named in the finding) rejects it: the proof, with a real payload, that this release breaks "
          "cached hosts until they list the tools again.",
          'cached outputSchema {"type": "object", "properties": {"status": {"enum": ["queued", "sent"]}}}',
          'structuredContent {"status": "scheduled"}', "'scheduled' is not one of ['queued', 'sent']",

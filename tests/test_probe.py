@@ -505,3 +505,26 @@ def test_probe_whose_calls_all_fail_or_have_no_schema_warns(work: Path) -> None:
     assert text.returncode == 0 and "3 calls made, 0 checked" in text.stdout.splitlines()[0]
     assert "call plain: result without structuredContent (not checked: no outputSchema)" in text.stdout
     # (once one result is checked the warning goes: test_every_finding's findings are exactly EXPECTED)
+
+
+@pytest.mark.live
+def test_cached_rejections_of_a_tool_without_an_output_schema_never_claim_one(work: Path) -> None:
+    """The tool dropped its outputSchema; a cached version still has one. The findings say the tool declares
+    none now, never that "its current outputSchema accepts" the result."""
+    tools = [_tool("plain"), _tool("loose"), _tool("wire")]
+    results = {"plain": _result(), "loose": _result({"a": 1}),
+               "wire": {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]}}
+    (work / "dropped.json").write_text(json.dumps({"tools": tools, "results": results}))
+    (work / "dropped-v0.json").write_text(json.dumps({"tools": [_tool(t["name"], OPEN_A) for t in tools]}))
+    (work / "dropped-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in tools]}))
+    r = cli("probe", "--calls", "dropped-calls.json", "--against", "dropped-v0.json", "--", PYTHON,
+            str(SCENARIO_SERVER), "--scenario", "dropped.json", cwd=work)
+    assert r.returncode == 1, r.stderr
+    assert "current outputSchema" not in r.stdout, r.stdout
+    assert ("call plain returned no structuredContent (isError false), which hosts that cached dropped-v0 reject "
+            "(python-sdk, ts-sdk-v1, ts-sdk-v2): their cached outputSchema needs it; the tool declares no "
+            "outputSchema now") in r.stdout
+    assert ("call loose returned a result hosts that cached dropped-v0 reject (python-sdk, ts-sdk-v1, ts-sdk-v2); "
+            "the tool declares no outputSchema now") in r.stdout
+    assert "sent by live (scenario 1.0.0) in call wire, rejected by the SDK clients (" in r.stdout
+    assert "before any outputSchema" in r.stdout

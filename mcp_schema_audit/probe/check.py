@@ -40,6 +40,8 @@ class _Group:
     hosts: dict[str, str] = field(default_factory=dict)  #: profile → its message (first call's)
     calls: list[str] = field(default_factory=list)
     cohorts: list[str] = field(default_factory=list)
+    kind: str = "schema"  #: the verdict's kind: schema, missing, wire, bad-schema
+    own_schema: bool = True  #: the tool declares an outputSchema in the probed listing
 
 
 def call_summary(record: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +105,7 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
             if verdict.rejected:
                 rule = {"missing": "result-missing-structured-content", "wire": "result-malformed"}.get(
                     verdict.kind, "result-violates-own-schema")
-                _add(groups, rule, tool, verdict, profile, call_id, result, None)
+                _add(groups, rule, tool, verdict, profile, call_id, result, None, own_doc is not None)
         for i, snap in enumerate(cached):
             cached_doc = doc_of(i, snap, tool)
             if cached_doc is None:
@@ -114,7 +116,7 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
                 verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error)
                 if verdict.rejected:
                     _add(groups, "result-rejected-by-cached-schema", tool, verdict, profile, call_id, result,
-                         snap.label)
+                         snap.label, own_doc is not None)
         if text_check and "structuredContent" in result and result.get("isError") is not True:
             why = _text_problem(result)
             if why:
@@ -187,13 +189,13 @@ def nothing_checked(summaries: list[dict[str, Any]], *, skipped: list[dict[str, 
 
 
 def _add(groups: dict[tuple[str, ...], _Group], rule: str, tool: str, verdict: Verdict, profile: str, call_id: str,
-         result: dict[str, Any], cohort: str | None) -> None:
+         result: dict[str, Any], cohort: str | None, own_schema: bool = True) -> None:
     key = (rule, tool, verdict.kind, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword)
     group = groups.get(key)
     if group is None:
         instance = result.get("structuredContent") if verdict.kind in ("schema", "bad-schema") else _result_view(result)
         group = groups[key] = _Group(rule, tool, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword,
-                                     instance)
+                                     instance, kind=verdict.kind, own_schema=own_schema)
     group.hosts.setdefault(profile, verdict.message)
     if call_id not in group.calls:
         group.calls.append(call_id)
@@ -209,8 +211,18 @@ def _finding(g: _Group, source: str) -> Finding:
     elif g.rule == "result-malformed":
         detail = f"{calls} returned a result the SDK clients of {', '.join(hosts)} cannot parse, before any schema"
     elif g.rule == "result-rejected-by-cached-schema":
-        detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
-                  f"{', '.join(g.cohorts)} reject ({', '.join(hosts)})")
+        # say what the current listing holds: an outputSchema that accepts the result, or none at all
+        cohorts = ", ".join(g.cohorts)
+        if g.kind == "missing":
+            detail = (f"{calls} returned no structuredContent (isError false), which hosts that cached {cohorts} "
+                      f"reject ({', '.join(hosts)}): their cached outputSchema needs it"
+                      + ("" if g.own_schema else "; the tool declares no outputSchema now"))
+        elif g.own_schema:
+            detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
+                      f"{cohorts} reject ({', '.join(hosts)})")
+        else:
+            detail = (f"{calls} returned a result hosts that cached {cohorts} reject ({', '.join(hosts)}); "
+                      "the tool declares no outputSchema now")
     else:
         detail = f"{calls} returned a result its own outputSchema rejects ({', '.join(hosts)})"
     first = next(iter(g.hosts.values()))

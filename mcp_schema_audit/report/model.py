@@ -266,6 +266,8 @@ def real_result_sides(served: str, f: Finding) -> tuple[str, str]:
     cohorts = w.get("cohorts") or []
     if cohorts:
         return sent, f"hosts that cached {', '.join(str(c) for c in cohorts)}{with_hosts}"
+    if f.rule == "result-malformed":  # the client's own parser refuses it, whatever the tool's schema
+        return sent, f"the SDK clients{with_hosts}, before any outputSchema"
     return sent, f"hosts holding its current outputSchema{with_hosts}"
 
 
