@@ -257,6 +257,32 @@ def _action_inputs(text: str) -> list[str]:
     return re.findall(r"^  ([a-z][a-z0-9-]*):\s*$", block, re.M)
 
 
+def test_the_installed_cli_is_on_the_path_of_later_steps(tmp_path: Path):
+    """action.yml installs the CLI into $RUNNER_TEMP/schema-audit-venv and calls it by path: the script appends
+    that venv's bin folder to $GITHUB_PATH, so a later `run: schema-audit probe …` step finds the command."""
+    temp = tmp_path / "runner-temp"
+    bin_dir = temp / "schema-audit-venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shim = bin_dir / "schema-audit"  # what pip's console script does: run the CLI with the venv's Python
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} "
+                    "-m mcp_schema_audit \"$@\"\n", encoding="utf-8")
+    shim.chmod(0o755)
+    github_path = tmp_path / "github-path.txt"
+    r = run_action(tmp_path, extra_env={"RUNNER_TEMP": str(temp), "GITHUB_PATH": str(github_path)},
+                   **seed_inputs("0.2.5", "0.2.5"))
+    assert r.code == 0, r.stderr
+    assert github_path.read_text(encoding="utf-8").splitlines() == [str(bin_dir)]
+    # a later step: the runner puts every $GITHUB_PATH line in front of PATH
+    env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), "/usr/bin:/bin"])}
+    later = subprocess.run(["schema-audit", "--version"], env=env, capture_output=True, text=True, timeout=60)
+    assert later.returncode == 0 and later.stdout.startswith("schema-audit"), later.stderr
+    (tmp_path / "none").mkdir()  # no venv (the CLI came from elsewhere): nothing is added
+    r = run_action(tmp_path / "none", extra_env={"RUNNER_TEMP": str(tmp_path / "none"),
+                                                 "GITHUB_PATH": str(tmp_path / "none" / "path.txt")},
+                   **seed_inputs("0.2.5", "0.2.5"))
+    assert r.code == 0 and not (tmp_path / "none" / "path.txt").exists(), r.stderr
+
+
 def test_action_yml_maps_every_input_to_the_script():
     text = (ROOT / "action.yml").read_text(encoding="utf-8")
     inputs = _action_inputs(text)

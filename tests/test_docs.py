@@ -59,3 +59,17 @@ def test_readme_links_resolve_and_its_test_command_is_what_ci_runs():
             assert (doc.parent / target).exists(), f"{doc.name} links to missing {target}"
     test_command = next(line for line in readme.splitlines() if "pytest" in line and line.startswith("python3 -m venv"))
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_ci_recipes_read_the_snapshot_the_store_recipe_commits():
+    """Every `git:origin/main:PATH` a CI recipe reads (docs/ci.md, docs/cli.md, action.yml) is a file the
+    snapshot-store recipe of docs/ci.md commits: copying the recipes works end to end."""
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    recipe = ci.split("## The snapshot store in the repository", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    committed = {p for line in recipe.splitlines() if line.startswith("git add ") for p in line.split()[2:]}
+    assert committed, recipe
+    read = set()
+    for doc in (ci, (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"),
+                (ROOT / "action.yml").read_text(encoding="utf-8")):
+        read |= set(re.findall(r"git:origin/main:(\.schema-audit/[\w./-]+\.json)", doc))
+    assert read and read <= committed, f"recipes read {sorted(read - committed)}, the store recipe commits {committed}"
