@@ -73,3 +73,13 @@ def test_ci_recipes_read_the_snapshot_the_store_recipe_commits():
                 (ROOT / "action.yml").read_text(encoding="utf-8")):
         read |= set(re.findall(r"git:origin/main:(\.schema-audit/[\w./-]+\.json)", doc))
     assert read and read <= committed, f"recipes read {sorted(read - committed)}, the store recipe commits {committed}"
+
+
+def test_docs_pin_a_commit_and_claim_no_release_tag():
+    """The repository publishes no release tags: no recipe uses `@v1` or `rev: v0.1.0`; each says how to pin."""
+    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        text = doc.read_text(encoding="utf-8")
+        assert not re.search(r"OWNER/schema-audit@v\d", text), doc.name
+        assert not re.search(r"^\s*rev:\s*v\d", text, re.M), doc.name
+        if "OWNER/schema-audit@" in text:
+            assert "OWNER/schema-audit@COMMIT_SHA" in text and "no release tags" in text and "@main" in text, doc.name
