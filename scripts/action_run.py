@@ -594,6 +594,16 @@ def _summary_tail(result: Result, label: str) -> str:
     return ""
 
 
+def _approved_headline(markdown: str, label: str) -> str:
+    """``markdown`` (a report whose gate failed) with its headline saying the failure was approved:
+    ``### ☑️ schema-audit diff: … — gate failed, approved by label **L** (fail-on: breaking)``, so the job
+    summary does not open with a red failure for a check that passed."""
+    head, sep, rest = markdown.partition("\n")
+    if head.startswith("### ❌") and "gate failed" in head:
+        head = "### ☑️" + head[len("### ❌"):].replace("gate failed", f"gate failed, approved by label **{_md(label)}**", 1)
+    return head + sep + rest
+
+
 def _append(path: Optional[str], text: str) -> None:
     if not path:
         return
@@ -657,7 +667,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             _append(summary, f"### ✅ schema-audit: nothing to compare\n\n{_md(result.note)}\n")
             sys.stderr.write(f"schema-audit: {result.note}\n")
         elif md_file:
-            _append(summary, Path(md_file).read_text(encoding="utf-8") + _summary_tail(result, label))
+            text = Path(md_file).read_text(encoding="utf-8")
+            _append(summary, (_approved_headline(text, label) if result.approved else text)
+                    + _summary_tail(result, label))
         verdict = ("passed" if result.passed else "failed, approved by label" if result.approved
                    else f"not run for every configuration (exit {result.exit_code})" if result.exit_code > 1
                    else "failed")

@@ -104,6 +104,26 @@ def test_approval_label_turns_a_failed_gate_into_a_pass(tmp_path: Path):
     assert r.outputs["approved"] == "true" and r.outputs["passed"] == "false" and r.outputs["exit-code"] == "0"
     assert "> **Approved:** the pull request carries the label **schema-change-approved**" in r.summary
     assert "gate failed, approved by label" in r.stderr
+    # the headline says so at once, not a red failure with the approval far below
+    first = r.summary.splitlines()[0]
+    assert first.startswith("### ☑️ schema-audit diff: 13 breaking, 0 warning, 1 info"), first
+    assert "gate failed, approved by label **schema-change-approved** (fail-on: breaking)" in first
+    assert "❌" not in first
+    # the report file (outputs.markdown-file) is the CLI's own report, unchanged
+    assert (tmp_path / r.outputs["markdown-file"]).read_text(encoding="utf-8").startswith("### ❌")
+
+
+def test_an_approved_headline_of_several_configurations_names_the_label():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import action_run
+
+    combined = "### ❌ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate failed\n\n---\n"
+    got = action_run._approved_headline(combined, "ok <b>")
+    assert got.splitlines()[0] == ("### ☑️ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate "
+                                   "failed, approved by label **ok &#60;b&#62;**")
+    assert got.endswith("\n\n---\n")
+    passed = "### ✅ schema-audit diff: 0 breaking — gate passed\n"
+    assert action_run._approved_headline(passed, "x") == passed
 
 
 def test_custom_and_disabled_approval_label(tmp_path: Path):
