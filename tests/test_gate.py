@@ -180,6 +180,41 @@ def test_pyproject_tool_table_is_read(tmp_path: Path):
     assert r.returncode == 0, r.stderr
 
 
+def _warnings(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.startswith("schema-audit: warning:")]
+
+
+@pytest.mark.parametrize("table", ["schema_audit", "schemaaudit", "mcp-schema-audit"])
+def test_a_misspelled_pyproject_table_is_a_warning_not_silence(tmp_path: Path, table: str):
+    """[tool.schema_audit] never applies: every command that reads the config says so, naming the spelling."""
+    (tmp_path / "pyproject.toml").write_text(f'[tool.{table}]\nfail_on = "never"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr  # the setting did not apply: the gate still fails on breaking
+    assert _warnings(r.stderr) == [f"schema-audit: warning: pyproject.toml: [tool.{table}] is ignored: schema-audit "
+                                   "reads [tool.schema-audit] (with a hyphen); rename the table so its settings apply"]
+    r = cli("lint", str(SEED / "0.2.5.json"), "--config", "pyproject.toml", cwd=tmp_path)  # named explicitly too
+    assert len(_warnings(r.stderr)) == 1 and f"[tool.{table}] is ignored" in r.stderr, r.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.schema-audit]\nfail_on = "never"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 0 and _warnings(r.stderr) == [], r.stderr
+
+
+def test_two_config_files_say_which_one_is_used(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.schema-audit]\nfail_on = "never"\n')
+    (tmp_path / ".schema-audit.toml").write_text('mode = "backward"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr  # .schema-audit.toml wins: pyproject's fail_on = "never" does not apply
+    assert _warnings(r.stderr) == [
+        "schema-audit: warning: using .schema-audit.toml; [tool.schema-audit] in pyproject.toml is ignored (one "
+        "config file is read: move its settings into .schema-audit.toml, or delete .schema-audit.toml to use "
+        "pyproject.toml)"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')  # no table there: nothing to say
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1 and _warnings(r.stderr) == [], r.stderr
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", ".schema-audit.toml", cwd=tmp_path)
+    assert _warnings(r.stderr) == [], r.stderr
+
+
 def test_format_ignore_prints_pasteable_entries(tmp_path: Path):
     r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "ignore")
     assert r.returncode == 0 and r.stdout.count("[[ignore]]") > 5  # a config generator, not a gate
