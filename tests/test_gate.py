@@ -296,6 +296,8 @@ def test_a_missing_remote_tracking_ref_names_the_fetch_that_works(tmp_path: Path
     assert "revision 'origin/main' not found" in r.stderr and "'git fetch origin main'" in r.stderr, r.stderr
     r = cli("diff", "git:refs/remotes/origin/feature:snap.json", "snap.json", cwd=repo)
     assert "'git fetch origin feature'" in r.stderr, r.stderr
+    r = cli("diff", "git:origin/main~1:snap.json", "snap.json", cwd=repo)  # an ancestor: its branch is fetched
+    assert "'git fetch origin main'" in r.stderr, r.stderr
     r = cli("diff", "git:v0.2.5:snap.json", "snap.json", cwd=repo)  # a tag or branch name: fetched as given
     assert r.returncode == 2 and "'git fetch origin v0.2.5'" in r.stderr, r.stderr
     git("fetch", "-q", "origin", "main", cwd=repo)  # the command the hint gave
@@ -311,6 +313,8 @@ def test_a_missing_remote_tracking_ref_names_the_fetch_that_works(tmp_path: Path
     r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=shallow)
     assert r.returncode == 2 and "shallow clone" in r.stderr, r.stderr
     assert "'git fetch --depth=1 origin main'" in r.stderr, r.stderr
+    r = cli("diff", "git:origin/main^:snap.json", "snap.json", cwd=shallow)
+    assert "'git fetch origin main'" in r.stderr, r.stderr  # an ancestor needs more than --depth=1
     git("fetch", "-q", "--depth=1", "origin", "main", cwd=shallow)
     r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=shallow)
     assert r.returncode == 0, r.stderr  # the same file on both sides
