@@ -512,9 +512,11 @@ _RULES += [  # probe runs (listed last, so SARIF rule indices of the rules above
          "checked nothing: a passing gate would say nothing about what the server sends. The message counts the "
          "calls planned, made and failed and says what to do.",
          'schema-audit probe --auto (no tool annotated readOnlyHint: true): 0 calls planned',
-         'schema-audit probe --calls probe-calls.json ({"calls": [{"tool": "get_chart", "arguments": {"id": "c-42"}}]})',
+         'schema-audit probe --calls probe-calls.json '
+         '({"calls": [{"tool": "get_chart", "arguments": {"id": "c-42"}}]})',
          "(no error: without this warning the probe would pass having checked nothing)",
-         "schema-audit probe: --calls and --auto (docs/cli.md); MCP spec server/tools §Tool Annotations (readOnlyHint)"),
+         "schema-audit probe: --calls and --auto (docs/cli.md); "
+         "MCP spec server/tools §Tool Annotations (readOnlyHint)"),
 ]
 
 _FIXES = {

@@ -600,7 +600,8 @@ def _approved_headline(markdown: str, label: str) -> str:
     summary does not open with a red failure for a check that passed."""
     head, sep, rest = markdown.partition("\n")
     if head.startswith("### ❌") and "gate failed" in head:
-        head = "### ☑️" + head[len("### ❌"):].replace("gate failed", f"gate failed, approved by label **{_md(label)}**", 1)
+        approved = f"gate failed, approved by label **{_md(label)}**"
+        head = "### ☑️" + head[len("### ❌"):].replace("gate failed", approved, 1)
     return head + sep + rest
 
 

@@ -472,7 +472,8 @@ def test_auto_with_no_eligible_tool_warns_that_nothing_was_checked(work: Path) -
     assert _calls_made(work / "none.log") == []
     md = cli("probe", "--auto", "--format", "markdown", *server, cwd=work)
     assert md.returncode == 0, md.stderr
-    assert md.stdout.startswith("### ✅ schema-audit probe: 0 calls made, 0 checked · 0 breaking, 1 warning"), md.stdout
+    assert md.stdout.startswith("### ✅ schema-audit probe: 0 calls made, 0 checked · 0 breaking, 1 warning"), \
+        md.stdout
     assert "probe&#45;nothing&#45;checked" in md.stdout or "`probe-nothing-checked`" in md.stdout
     data = json.loads(cli("probe", "--auto", "--format", "json", *server, cwd=work).stdout)
     assert data["calls"] == [] and [f["rule"] for f in data["findings"]] == ["probe-nothing-checked"]
@@ -499,7 +500,8 @@ def test_probe_whose_calls_all_fail_or_have_no_schema_warns(work: Path) -> None:
     got = _findings(data)
     assert set(got) == {("probe-nothing-checked", ""), ("call-tool-error", "broken"), ("call-rpc-error", "gone")}
     message = got[("probe-nothing-checked", "")]["message"]
-    assert "3 calls planned, 3 made, 2 failed" in message and "1 result of tools that declare no outputSchema" in message
+    assert "3 calls planned, 3 made, 2 failed" in message
+    assert "1 result of tools that declare no outputSchema" in message
     assert "fix the failing calls" in message and "--calls FILE" in message
     text = cli("probe", "--replay", "fails-rec.json", cwd=work)  # a recording checked again: the same verdict
     assert text.returncode == 0 and "3 calls made, 0 checked" in text.stdout.splitlines()[0]
