@@ -90,9 +90,10 @@ class Finding:
     def subject(self) -> str:
         """Who the finding is about, in words (raw text): the tool's name for a tool finding, else the
         surface and the item: ``prompt greet``, ``resource file:///a.txt``, ``resource template docs``,
-        ``server capabilities``, ``server instructions``."""
+        ``server capabilities``, ``server instructions``; ``probe run`` for a finding about a whole probe run
+        (``probe-nothing-checked``: a tool finding with no tool)."""
         if self.surface == "tool":
-            return self.tool
+            return self.tool or "probe run"
         return f"{SURFACE_WORDS.get(self.surface, self.surface)} {self.name}"
 
     @property

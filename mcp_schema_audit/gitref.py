@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 from mcp_schema_audit.errors import InputError
@@ -20,7 +21,8 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     """Load ``git:REF:PATH`` from the repository of the current folder.
 
     Raises ``InputError`` (one line) when the spec is malformed, git is missing, the revision is
-    unknown (with the shallow-clone fix: ``fetch-depth: 0`` or ``git fetch origin REF``), or the
+    unknown (with the fetch that brings it in: ``fetch-depth: 0``, or ``git fetch origin main`` for
+    ``origin/main``, see ``fetch_source``), or the
     path does not exist at that revision.
     """
     spec = ref[len(PREFIX):]
@@ -44,9 +46,11 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     if check.returncode != 0:
         shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], capture_output=True, text=True,
                                  timeout=timeout_s, check=False).stdout.strip() == "true"
-        hint = (f"this is a shallow clone: fetch the revision with 'git fetch origin {rev}' or use "
+        remote, name = fetch_source(rev, _remotes(timeout_s))
+        depth = "" if re.search(r"[~^]", rev) else "--depth=1 "  # an ancestor needs more than the tip
+        hint = (f"this is a shallow clone: fetch the revision with 'git fetch {depth}{remote} {name}' or use "
                 "actions/checkout with fetch-depth: 0") if shallow else (
-                f"fetch it with 'git fetch origin {rev}' (in CI: actions/checkout with fetch-depth: 0)")
+                f"fetch it with 'git fetch {remote} {name}' (in CI: actions/checkout with fetch-depth: 0)")
         raise InputError(f"{ref}: revision {rev!r} not found in this repository", hint=hint)
     show = subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, timeout=timeout_s, check=False)
     if show.returncode != 0:
@@ -54,3 +58,28 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     if len(show.stdout) > MAX_INPUT_BYTES:
         raise InputError(f"{ref}: file is larger than {MAX_INPUT_BYTES} bytes")
     return snapshot_from_data(parse_json_text(show.stdout, ref), source=ref)
+
+
+def fetch_source(rev: str, remotes: list[str]) -> tuple[str, str]:
+    """``(remote, name)`` for the ``git fetch REMOTE NAME`` that brings ``rev`` into the repository: a
+    remote-tracking ref (``origin/main``, ``refs/remotes/upstream/release/1.x``) is fetched as its branch from
+    its remote (``origin main``, ``upstream release/1.x``: ``git fetch origin origin/main`` fails); any other
+    revision (a branch, a tag, a commit) from ``origin`` as given. An ancestry suffix is left to git once the
+    branch is there (``origin/main~2`` → ``origin main``). ``remotes``: the repository's remote names
+    (``origin`` is assumed when it has none)."""
+    known = sorted(set(remotes) or {"origin"}, key=len, reverse=True)  # "up/stream" before "up"
+    bare = rev[len("refs/remotes/"):] if rev.startswith("refs/remotes/") else rev
+    for remote in known:
+        if bare.startswith(remote + "/") and len(bare) > len(remote) + 1:
+            branch = re.split(r"[~^@]", bare[len(remote) + 1:], maxsplit=1)[0]
+            return remote, branch or bare[len(remote) + 1:]
+    return "origin", rev
+
+
+def _remotes(timeout_s: float) -> list[str]:
+    """The names of the current repository's remotes (``[]`` when it has none or git does not answer)."""
+    try:
+        out = subprocess.run(["git", "remote"], capture_output=True, text=True, timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []

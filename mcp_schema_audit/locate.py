@@ -27,7 +27,7 @@ def snapshot_of_item(f: Finding, snaps: list[Snapshot]) -> Snapshot:
 def about(f: Finding) -> str:
     """What a finding is about, as a report line names it (raw text): ``<tool> <direction>`` for a tool
     (``whoami output``), else the surface and the item (``prompt summarize``, ``resource template doc``)."""
-    return f"{f.tool} {f.direction}" if f.surface == "tool" else f.subject
+    return f"{f.tool} {f.direction}" if f.surface == "tool" and f.tool else f.subject
 
 
 def logical_name(f: Finding) -> str:

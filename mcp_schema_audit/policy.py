@@ -104,6 +104,9 @@ class Config:
     ignore: list[IgnoreEntry] = field(default_factory=list)
     allow: list[IgnoreEntry] = field(default_factory=list)
     source: str | None = None
+    #: one-line warnings about where the configuration came from (a misspelled table, a second config file
+    #: that is ignored): the CLI prints each on stderr
+    warnings: list[str] = field(default_factory=list)
 
 
 def _toml_loads(text: str, source: str) -> dict[str, Any]:
@@ -134,11 +137,19 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         raw = _toml_loads(text, str(path))
         data = _tool_table(raw, str(path)) if path.name == "pyproject.toml" else raw
         source = str(path)
+        warnings = [w for w in [_misspelled_table(raw, str(path))] if w] if path.name == "pyproject.toml" else []
     else:
         own = base / ".schema-audit.toml"
         pyproject = base / "pyproject.toml"
         if own.is_file():
-            return load_config(own)
+            cfg = load_config(own)
+            table = _pyproject_table_name(pyproject)
+            if table:
+                cfg.warnings.append(f"using {own.name}; [tool.{table}] in {pyproject.name} is ignored (one config "
+                                    f"file is read: move its settings into {own.name}, or delete {own.name} to use "
+                                    f"{pyproject.name})")
+            return cfg
+        warnings = []
         if pyproject.is_file():
             try:
                 raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
@@ -146,9 +157,49 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
                 raw = {}
             data = _tool_table(raw, str(pyproject))
             source = str(pyproject) if data is not None else None
+            warnings = [w for w in [_misspelled_table(raw, pyproject.name)] if w]
     if not data:
-        return Config(source=source)
-    return _parse_config(data, source or "config")
+        return Config(source=source, warnings=warnings)
+    cfg = _parse_config(data, source or "config")
+    cfg.warnings += warnings
+    return cfg
+
+
+def _near_names(raw: dict[str, Any]) -> list[str]:
+    """Keys of ``raw``'s ``[tool]`` table that look like schema-audit's other than ``schema-audit`` itself
+    (``schema_audit``, ``schemaaudit``, ``Schema-Audit``, ``mcp-schema-audit``)."""
+    tool = raw.get("tool")
+    if not isinstance(tool, dict):
+        return []
+    squash = {"schemaaudit", "mcpschemaaudit"}
+    return [k for k in tool if k != "schema-audit" and isinstance(k, str)
+            and "".join(ch for ch in k.lower() if ch.isalnum()) in squash]
+
+
+def _misspelled_table(raw: dict[str, Any], source: str) -> str | None:
+    """The warning for a ``[tool.schema_audit]``-like table in a ``pyproject.toml`` (its settings never apply)."""
+    near = _near_names(raw)
+    if not near:
+        return None
+    names = ", ".join(f"[tool.{k}]" for k in near)
+    return (f"{source}: {names} is ignored: schema-audit reads [tool.schema-audit] (with a hyphen); rename the "
+            "table so its settings apply")
+
+
+def _pyproject_table_name(pyproject: Path) -> str | None:
+    """The name of schema-audit's table in ``pyproject`` (``schema-audit``, or a near spelling), None when
+    the file or the table is absent or unreadable."""
+    if not pyproject.is_file():
+        return None
+    try:
+        raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
+    except (OSError, UnicodeDecodeError, UsageError):
+        return None
+    tool = raw.get("tool")
+    if isinstance(tool, dict) and "schema-audit" in tool:
+        return "schema-audit"
+    near = _near_names(raw)
+    return near[0] if near else None
 
 
 def _tool_table(raw: dict[str, Any], source: str) -> dict[str, Any] | None:

@@ -185,8 +185,8 @@ _RULES = [
          "pydantic ValidationError / ZodError on the tools/call result",
          "MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),
     Rule("result-rejected-by-cached-schema", "output", "breaking", "Real result rejected by a cached outputSchema",
-         "The server's current outputSchema accepts the result, but a version hosts may still have cached (the "
-         "cohort named in the finding) rejects it: the proof, with a real payload, that this release breaks "
+         "The server's current outputSchema accepts the result (or the tool declares none now), but a version "
+         "hosts may still have cached (the cohort named in the finding) rejects it: the proof, with a real payload, that this release breaks "
          "cached hosts until they list the tools again.",
          'cached outputSchema {"type": "object", "properties": {"status": {"enum": ["queued", "sent"]}}}',
          'structuredContent {"status": "scheduled"}', "'scheduled' is not one of ['queued', 'sent']",
@@ -505,6 +505,20 @@ _SURFACE_RULES = [
          surface="server"),
 ]
 _RULES += _SURFACE_RULES
+_RULES += [  # probe runs (listed last, so SARIF rule indices of the rules above stay put)
+    Rule("probe-nothing-checked", "tool", "warning", "Probe checked no result against a schema",
+         "A probe proves something only with results it held against an outputSchema. When no tool was eligible "
+         "(--auto calls only tools annotated readOnlyHint: true whose required arguments it can fill), every "
+         "call failed (isError, JSON-RPC errors, timeouts) or the tools called declare no outputSchema, the run "
+         "checked nothing: a passing gate would say nothing about what the server sends. The message counts the "
+         "calls planned, made and failed and says what to do.",
+         'schema-audit probe --auto (no tool annotated readOnlyHint: true): 0 calls planned',
+         'schema-audit probe --calls probe-calls.json '
+         '({"calls": [{"tool": "get_chart", "arguments": {"id": "c-42"}}]})',
+         "(no error: without this warning the probe would pass having checked nothing)",
+         "schema-audit probe: --calls and --auto (docs/cli.md); "
+         "MCP spec server/tools §Tool Annotations (readOnlyHint)"),
+]
 
 _FIXES = {
     "tool-removed": "keep the tool (deprecate it in its description) until hosts re-list, or accept and ask users "
@@ -553,6 +567,8 @@ _FIXES = {
     "result-text-missing": "add a text content block with json.dumps(structuredContent)",
     "call-result-too-large": "page or trim large results",
     "call-tool-error": "fix the call's arguments in the calls file (or the tool): a probe needs a result to check",
+    "probe-nothing-checked": "name the tools to call with their arguments in --calls FILE, or annotate read-only "
+                             "tools readOnlyHint: true so --auto may call them",
     "call-rpc-error": "fix the call in the calls file (tool name, arguments) or the server's handler",
     "call-timeout": "raise --call-timeout / --timeout, or call the tool with arguments that answer quickly",
     "prompt-removed": "keep the prompt (say in its description that it is deprecated) until hosts re-list prompts",

@@ -37,7 +37,9 @@ combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (mor
 Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
 carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the
-``exit-code`` output (the action enforces it after uploading SARIF).
+``exit-code`` output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
+into ``$RUNNER_TEMP/schema-audit-venv``, that venv's ``bin`` folder is appended to ``$GITHUB_PATH``, so later
+steps of the job can run ``schema-audit`` (e.g. ``schema-audit probe``).
 
 Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breaking``, ``warning``,
 ``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
@@ -592,6 +594,17 @@ def _summary_tail(result: Result, label: str) -> str:
     return ""
 
 
+def _approved_headline(markdown: str, label: str) -> str:
+    """``markdown`` (a report whose gate failed) with its headline saying the failure was approved:
+    ``### ☑️ schema-audit diff: … — gate failed, approved by label **L** (fail-on: breaking)``, so the job
+    summary does not open with a red failure for a check that passed."""
+    head, sep, rest = markdown.partition("\n")
+    if head.startswith("### ❌") and "gate failed" in head:
+        approved = f"gate failed, approved by label **{_md(label)}**"
+        head = "### ☑️" + head[len("### ❌"):].replace("gate failed", approved, 1)
+    return head + sep + rest
+
+
 def _append(path: Optional[str], text: str) -> None:
     if not path:
         return
@@ -618,6 +631,18 @@ def _write_outputs(result: Result) -> None:
     _append(path, "\n".join(lines) + "\n")
 
 
+def _publish_cli() -> None:
+    """Append the bin folder of the venv ``action.yml`` installs schema-audit into
+    (``$RUNNER_TEMP/schema-audit-venv/bin``) to ``$GITHUB_PATH`` when it holds ``schema-audit``, so later steps
+    of the job find the CLI (the action's own steps call it by path)."""
+    path_file, temp = os.environ.get("GITHUB_PATH"), os.environ.get("RUNNER_TEMP")
+    if not path_file or not temp:
+        return
+    bin_dir = Path(temp) / "schema-audit-venv" / "bin"
+    if (bin_dir / "schema-audit").is_file():
+        _append(path_file, f"{bin_dir}\n")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point: run, write the summary and outputs, return the exit code (0 when deferred).
 
@@ -629,6 +654,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.parse_args(sys.argv[1:] if argv is None else argv)
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if _input("summary", "true").lower() != "false" else None
     label = approval_label()
+    _publish_cli()
     try:
         result = run()
     except ActionError as exc:
@@ -642,7 +668,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             _append(summary, f"### ✅ schema-audit: nothing to compare\n\n{_md(result.note)}\n")
             sys.stderr.write(f"schema-audit: {result.note}\n")
         elif md_file:
-            _append(summary, Path(md_file).read_text(encoding="utf-8") + _summary_tail(result, label))
+            text = Path(md_file).read_text(encoding="utf-8")
+            _append(summary, (_approved_headline(text, label) if result.approved else text)
+                    + _summary_tail(result, label))
         verdict = ("passed" if result.passed else "failed, approved by label" if result.approved
                    else f"not run for every configuration (exit {result.exit_code})" if result.exit_code > 1
                    else "failed")

@@ -104,6 +104,26 @@ def test_approval_label_turns_a_failed_gate_into_a_pass(tmp_path: Path):
     assert r.outputs["approved"] == "true" and r.outputs["passed"] == "false" and r.outputs["exit-code"] == "0"
     assert "> **Approved:** the pull request carries the label **schema-change-approved**" in r.summary
     assert "gate failed, approved by label" in r.stderr
+    # the headline says so at once, not a red failure with the approval far below
+    first = r.summary.splitlines()[0]
+    assert first.startswith("### ☑️ schema-audit diff: 13 breaking, 0 warning, 1 info"), first
+    assert "gate failed, approved by label **schema-change-approved** (fail-on: breaking)" in first
+    assert "❌" not in first
+    # the report file (outputs.markdown-file) is the CLI's own report, unchanged
+    assert (tmp_path / r.outputs["markdown-file"]).read_text(encoding="utf-8").startswith("### ❌")
+
+
+def test_an_approved_headline_of_several_configurations_names_the_label():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import action_run
+
+    combined = "### ❌ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate failed\n\n---\n"
+    got = action_run._approved_headline(combined, "ok <b>")
+    assert got.splitlines()[0] == ("### ☑️ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate "
+                                   "failed, approved by label **ok &#60;b&#62;**")
+    assert got.endswith("\n\n---\n")
+    passed = "### ✅ schema-audit diff: 0 breaking — gate passed\n"
+    assert action_run._approved_headline(passed, "x") == passed
 
 
 def test_custom_and_disabled_approval_label(tmp_path: Path):
@@ -255,6 +275,32 @@ def test_summary_escapes_the_label_text(tmp_path: Path):
 def _action_inputs(text: str) -> list[str]:
     block = text.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
     return re.findall(r"^  ([a-z][a-z0-9-]*):\s*$", block, re.M)
+
+
+def test_the_installed_cli_is_on_the_path_of_later_steps(tmp_path: Path):
+    """action.yml installs the CLI into $RUNNER_TEMP/schema-audit-venv and calls it by path: the script appends
+    that venv's bin folder to $GITHUB_PATH, so a later `run: schema-audit probe …` step finds the command."""
+    temp = tmp_path / "runner-temp"
+    bin_dir = temp / "schema-audit-venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shim = bin_dir / "schema-audit"  # what pip's console script does: run the CLI with the venv's Python
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} "
+                    "-m mcp_schema_audit \"$@\"\n", encoding="utf-8")
+    shim.chmod(0o755)
+    github_path = tmp_path / "github-path.txt"
+    r = run_action(tmp_path, extra_env={"RUNNER_TEMP": str(temp), "GITHUB_PATH": str(github_path)},
+                   **seed_inputs("0.2.5", "0.2.5"))
+    assert r.code == 0, r.stderr
+    assert github_path.read_text(encoding="utf-8").splitlines() == [str(bin_dir)]
+    # a later step: the runner puts every $GITHUB_PATH line in front of PATH
+    env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), "/usr/bin:/bin"])}
+    later = subprocess.run(["schema-audit", "--version"], env=env, capture_output=True, text=True, timeout=60)
+    assert later.returncode == 0 and later.stdout.startswith("schema-audit"), later.stderr
+    (tmp_path / "none").mkdir()  # no venv (the CLI came from elsewhere): nothing is added
+    r = run_action(tmp_path / "none", extra_env={"RUNNER_TEMP": str(tmp_path / "none"),
+                                                 "GITHUB_PATH": str(tmp_path / "none" / "path.txt")},
+                   **seed_inputs("0.2.5", "0.2.5"))
+    assert r.code == 0 and not (tmp_path / "none" / "path.txt").exists(), r.stderr
 
 
 def test_action_yml_maps_every_input_to_the_script():

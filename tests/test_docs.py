@@ -59,3 +59,27 @@ def test_readme_links_resolve_and_its_test_command_is_what_ci_runs():
             assert (doc.parent / target).exists(), f"{doc.name} links to missing {target}"
     test_command = next(line for line in readme.splitlines() if "pytest" in line and line.startswith("python3 -m venv"))
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_ci_recipes_read_the_snapshot_the_store_recipe_commits():
+    """Every `git:origin/main:PATH` a CI recipe reads (docs/ci.md, docs/cli.md, action.yml) is a file the
+    snapshot-store recipe of docs/ci.md commits: copying the recipes works end to end."""
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    recipe = ci.split("## The snapshot store in the repository", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    committed = {p for line in recipe.splitlines() if line.startswith("git add ") for p in line.split()[2:]}
+    assert committed, recipe
+    read = set()
+    for doc in (ci, (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"),
+                (ROOT / "action.yml").read_text(encoding="utf-8")):
+        read |= set(re.findall(r"git:origin/main:(\.schema-audit/[\w./-]+\.json)", doc))
+    assert read and read <= committed, f"recipes read {sorted(read - committed)}, the store recipe commits {committed}"
+
+
+def test_docs_pin_a_commit_and_claim_no_release_tag():
+    """The repository publishes no release tags: no recipe uses `@v1` or `rev: v0.1.0`; each says how to pin."""
+    for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        text = doc.read_text(encoding="utf-8")
+        assert not re.search(r"OWNER/schema-audit@v\d", text), doc.name
+        assert not re.search(r"^\s*rev:\s*v\d", text, re.M), doc.name
+        if "OWNER/schema-audit@" in text:
+            assert "OWNER/schema-audit@COMMIT_SHA" in text and "no release tags" in text and "@main" in text, doc.name

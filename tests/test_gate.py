@@ -198,6 +198,41 @@ def test_pyproject_tool_table_is_read(tmp_path: Path):
     assert r.returncode == 0, r.stderr
 
 
+def _warnings(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.startswith("schema-audit: warning:")]
+
+
+@pytest.mark.parametrize("table", ["schema_audit", "schemaaudit", "mcp-schema-audit"])
+def test_a_misspelled_pyproject_table_is_a_warning_not_silence(tmp_path: Path, table: str):
+    """[tool.schema_audit] never applies: every command that reads the config says so, naming the spelling."""
+    (tmp_path / "pyproject.toml").write_text(f'[tool.{table}]\nfail_on = "never"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr  # the setting did not apply: the gate still fails on breaking
+    assert _warnings(r.stderr) == [f"schema-audit: warning: pyproject.toml: [tool.{table}] is ignored: schema-audit "
+                                   "reads [tool.schema-audit] (with a hyphen); rename the table so its settings apply"]
+    r = cli("lint", str(SEED / "0.2.5.json"), "--config", "pyproject.toml", cwd=tmp_path)  # named explicitly too
+    assert len(_warnings(r.stderr)) == 1 and f"[tool.{table}] is ignored" in r.stderr, r.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.schema-audit]\nfail_on = "never"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 0 and _warnings(r.stderr) == [], r.stderr
+
+
+def test_two_config_files_say_which_one_is_used(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.schema-audit]\nfail_on = "never"\n')
+    (tmp_path / ".schema-audit.toml").write_text('mode = "backward"\n')
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr  # .schema-audit.toml wins: pyproject's fail_on = "never" does not apply
+    assert _warnings(r.stderr) == [
+        "schema-audit: warning: using .schema-audit.toml; [tool.schema-audit] in pyproject.toml is ignored (one "
+        "config file is read: move its settings into .schema-audit.toml, or delete .schema-audit.toml to use "
+        "pyproject.toml)"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')  # no table there: nothing to say
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=tmp_path)
+    assert r.returncode == 1 and _warnings(r.stderr) == [], r.stderr
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", ".schema-audit.toml", cwd=tmp_path)
+    assert _warnings(r.stderr) == [], r.stderr
+
+
 def test_format_ignore_prints_pasteable_entries(tmp_path: Path):
     r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "ignore")
     assert r.returncode == 0 and r.stdout.count("[[ignore]]") > 5  # a config generator, not a gate
@@ -247,10 +282,60 @@ def test_git_inputs(tmp_path: Path):
     assert r.returncode == 1, r.stderr
     assert json.loads(r.stdout)["summary"]["breaking"] > 5
     r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=repo)
-    assert r.returncode == 2 and "not found" in r.stderr and "git fetch origin origin/main" in r.stderr
+    assert r.returncode == 2 and "not found" in r.stderr and "'git fetch origin main'" in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("diff", "git:HEAD:missing.json", "snap.json", cwd=repo)
     assert r.returncode == 2 and "no file 'missing.json'" in r.stderr
+
+
+def test_a_missing_remote_tracking_ref_names_the_fetch_that_works(tmp_path: Path):
+    """``git:origin/main:PATH`` when origin/main is not in the clone: the hint is ``git fetch origin main`` (not
+    ``origin origin/main``, which fails), and running it makes the same diff work; a plain branch name keeps
+    ``git fetch origin NAME``; in a shallow clone (fetched as actions/checkout does) ``--depth=1``."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git("init", "-q", "-b", "main", cwd=upstream)
+    (upstream / "snap.json").write_text((SEED / "0.2.5.json").read_text())
+    git("add", "snap.json", cwd=upstream)
+    git("commit", "-qm", "0.2.5", cwd=upstream)
+    git("checkout", "-qb", "feature", cwd=upstream)
+    (upstream / "other.txt").write_text("x")
+    git("add", "other.txt", cwd=upstream)
+    git("commit", "-qm", "feature", cwd=upstream)
+    git("checkout", "-q", "main", cwd=upstream)
+
+    repo = tmp_path / "repo"  # a clone that knows origin but has not fetched it
+    repo.mkdir()
+    git("init", "-q", "-b", "work", cwd=repo)
+    git("remote", "add", "origin", str(upstream), cwd=repo)
+    (repo / "snap.json").write_text((SEED / "0.2.6.json").read_text())
+    r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=repo)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "revision 'origin/main' not found" in r.stderr and "'git fetch origin main'" in r.stderr, r.stderr
+    r = cli("diff", "git:refs/remotes/origin/feature:snap.json", "snap.json", cwd=repo)
+    assert "'git fetch origin feature'" in r.stderr, r.stderr
+    r = cli("diff", "git:origin/main~1:snap.json", "snap.json", cwd=repo)  # an ancestor: its branch is fetched
+    assert "'git fetch origin main'" in r.stderr, r.stderr
+    r = cli("diff", "git:v0.2.5:snap.json", "snap.json", cwd=repo)  # a tag or branch name: fetched as given
+    assert r.returncode == 2 and "'git fetch origin v0.2.5'" in r.stderr, r.stderr
+    git("fetch", "-q", "origin", "main", cwd=repo)  # the command the hint gave
+    r = cli("diff", "git:origin/main:snap.json", "snap.json", "--format", "json", cwd=repo)
+    assert r.returncode == 1 and json.loads(r.stdout)["summary"]["breaking"] > 5, r.stderr
+
+    shallow = tmp_path / "shallow"  # as actions/checkout does: init, remote add, fetch one commit of the PR
+    shallow.mkdir()
+    git("init", "-q", "-b", "work", cwd=shallow)
+    git("remote", "add", "origin", upstream.as_uri(), cwd=shallow)
+    git("fetch", "-q", "--depth=1", "origin", "+refs/heads/feature:refs/remotes/origin/feature", cwd=shallow)
+    git("checkout", "-q", "--detach", "origin/feature", cwd=shallow)
+    r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=shallow)
+    assert r.returncode == 2 and "shallow clone" in r.stderr, r.stderr
+    assert "'git fetch --depth=1 origin main'" in r.stderr, r.stderr
+    r = cli("diff", "git:origin/main^:snap.json", "snap.json", cwd=shallow)
+    assert "'git fetch origin main'" in r.stderr, r.stderr  # an ancestor needs more than --depth=1
+    git("fetch", "-q", "--depth=1", "origin", "main", cwd=shallow)
+    r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=shallow)
+    assert r.returncode == 0, r.stderr  # the same file on both sides
 
 
 def test_lint_hazards_listing_breakers_and_baseline(tmp_path: Path):

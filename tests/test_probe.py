@@ -448,3 +448,85 @@ def test_policy_applies_to_probe_findings(work: Path, stdio_run: dict[str, Any])
     assert cli("probe", "--replay", "rec.json", "--fail-on", "never", cwd=work).returncode == 0
     ignore = cli("probe", "--replay", "rec.json", "--against", "v0.json", "--format", "ignore", cwd=work)
     assert ignore.returncode == 0 and ignore.stdout.count("[[ignore]]") == len(json.loads(stdio_run["r"].stdout)["findings"])
+
+
+# ---- a probe that checked nothing never passes silently -------------------------------------------------
+
+
+@pytest.mark.live
+def test_auto_with_no_eligible_tool_warns_that_nothing_was_checked(work: Path) -> None:
+    """No tool is annotated readOnlyHint: --auto calls nothing; the report says 0 calls and warns with next steps."""
+    tools = [_tool("writer", OPEN_A), _tool("needs", OPEN_A, read_only=True,
+                                            inp={"type": "object", "properties": {"id": {"type": "string"}},
+                                                 "required": ["id"]})]
+    (work / "none.json").write_text(json.dumps({"tools": tools, "results": {"writer": _result({"a": "x"})}}))
+    server = ["--", PYTHON, str(SCENARIO_SERVER), "--scenario", "none.json", "--log", str(work / "none.log")]
+    r = cli("probe", "--auto", *server, cwd=work)
+    assert r.returncode == 0, r.stderr  # a warning: the gate (breaking) passes, but not silently
+    assert r.stdout.startswith("schema-audit probe: live (scenario 1.0.0), 0 calls made, 0 checked"), r.stdout
+    assert "warning  probe run (root)  [probe-nothing-checked]" in r.stdout and "No findings" not in r.stdout
+    assert "0 calls planned, 0 made, 0 failed" in r.stdout
+    assert "writer: not annotated readOnlyHint: true" in r.stdout and "needs: required argument 'id'" in r.stdout
+    assert "--calls FILE" in r.stdout and "readOnlyHint: true so --auto may call them" in r.stdout
+    assert "0 calls made, 0 checked against an outputSchema" in r.stderr
+    assert _calls_made(work / "none.log") == []
+    md = cli("probe", "--auto", "--format", "markdown", *server, cwd=work)
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("### ✅ schema-audit probe: 0 calls made, 0 checked · 0 breaking, 1 warning"), \
+        md.stdout
+    assert "probe&#45;nothing&#45;checked" in md.stdout or "`probe-nothing-checked`" in md.stdout
+    data = json.loads(cli("probe", "--auto", "--format", "json", *server, cwd=work).stdout)
+    assert data["calls"] == [] and [f["rule"] for f in data["findings"]] == ["probe-nothing-checked"]
+    assert data["findings"][0]["severity"] == "warning" and data["findings"][0]["tool"] == ""
+    assert cli("probe", "--auto", "--fail-on", "warning", *server, cwd=work).returncode == 1
+
+
+@pytest.mark.live
+def test_probe_whose_calls_all_fail_or_have_no_schema_warns(work: Path) -> None:
+    """Every call fails (isError, a JSON-RPC error) or returns a result no outputSchema covers: a warning that
+    counts them, beside the per-call info findings; each call line says whether it was checked."""
+    tools = [_tool("broken", OPEN_A), _tool("gone", OPEN_A), _tool("plain")]
+    results = {"broken": _result(is_error=True), "gone": {"$error": {"code": -32602, "message": "Invalid params"}},
+               "plain": _result()}
+    (work / "fails.json").write_text(json.dumps({"tools": tools, "results": results}))
+    (work / "fails-calls.json").write_text(json.dumps({"calls": [{"tool": "broken"}, {"tool": "gone"},
+                                                                 {"tool": "plain"}]}))
+    server = ["--", PYTHON, str(SCENARIO_SERVER), "--scenario", "fails.json"]
+    r = cli("probe", "--calls", "fails-calls.json", "--format", "json", "--record", "fails-rec.json", *server,
+            cwd=work)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {c["id"]: c["checked"] for c in data["calls"]} == {"broken": False, "gone": False, "plain": False}
+    got = _findings(data)
+    assert set(got) == {("probe-nothing-checked", ""), ("call-tool-error", "broken"), ("call-rpc-error", "gone")}
+    message = got[("probe-nothing-checked", "")]["message"]
+    assert "3 calls planned, 3 made, 2 failed" in message
+    assert "1 result of tools that declare no outputSchema" in message
+    assert "fix the failing calls" in message and "--calls FILE" in message
+    text = cli("probe", "--replay", "fails-rec.json", cwd=work)  # a recording checked again: the same verdict
+    assert text.returncode == 0 and "3 calls made, 0 checked" in text.stdout.splitlines()[0]
+    assert "call plain: result without structuredContent (not checked: no outputSchema)" in text.stdout
+    # (once one result is checked the warning goes: test_every_finding's findings are exactly EXPECTED)
+
+
+@pytest.mark.live
+def test_cached_rejections_of_a_tool_without_an_output_schema_never_claim_one(work: Path) -> None:
+    """The tool dropped its outputSchema; a cached version still has one. The findings say the tool declares
+    none now, never that "its current outputSchema accepts" the result."""
+    tools = [_tool("plain"), _tool("loose"), _tool("wire")]
+    results = {"plain": _result(), "loose": _result({"a": 1}),
+               "wire": {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]}}
+    (work / "dropped.json").write_text(json.dumps({"tools": tools, "results": results}))
+    (work / "dropped-v0.json").write_text(json.dumps({"tools": [_tool(t["name"], OPEN_A) for t in tools]}))
+    (work / "dropped-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in tools]}))
+    r = cli("probe", "--calls", "dropped-calls.json", "--against", "dropped-v0.json", "--", PYTHON,
+            str(SCENARIO_SERVER), "--scenario", "dropped.json", cwd=work)
+    assert r.returncode == 1, r.stderr
+    assert "current outputSchema" not in r.stdout, r.stdout
+    assert ("call plain returned no structuredContent (isError false), which hosts that cached dropped-v0 reject "
+            "(python-sdk, ts-sdk-v1, ts-sdk-v2): their cached outputSchema needs it; the tool declares no "
+            "outputSchema now") in r.stdout
+    assert ("call loose returned a result hosts that cached dropped-v0 reject (python-sdk, ts-sdk-v1, ts-sdk-v2); "
+            "the tool declares no outputSchema now") in r.stdout
+    assert "sent by live (scenario 1.0.0) in call wire, rejected by the SDK clients (" in r.stdout
+    assert "before any outputSchema" in r.stdout

@@ -113,6 +113,8 @@ def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str
     from mcp_schema_audit.schema import HOST_PROFILES
 
     cfg = load_config(config)
+    for warning in cfg.warnings:
+        _err(f"warning: {warning}")
     out = {
         "config": cfg,
         "fail_on": fail_on or cfg.fail_on or "breaking",

@@ -21,6 +21,7 @@ from mcp_schema_audit.cli.options import (
     _write_output,
 )
 from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.words import plural
 
 _CALL_TIMEOUT_S = 30.0
 
@@ -148,10 +149,13 @@ def probe(
         artifact = str(calls) if calls is not None else (str(record) if record is not None else None)
         if record is not None:
             _write_recording(record, listing, records)
-        _err(f"{len(records)} call{'s' if len(records) != 1 else ''} made"
-             + (f"; --auto left out {len(skipped)} tool{'s' if len(skipped) != 1 else ''}" if auto else ""))
     report = run_probe(listing, records, cached, fail_on=opts["fail_on"], hosts=opts["hosts"],
-                       severity=opts["severity"], ignore=opts["config"].ignore, artifact=artifact)
+                       severity=opts["severity"], ignore=opts["config"].ignore, artifact=artifact,
+                       skipped=None if replay is not None else skipped, auto=auto)
+    made = sum(1 for c in report.calls if c.get("outcome") != "not-called")
+    checked = sum(1 for c in report.calls if c.get("checked"))
+    _err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema"
+         + (f"; --auto left out {plural(len(skipped), 'tool')}" if auto and replay is None else ""))
     fmt = opts["format"]
     _write_output(_render(report, fmt, output), output)
     raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
@@ -159,21 +163,30 @@ def probe(
 
 def run_probe(listing: Any, records: list[dict[str, Any]], cached: list[Any], *, fail_on: str = "breaking",
               hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-              ignore: Optional[list[Any]] = None, artifact: Optional[str] = None) -> Any:
+              ignore: Optional[list[Any]] = None, artifact: Optional[str] = None,
+              skipped: Optional[list[dict[str, str]]] = None, auto: bool = False) -> Any:
     """The probe ``Report`` of call ``records`` made on the server whose listing is ``listing``: findings
     (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy (hosts, severity,
-    ignore list), the calls summarized, run-level notes. ``artifact``: the calls file or recording that SARIF
-    and GitHub annotations point at."""
+    ignore list), the calls summarized (each with ``checked``: its result was held against an outputSchema),
+    run-level notes. When no call's result was checked, a ``probe-nothing-checked`` warning says why and what
+    to do (``skipped``/``auto``: the tools ``--auto`` left out). ``artifact``: the calls file or recording that
+    SARIF and GitHub annotations point at."""
     from mcp_schema_audit.policy import apply_policy
     from mcp_schema_audit.probe import call_summary, check_records
+    from mcp_schema_audit.probe.check import checked_calls, nothing_checked
     from mcp_schema_audit.report import Report
     from mcp_schema_audit.schema import HOST_PROFILES
 
-    result = apply_policy(check_records(listing, records, cached), severity=severity, hosts=hosts, ignore=ignore)
+    checked = checked_calls(listing, records, cached)
+    calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
+    findings = check_records(listing, records, cached)
+    if not checked:
+        findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
+    result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
     return Report(old=None, new=listing, findings=result.findings, fail_on=fail_on, notes=_notes(listing, cached),
                   mode="backward", hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
                   expired_ignores=result.expired, kind="probe", cached=list(cached),
-                  calls=[call_summary(r) for r in records], artifact=artifact)
+                  calls=calls, artifact=artifact)
 
 
 def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) -> None:

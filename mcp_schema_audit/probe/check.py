@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.probe.hosts import Verdict, host_verdict, wire_verdict
+from mcp_schema_audit.probe.hosts import Verdict, host_verdict, js_truthy, wire_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -40,6 +40,8 @@ class _Group:
     hosts: dict[str, str] = field(default_factory=dict)  #: profile → its message (first call's)
     calls: list[str] = field(default_factory=list)
     cohorts: list[str] = field(default_factory=list)
+    kind: str = "schema"  #: the verdict's kind: schema, missing, wire, bad-schema
+    own_schema: bool = True  #: the tool declares an outputSchema in the probed listing
 
 
 def call_summary(record: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +106,7 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
             if verdict.rejected:
                 rule = {"missing": "result-missing-structured-content", "wire": "result-malformed"}.get(
                     verdict.kind, "result-violates-own-schema")
-                _add(groups, rule, tool, verdict, profile, call_id, result, None)
+                _add(groups, rule, tool, verdict, profile, call_id, result, None, own_doc is not None)
         for i, snap in enumerate(cached):
             cached_doc = doc_of(i, snap, tool)
             if cached_doc is None:
@@ -115,7 +117,7 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
                 verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error)
                 if verdict.rejected:
                     _add(groups, "result-rejected-by-cached-schema", tool, verdict, profile, call_id, result,
-                         snap.label)
+                         snap.label, own_doc is not None)
         if text_check and "structuredContent" in result and result.get("isError") is not True:
             why = _text_problem(result)
             if why:
@@ -128,14 +130,73 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
     return sorted(out, key=lambda f: (f.tool, _ORDER.get(f.direction, 3), f.pointer, f.rule, f.message))
 
 
+def checked_calls(served: Snapshot, records: list[dict[str, Any]], cached: list[Snapshot]) -> set[str]:
+    """The ids of the call ``records`` whose result was held against an outputSchema: a complete result of a
+    tool that declares one in ``served`` or in some ``cached`` version, not ``isError`` (or ``isError`` with a
+    ``structuredContent``, which ``ts-sdk-v1`` validates). Tool errors, JSON-RPC errors, timeouts, calls not
+    made and results of tools without any outputSchema are not checked."""
+    out: set[str] = set()
+    for record in records:
+        result = record.get("result") if isinstance(record.get("result"), dict) else None
+        if result is None or result.get("resultType") not in (None, "complete"):
+            continue
+        if result.get("isError") is True and not js_truthy(result.get("structuredContent")):
+            continue
+        tool = record.get("tool")
+        if any(isinstance(snap.tool_map().get(tool, {}).get("outputSchema"), (dict, bool))
+               for snap in [served, *cached]):
+            out.add(str(record.get("id")))
+    return out
+
+
+def nothing_checked(summaries: list[dict[str, Any]], *, skipped: list[dict[str, str]] | None = None,
+                    auto: bool = False) -> Finding:
+    """The ``probe-nothing-checked`` warning of a run in which no call's result was checked against an
+    outputSchema (``summaries``: ``call_summary`` lines with ``checked``): how many calls were planned, made
+    and failed, why nothing was checked, and what to do about it. ``skipped``: the tools ``--auto`` left out
+    (``{"tool", "why"}``), named in the message."""
+    planned = len(summaries)
+    made = sum(1 for c in summaries if c.get("outcome") != "not-called")
+    failed = sum(1 for c in summaries if c.get("outcome") != "result")
+    results = planned - failed
+    parts = [f"no call's result was checked against an outputSchema: {planned} call{'s' if planned != 1 else ''} "
+             f"planned, {made} made, {failed} failed"]
+    steps = []
+    if planned == 0:
+        if auto and skipped:
+            shown = "; ".join(f"{s['tool']}: {s['why']}" for s in skipped[:3]) + (
+                f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+            parts.append(f"--auto left out every tool ({shown})")
+        elif auto:
+            parts.append("the server lists no tool --auto may call")
+        steps = ["name the tools to call, with their arguments, in --calls FILE",
+                 "annotate read-only tools readOnlyHint: true so --auto may call them",
+                 "give the required arguments --auto cannot fill a const, single enum value, default or example"]
+    else:
+        if failed:
+            steps.append("fix the failing calls (their call-* findings say why), e.g. give the arguments each tool "
+                         "needs in --calls FILE")
+        if results:
+            parts.append(f"{results} result{'s' if results != 1 else ''} of tools that declare no outputSchema "
+                         "here or in any --against version")
+            steps.append("call tools that declare an outputSchema (or check against a snapshot whose tools declare "
+                         "one with --against)")
+        if auto:
+            steps.append("annotate read-only tools readOnlyHint: true so --auto may call them")
+    detail = "; ".join(parts) + ". Next: " + "; ".join(steps[:-1]) + ("; or " if len(steps) > 1 else "") + steps[-1]
+    finding = make_finding("probe-nothing-checked", "", "", detail, None, None, delta=None)
+    finding.message = finding.subject + finding.message  # "probe run: …": about the run, no tool
+    return finding
+
+
 def _add(groups: dict[tuple[str, ...], _Group], rule: str, tool: str, verdict: Verdict, profile: str, call_id: str,
-         result: dict[str, Any], cohort: str | None) -> None:
+         result: dict[str, Any], cohort: str | None, own_schema: bool = True) -> None:
     key = (rule, tool, verdict.kind, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword)
     group = groups.get(key)
     if group is None:
         instance = result.get("structuredContent") if verdict.kind in ("schema", "bad-schema") else _result_view(result)
         group = groups[key] = _Group(rule, tool, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword,
-                                     instance)
+                                     instance, kind=verdict.kind, own_schema=own_schema)
     group.hosts.setdefault(profile, verdict.message)
     if call_id not in group.calls:
         group.calls.append(call_id)
@@ -151,8 +212,18 @@ def _finding(g: _Group, source: str) -> Finding:
     elif g.rule == "result-malformed":
         detail = f"{calls} returned a result the SDK clients of {', '.join(hosts)} cannot parse, before any schema"
     elif g.rule == "result-rejected-by-cached-schema":
-        detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
-                  f"{', '.join(g.cohorts)} reject ({', '.join(hosts)})")
+        # say what the current listing holds: an outputSchema that accepts the result, or none at all
+        cohorts = ", ".join(g.cohorts)
+        if g.kind == "missing":
+            detail = (f"{calls} returned no structuredContent (isError false), which hosts that cached {cohorts} "
+                      f"reject ({', '.join(hosts)}): their cached outputSchema needs it"
+                      + ("" if g.own_schema else "; the tool declares no outputSchema now"))
+        elif g.own_schema:
+            detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
+                      f"{cohorts} reject ({', '.join(hosts)})")
+        else:
+            detail = (f"{calls} returned a result hosts that cached {cohorts} reject ({', '.join(hosts)}); "
+                      "the tool declares no outputSchema now")
     else:
         detail = f"{calls} returned a result its own outputSchema rejects ({', '.join(hosts)})"
     first = next(iter(g.hosts.values()))

@@ -25,6 +25,7 @@ from mcp_schema_audit.report.escape import instance_json, one_line
 from mcp_schema_audit.report.model import (
     SEVERITY_ORDER,
     Report,
+    call_counts,
     call_line,
     describe_entry,
     detail,
@@ -126,7 +127,7 @@ def _md_change(f: Finding) -> str:
 def md_about(f: Finding) -> str:
     """``**tool** · direction`` for a tool finding, ``prompt **name**`` (surface words, item in bold) otherwise."""
     if f.surface == "tool":
-        return f"**{md_escape(f.tool)}** · {f.direction}"
+        return f"**{md_escape(f.tool)}** · {f.direction}" if f.tool else f"**{md_escape(f.subject)}**"
     words = f.subject[: len(f.subject) - len(f.name)]
     return f"{md_escape(words)}**{md_escape(f.name)}**"
 
@@ -186,7 +187,8 @@ def render_markdown(report: Report) -> str:
     icon = "✅" if report.passed else "❌"
     verdict = "gate passed" if report.passed else "gate failed"
     ignored = f", {len(report.ignored)} ignored" if report.ignored else ""
-    parts = [f"### {icon} schema-audit {report.kind}: {s['breaking']} breaking, {s['warning']} warning, "
+    calls = f"{call_counts(report)} · " if report.kind == "probe" else ""
+    parts = [f"### {icon} schema-audit {report.kind}: {calls}{s['breaking']} breaking, {s['warning']} warning, "
              f"{s['info']} info{ignored} — {verdict} (fail-on: {report.fail_on})"]
     hosts = ", ".join(md_escape(h) for h in report.hosts)
     parts.append(f"{_what(report)} · hosts: {hosts}")

@@ -15,6 +15,7 @@ from mcp_schema_audit.locate import snapshot_of_item
 from mcp_schema_audit.rules import RULES, SEVERITY_RANK
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.words import plural
 
 REPORT_VERSION = 1
 FAIL_ON = ("breaking", "warning", "info", "never")
@@ -168,19 +169,26 @@ def who(s: Snapshot) -> str:
 
 
 def subject(report: Report) -> str:
-    """What was judged, in words (raw text): ``A -> B`` (diff), ``A against baseline B`` (lint), ``A, 3 calls,
-    real results checked against …`` (probe)."""
+    """What was judged, in words (raw text): ``A -> B`` (diff), ``A against baseline B`` (lint), ``A, 3 calls
+    made, 2 checked against …`` (probe)."""
     if report.kind == "lint":
         base = f" against baseline {report.baseline.label}" if report.baseline is not None else ""
         return f"{who(report.new)}{base}"
     if report.kind == "probe":
-        n = len(report.calls)
-        against = (f" and the cached {', '.join(s.label for s in report.cached)} schema"
-                   f"{'s' if len(report.cached) != 1 else ''}") if report.cached else ""
-        return (f"{who(report.new)}, {n} call{'s' if n != 1 else ''}, real results checked against its own "
-                f"outputSchema{against}")
+        against = f" and the cached {', '.join(s.label for s in report.cached)}" if report.cached else ""
+        return f"{who(report.new)}, {call_counts(report)} against the tools' own{against} outputSchemas"
     assert report.old is not None
     return f"{who(report.old)} -> {who(report.new)}"
+
+
+def call_counts(report: Report) -> str:
+    """How many calls a probe made and how many results it checked against an outputSchema (raw text):
+    ``6 calls made, 5 checked`` (``8 calls planned, 6 made, 5 checked`` when the run's budget left some out)."""
+    n = len(report.calls)
+    made = sum(1 for c in report.calls if c.get("outcome") != "not-called")
+    checked = sum(1 for c in report.calls if c.get("checked"))
+    planned = f"{plural(n, 'call')} planned, {made} made" if made != n else f"{plural(n, 'call')} made"
+    return f"{planned}, {checked} checked"
 
 
 def headline(report: Report) -> str:
@@ -258,6 +266,8 @@ def real_result_sides(served: str, f: Finding) -> tuple[str, str]:
     cohorts = w.get("cohorts") or []
     if cohorts:
         return sent, f"hosts that cached {', '.join(str(c) for c in cohorts)}{with_hosts}"
+    if f.rule == "result-malformed":  # the client's own parser refuses it, whatever the tool's schema
+        return sent, f"the SDK clients{with_hosts}, before any outputSchema"
     return sent, f"hosts holding its current outputSchema{with_hosts}"
 
 
@@ -311,6 +321,8 @@ def call_line(call: dict[str, Any]) -> str:
     if call.get("outcome") == "result":
         what = "result" + (" (isError)" if call.get("is_error") else "") + (
             " with structuredContent" if call.get("structured") else " without structuredContent")
+        if call.get("checked") is False and not call.get("is_error"):
+            what += " (not checked: no outputSchema)"
     message = call.get("message")
     name = str(call.get("tool")) if call.get("id") == call.get("tool") else f"{call.get('id')} ({call.get('tool')})"
     return f"{name}: {what}" + (f": {message}" if message else "")

@@ -120,7 +120,8 @@ def location_of(report: Report, f: Finding) -> tuple[Snapshot, str, int]:
 
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap, uri, line = location_of(report, f)
-    text = plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" else f.subject, ". Witness")
+    text = plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" and f.tool else f.subject,
+                         ". Witness")
     fqn = logical_name(f)
     # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
     # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
