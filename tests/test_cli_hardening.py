@@ -105,3 +105,24 @@ def test_exclusive_write_never_replaces_a_file_that_appeared(tmp_path: Path):
     assert target.read_text() == "first\n" and sorted(p.name for p in target.parent.iterdir()) == ["rel.json"]
     atomic_write_text(target, "third\n")  # --force
     assert target.read_text() == "third\n"
+
+
+def test_diff_malformed_required_entries_are_compared_not_crashed(tmp_path: Path):
+    """``required`` holding an object or a list (unhashable) in inputSchema or outputSchema was an internal
+    error (exit 4, ``unhashable type``) in the oracle: it is a schema invalid against its metaschema, reported
+    as such when it appears, and compared like any other malformed keyword, in both directions."""
+    for bad in ([{}], [[1]], ["a", {"x": 1}]):
+        old, new = tmp_path / "old.json", tmp_path / "new.json"
+        old.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"},
+                                               "outputSchema": {"type": "object"}}]}))
+        new.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": bad},
+                                               "outputSchema": {"type": "object", "required": bad}}]}))
+        for a, b in ((old, new), (new, old)):
+            for mode in ("backward", "full"):
+                r = cli("diff", str(a), str(b), "--format", "json", "--mode", mode)
+                assert r.returncode in (0, 1) and "internal error" not in r.stderr and "Traceback" not in r.stderr, \
+                    (bad, a.name, mode, r.stderr)
+                rules = {(f["rule"], f["direction"]) for f in json.loads(r.stdout)["findings"]}
+                if a is old and mode == "backward":
+                    assert ("schema-metaschema-invalid", "input") in rules, rules
+                    assert r.returncode == 1
