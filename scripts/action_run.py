@@ -289,6 +289,22 @@ _CONFIG_KEYS = {"name", "command", "url", "sse", "env", "cwd", "protocol", "time
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: a key given twice in one object is an error (JSON parsers keep the last one)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
 def _split(text: str, what: str) -> list[str]:
     try:
         return shlex.split(text)
@@ -315,7 +331,9 @@ def _configurations() -> list[Configuration]:
     if top:
         raise ActionError(f"input configurations replaces the inputs {', '.join(top)}: give one or the other")
     try:
-        entries = json.loads(text)
+        entries = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise ActionError(f"duplicate key {exc.args[0]!r} in input configurations") from None
     except ValueError as exc:
         raise ActionError(f"input configurations is not valid JSON: {exc}") from None
     if not isinstance(entries, list) or not entries:

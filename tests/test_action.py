@@ -205,6 +205,8 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
      "environment variable SA_TEST_UNSET_VAR is not set"),
     ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "env": ["NOEQUALS"]}]'},
      "input configurations[0] (a) env: expected KEY=VALUE, got 'NOEQUALS'"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "command": "other"}]'},
+     "duplicate key 'command' in input configurations"),
     ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "timeout": "x"}]'},
      "input configurations[0] (a): timeout must be a positive number"),
     ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "protocol": "x"}]'},
