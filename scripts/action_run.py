@@ -528,6 +528,13 @@ def run() -> Result:
     if not _LABEL_RE.match(_input("label", "pr")):
         raise ActionError(f"input label must be letters, digits, . _ + - (got {_input('label')!r})")
     opts = _diff_options()
+    rules = [item.partition("=")[0].strip() for item in _list("severity")]
+    if rules:  # rule ids are the CLI's: ask it once, before anything runs
+        known = {r["id"] for r in json.loads(_run(["rules", "--format", "json"], what="schema-audit rules",
+                                                  capture_stdout=True).stdout)}
+        unknown = [r for r in rules if r not in known]
+        if unknown:
+            raise ActionError(f"input severity: unknown rule {unknown[0]!r} (see schema-audit rules)")
     formats = _list("formats")
     unknown = [f for f in formats if f not in EXTRA_FORMATS]
     if unknown:

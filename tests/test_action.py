@@ -193,6 +193,8 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
     ({"base": "a.json", "snapshot": "b.json", "hosts": "python-sdk, ie6"}, "input hosts: unknown host profile 'ie6'"),
     ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added"}, "input severity: expected RULE=LEVEL"),
     ({"base": "a.json", "snapshot": "b.json", "severity": "x=fatal"}, "input severity: expected RULE=LEVEL"),
+    ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added=info, output-enum-valu-added=info"},
+     "input severity: unknown rule 'output-enum-valu-added'"),
     ({"base": "a.json", "snapshot": "b.json", "label": "a b"}, "input label must be letters"),
     ({"base": "a.json", "command": "srv", "env": "A=1\nNOEQUALS"}, "input env: expected KEY=VALUE, got 'NOEQUALS'"),
     ({"base": "a.json", "command": "srv", "env": "=1"}, "input env: expected KEY=VALUE, got '=1'"),
