@@ -17,6 +17,9 @@ Configuration comes from ``--config FILE``, else ``.schema-audit.toml`` in the c
     reason = "clients pinned to 0.2.6 reconnect on deploy"
     expires = 2027-01-31                # optional; an expired entry no longer applies and is reported
     [[allow]]                       # lint allowlist: rule / tool / pointer patterns with a reason
+
+Every value is checked for its type (``UsageError`` naming the key): a number or an array where a string
+belongs was once turned into its text and matched nothing.
 """
 
 from __future__ import annotations
@@ -227,10 +230,17 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
         cfg.mode = _choice(data["mode"], MODES, f"{source}: mode")
     if "hosts" in data:
         if not isinstance(data["hosts"], list):
-            raise UsageError(f"{source}: hosts must be a list")
+            raise UsageError(f"{source}: hosts must be an array of host profiles, not {_toml_type(data['hosts'])}, "
+                             f"e.g. hosts = [\"python-sdk\"]")
+        if not data["hosts"]:
+            # an empty list selected no host: every breaking finding became info and the gate passed
+            raise UsageError(f"{source}: hosts is empty: name at least one of {', '.join(HOST_PROFILES)} "
+                             "(leave hosts out for all of them)")
         cfg.hosts = [_choice(h, HOST_PROFILES, f"{source}: hosts") for h in data["hosts"]]
     if "store" in data:
-        cfg.store = str(data["store"])
+        cfg.store = _string(data["store"], f"{source}: store", 'store = ".schema-audit"')
+        if not cfg.store.strip():
+            raise UsageError(f"{source}: store must not be empty")
     if "format" in data:
         cfg.fmt = _choice(data["format"], REPORT_FORMATS, f"{source}: format")
     for key in ("tools", "exclude_tools"):
@@ -242,6 +252,8 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
     sev = data.get("severity", {})
     if not isinstance(sev, dict):
         raise UsageError(f"{source}: [severity] must be a table of rule = level")
+    for rule, level in sev.items():
+        _string(level, f"{source}: [severity] {rule}", f'"{rule}" = "info"')
     cfg.severity = parse_severity_overrides([f"{k}={v}" for k, v in sev.items()], source)
     cfg.ignore = [_entry(e, f"{source}: [[ignore]] #{i + 1}", "ignore")
                   for i, e in enumerate(_list(data.get("ignore", []), source, "ignore"))]
@@ -256,10 +268,33 @@ def _list(value: Any, source: str, key: str) -> list[Any]:
     return value
 
 
+_TOML_TYPES = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
+               (dict, "a table"), (_dt.datetime, "a date-time"), (_dt.date, "a date"), (_dt.time, "a time"))
+_FINGERPRINT_RE = re.compile(r"^[0-9a-f]{16}\Z")
+
+
+def _toml_type(value: Any) -> str:
+    """What a TOML value is, in words (``an integer``, ``an array``, …)."""
+    return next((name for t, name in _TOML_TYPES if isinstance(value, t)), type(value).__name__)
+
+
+def _string(value: Any, what: str, example: str) -> str:
+    """``value`` when it is a string; else ``UsageError`` naming the key, the type found and an example."""
+    if not isinstance(value, str):
+        raise UsageError(f"{what} must be a string, not {_toml_type(value)} ({value!r}), e.g. {example}")
+    return value
+
+
 def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    if not isinstance(value, str):
+        raise UsageError(f"{what} must be a string, one of {', '.join(allowed)} (got {_toml_type(value)} {value!r})")
     if value not in allowed:
         raise UsageError(f"{what} must be one of {', '.join(allowed)} (got {value!r})")
     return str(value)
+
+
+_EXAMPLES = {"fingerprint": "3f0c9a1b2c3d4e5f", "rule": "output-enum-value-added", "tool": "get_*",
+             "surface": "prompt", "name": "summarize", "pointer": "/properties/status/enum", "direction": "output"}
 
 
 def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
@@ -268,7 +303,16 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
     extra = set(e) - {"reason", "fingerprint", "rule", "tool", "surface", "name", "pointer", "direction", "expires"}
     if extra:
         raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}")
+    for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction"):
+        if k in e:
+            # a number or an array here was turned into its text and matched nothing: refuse it
+            _string(e[k], f"{source}: {k}", f'{k} = "{_EXAMPLES[k]}"')
+    if "fingerprint" in e and not _FINGERPRINT_RE.match(e["fingerprint"]):
+        raise UsageError(f"{source}: fingerprint must be 16 lowercase hex digits as in a report's \"fingerprint\" "
+                         f"(got {e['fingerprint']!r})")
     reason = e.get("reason")
+    if "reason" in e:
+        _string(reason, f"{source}: reason", 'reason = "why this change is accepted"')
     if not isinstance(reason, str) or not reason.strip():
         which = f" (fingerprint {e['fingerprint']})" if "fingerprint" in e else ""
         raise UsageError(f"{source}{which}: every [[{key}]] entry needs a non-empty reason")

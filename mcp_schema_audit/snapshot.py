@@ -319,11 +319,34 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice (raised from ``_unique_keys``; ``parse_json_text`` words it)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object as a dict, or ``_DuplicateKey`` when a key repeats. JSON parsers keep
+    the last of two equal keys (Python, orjson) or the first (some others): a file whose meaning depends on
+    which is never read (``"format_version": 2, "format_version": 1`` silently dropped prompts and resources).
+    ``dict(pairs)`` runs in C; only an object that lost an entry is searched for the key."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
 def parse_json_text(text: str | bytes, source: str) -> Any:
     """Parse strict JSON (no NaN/Infinity, no numbers beyond the range of a double, valid UTF-8, no
-    ``\\uD800``-style escapes of lone surrogates).
+    ``\\uD800``-style escapes of lone surrogates, no key twice in one object).
 
-    Raises ``InputError`` naming ``source`` and the position of the problem.
+    Raises ``InputError`` naming ``source`` and the position of the problem (``duplicate key 'X' in SOURCE``).
     """
     if isinstance(text, bytes):
         try:
@@ -333,7 +356,10 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
     elif _SURROGATE.search(text):
         raise InputError(f"{source}: text holds a lone UTF-16 surrogate (not valid Unicode)")
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int,
+                           object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(f"duplicate key {_shown_key(exc.key)} in {source}") from exc
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
     except RecursionError as exc:
@@ -345,6 +371,11 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
         if bad is not None:
             raise InputError(f"{source}: a string escapes a lone UTF-16 surrogate (not valid Unicode): {bad[:40]!r}")
     return value
+
+
+def _shown_key(key: str) -> str:
+    """A key for a one-line message: quoted, escaped (no control characters reach a terminal), shortened."""
+    return repr(key if len(key) <= 60 else key[:60] + "…")
 
 
 def read_json_file(path: Path) -> Any:

@@ -39,13 +39,15 @@ Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LA
 carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the
 ``exit-code`` output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
 into ``$RUNNER_TEMP/schema-audit-venv``, that venv's ``bin`` folder is appended to ``$GITHUB_PATH``, so later
-steps of the job can run ``schema-audit`` (e.g. ``schema-audit probe``).
+steps of the job can run ``schema-audit`` (e.g. ``schema-audit probe``). Boolean inputs read
+true/yes/on/1 and false/no/off/0 in any case; every input is parsed before anything runs, and a bad one
+is exit 2 with one ``::error::`` line naming it.
 
 Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breaking``, ``warning``,
 ``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
 ``junit-file``, ``text-file``, ``github-file`` (written with ``INPUT_FORMATS`` naming them),
 ``snapshot`` (NEW as given to ``diff``), ``base-ref`` (the commit captured as OLD, zero-setup only),
-``base-snapshot`` (OLD as given to ``diff``). With configurations, ``json-file``, the other ``*-file``
+``base-snapshot`` (OLD as given to ``diff``), ``upload-sarif`` (``true`` when asked for). With configurations, ``json-file``, the other ``*-file``
 outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and ``base-snapshot`` list one path per
 configuration, one per line.
 
@@ -92,13 +94,59 @@ def _input(name: str, default: str = "") -> str:
     return value.strip() if value.strip() else default
 
 
+TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+PROTOCOLS = ("auto", "legacy", "2026-07-28")
+MODES = ("backward", "forward", "full")
+HOSTS = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+_ENV_KEY_RE = re.compile(r"^[^=\s]+\Z")
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_+][A-Za-z0-9._+-]{0,127}\Z")  # as the CLI's snapshot labels
+
+
 def _flag(name: str, default: bool) -> bool:
-    raw = _input(name, "true" if default else "false").lower()
-    if raw in ("true", "yes", "1", "on"):
+    """A boolean input, the one parser for all of them: true/yes/on/1 or false/no/off/0 (any case); empty =
+    ``default``; anything else is ``ActionError`` (exit 2) naming the input."""
+    raw = _input(name, "true" if default else "false")
+    if raw.lower() in TRUE_WORDS:
         return True
-    if raw in ("false", "no", "0", "off"):
+    if raw.lower() in FALSE_WORDS:
         return False
-    raise ActionError(f"input {name} must be true or false (got {raw!r})")
+    raise ActionError(f"input {name} must be true or false (or yes/no, on/off, 1/0; got {raw!r})")
+
+
+def _lenient_flag(name: str, default: bool) -> bool:
+    """``_flag``, but ``default`` for a value it refuses (``run`` reports that value as an input error)."""
+    try:
+        return _flag(name, default)
+    except ActionError:
+        return default
+
+
+def _pairs(items: list[str], what: str, form: str) -> list[str]:
+    """``items`` when each is ``KEY=VALUE`` with a non-empty KEY (no blanks in it); else ``ActionError``."""
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not _ENV_KEY_RE.match(key) or (form == "Name=ENV_VAR" and not value.strip()):
+            raise ActionError(f"{what}: expected {form}, got {item!r}")
+        if form == "Name=ENV_VAR" and value.strip() not in os.environ:
+            raise ActionError(f"{what} {key}: environment variable {value.strip()} is not set")
+    return items
+
+
+def _protocol(value: str, what: str) -> str:
+    if value and value not in PROTOCOLS:
+        raise ActionError(f"{what} must be one of {', '.join(PROTOCOLS)} (got {value!r})")
+    return value
+
+
+def _timeout(value: str, what: str) -> str:
+    if value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = float("nan")
+        if not (0 < seconds < float("inf")):
+            raise ActionError(f"{what} must be a positive number of seconds (got {value!r})")
+    return value
 
 
 def _list(name: str) -> list[str]:
@@ -189,10 +237,17 @@ def _diff_options() -> list[str]:
         raise ActionError(f"input fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
     opts += ["--fail-on", fail_on]
     if _input("mode"):
+        if _input("mode") not in MODES:
+            raise ActionError(f"input mode must be one of {', '.join(MODES)} (got {_input('mode')!r})")
         opts += ["--mode", _input("mode")]
     for host in _list("hosts"):
+        if host not in HOSTS:
+            raise ActionError(f"input hosts: unknown host profile {host!r} (use {', '.join(HOSTS)})")
         opts += ["--host", host]
     for sev in _list("severity"):
+        rule, eq, level = sev.partition("=")
+        if not eq or not rule.strip() or level.strip() not in ("breaking", "warning", "info"):
+            raise ActionError(f"input severity: expected RULE=LEVEL (LEVEL breaking, warning or info), got {sev!r}")
         opts += ["--severity", sev]
     if _input("config"):
         opts += ["--config", _input("config")]
@@ -236,6 +291,22 @@ _CONFIG_KEYS = {"name", "command", "url", "sse", "env", "cwd", "protocol", "time
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: a key given twice in one object is an error (JSON parsers keep the last one)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
 def _split(text: str, what: str) -> list[str]:
     try:
         return shlex.split(text)
@@ -254,13 +325,17 @@ def _configurations() -> list[Configuration]:
         return [Configuration(
             name="", snapshot=top.get("snapshot", ""),
             command=_split(top["command"], "input command") if "command" in top else [],
-            url=top.get("url", ""), sse=top.get("sse", ""), env=_lines("env"), cwd=_input("cwd"),
-            protocol=_input("protocol"), timeout=_input("timeout"), header_env=_list("header-env"),
+            url=top.get("url", ""), sse=top.get("sse", ""), env=_pairs(_lines("env"), "input env", "KEY=VALUE"),
+            cwd=_input("cwd"), protocol=_protocol(_input("protocol"), "input protocol"),
+            timeout=_timeout(_input("timeout"), "input timeout"),
+            header_env=_pairs(_list("header-env"), "input header-env", "Name=ENV_VAR"),
             base_command=_split(_input("base-command"), "input base-command"), start_command=_input("start-command"))]
     if top:
         raise ActionError(f"input configurations replaces the inputs {', '.join(top)}: give one or the other")
     try:
-        entries = json.loads(text)
+        entries = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise ActionError(f"duplicate key {exc.args[0]!r} in input configurations") from None
     except ValueError as exc:
         raise ActionError(f"input configurations is not valid JSON: {exc}") from None
     if not isinstance(entries, list) or not entries:
@@ -286,14 +361,18 @@ def _configurations() -> list[Configuration]:
         env = entry.get("env", {})
         if isinstance(env, dict) and all(isinstance(v, str) for v in env.values()):
             env_items = [f"{k}={v}" for k, v in env.items()]
-        elif isinstance(env, list) and all(isinstance(v, str) and "=" in v for v in env):
-            env_items = list(env)
+        elif isinstance(env, list) and all(isinstance(v, str) for v in env):
+            env_items = _pairs(list(env), f"{where} ({name}) env", "KEY=VALUE")
         else:
             raise ActionError(f"{where} ({name}): env must be an object of strings or a list of KEY=VALUE strings")
+        _pairs(env_items, f"{where} ({name}) env", "KEY=VALUE")
         headers = entry.get("header-env", [])
         headers = [h.strip() for h in headers.splitlines() if h.strip()] if isinstance(headers, str) else headers
         if not isinstance(headers, list) or not all(isinstance(h, str) for h in headers):
             raise ActionError(f"{where} ({name}): header-env must be a list of Name=ENV_VAR strings")
+        _pairs(headers, f"{where} ({name}) header-env", "Name=ENV_VAR")
+        _protocol(entry.get("protocol", ""), f"{where} ({name}): protocol")
+        _timeout(entry.get("timeout", ""), f"{where} ({name}): timeout")
         out.append(Configuration(
             name=name, command=_split(entry["command"], f"{where}.command") if entry.get("command") else [],
             url=entry.get("url", ""), sse=entry.get("sse", ""), env=env_items, cwd=entry.get("cwd", ""),
@@ -445,12 +524,19 @@ def run() -> Result:
     if base and base_ref:
         raise ActionError("give input base (a snapshot hosts cached) or base-ref (a revision to build and "
                           "capture), not both")
-    out_dir = Path(_input("output-dir", "schema-audit-report"))
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ActionError(f"cannot create output-dir {out_dir}: {exc.strerror}") from None
+    # every input is parsed here, before anything is created, set up or started: one error line each
+    _flag("summary", True)
+    _flag("defer-exit", False)
+    if not _LABEL_RE.match(_input("label", "pr")):
+        raise ActionError(f"input label must be letters, digits, . _ + - (got {_input('label')!r})")
     opts = _diff_options()
+    rules = [item.partition("=")[0].strip() for item in _list("severity")]
+    if rules:  # rule ids are the CLI's: ask it once, before anything runs
+        known = {r["id"] for r in json.loads(_run(["rules", "--format", "json"], what="schema-audit rules",
+                                                  capture_stdout=True).stdout)}
+        unknown = [r for r in rules if r not in known]
+        if unknown:
+            raise ActionError(f"input severity: unknown rule {unknown[0]!r} (see schema-audit rules)")
     formats = _list("formats")
     unknown = [f for f in formats if f not in EXTRA_FORMATS]
     if unknown:
@@ -459,6 +545,11 @@ def run() -> Result:
         formats.append("sarif")
     annotations = _flag("annotations", True)
     configs = _configurations()
+    out_dir = Path(_input("output-dir", "schema-audit-report"))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ActionError(f"cannot create output-dir {out_dir}: {exc.strerror}") from None
     revision = None
     if not base:
         try:
@@ -620,7 +711,8 @@ def _write_outputs(result: Result) -> None:
               "approved": str(result.approved).lower(), **{k: str(v) for k, v in result.counts.items()},
               "report-dir": _input("output-dir", "schema-audit-report"), "json-file": "", "markdown-file": "",
               "sarif-file": "", "snapshot": result.new_ref, "base-ref": result.base_revision,
-              "base-snapshot": result.base_snapshot, **result.files}
+              "base-snapshot": result.base_snapshot, "upload-sarif": str(_lenient_flag("sarif", False)).lower(),
+              **result.files}
     lines = []
     for key, value in values.items():
         if "\n" in value or "\r" in value:
@@ -652,7 +744,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="action_run.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args(sys.argv[1:] if argv is None else argv)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY") if _input("summary", "true").lower() != "false" else None
+    # a summary or defer-exit value _flag refuses is reported by run() (exit 2); until then, the default
+    summary = os.environ.get("GITHUB_STEP_SUMMARY") if _lenient_flag("summary", True) else None
     label = approval_label()
     _publish_cli()
     try:
@@ -678,7 +771,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         sys.stderr.write(f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; "
                          f"gate {verdict}\n")
     _write_outputs(result)
-    deferred = _input("defer-exit", "false").lower() == "true"
+    deferred = _lenient_flag("defer-exit", False)
     return 0 if deferred else result.exit_code
 
 

@@ -207,6 +207,32 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
     ({"base": "a.json", "snapshot": "b.json", "fail_on": "sometimes"}, "input fail-on must be one of"),
     ({"base": "a.json", "snapshot": "b.json", "formats": "pdf"}, "input formats: unknown pdf"),
     ({"base": "a.json", "snapshot": "b.json", "annotations": "maybe"}, "input annotations must be true or false"),
+    ({"base": "a.json", "snapshot": "b.json", "summary": "bogus"}, "input summary must be true or false"),
+    ({"base": "a.json", "snapshot": "b.json", "sarif": "2"}, "input sarif must be true or false"),
+    ({"base": "a.json", "snapshot": "b.json", "mode": "sideways"}, "input mode must be one of backward, forward, full"),
+    ({"base": "a.json", "snapshot": "b.json", "hosts": "python-sdk, ie6"}, "input hosts: unknown host profile 'ie6'"),
+    ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added"}, "input severity: expected RULE=LEVEL"),
+    ({"base": "a.json", "snapshot": "b.json", "severity": "x=fatal"}, "input severity: expected RULE=LEVEL"),
+    ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added=info, output-enum-valu-added=info"},
+     "input severity: unknown rule 'output-enum-valu-added'"),
+    ({"base": "a.json", "snapshot": "b.json", "label": "a b"}, "input label must be letters"),
+    ({"base": "a.json", "command": "srv", "env": "A=1\nNOEQUALS"}, "input env: expected KEY=VALUE, got 'NOEQUALS'"),
+    ({"base": "a.json", "command": "srv", "env": "=1"}, "input env: expected KEY=VALUE, got '=1'"),
+    ({"base": "a.json", "command": "srv", "protocol": "2099"}, "input protocol must be one of auto, legacy"),
+    ({"base": "a.json", "command": "srv", "timeout": "soon"}, "input timeout must be a positive number"),
+    ({"base": "a.json", "command": "srv", "timeout": "-1"}, "input timeout must be a positive number"),
+    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization"},
+     "input header-env: expected Name=ENV_VAR, got 'Authorization'"),
+    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization=SA_TEST_UNSET_VAR"},
+     "environment variable SA_TEST_UNSET_VAR is not set"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "env": ["NOEQUALS"]}]'},
+     "input configurations[0] (a) env: expected KEY=VALUE, got 'NOEQUALS'"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "command": "other"}]'},
+     "duplicate key 'command' in input configurations"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "timeout": "x"}]'},
+     "input configurations[0] (a): timeout must be a positive number"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "protocol": "x"}]'},
+     "input configurations[0] (a): protocol must be one of"),
 ])
 def test_bad_inputs_exit_2(tmp_path: Path, inputs: dict[str, str], message: str):
     r = run_action(tmp_path, **inputs)
@@ -372,3 +398,33 @@ def test_action_script_help_prints_help_and_leaves_nothing_behind(tmp_path: Path
         assert list(tmp_path.iterdir()) == []
     assert "INPUT_SNAPSHOT" in subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True,
                                               text=True, timeout=60).stdout
+
+
+def test_a_bad_input_stops_the_run_before_anything_starts(tmp_path: Path):
+    """An env line without ``=`` beside a start-command was a traceback (ValueError in ``_capture``) after the
+    server had been started, with nothing in GITHUB_OUTPUT: every input is parsed first, so it is one
+    ``::error::`` line, exit 2 (in the outputs too, with defer-exit), and no command ran, no folder was made."""
+    r = run_action(tmp_path, base=str(SEED / "0.2.5.json"), url="http://127.0.0.1:9/mcp",
+                   start_command=f"touch {tmp_path / 'started'}", install_command=f"touch {tmp_path / 'installed'}",
+                   env="NOEQUALS", defer_exit="true", output_dir=str(tmp_path / "out"))
+    assert r.code == 0 and r.outputs["exit-code"] == "2", r.stderr
+    assert r.stdout == "::error title=schema-audit::input env: expected KEY=VALUE, got 'NOEQUALS'\n"
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "started").exists() and not (tmp_path / "installed").exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("word", ["false", "FALSE", "no", "Off", "0"])
+def test_every_boolean_input_reads_false_words(tmp_path: Path, word: str):
+    """summary, annotations and upload-sarif share one parser: each false word turns them off."""
+    r = run_action(tmp_path, summary=word, annotations=word, sarif=word, **seed_inputs())
+    assert r.code == 1, r.stderr
+    assert r.summary == "" and "::error" not in r.stdout and "::notice" not in r.stdout, r.stdout
+    assert r.outputs["sarif-file"] == "" and r.outputs["upload-sarif"] == "false"
+
+
+@pytest.mark.parametrize("word", ["true", "Yes", "ON", "1"])
+def test_every_boolean_input_reads_true_words(tmp_path: Path, word: str):
+    r = run_action(tmp_path, summary=word, sarif=word, **seed_inputs())
+    assert r.code == 1, r.stderr
+    assert r.summary and r.outputs["sarif-file"] and r.outputs["upload-sarif"] == "true"

@@ -105,3 +105,65 @@ def test_exclusive_write_never_replaces_a_file_that_appeared(tmp_path: Path):
     assert target.read_text() == "first\n" and sorted(p.name for p in target.parent.iterdir()) == ["rel.json"]
     atomic_write_text(target, "third\n")  # --force
     assert target.read_text() == "third\n"
+
+
+def test_diff_malformed_required_entries_are_compared_not_crashed(tmp_path: Path):
+    """``required`` holding an object or a list (unhashable) in inputSchema or outputSchema was an internal
+    error (exit 4, ``unhashable type``) in the oracle: it is a schema invalid against its metaschema, reported
+    as such when it appears, and compared like any other malformed keyword, in both directions."""
+    for bad in ([{}], [[1]], ["a", {"x": 1}]):
+        old, new = tmp_path / "old.json", tmp_path / "new.json"
+        old.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"},
+                                               "outputSchema": {"type": "object"}}]}))
+        new.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": bad},
+                                               "outputSchema": {"type": "object", "required": bad}}]}))
+        for a, b in ((old, new), (new, old)):
+            for mode in ("backward", "full"):
+                r = cli("diff", str(a), str(b), "--format", "json", "--mode", mode)
+                assert r.returncode in (0, 1) and "internal error" not in r.stderr and "Traceback" not in r.stderr, \
+                    (bad, a.name, mode, r.stderr)
+                rules = {(f["rule"], f["direction"]) for f in json.loads(r.stdout)["findings"]}
+                if a is old and mode == "backward":
+                    assert ("schema-metaschema-invalid", "input") in rules, rules
+                    assert r.returncode == 1
+
+
+def test_duplicate_json_keys_are_refused_in_every_json_input(tmp_path: Path):
+    """A key twice in one object was read silently, the last one winning: ``"format_version": 2,
+    "format_version": 1`` dropped prompts and resources from the comparison, ``{"name": "a", "name": "b"}``
+    renamed a tool. Every JSON file read (snapshot, tools/list file, --from-file, --samples, --replay, a
+    schema deep inside) is exit 2, ``duplicate key 'X' in FILE``, and nothing is written."""
+    seed = (ROOT / "tests" / "data" / "surfaces" / "v1.json").read_text(encoding="utf-8")
+    assert '"format_version": 2,' in seed
+    snap = tmp_path / "snap.json"
+    snap.write_text(seed.replace('"format_version": 2,', '"format_version": 2, "format_version": 1,', 1))
+    raw = tmp_path / "raw.json"
+    raw.write_text('{"tools": [{"name": "a", "name": "b", "inputSchema": {"type": "object"}}]}')
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": '
+                    '{"x": {"type": "string"}, "x": {"type": "integer"}}}}]}')
+    recording = tmp_path / "rec.json"
+    rec = (ROOT / "fixtures" / "probe" / "demo-v2.recording.json").read_text(encoding="utf-8")
+    assert '"format_version": 1,' in rec
+    recording.write_text(rec.replace('"format_version": 1,', '"format_version": 1, "format_version": 2,', 1))
+    calls = tmp_path / "calls.json"
+    calls.write_text('{"calls": [{"tool": "a", "tool": "b"}]}')
+    cases = [
+        (("diff", str(snap), str(SEED / "0.2.5.json")), snap, "format_version"),
+        (("diff", str(SEED / "0.2.5.json"), str(raw)), raw, "name"),
+        (("diff", str(deep), str(deep)), deep, "x"),
+        (("lint", str(raw)), raw, "name"),
+        (("history", str(raw), "--against", str(deep)), raw, "name"),
+        (("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--samples", str(recording)), recording,
+         "format_version"),
+        (("probe", "--replay", str(recording)), recording, "format_version"),
+        (("probe", "--calls", str(calls), "--url", "http://127.0.0.1:9/mcp", "--timeout", "5"), calls, "tool"),
+        (("snapshot", "--label", "x", "--store", str(tmp_path / "store"), "--from-file", str(raw)), raw, "name"),
+    ]
+    for args, path, key in cases:
+        r = cli(*args)
+        line = one_error_line(r)
+        assert "duplicate key '" in line and line.endswith(f" in {path}"), (args, line)
+        if key:
+            assert f"duplicate key '{key}' in" in line, line
+    assert not (tmp_path / "store").exists()

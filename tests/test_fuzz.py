@@ -171,7 +171,9 @@ def _keyword_strategies(children: st.SearchStrategy[Any]) -> dict[str, st.Search
         "format": _mostly(st.sampled_from(["email", "uuid", "date-time", "uri", "int32", "int64", "regex", "ipv4", "bogus"])),
         "properties": _mostly(st.dictionaries(KEYS, children, max_size=3)),
         "patternProperties": _mostly(st.dictionaries(PATTERNS, children, max_size=2)),
-        "required": _mostly(st.lists(KEYS, max_size=3)),
+        # a malformed required (or dependentRequired entry) may hold any JSON value, hashable or not
+        "required": st.one_of(_mostly(st.lists(KEYS, max_size=3)), st.lists(KEYS | JSON_VALUES, max_size=3)),
+        "dependentRequired": _mostly(st.dictionaries(KEYS, st.lists(KEYS | JSON_VALUES, max_size=2), max_size=2)),
         "additionalProperties": _mostly(children),
         "unevaluatedProperties": _mostly(children),
         "items": _mostly(children | st.lists(children, max_size=2)),

@@ -566,3 +566,41 @@ def test_forward_wording_leaves_quoted_server_values_alone():
     forward = diff_with_mode(snap(["ok", "the new server"], "v1.json"), snap(["ok"], "v2.json"), "forward")
     msgs = [f.message for f in forward if f.severity == "breaking"]
     assert msgs and all("'the new server'" in m and "the served v1 schema" in m for m in msgs), msgs
+
+
+@pytest.mark.parametrize(("toml", "needle"), [
+    ("store = 5\n", "store must be a string, not an integer (5)"),
+    ("store = \"\"\n", "store must not be empty"),
+    ("fail_on = 1\n", "fail_on must be a string, one of breaking"),
+    ("mode = []\n", "mode must be a string, one of backward"),
+    ("format = true\n", "format must be a string, one of text"),
+    ("hosts = \"python-sdk\"\n", "hosts must be an array of host profiles, not a string"),
+    ("hosts = [1]\n", "hosts must be a string, one of python-sdk"),
+    ("hosts = []\n", "hosts is empty: name at least one of python-sdk"),
+    ("[severity]\n\"output-object-closed\" = 3\n", "[severity] output-object-closed must be a string, not an integer"),
+    ("[[ignore]]\nfingerprint = 5\nreason = \"r\"\n", "[[ignore]] #1: fingerprint must be a string, not an integer"),
+    ("[[ignore]]\nfingerprint = \"ABC\"\nreason = \"r\"\n", "fingerprint must be 16 lowercase hex digits"),
+    ("[[ignore]]\nrule = [\"*\"]\nreason = \"r\"\n", "[[ignore]] #1: rule must be a string, not an array (['*'])"),
+    ("[[ignore]]\ntool = 1.5\nreason = \"r\"\n", "tool must be a string, not a float"),
+    ("[[ignore]]\npointer = {a = 1}\nreason = \"r\"\n", "pointer must be a string, not a table"),
+    ("[[ignore]]\nname = 2020-01-01\nreason = \"r\"\n", "name must be a string, not a date"),
+    ("[[ignore]]\ndirection = false\nrule = \"*\"\nreason = \"r\"\n", "direction must be a string, not a boolean"),
+    ("[[ignore]]\nrule = \"*\"\nreason = 5\n", "reason must be a string, not an integer"),
+    ("[[allow]]\nsurface = 1\nreason = \"r\"\n", "[[allow]] #1: surface must be a string, not an integer"),
+])
+def test_config_values_of_the_wrong_type_are_exit_2(tmp_path: Path, toml: str, needle: str):
+    """A config value of the wrong type was accepted and turned into text (``store = 5`` a folder named 5,
+    ``[[ignore]] rule = ["*"]`` or ``fingerprint = 5`` entries that never matched, ``hosts = []`` no host
+    selected, so every breaking finding became info and the gate passed): each is exit 2, one line naming the
+    key, from .schema-audit.toml and from [tool.schema-audit] in pyproject.toml alike."""
+    for name, text in ((".schema-audit.toml", toml), ("pyproject.toml", "[tool.schema-audit]\n" + toml.replace(
+            "[severity]", "[tool.schema-audit.severity]").replace("[[ignore]]", "[[tool.schema-audit.ignore]]")
+            .replace("[[allow]]", "[[tool.schema-audit.allow]]"))):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / name).write_text(text, encoding="utf-8")
+        r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), cwd=folder)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("schema-audit: error: "), (name, r.stderr)
+        assert needle in lines[0], (name, lines[0])
+        assert r.stdout == ""

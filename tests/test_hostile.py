@@ -397,6 +397,13 @@ HOSTILE_SCHEMAS: dict[str, tuple[Any, Any, set[str] | None]] = {
                            None),
     "multipleOf-zero": (({"type": "object"}, obj(n={"type": "integer", "multipleOf": 0})),
                         ({"type": "object"}, obj(n={"type": "integer", "multipleOf": 0}, m={"enum": [1]})), None),
+    # non-string entries of required (or a dependentRequired entry) that cannot be hashed (was exit 4)
+    "required-unhashable-added": (({"type": "object"}, obj(a={"type": "string"})),
+                                  ({"type": "object", "required": [{}], "dependentRequired": {"a": [[1]]}},
+                                   obj(a={"type": "string"}) | {"required": [[1], "a", {"x": 1}]}), None),
+    "required-unhashable-removed": (({"type": "object", "required": [{}], "allOf": [{"required": ["a", []]}]},
+                                     obj(a={"type": "string"}) | {"required": [[1]]}),
+                                    ({"type": "object"}, obj(a={"type": "string"})), None),
     "schema-keyword-junk": (({"$schema": ["x"], "type": "object"}, {"$schema": {"a": 1}}),
                             ({"$schema": ["y"], "type": "object"}, {"$schema": {"b": 1}}), None),
     "not-schemas-everywhere": (

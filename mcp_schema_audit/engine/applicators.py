@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import Cond, conditionals
+from mcp_schema_audit.engine.nodes import names
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
 from mcp_schema_audit.schema import RefError
 from mcp_schema_audit.engine.sampler import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample, string_candidates
@@ -255,8 +256,7 @@ class ApplicatorMixin:
         # P's values are objects: a key n requires that P never has, or a shared key whose values are disjoint
         pprops = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         nprops = n.get("properties") if isinstance(n.get("properties"), dict) else {}
-        preq = set(p.get("required", [])) if isinstance(p.get("required"), list) else set()
-        nreq = set(n.get("required", [])) if isinstance(n.get("required"), list) else set()
+        preq, nreq = set(names(p.get("required"))), set(names(n.get("required")))
         closed = p.get("additionalProperties") is False and not p.get("patternProperties")
         if closed and any(isinstance(k, str) and k not in pprops for k in nreq):
             return True

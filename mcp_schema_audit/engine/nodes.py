@@ -84,3 +84,27 @@ def union_branches(node: Any) -> tuple[str, list[Any]] | None:
             if isinstance(subs, list):
                 return kw, subs
     return None
+
+
+def names(value: Any) -> list[str]:
+    """The property names a ``required`` (or ``dependentRequired`` entry) lists: its strings. Anything else
+    in it (a number, an object, a list) makes the schema invalid against its metaschema, which is reported
+    on its own (``schema-metaschema-invalid``); the engine never assumes the entries are strings."""
+    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
+
+
+def well_formed_names(value: Any) -> bool:
+    """Is ``value`` a list of strings only (a well-formed ``required``)?"""
+    return isinstance(value, list) and all(isinstance(k, str) for k in value)
+
+
+def union_list(a: list[Any], b: list[Any]) -> list[Any]:
+    """``a`` then the entries of ``b`` not in it, for lists of JSON values (hashable or not: a malformed
+    ``required`` may hold objects or lists)."""
+    if well_formed_names(a) and well_formed_names(b):
+        return list(dict.fromkeys([*a, *b]))
+    out: list[Any] = []
+    for x in (*a, *b):
+        if not any(type(x) is type(y) and x == y for y in out):
+            out.append(x)
+    return out

@@ -36,7 +36,7 @@ from typing import Any
 
 from mcp_schema_audit.engine.issue import Budget, canon, value_key
 from mcp_schema_audit.engine.nodes import (ASSERTIONS, KEYWORDS_OF_TYPE, TYPED_KEYWORDS, Node, Tokens,
-                                           union_branches)
+                                           union_branches, union_list)
 from mcp_schema_audit.schema import RefError, SchemaDoc, json_type
 
 #: Union branches one node may expand into; more → the comparison of that tool stops with a warning.
@@ -317,7 +317,7 @@ class Normalizer:
                     r[k] = bv
                     r.origin[k] = b.where([k])
             elif k == "required" and isinstance(av, list) and isinstance(bv, list):
-                r[k] = list(dict.fromkeys([*av, *bv]))
+                r[k] = union_list(av, bv)
             elif k == "uniqueItems" and isinstance(av, bool) and isinstance(bv, bool):
                 r[k] = av or bv
                 if bv and not av:
@@ -325,7 +325,7 @@ class Normalizer:
             elif k == "nullable":
                 r[k] = av is True and bv is True
             elif k == "dependentRequired" and isinstance(av, dict) and isinstance(bv, dict):
-                r[k] = {**av, **{key: list(dict.fromkeys([*av.get(key, []), *val])) if isinstance(val, list)
+                r[k] = {**av, **{key: union_list(av.get(key, []), val) if isinstance(val, list)
                                  and isinstance(av.get(key, []), list) else val for key, val in bv.items()}}
             elif k == "allOf" and isinstance(av, list) and isinstance(bv, list):
                 r[k] = [*av, *bv]

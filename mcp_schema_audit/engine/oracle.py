@@ -25,7 +25,8 @@ from typing import Any
 
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import pointer
-from mcp_schema_audit.engine.nodes import ASSERTIONS
+from mcp_schema_audit.engine.nodes import ASSERTIONS, union_list, well_formed_names
+from mcp_schema_audit.engine.nodes import names as required_names
 from mcp_schema_audit.engine.sampler import FORMAT_SAMPLES, NoSample, regex_examples, sample
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
@@ -76,10 +77,12 @@ def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, dept
         pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
         # what else the node asserts (its $defs and annotations assert nothing about its values)
-        rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k not in ("properties", "required")}
-        rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k not in ("properties", "required")}
-        req_p = set(p.get("required") or []) if isinstance(p.get("required"), list) else set()
-        req_v = set(v.get("required") or []) if isinstance(v.get("required"), list) else set()
+        # (a malformed ``required``, e.g. holding an object, stays with the rest: compared whole, never split)
+        rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k != "properties"
+                  and not (k == "required" and well_formed_names(x))}
+        rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k != "properties"
+                  and not (k == "required" and well_formed_names(x))}
+        req_p, req_v = set(required_names(p.get("required"))), set(required_names(v.get("required")))
         if ident.identical(rest_p, rest_v):
             changed = [k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)]
             if changed:
@@ -173,7 +176,7 @@ class _Draw:
                 if k == "properties" and isinstance(out.get(k), dict) and isinstance(x, dict):
                     out[k] = {**out[k], **x}
                 elif k == "required" and isinstance(out.get(k), list) and isinstance(x, list):
-                    out[k] = list(dict.fromkeys([*out[k], *x]))
+                    out[k] = union_list(out[k], x)
                 else:
                     out.setdefault(k, x)
         return out
@@ -243,8 +246,7 @@ class _Draw:
 
     def _object(self, node: dict[str, Any], depth: int, keys: list[str] | None = None) -> Any:
         props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-        required = [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(
-            node.get("required"), list) else []
+        required = required_names(node.get("required"))
         names = list(props) if keys is None else [k for k in keys if k in props or k in required]
         obj: dict[str, Any] = {}
         for key in names:
@@ -290,7 +292,7 @@ def _pruned(node: Any, keys: list[str] | None) -> Any:
     out = dict(node)
     out["properties"] = {k: s for k, s in props.items() if k in keys}
     if isinstance(node.get("required"), list):
-        out["required"] = [k for k in node["required"] if k in keys]
+        out["required"] = [k for k in node["required"] if isinstance(k, str) and k in keys]
     return out
 
 

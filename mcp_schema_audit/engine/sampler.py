@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mcp_schema_audit.engine.nodes import union_list
 from mcp_schema_audit.engine.conditions import conditionals
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
 
@@ -121,7 +122,7 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
                     if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
                         merged[k] = {**merged[k], **v}
                     elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
-                        merged[k] = list(dict.fromkeys(merged[k] + v))
+                        merged[k] = union_list(merged[k], v)
                     else:
                         merged.setdefault(k, v)
         return sample(merged, doc, depth + 1)
