@@ -164,20 +164,22 @@ class Snapshot:
         return out
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: Any, dest: str | None = None) -> str:
     """Serialize as canonical JSON: sorted keys, 2-space indent, UTF-8 text, final newline.
 
     Raises ``InputError`` for values JSON cannot represent (NaN, Infinity), strings UTF-8 cannot hold
-    (lone surrogates) and values nested too deeply to serialize.
+    (lone surrogates) and values nested too deeply to serialize; its message names ``dest`` (the file the
+    text is for) when given.
     """
+    what = f"cannot write {dest}" if dest else "cannot write canonical JSON"
     try:
         text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except ValueError as exc:
-        raise InputError(f"cannot write canonical JSON: {exc}") from exc
+        raise InputError(f"{what}: {exc}") from exc
     except RecursionError as exc:
-        raise InputError("cannot write canonical JSON: value nested too deeply") from exc
+        raise InputError(f"{what}: a value is nested too deeply") from exc
     if _SURROGATE.search(text):
-        raise InputError("cannot write canonical JSON: a string holds a lone UTF-16 surrogate, which UTF-8 cannot encode")
+        raise InputError(f"{what}: a string holds a lone UTF-16 surrogate, which UTF-8 cannot encode")
     return text
 
 

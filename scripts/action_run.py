@@ -230,6 +230,16 @@ def _run(args: list[str], *, what: str, ok: tuple[int, ...] = (0,), capture_stdo
     return proc
 
 
+def _check_snapshot_ref(ref: str, what: str) -> None:
+    """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)."""
+    located = [opt for key in ("config", "store") if _input(key) for opt in (f"--{key}", _input(key))]
+    try:
+        _run(["diff", ref, ref, "--format", "json", "--fail-on", "never", *located], what=f"reading {what}",
+             capture_stdout=True)
+    except ActionError as exc:
+        raise ActionError(str(exc), 2 if exc.code == 4 else exc.code) from None
+
+
 def _diff_options() -> list[str]:
     opts: list[str] = []
     fail_on = _input("fail-on", "breaking")
@@ -314,6 +324,29 @@ def _split(text: str, what: str) -> list[str]:
         raise ActionError(f"{what}: {exc}") from None
 
 
+def _applicable(cfg: Configuration, where: str) -> Configuration:
+    """``cfg`` when each of its settings applies to its source, else ``ActionError`` (exit 2): an input that
+    would be ignored (``header-env`` for a stdio command, ``start-command`` without a URL, anything but the
+    file for a snapshot) is a mistake to point out, not to skip in silence."""
+    kinds = {"snapshot": cfg.snapshot, "command": cfg.command, "url": cfg.url, "sse": cfg.sse}
+    source = next(k for k, v in kinds.items() if v)
+    given = {"env": cfg.env, "cwd": cfg.cwd, "protocol": cfg.protocol, "timeout": cfg.timeout,
+             "header-env": cfg.header_env, "base-command": cfg.base_command, "start-command": cfg.start_command}
+    allowed = {"snapshot": set(),
+               "command": {"env", "cwd", "protocol", "timeout", "base-command"},
+               "url": {"protocol", "timeout", "header-env", "base-command", "start-command"}}
+    allowed["sse"] = allowed["url"]
+    if cfg.start_command:  # the started server gets env and runs in cwd
+        allowed[source] = allowed[source] | {"env", "cwd"}
+    ignored = [k for k, v in given.items() if v and k not in allowed[source]]
+    if ignored:
+        why = {"snapshot": "nothing is captured when NEW is a snapshot file",
+               "command": "a stdio command has no HTTP headers and starts itself",
+               }.get(source, "env and cwd reach only a stdio command or a start-command")
+        raise ActionError(f"{where}: {', '.join(ignored)} does not apply to {source} ({why})")
+    return cfg
+
+
 def _configurations() -> list[Configuration]:
     """The configurations to check: ``INPUT_CONFIGURATIONS`` (a JSON list) or the top-level inputs as one."""
     text = _input("configurations")
@@ -322,14 +355,15 @@ def _configurations() -> list[Configuration]:
         if len(top) != 1:
             raise ActionError("give exactly one of the inputs snapshot, command, url, sse"
                               + (f" (got {', '.join(top)})" if top else "") + ", or configurations")
-        return [Configuration(
+        return [_applicable(Configuration(
             name="", snapshot=top.get("snapshot", ""),
             command=_split(top["command"], "input command") if "command" in top else [],
             url=top.get("url", ""), sse=top.get("sse", ""), env=_pairs(_lines("env"), "input env", "KEY=VALUE"),
             cwd=_input("cwd"), protocol=_protocol(_input("protocol"), "input protocol"),
             timeout=_timeout(_input("timeout"), "input timeout"),
             header_env=_pairs(_list("header-env"), "input header-env", "Name=ENV_VAR"),
-            base_command=_split(_input("base-command"), "input base-command"), start_command=_input("start-command"))]
+            base_command=_split(_input("base-command"), "input base-command"), start_command=_input("start-command")),
+            "inputs")]
     if top:
         raise ActionError(f"input configurations replaces the inputs {', '.join(top)}: give one or the other")
     try:
@@ -373,12 +407,12 @@ def _configurations() -> list[Configuration]:
         _pairs(headers, f"{where} ({name}) header-env", "Name=ENV_VAR")
         _protocol(entry.get("protocol", ""), f"{where} ({name}): protocol")
         _timeout(entry.get("timeout", ""), f"{where} ({name}): timeout")
-        out.append(Configuration(
+        out.append(_applicable(Configuration(
             name=name, command=_split(entry["command"], f"{where}.command") if entry.get("command") else [],
             url=entry.get("url", ""), sse=entry.get("sse", ""), env=env_items, cwd=entry.get("cwd", ""),
             protocol=entry.get("protocol", ""), timeout=entry.get("timeout", ""), header_env=headers,
             base_command=_split(entry.get("base-command", ""), f"{where}.base-command"),
-            start_command=entry.get("start-command", "")))
+            start_command=entry.get("start-command", "")), f"{where} ({name})"))
     return out
 
 
@@ -564,6 +598,12 @@ def run() -> Result:
         if any(c.snapshot for c in configs):
             raise ActionError("input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
                               "captured the same way)")
+    # a snapshot given by name must load before any install, build or capture runs: the same CLI reads it
+    # the same way (store, config, git:REF:PATH); comparing it with itself is all but free
+    for what, ref in [("input base", base)] + [(f"input snapshot{f' ({c.name})' if c.name else ''}", c.snapshot)
+                                               for c in configs]:
+        if ref:
+            _check_snapshot_ref(ref, what)
     single = len(configs) == 1 and not configs[0].name
     checks = [Checked(cfg, out_dir if single else out_dir / cfg.name) for cfg in configs]
     env = dict(os.environ)

@@ -197,7 +197,17 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
     assert r.code == 2, r.stderr
     assert r.summary.startswith("### ⚠️ schema-audit could not run (exit 2)")
     assert "missing.json" in r.summary and r.outputs["exit-code"] == "2"
-    assert r.stdout.startswith("::error title=schema-audit::diff --format json failed")
+    assert r.stdout.startswith("::error title=schema-audit::reading input base failed: schema-audit: error: ")
+
+
+def test_a_snapshot_that_cannot_load_stops_the_run_before_any_setup(tmp_path: Path):
+    """A missing base (or NEW) snapshot is found before install-command, build-command or a capture runs."""
+    for inputs, named in (({"base": str(tmp_path / "gone.json"), "command": f"touch {tmp_path / 'captured'}"}, "gone.json"),
+                          ({"base": str(SEED / "0.2.5.json"), "snapshot": "no-such-label"}, "no-such-label")):
+        r = run_action(tmp_path, install_command=f"touch {tmp_path / 'installed'}", **inputs)
+        assert r.code == 2, r.stderr
+        assert named in r.stdout and "Traceback" not in r.stderr
+        assert not (tmp_path / "installed").exists() and not (tmp_path / "captured").exists()
 
 
 @pytest.mark.parametrize(("inputs", "message"), [
@@ -233,6 +243,14 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
      "input configurations[0] (a): timeout must be a positive number"),
     ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "protocol": "x"}]'},
      "input configurations[0] (a): protocol must be one of"),
+    ({"base": "a.json", "command": "srv", "header_env": "Authorization=HOME"},
+     "inputs: header-env does not apply to command (a stdio command has no HTTP headers"),
+    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "env": "A=1"},
+     "inputs: env does not apply to url (env and cwd reach only a stdio command or a start-command)"),
+    ({"base": "a.json", "snapshot": "b.json", "timeout": "5", "protocol": "legacy"},
+     "inputs: protocol, timeout does not apply to snapshot (nothing is captured"),
+    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "start-command": "npm start"}]'},
+     "input configurations[0] (a): start-command does not apply to command"),
 ])
 def test_bad_inputs_exit_2(tmp_path: Path, inputs: dict[str, str], message: str):
     r = run_action(tmp_path, **inputs)

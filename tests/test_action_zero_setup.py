@@ -239,7 +239,8 @@ def test_the_documented_workflows_use_only_real_inputs():
 def test_a_start_command_that_dies_is_a_capture_error_without_its_secrets(repo: dict[str, Any], tmp_path: Path):
     configurations = [{"name": "http", "url": f"http://127.0.0.1:{free_port()}/mcp",
                        "start-command": "echo \"token is $API_TOKEN\"; exit 7", "env": {"API_TOKEN": "s3cr3t-t0ken"}}]
-    r = run_action(tmp_path, cwd=repo["path"], base="x.json", configurations=json.dumps(configurations),
+    r = run_action(tmp_path, cwd=repo["path"], base=str(ROOT / "fixtures" / "seed" / "0.2.5.json"),
+                   configurations=json.dumps(configurations),
                    output_dir=str(tmp_path / "out"))
     assert r.code == 3, r.stderr
     assert "start-command exited with 7" in r.summary and "token is ***" in r.summary

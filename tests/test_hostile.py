@@ -540,7 +540,9 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
     "tools-list-100MB": (["--timeout", "8"], _stdio("huge", "--huge-mb", "100"), r"timed out after 8 s|too large", 8),
     "duplicate-tool-names": (["--timeout", "20"], _stdio("bad-tools"), r"duplicate tool name 'dup'", 20),
     "tools-not-a-list": (["--timeout", "20"], _stdio("not-a-list"), r"no 'tools' list", 20),
-    "lone-surrogate-name": (["--timeout", "4"], _stdio("surrogate"), r"timed out|surrogate|not valid", 4),
+    # the SDK drops a reply it cannot parse: the capture names it at once instead of waiting out --timeout 30
+    "lone-surrogate-name": (["--timeout", "30"], _stdio("surrogate"),
+                            r"reply to tools/list cannot be read by an MCP client \(Invalid JSON: .*surrogate", 4),
     "command-not-found": (["--timeout", "10"], ["--", "schema-audit-no-such-server-x"], r"command not found", 10),
 }
 
@@ -897,6 +899,20 @@ def test_snapshot_write_is_atomic_under_sigkill(tmp_path: Path) -> None:
     remaining = sorted(p.name for p in target.parent.iterdir())
     assert remaining == sorted(p.name for p in (target, fresh, other_target, not_ours, link)), remaining
     assert small.exists()
+
+
+@pytest.mark.parametrize("value, why", [({"n": float("nan")}, "Out of range float"), ({"s": "a\ud800"}, "surrogate")])
+def test_an_unwritable_value_names_the_file_and_writes_nothing(value: Any, why: str, tmp_path: Path) -> None:
+    """What JSON or UTF-8 cannot hold is refused before anything is written, and the error names the file."""
+    from mcp_schema_audit.errors import InputError
+    from mcp_schema_audit.probe.recording import Recording, write_recording
+    from mcp_schema_audit.snapshot import Snapshot
+
+    dest = tmp_path / "calls.json"
+    recording = Recording(snapshot=Snapshot(label="v", tools=[]), calls=[{"tool": "t", "result": value}], meta={})
+    with pytest.raises(InputError, match=rf"^cannot write {re.escape(str(dest))}: .*{why}"):
+        write_recording(recording, dest)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_atomic_write_of_a_long_file_name(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp_schema_audit.capture.target import scrub_secrets
+from mcp_schema_audit.errors import CaptureError
 from mcp_schema_audit.jsontext import non_json_number_at
 
 
@@ -33,20 +34,47 @@ class _WireLog:
         self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
 
     def note_unparsable(self, exc: Exception) -> None:
-        """Count one message the transport could not parse and keep what the server wrote (the last 3)."""
+        """Count one message the transport could not parse and keep what the server wrote (the last 3).
+
+        Raises ``CaptureError`` when the message is a reply to a request still awaited that the SDK's parser
+        refuses although it is JSON to a lenient reader (a lone UTF-16 surrogate escape such as ``"\\ud800"``):
+        the SDK drops it and the request would wait out the whole timeout, so the capture fails at once."""
         self.unparsable += 1
         errors = getattr(exc, "errors", None)
         try:
-            raw = errors()[0].get("input") if callable(errors) else None
+            first = errors()[0] if callable(errors) else {}
+            raw, why = first.get("input"), str(first.get("msg") or "")
         except Exception:  # noqa: BLE001 - only a detail for the error message
-            raw = None
+            raw, why = None, ""
         if raw is None:
             return
+        self._refuse_unreadable_reply(raw, why)
         if not isinstance(raw, str):
             import json
 
             raw = json.dumps(raw, ensure_ascii=False, default=str)
         self.noise = [*self.noise, raw[:500]][-3:]
+
+    def _refuse_unreadable_reply(self, raw: Any, why: str) -> None:
+        """Raise ``CaptureError`` if ``raw`` (text the SDK could not parse) is a reply to a request sent."""
+        import json
+
+        if not isinstance(raw, (str, bytes)) or len(raw) > 200_000_000:
+            return
+        try:
+            message = json.loads(raw)
+        except (ValueError, RecursionError):
+            return
+        if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0" and ("result" in message or "error"
+                                                                                   in message)):
+            return
+        rid = message.get("id")
+        if isinstance(rid, (str, int)) and not isinstance(rid, bool) and rid in self.methods:
+            reason = " ".join(why.split())[:200] or "not valid JSON"
+            raise CaptureError(f"the server's reply to {self.methods[rid]} cannot be read by an MCP client ({reason}); "
+                               "the SDK drops it, so hosts wait for it until they time out",
+                               hint="a lone UTF-16 surrogate escape (\\ud800 without its pair) is the usual cause: "
+                               "the server must send valid Unicode")
 
     def non_json_reply(self, request_id: Any = None) -> tuple[str, str] | None:
         """``(method, "result/pointer" or "error/pointer")`` of the first reply holding a number JSON cannot

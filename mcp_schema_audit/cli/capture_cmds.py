@@ -103,7 +103,7 @@ def snapshot(
         _err(f"capturing tools, prompts, resources and resource templates from {where} …")
         snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages,
                        clock_started=run_started())
-    text = canonical_json(snap.to_json())
+    text = canonical_json(snap.to_json(), "the snapshot to stdout" if out == "-" else str(dest))
     if out == "-":
         _write_output(text, "-")
         return
@@ -154,7 +154,7 @@ def demo(
             _err(f"snapshot {label}: python {' '.join(cmd[1:])}")
             t0 = time.monotonic()
             snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
-            atomic_write_text(store_path(store, label), canonical_json(snap.to_json()))
+            atomic_write_text(store_path(store, label), canonical_json(snap.to_json(), str(store_path(store, label))))
             _err(f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
             snaps.append(snap)
         report = run_diff(snaps[0], snaps[1], fail_on=fail_on)

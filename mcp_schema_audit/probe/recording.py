@@ -54,7 +54,7 @@ def write_recording(recording: Recording, path: Path) -> None:
     Raises ``InputError`` when a result holds what JSON cannot carry (NaN, a lone surrogate) or is nested
     too deeply to write; nothing is written then.
     """
-    atomic_write_text(path, canonical_json(recording.to_json()))
+    atomic_write_text(path, canonical_json(recording.to_json(), str(path)))
 
 
 def load_recording(path: Path) -> Recording:
