@@ -28,6 +28,7 @@ from mcp_schema_audit.schema.dialects import (
     _json_pointer,
     dialect_of,
 )
+from mcp_schema_audit.schema.quick import quick_valid
 from mcp_schema_audit.schema.hosts import (
     _AJV_KIND,
     _ajv_ref_siblings,
@@ -287,12 +288,18 @@ class SchemaDoc:
     def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
         """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
 
-        Raises as ``errors`` does."""
+        Raises as ``errors`` does. With the fast paths on, the python-sdk answer comes from ``quick_valid`` where
+        it can give it (jsonschema's own verdict, without walking its validator)."""
         from jsonschema import exceptions as jexc
         from referencing.exceptions import Unresolvable
 
         try:
-            return bool(self.validator(profile).is_valid(instance))
+            validator = self.validator(profile)  # raises as the host's validator would, whatever answers
+            if profile == "python-sdk" and fastpaths.enabled():
+                quick = quick_valid(self.root, instance, self.dialect)
+                if quick is not None:
+                    return quick
+            return bool(validator.is_valid(instance))
         except Unresolvable as exc:
             raise RefError(str(exc)) from exc
         except ValueError:

@@ -222,7 +222,6 @@ def _ajv_type(base_type: Any) -> Any:
     return type_
 
 
-@functools.lru_cache(maxsize=None)
 @functools.lru_cache(maxsize=64)
 def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
     """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
