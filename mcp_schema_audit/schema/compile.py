@@ -279,29 +279,44 @@ def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> l
     return out
 
 
-def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | None:
+def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[list[Any], str] | None:
     """``(pointer_tokens, Ajv's message)`` of the first thing Ajv's class ``kind`` refuses to compile.
 
     Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once, depth
     first in keyword order, at most ``AJV_COMPILE_MAX_NODES``. Unresolvable refs are left to validation
     (``RefError``); ``$dynamicRef``/``$recursiveRef`` are not followed. Each node's location is kept as a link
     to its parent's, and spelled out as tokens only for the node with a problem.
+
+    ``twin``: ``(other_doc, same)``, a document whose own walk with this ``kind`` found nothing and was not
+    cut short (the other version of the same tool), and ``same(node, other_node)`` proving two subtrees
+    identical (equal JSON, equal ``$ref`` targets). The walk follows the twin along: where a node is identical
+    to the twin node at the same place, and the twin's walk visited that place (its whole way there compiled
+    the same keywords), the subtree is known clean and skipped. The answer is the one without a twin: every
+    node skipped is clean, and the others are visited in the same order.
     """
     rules = _AJV_RULES[kind]
-    # (location, node); a location is None (the root), (parent location, tokens) or ("abs", tokens)
-    stack: list[tuple[Any, Any]] = [(None, doc.root)]
+    other_doc, same = twin if twin is not None else (None, None)
+    # (location, node, the twin's node at the same place when the twin's walk visited it, else None);
+    # a location is None (the root), (parent location, tokens) or ("abs", tokens)
+    stack: list[tuple[Any, Any, Any]] = [(None, doc.root, other_doc.root if other_doc is not None else None)]
     seen: set[int] = set()
     while stack and len(seen) < AJV_COMPILE_MAX_NODES:
-        where, node = stack.pop()
+        where, node, mirror = stack.pop()
         if not isinstance(node, dict) or id(node) in seen:
             continue
+        if mirror is not None and same(node, mirror):
+            continue  # the twin's walk checked this very subtree: clean
         seen.add(id(node))
         if rules.isdisjoint(node):
             continue  # alwaysValidSchema: Ajv generates no code for it
         problem = _ajv_node_problem(node, kind)
         if problem is not None:
             return _spell(where) + problem[0], problem[1]
-        children = [((where, sub_tokens), sub) for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
+        # the twin's walk went on into its node's compiled subschemas (none when it is always valid)
+        walked = isinstance(mirror, dict) and not rules.isdisjoint(mirror)
+        mirrored = dict(_ajv_subschemas(mirror, kind, rules)) if walked else {}
+        children = [((where, sub_tokens), sub, mirrored.get(sub_tokens))
+                    for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
         ref = node.get("$ref")
         if isinstance(ref, str):
             try:
@@ -309,7 +324,13 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str) -> tuple[list[Any], str] | N
             except RefError:
                 pass
             else:
-                children.append((("abs", tuple(target_tokens)), target))
+                twin_target = None
+                if walked and mirror.get("$ref") == ref:
+                    try:
+                        twin_target = other_doc.lookup(ref)[0]
+                    except RefError:
+                        twin_target = None
+                children.append((("abs", tuple(target_tokens)), target, twin_target))
         stack.extend(reversed(children))
     return None
 

@@ -10,6 +10,7 @@ from typing import Any
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema.compile import (
+    AJV_COMPILE_MAX_NODES,
     COMPILE_CACHE,
     COST_CACHE,
     INPLACE_BUDGET,
@@ -75,6 +76,7 @@ class SchemaDoc:
     _cost: float | None = field(init=False, default=None, repr=False)
     _canonical: str | None = field(init=False, default=None, repr=False)
     _agree: bool | None = field(init=False, default=None, repr=False)
+    _twin: tuple[SchemaDoc, Any] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -274,16 +276,42 @@ class SchemaDoc:
             found = COMPILE_CACHE.get(("python", self.canonical), lambda: _python_compile_problem(
                 self.root)) if '"pattern' in self.canonical else None
         elif profile in _AJV_KIND:
-            kind = _AJV_KIND[profile](self.dialect)
+            kind = self._ajv_kind(profile)
             if kind is None:
                 return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
                                     "draft-07 Ajv class from $schema and throws for any other)")
-            if kind == "2020-12" and fastpaths.enabled() and not any(k in self.canonical for k in _AJV_KIND_SPECIFIC):
-                kind = "draft-07"  # no keyword the two classes compile differently: the same walk, the same answer
-            found = COMPILE_CACHE.get((kind, self.canonical), lambda: _ajv_compile_problem(self, kind))
+            found = COMPILE_CACHE.get((kind, self.canonical), lambda: _ajv_compile_problem(self, kind,
+                                                                                        self._clean_twin(profile, kind)))
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         return None if found is None else (_json_pointer(found[0]), found[1])
+
+    def _ajv_kind(self, profile: str) -> str | None:
+        """The Ajv class whose compile walk answers for ``profile`` (None: a dialect the host refuses). A 2020-12
+        schema without a keyword the draft-07 and 2020-12 classes compile differently takes the draft-07 walk:
+        the same walk, the same answer."""
+        kind = _AJV_KIND[profile](self.dialect)
+        if kind == "2020-12" and fastpaths.enabled() and not any(k in self.canonical for k in _AJV_KIND_SPECIFIC):
+            return "draft-07"
+        return kind
+
+    def pair_with(self, other: SchemaDoc, same: Any) -> None:
+        """Make ``other`` (the other version of this tool's schema) this document's twin for the Ajv compile walk:
+        subtrees ``same(node, other_node)`` proves identical to a place of ``other`` that ``other``'s own walk
+        found clean are not walked again (``compile._ajv_compile_problem``). Answers do not change."""
+        self._twin = (other, same)
+
+    def _clean_twin(self, profile: str, kind: str) -> tuple[SchemaDoc, Any] | None:
+        """The twin, when it can answer for subtrees of this document under ``kind``: fast paths on, the same
+        Ajv class, its own walk found nothing (and ran without a twin of its own), and neither walk can reach ``AJV_COMPILE_MAX_NODES`` (each node
+        visited is an object of at least two characters of canonical text)."""
+        if self._twin is None or not fastpaths.enabled():
+            return None
+        other, same = self._twin
+        if other._twin is not None or other._ajv_kind(profile) != kind or 2 * AJV_COMPILE_MAX_NODES <= max(len(self.canonical),
+                                                                               len(other.canonical)):
+            return None
+        return (other, same) if other.compile_problem(profile) is None else None
 
     def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
         """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
