@@ -173,10 +173,13 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
     py_types = _AJV_PY_TYPES[kind]
     # lib/compile/validate/dataType.ts getSchemaTypes / getJSONTypes
     t = node.get("type")
-    types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
-    if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
-        return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
-            json.dumps(x) if not isinstance(x, str) else x for x in types)
+    if t.__class__ is str and t in _JSON_TYPES:
+        types: Any = (t,)  # the common case, decided at once
+    else:
+        types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
+        if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
+            return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
+                json.dumps(x) if not isinstance(x, str) else x for x in types)
     if "null" in types:
         if node.get("nullable", None) is False:
             return ["nullable"], "type: null contradicts nullable: false"

@@ -77,6 +77,7 @@ class SchemaDoc:
     _canonical: str | None = field(init=False, default=None, repr=False)
     _agree: bool | None = field(init=False, default=None, repr=False)
     _twin: tuple[SchemaDoc, Any] | None = field(init=False, default=None, repr=False)
+    _kind_specific: bool | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -291,8 +292,11 @@ class SchemaDoc:
         schema without a keyword the draft-07 and 2020-12 classes compile differently takes the draft-07 walk:
         the same walk, the same answer."""
         kind = _AJV_KIND[profile](self.dialect)
-        if kind == "2020-12" and fastpaths.enabled() and not any(k in self.canonical for k in _AJV_KIND_SPECIFIC):
-            return "draft-07"
+        if kind == "2020-12" and fastpaths.enabled():
+            if self._kind_specific is None:
+                self._kind_specific = any(k in self.canonical for k in _AJV_KIND_SPECIFIC)
+            if not self._kind_specific:
+                return "draft-07"
         return kind
 
     def pair_with(self, other: SchemaDoc, same: Any) -> None:

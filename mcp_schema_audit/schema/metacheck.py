@@ -17,7 +17,7 @@ import functools
 import re
 from typing import Any, Callable
 
-from mcp_schema_audit.schema.dialects import subschemas
+from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES
 
 _TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
@@ -149,8 +149,12 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
         unchecked = _UNCHECKED[dialect] = _unchecked_keywords(dialect)
     if not _schema(schema):
         return False
+    # the nodes of ``dialects.subschemas`` (the same keywords and shapes), visited while their keywords are
+    # checked: one pass over each node's items
+    stack = [schema]
     seen = 0
-    for _, node in subschemas(schema, max_nodes + 1):
+    while stack:
+        node = stack.pop()
         seen += 1
         if seen > max_nodes:
             return False
@@ -160,8 +164,17 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
             return False
         for kw, value in node.items():
             check = checks.get(kw)
-            if check is None:
-                continue  # an annotation or unknown keyword: any value
-            if kw in unchecked or not check(value):
+            if check is not None and (kw in unchecked or not check(value)):
                 return False
+            shape = _SHAPES.get(kw)
+            if shape is None:
+                continue  # an annotation or a keyword without subschemas
+            if shape == "map":
+                if isinstance(value, dict):
+                    stack.extend(value.values())
+            elif isinstance(value, list):
+                if shape != "one":
+                    stack.extend(value)
+            elif shape != "list" and isinstance(value, (dict, bool)):
+                stack.append(value)
     return True
