@@ -194,7 +194,8 @@ _RULES = [
     Rule("result-text-missing", "output", "warning", "structuredContent without its JSON as text",
          "The spec asks a tool that returns structuredContent to also return the serialized JSON in a text "
          "content block, so clients that ignore structuredContent (older ones, plain chat hosts) still see the "
-         "result.",
+         "result. A returned list wrapped as {\"result\": [...]} with one text block per item (how the Python SDK's "
+         "MCPServer renders a list) carries it too, and is not reported.",
          'result {"structuredContent": {"a": 1}, "content": [{"type": "text", "text": "{\\"a\\": 1}"}]}',
          'result {"structuredContent": {"a": 1}, "content": []}',
          "(no error: clients that read only content show an empty result)",

@@ -211,6 +211,50 @@ def test_text_block_rules() -> None:
     assert rules({"content": [], "structuredContent": {"result": 3}}) == {"result-text-missing"}
 
 
+def test_a_list_as_the_python_sdk_renders_it_carries_its_text() -> None:
+    """MCPServer renders a returned list as {"result": [...]} with one text block per item (none for an empty
+    list; a string item as itself): that is the result as text, not a missing one. Results made by the real SDK."""
+    import asyncio
+
+    from mcp.server.mcpserver import MCPServer
+    from pydantic import BaseModel
+
+    class Alert(BaseModel):
+        level: str
+        text: str
+
+    server = MCPServer("lists")
+
+    def alerts(n):  # type: ignore[no-untyped-def]
+        return [Alert(level="high", text=f"a{i}") for i in range(n)]
+
+    def names():  # type: ignore[no-untyped-def]
+        return ["x", "y z", "3"]
+
+    # real annotation objects (this module's annotations are strings, and Alert is local)
+    alerts.__annotations__ = {"n": int, "return": list[Alert]}
+    names.__annotations__ = {"return": list[str]}
+    server.tool()(alerts)
+    server.tool()(names)
+
+    async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await server.call_tool(name, arguments)
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    listing = _listing([{"name": "alerts", "inputSchema": {"type": "object"}},
+                        {"name": "names", "inputSchema": {"type": "object"}}])
+    for name, arguments in (("alerts", {"n": 2}), ("alerts", {"n": 0}), ("names", {})):
+        result = asyncio.run(call(name, arguments))
+        assert "structuredContent" in result, result
+        assert not check_records(listing, [_record("c", name, result)], []), (name, result)
+    # the items must be the list's own, in order, and every block text
+    broken = {"content": [{"type": "text", "text": "x"}], "structuredContent": {"result": ["x", "y"]}}
+    assert {f.rule for f in check_records(listing, [_record("c", "names", broken)], [])} == {"result-text-missing"}
+    swapped = {"content": [{"type": "text", "text": "y"}, {"type": "text", "text": "x"}],
+               "structuredContent": {"result": ["x", "y"]}}
+    assert {f.rule for f in check_records(listing, [_record("c", "names", swapped)], [])} == {"result-text-missing"}
+
+
 def test_call_outcomes_are_one_finding_each() -> None:
     now = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
     records = [_record("a", "t", outcome="timeout", error={"message": "no answer within 1 s"}),

@@ -277,10 +277,25 @@ def _text_problem(result: dict[str, Any]) -> str:
                 return ""
         except (ValueError, RecursionError):
             continue
+    if isinstance(structured, dict) and list(structured) == ["result"] and isinstance(structured["result"], list) \
+            and len(texts) == len(content) == len(structured["result"]) \
+            and all(_same_item(text, item) for text, item in zip(texts, structured["result"])):
+        return ""  # a returned list as the Python SDK renders it: one text block per item (none for an empty list)
     if not texts:
         return "structuredContent without any text content block (clients that ignore structuredContent see nothing)"
     return (f"structuredContent without a text block carrying its JSON ({len(texts)} text block"
             f"{'s' if len(texts) != 1 else ''}, none parses to the same JSON)")
+
+
+def _same_item(text: str, item: Any) -> bool:
+    """Does text block ``text`` carry list item ``item``: its JSON, or the string itself (the Python SDK writes a
+    string item as it is)?"""
+    if isinstance(item, str) and text == item:
+        return True
+    try:
+        return _canon(json.loads(text)) == _canon(item)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _canon(value: Any) -> str:
