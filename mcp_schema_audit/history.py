@@ -56,8 +56,11 @@ def older_stored(new: Snapshot, mine: list[Snapshot]) -> list[Snapshot]:
         shown = ", ".join(repr(s.label) for s in undecided[:5]) + (" …" if len(undecided) > 5 else "")
         which = "has a capture time but" if _captured(new) else "has no capture time (an imported file) but"
         theirs = ("has" if len(undecided) == 1 else "have") + (" none" if _captured(new) else " one")
+        nameless = not new.server.get("name") or any(not s.server.get("name") for s in undecided)
+        whose = ("stored beside it (taken for the same server: a file without a server name matches any)"
+                 if nameless else "of the same server")
         raise UsageError(f"cannot tell which stored versions are older than {new.label!r}: it {which} {shown} "
-                         f"of the same server {theirs}",
+                         f"{whose} {theirs}",
                          hint="name the cached versions: --against LABEL, once per version")
     ordered = order_snapshots([s for s in mine if s.label != new.label] + [new])
     at = next(i for i, s in enumerate(ordered) if s is new)

@@ -222,7 +222,7 @@ def _tool_table(raw: dict[str, Any], source: str) -> dict[str, Any] | None:
 def _parse_config(data: dict[str, Any], source: str) -> Config:
     unknown = set(data) - _KNOWN_KEYS
     if unknown:
-        raise UsageError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
+        raise UsageError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}{_did_you_mean(unknown, _KNOWN_KEYS)}")
     cfg = Config(source=source)
     if "fail_on" in data:
         cfg.fail_on = _choice(data["fail_on"], ("breaking", "warning", "info", "never"), f"{source}: fail_on")
@@ -297,12 +297,29 @@ _EXAMPLES = {"fingerprint": "3f0c9a1b2c3d4e5f", "rule": "output-enum-value-added
              "surface": "prompt", "name": "summarize", "pointer": "/properties/status/enum", "direction": "output"}
 
 
+_ENTRY_KEYS = {"reason", "fingerprint", "rule", "tool", "surface", "name", "pointer", "direction", "expires"}
+
+
+def _did_you_mean(unknown: set[str], known: set[str]) -> str:
+    """``"; did you mean fail_on?"`` for the unknown keys that are close to a known one (``fail-on``, ``tol``);
+    ``""`` when none is."""
+    import difflib
+
+    close = []
+    for word in sorted(unknown):
+        match = difflib.get_close_matches(word.replace("-", "_").lower(), sorted(known), n=1, cutoff=0.5)
+        if match:
+            close.append(f"{match[0]} (for {word})" if len(unknown) > 1 else match[0])
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
 def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
     if not isinstance(e, dict):
         raise UsageError(f"{source}: each [[{key}]] entry must be a table")
-    extra = set(e) - {"reason", "fingerprint", "rule", "tool", "surface", "name", "pointer", "direction", "expires"}
+    extra = set(e) - _ENTRY_KEYS
     if extra:
-        raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}")
+        raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}"
+                         f"{_did_you_mean(extra, _ENTRY_KEYS)}")
     for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction"):
         if k in e:
             # a number or an array here was turned into its text and matched nothing: refuse it

@@ -178,8 +178,9 @@ def test_http_401(status_401_server: str, transport: str, path: str) -> None:
 def test_http_connection_refused() -> None:
     from conftest import free_port
 
-    with pytest.raises(CaptureError, match=r"cannot connect to http://127\.0\.0\.1:\d+/mcp"):
+    with pytest.raises(CaptureError, match=r"cannot connect to http://127\.0\.0\.1:\d+/mcp") as info:
         capture(CaptureTarget("http", url=f"http://127.0.0.1:{free_port()}/mcp"), label="x", timeout_s=10)
+    assert "is the server running and listening on that host and port?" in info.value.one_line()
 
 
 @pytest.mark.live

@@ -87,6 +87,8 @@ def test_history_keeps_capture_order_and_refuses_an_undecidable_one(tmp_path: Pa
         assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, r.stderr
         assert f"cannot tell which stored versions are older than '{new}'" in lines[0] and other in lines[0]
         assert "--against" in lines[0] and "nothing to check" not in r.stderr
+        # the import has no server name: the message says why it counts as the same server's
+        assert "a file without a server name matches any" in lines[0]
     r = cli("history", "alpha", "--store", store, "--against", "zeta")  # the way out the error names
     assert r.returncode == 1 and "zeta: 7 breaking" in r.stdout, r.stderr
     r = cli("history", "zeta", "--store", store, "--against", "imp", "--fail-on", "info")
@@ -189,7 +191,13 @@ def test_ignore_entries_need_a_reason_and_valid_dates(tmp_path: Path):
         load_config(cfg)
     cfg.write_text('unknown_key = 1\n')
     r = cli("diff", str(SEED / "0.2.4.json"), str(SEED / "0.2.5.json"), "--config", str(cfg))
-    assert r.returncode == 2 and "unknown key" in r.stderr
+    assert r.returncode == 2 and "unknown key" in r.stderr and "did you mean" not in r.stderr
+    # a misspelt key names the one it is close to
+    for text, hint in (('fail-on = "warning"\n', "unknown key(s) fail-on; did you mean fail_on?"),
+                       ('[[ignore]]\ntol = "x"\nreason = "r"\n', "unknown key(s) tol; did you mean tool?")):
+        cfg.write_text(text)
+        with pytest.raises(UsageError, match=re.escape(hint)):
+            load_config(cfg)
 
 
 def test_pyproject_tool_table_is_read(tmp_path: Path):

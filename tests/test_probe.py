@@ -291,6 +291,15 @@ def test_record_holds_the_listing_and_raw_results_and_replays_without_a_server(w
     rules = {(f["rule"], f["tool"]) for f in json.loads(r.stdout)["findings"]}
     assert ("result-rejected-by-cached-schema", "enum_new") not in rules
     assert ("result-violates-own-schema", "closed_extra") in rules
+    # a cached version that has none of the answering tools checks nothing: the report says so
+    (work / "other.json").write_text(json.dumps({"tools": [{"name": "ping", "inputSchema": {"type": "object"},
+                                                             "outputSchema": {"type": "object"}}]}))
+    r = cli("probe", "--replay", "rec.json", "--against", "other.json", "--format", "json", cwd=work)
+    notes = json.loads(r.stdout)["notes"]
+    assert any(n.startswith("no result was checked against --against other: none of the tools that answered (")
+               for n in notes), notes
+    r = cli("probe", "--replay", "rec.json", "--against", "v1.json", "--format", "json", cwd=work)
+    assert not any("no result was checked" in n for n in json.loads(r.stdout)["notes"])
 
 
 @pytest.mark.live

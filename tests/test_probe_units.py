@@ -348,3 +348,10 @@ def test_probe_rules_are_documented_and_explained(rule_id: str) -> None:
         assert getattr(rule, name), f"{rule_id} has no {name}"
     out = CliRunner().invoke(app, ["explain", rule_id])
     assert out.exit_code == 0 and out.stdout.startswith(f"{rule_id} (") and f"fix: {rule.fix}" in out.stdout
+
+
+def test_call_timeout_seconds_read_as_a_person_writes_them() -> None:
+    """What was left of --timeout (1.52588… s) reads 1.53 s; a --call-timeout stays as given (30, 0.25)."""
+    from mcp_schema_audit.capture.calls import _seconds
+
+    assert [_seconds(x) for x in (30.0, 2, 1.52588, 0.04, 0.25, 0.001)] == ["30", "2", "1.53", "0.04", "0.25", "0.01"]

@@ -151,7 +151,7 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
         if failure is not None and failure.code == _CLOSED_CODE:
             raise failure  # the server went away: the run fails (exit 3)
         if failure is not None and failure.code == _CANCELLED_CODE:
-            why = f"no answer within {budget:g} s" + (
+            why = f"no answer within {_seconds(budget)} s" + (
                 " (the call timeout)" if budget >= call_timeout_s else " (what was left of the run's --timeout)")
             if conn.log.unparsable > unparsable:
                 why += (f"; meanwhile the server sent {conn.log.unparsable - unparsable} message(s) that are not "
@@ -200,3 +200,8 @@ def _first_error(exc: Any) -> str:
 def _clip(text: str) -> str:
     text = _oneline(text)
     return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"
+
+
+def _seconds(value: float) -> str:
+    """Seconds for a message, to a hundredth: 30, 0.25, 1.53 (never 1.52588), at least 0.01."""
+    return f"{max(round(value, 2), 0.01):g}"

@@ -59,7 +59,9 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
                             hint=_http_hint(state.http_error, state.target.transport))
     for leaf in leaves:
         if isinstance(leaf, httpx2.ConnectError):
-            return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}")
+            return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}",
+                                hint="is the server running and listening on that host and port? Start it first "
+                                "(or give a stdio server's command after --)")
         if isinstance(leaf, httpx2.TimeoutException):
             return CaptureError(f"HTTP timeout talking to {url} during {state.stage}")
         if isinstance(leaf, httpx2.HTTPError):

@@ -183,7 +183,8 @@ def run_probe(listing: Any, records: list[dict[str, Any]], cached: list[Any], *,
     if not checked:
         findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
     result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
-    return Report(old=None, new=listing, findings=result.findings, fail_on=fail_on, notes=_notes(listing, cached),
+    return Report(old=None, new=listing, findings=result.findings, fail_on=fail_on,
+                  notes=_notes(listing, cached, records),
                   mode="backward", hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
                   expired_ignores=result.expired, kind="probe", cached=list(cached),
                   calls=calls, artifact=artifact)
@@ -211,10 +212,17 @@ def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) ->
     _err(f"wrote {path} ({len(records)} call{'s' if len(records) != 1 else ''}; it holds real results)")
 
 
-def _notes(listing: Any, cached: list[Any]) -> list[str]:
-    """Run-level remarks: cached versions of another protocol era or another server, calls of unlisted tools."""
+def _notes(listing: Any, cached: list[Any], records: list[dict[str, Any]]) -> list[str]:
+    """Run-level remarks: cached versions of another protocol era or another server, cached versions against which
+    no result was checked (none of the tools that returned a result has an outputSchema there)."""
     notes = []
+    answered = sorted({str(r.get("tool")) for r in records if r.get("outcome") == "result"})
     for snap in cached:
+        declared = {t.get("name") for t in snap.tools if t.get("outputSchema") is not None}
+        if answered and declared.isdisjoint(answered):
+            shown = ", ".join(answered[:5]) + (" …" if len(answered) > 5 else "")
+            notes.append(f"no result was checked against --against {snap.label}: none of the tools that answered "
+                         f"({shown}) has an outputSchema there")
         if snap.protocol_version and listing.protocol_version and snap.protocol_version != listing.protocol_version:
             notes.append(f"--against {snap.label} was captured at protocol {snap.protocol_version}, the probe ran at "
                          f"{listing.protocol_version}: servers may advertise different schemas per protocol era")
