@@ -83,6 +83,67 @@ def _regex_shape(pattern: str) -> tuple[int, int, int, bool]:
     return depth, alts, count, anchored
 
 
+@functools.lru_cache(maxsize=1024)
+def _nested_empty_loops(pattern: str) -> bool:
+    """Does ``pattern`` (Python syntax: the skeleton of an ECMAScript one) hold a repeat whose body can match
+    the empty string inside another such repeat (``((a*)*)+``, ``((a|)*)*``, ``((a*){2})+``)?
+
+    regress (the ECMAScript engine here) runs such a pattern out of memory on a one-character text
+    (a native abort: it allocates gigabytes), so it never gets one; Python's ``re`` and the ``regex`` package
+    stop empty iterations. Raises ``re.error`` when invalid.
+    """
+    try:
+        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    width = {c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN, c.CATEGORY, c.RANGE}
+
+    def nullable(items: Any) -> bool:
+        for op, av in items:
+            if op in width:
+                return False
+            if op in repeats:
+                if av[0] > 0 and not nullable(av[2]):
+                    return False
+            elif op == c.BRANCH:
+                if not any(nullable(sub) for sub in av[1]):
+                    return False
+            elif op == c.SUBPATTERN:
+                if not nullable(av[-1]):
+                    return False
+            elif op == getattr(c, "ATOMIC_GROUP", None):
+                if not nullable(av):
+                    return False
+        return True  # anchors, lookarounds, back-references (maybe empty) and the like match empty
+
+    def found(items: Any, in_empty_loop: bool) -> bool:
+        for op, av in items:
+            if op in repeats:
+                loop = av[1] > 1 and nullable(av[2])
+                if loop and in_empty_loop:
+                    return True
+                if found(av[2], in_empty_loop or loop):
+                    return True
+            elif op == c.BRANCH:
+                if any(found(sub, in_empty_loop) for sub in av[1]):
+                    return True
+            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT):
+                if found(av[-1], in_empty_loop):
+                    return True
+            elif op == getattr(c, "ATOMIC_GROUP", None):
+                if found(av, in_empty_loop):
+                    return True
+            elif op == c.GROUPREF_EXISTS:
+                if any(sub is not None and found(sub, in_empty_loop) for sub in av[1:]):
+                    return True
+        return False
+
+    return found(parser.parse(pattern), False)
+
+
 def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
     """Longest text a search of ``pattern`` may take within ``budget`` steps (static estimate)."""
     return _limit_for_shape(*_regex_shape(pattern), budget=budget)
@@ -421,7 +482,8 @@ def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
         skeleton, translation = None, None
     try:
         shape = _regex_shape(skeleton) if skeleton is not None else None
-        limit = _limit_for_shape(*shape) if shape is not None else 0
+        # regress never gets a pattern with nested empty loops (it runs out of memory): the translation decides
+        limit = _limit_for_shape(*shape) if shape is not None and not _nested_empty_loops(skeleton) else -1
         fallback_limit = _limit_for_shape(*shape, budget=REGEX_GUARDED_BUDGET) if shape is not None else 0
     except (re.error, RecursionError, OverflowError, ValueError, TypeError):
         limit = fallback_limit = 0
