@@ -96,6 +96,7 @@ def ordered_map(func: Callable[[int], T], count: int, *, jobs: int | None = None
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the caller handles it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's own terminate(): end at once (not the CLI's handler)
 
 
 def _run_chunk(indices: range) -> tuple[str, Any]:

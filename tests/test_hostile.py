@@ -631,6 +631,40 @@ def test_server_ignoring_sigterm_with_children_is_killed(tmp_path: Path) -> None
                     os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.live
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_stops_the_run_and_its_server_like_ctrl_c(tmp_path: Path) -> None:
+    """SIGTERM (``timeout``, a cancelled CI job) to schema-audit: the server that ignores SIGTERM and its child
+    are stopped, nothing is written, one line 'terminated', exit 143 (the server was left running before)."""
+    pid_file = tmp_path / "pids"
+    env = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
+    env.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen([PYTHON, "-m", "mcp_schema_audit", "snapshot", "--protocol", "legacy", "--timeout", "60",
+                             "--out", str(tmp_path / "s.json"), *_stdio("spawn-ignore-term", "--pid-file",
+                                                                         str(pid_file))],
+                            cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pid_file.exists() and len(pid_file.read_text().split()) >= 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server_pid, child_pid = map(int, pid_file.read_text().split())
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=SHUTDOWN_GRACE_S + 5)
+        assert proc.returncode == 143, err
+        assert err.strip().splitlines()[-1] == "schema-audit: terminated" and "Traceback" not in err, err
+        assert out == "" and not (tmp_path / "s.json").exists()
+        assert not _alive(server_pid), "the server survived"
+        assert not _alive(child_pid), "the server's child survived"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if pid_file.exists():
+            for pid in map(int, pid_file.read_text().split()):
+                if _alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+
 def _pid_file_entries(pid_file: Path) -> dict[str, list[int]]:
     """``{"server": [pid], "child": [pid, pgid, sid], "grandchild": [pid]}`` as the hostile server wrote them."""
     entries: dict[str, list[int]] = {}

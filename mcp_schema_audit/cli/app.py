@@ -103,9 +103,10 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except SchemaAuditError as exc:
             _err(f"error: {exc.one_line()}")
             raise typer.Exit(int(exc.exit_code)) from None
-        except KeyboardInterrupt:
-            _err("interrupted")
-            raise typer.Exit(130) from None
+        except KeyboardInterrupt as exc:
+            terminated = isinstance(exc, Terminated)
+            _err("terminated" if terminated else "interrupted")
+            raise typer.Exit(143 if terminated else 130) from None
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
             raise typer.Exit(_stdout_closed()) from None
         except WallClockGuard as exc:
@@ -180,10 +181,25 @@ def _server_command_hint(exc: Exception, argv: list[str]) -> str:
     return f" (the server command goes after --, with its own options: schema-audit {fixed})"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, a CI job cancelled) taken as Ctrl-C is: the same clean-up (a stdio server and its
+    process group stopped, no half-written file), then exit 143 (128 + SIGTERM)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+    raise Terminated()
+
+
 def main() -> None:
     """Console-script entry point. Usage errors exit 2 (typer/click); see the module docstring."""
     _clock["main"] = IMPORTED_AT
     import atexit
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
     import gc
 
     # Interpreter shutdown would otherwise collect every object of the SDK, pydantic and httpx once more
@@ -200,9 +216,10 @@ def main() -> None:
         if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
             sys.exit(_stdout_closed())
         raise exc from None
-    except KeyboardInterrupt:  # pragma: no cover - interactive
-        _err("interrupted")
-        sys.exit(130)
+    except KeyboardInterrupt as exc:  # pragma: no cover - interactive
+        terminated = isinstance(exc, Terminated)
+        _err("terminated" if terminated else "interrupted")
+        sys.exit(143 if terminated else 130)
     except Exception as exc:  # click/typer usage errors: one line, exit 2 (their own exit_code)
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
