@@ -234,7 +234,7 @@ def _check_snapshot_ref(ref: str, what: str) -> None:
     """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)."""
     located = [opt for key in ("config", "store") if _input(key) for opt in (f"--{key}", _input(key))]
     try:
-        _run(["diff", ref, ref, "--format", "json", "--fail-on", "never", *located], what=f"reading {what}",
+        _run(["diff", "--format", "json", "--fail-on", "never", *located, "--", ref, ref], what=f"reading {what}",
              capture_stdout=True)
     except ActionError as exc:
         raise ActionError(str(exc), 2 if exc.code == 4 else exc.code) from None
@@ -471,12 +471,13 @@ def pr_labels(event_path: Optional[str]) -> list[str]:
         return []
     try:
         event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     pr = event.get("pull_request") if isinstance(event, dict) else None
-    if not isinstance(pr, dict):
-        return []
-    return [lab["name"] for lab in pr.get("labels") or [] if isinstance(lab, dict) and isinstance(lab.get("name"), str)]
+    labels = pr.get("labels") if isinstance(pr, dict) else None
+    if not isinstance(labels, list):
+        return []  # no pull request, or an event file of another shape: no label
+    return [lab["name"] for lab in labels if isinstance(lab, dict) and isinstance(lab.get("name"), str)]
 
 
 @dataclass
@@ -519,10 +520,19 @@ def _check(cfg: Configuration, checked: Checked, base: str, revision: Optional["
                                    folder=Path.cwd() if revision is not None else None)
 
     def diff(fmt: str, output: Optional[Path]) -> subprocess.CompletedProcess[str]:
-        args = ["diff", checked.base_ref, checked.new_ref, "--format", fmt, *opts]
+        # OLD and NEW after --: a value that starts with "-" is a path or label, never an option
+        args = ["diff", "--format", fmt, *opts, *(["--output", str(output)] if output is not None else []),
+                "--", checked.base_ref, checked.new_ref]
         if output is not None:
-            args += ["--output", str(output)]
-        return _run(args, what=f"diff --format {fmt}", ok=(0, 1), capture_stdout=output is None)
+            try:
+                output.unlink(missing_ok=True)  # a report left by an earlier run is never read as this one's
+            except OSError as exc:
+                raise ActionError(f"cannot replace {output}: {exc.strerror}") from None
+        proc = _run(args, what=f"diff --format {fmt}", ok=(0, 1), capture_stdout=output is None)
+        if output is not None and not output.is_file():
+            raise ActionError(f"diff --format {fmt} wrote no report to {output} (does input args end it early, "
+                              "e.g. with --help?)")
+        return proc
 
     json_file = folder / "schema-audit.json"
     gate = diff("json", json_file).returncode

@@ -142,6 +142,10 @@ def test_no_pull_request_in_the_event_means_no_bypass(tmp_path: Path):
     r = run_action(tmp_path, event={"ref": "refs/heads/main", "labels": [{"name": "schema-change-approved"}]},
                    **seed_inputs())
     assert r.code == 1 and r.outputs["approved"] == "false"
+    for odd in ({"pull_request": {"labels": 5}}, {"pull_request": {"labels": {"name": "schema-change-approved"}}},
+                {"pull_request": 3}, ["not", "an", "object"]):
+        r = run_action(tmp_path, event=odd, **seed_inputs())  # an event of another shape: no label, no crash
+        assert r.code == 1 and r.outputs["approved"] == "false" and "Traceback" not in r.stderr, r.stderr
 
 
 def test_empty_diff_passes(tmp_path: Path):
@@ -198,6 +202,20 @@ def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
     assert r.summary.startswith("### ⚠️ schema-audit could not run (exit 2)")
     assert "missing.json" in r.summary and r.outputs["exit-code"] == "2"
     assert r.stdout.startswith("::error title=schema-audit::reading input base failed: schema-audit: error: ")
+
+
+def test_a_stale_report_is_never_read_and_option_like_values_stay_values(tmp_path: Path):
+    """A report left by an earlier run in the same output folder is not this run's: with input args that end the
+    diff early (--help: exit 0, no report) the gate must not pass on the old file. A base or snapshot spelt
+    like an option is a name, never an option."""
+    first = run_action(tmp_path, **seed_inputs())
+    assert first.code == 1 and (tmp_path / "schema-audit-report" / "schema-audit.json").is_file()
+    again = run_action(tmp_path, args="--help", **seed_inputs())
+    assert again.code == 2 and again.outputs["exit-code"] == "2" and again.outputs.get("passed") != "true", again.stdout
+    assert "wrote no report" in again.stdout
+    for key in ("base", "snapshot"):
+        odd = run_action(tmp_path, **{**seed_inputs(), key: "--help"})
+        assert odd.code == 2 and "no snapshot '--help'" in odd.stdout, odd.stdout
 
 
 def test_a_snapshot_that_cannot_load_stops_the_run_before_any_setup(tmp_path: Path):
