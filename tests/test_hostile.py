@@ -541,6 +541,11 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
                             r"server exited during the handshake: hostile: FATAL cannot load config", 20),
     "tools-list-error": (["--timeout", "20"], _stdio("list-error"),
                          r"tools/list \(page 1\) failed: JSON-RPC error -32603: tool registry unavailable", 20),
+    # the codes the SDK also gives a closed connection and a timeout: the server's own error, its message kept
+    "tools-list-error-32000": (["--timeout", "20"], _stdio("list-error", "--error-code", "-32000"),
+                               r"tools/list \(page 1\) failed: JSON-RPC error -32000: tool registry unavailable", 20),
+    "tools-list-error-32001": (["--timeout", "20"], _stdio("list-error", "--error-code", "-32001"),
+                               r"tools/list \(page 1\) failed: JSON-RPC error -32001: tool registry unavailable", 20),
     "cursor-repeats": (["--timeout", "20"], _stdio("cursor-repeat"), r"repeated cursor 'again'", 20),
     "endless-pages": (["--timeout", "20", "--max-pages", "5"], _stdio("endless-pages"), r"more than 5 pages", 20),
     "tools-list-100MB": (["--timeout", "8"], _stdio("huge", "--huge-mb", "100"), r"timed out after 8 s|too large", 8),

@@ -69,7 +69,8 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
     tail = _stderr_tail(state)
     for leaf in leaves:
         if isinstance(leaf, MCPError):
-            if leaf.code == -32000:  # the SDK's CONNECTION_CLOSED: the server went away
+            sent = _sent_by_server(leaf, log)  # -32000/-32001 are also codes servers use for their own errors
+            if leaf.code == -32000 and not sent:  # the SDK's CONNECTION_CLOSED: the server went away
                 if state.target.transport == "stdio":
                     what = "server exited during the handshake" if state.stage == "the handshake" else f"server exited during {state.stage}"
                     noise = _stdout_noise(log)
@@ -80,7 +81,7 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
                                             "over stdio, and does it log to stderr?")
                     return CaptureError(f"{what}: {tail or '(no stderr output)'}")
                 return CaptureError(f"server closed the connection during {state.stage} ({url})")
-            if leaf.code == -32001:  # the SDK's REQUEST_TIMEOUT
+            if leaf.code == -32001 and not sent:  # the SDK's REQUEST_TIMEOUT
                 return CaptureError(f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else ""))
             hint = "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
             return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}",
@@ -97,6 +98,16 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
     detail = _first_line(leaf) or type(leaf).__name__
     suffix = f" | stderr: {tail}" if tail else ""
     return CaptureError(f"capture failed during {state.stage}: {type(leaf).__name__}: {detail}{suffix}")
+
+
+def _sent_by_server(error: BaseException, log: _WireLog | None) -> bool:
+    """Did the server itself answer with this JSON-RPC error (its code and message are among the replies the wire
+    tap saw), rather than the SDK making it up (connection closed, request timeout)?"""
+    if log is None:
+        return False
+    code, message = getattr(error, "code", None), getattr(error, "message", None)
+    return any(isinstance(err, dict) and err.get("code") == code and err.get("message") == message
+               for _m, _res, err, _rid in log.replies)
 
 
 def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None) -> CaptureError:

@@ -13,7 +13,8 @@ Modes:
 - ``noise-then-ok``: writes log lines to stdout before each correct answer (a sloppy but working server).
 - ``exit-handshake``: reads ``initialize``, prints a marker (and ``$SECRET_TOKEN``, as careless servers
   do) to stderr, exits 1.
-- ``list-error``: ``tools/list`` answers JSON-RPC error -32603.
+- ``list-error``: ``tools/list`` answers JSON-RPC error -32603 (``--error-code`` another one: -32000 and -32001
+  are also the codes the SDK gives a closed connection and a request timeout).
 - ``cursor-repeat``: every page's ``nextCursor`` is ``"again"``.
 - ``endless-pages``: a new ``nextCursor`` on every page, forever.
 - ``huge``: a ``tools/list`` page of about ``--huge-mb`` MB (default 100), written in chunks.
@@ -131,6 +132,7 @@ def main() -> int:
     parser.add_argument("--mode", required=True)
     parser.add_argument("--pid-file")
     parser.add_argument("--huge-mb", type=int, default=100)
+    parser.add_argument("--error-code", type=int, default=-32603)
     parser.add_argument("--ignore-term", action="store_true")
     args = parser.parse_args()
     mode = args.mode
@@ -186,7 +188,8 @@ def main() -> int:
         elif method == "tools/list":
             pages += 1
             if mode == "list-error":
-                send({"jsonrpc": "2.0", "id": req_id, "error": {"code": -32603, "message": "tool registry unavailable"}})
+                send({"jsonrpc": "2.0", "id": req_id, "error": {"code": args.error_code,
+                                                                 "message": "tool registry unavailable"}})
             elif mode == "cursor-repeat":
                 send(result(req_id, {"tools": [dict(TOOLS[0], name=f"t{pages}")], "nextCursor": "again"}))
             elif mode == "endless-pages":
