@@ -336,9 +336,10 @@ def test_samples_in_diff_and_history(work: Path, stdio_run: dict[str, Any]) -> N
 
 
 UNIQUE_ITEMS = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
-HOSTILE_TOOLS = [_tool(name, OPEN_A) for name in ("huge", "deep", "garbage", "fine")]
-HOSTILE_RESULTS = {"huge": {"$huge_mb": 20}, "deep": {"$deep": 100000}, "garbage": {"$garbage": True},
-                   "fine": _result({"a": "x"})}
+HOSTILE_TOOLS = [_tool(name, OPEN_A) for name in ("huge", "deep", "deep300", "garbage", "fine")]
+# deep300: JSON Python reads but the SDK's parser refuses (recursion limit): a call timeout too, not exit 3
+HOSTILE_RESULTS = {"huge": {"$huge_mb": 20}, "deep": {"$deep": 100000}, "deep300": {"$deep": 300},
+                   "garbage": {"$garbage": True}, "fine": _result({"a": "x"})}
 
 
 @pytest.mark.live
@@ -355,6 +356,7 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
     calls = {c["id"]: c for c in json.loads(r.stdout)["calls"]}
     assert calls["huge"]["outcome"] in ("too-large", "timeout")
     assert calls["deep"]["outcome"] == "timeout" and calls["garbage"]["outcome"] == "timeout"
+    assert calls["deep300"]["outcome"] == "timeout"
     assert "not JSON-RPC" in calls["garbage"]["message"]
     assert calls["fine"]["outcome"] == "result"  # the connection survived
     assert (work / "hostile-rec.json").stat().st_size < 1_000_000  # nothing huge was recorded

@@ -56,7 +56,8 @@ class _WireLog:
         self.noise = [*self.noise, raw[:500]][-3:]
 
     def _refuse_unreadable_reply(self, raw: Any, why: str) -> None:
-        """Raise ``CaptureError`` if ``raw`` (text the SDK could not parse) is a reply to a request sent."""
+        """Raise ``CaptureError`` if ``raw`` (text the SDK could not parse) is a reply to a request sent (a handshake
+        or listing request: a tools/call reply is left to time out, as it does in a host)."""
         import json
 
         if not isinstance(raw, (str, bytes)) or len(raw) > 200_000_000:
@@ -70,11 +71,17 @@ class _WireLog:
             return
         rid = message.get("id")
         if isinstance(rid, (str, int)) and not isinstance(rid, bool) and rid in self.methods:
+            method = self.methods[rid]
+            if method == "tools/call":
+                return  # a probe call: it times out as a host's would (the call-timeout outcome), the run goes on
             reason = " ".join(why.split())[:200] or "not valid JSON"
-            raise CaptureError(f"the server's reply to {self.methods[rid]} cannot be read by an MCP client ({reason}); "
-                               "the SDK drops it, so hosts wait for it until they time out",
-                               hint="a lone UTF-16 surrogate escape (\\ud800 without its pair) is the usual cause: "
-                               "the server must send valid Unicode")
+            lowered = reason.lower()
+            hint = ("a lone UTF-16 surrogate escape (\\ud800 without its pair) is the usual cause: the server must "
+                    "send valid Unicode" if "surrogate" in lowered or "hex escape" in lowered else
+                    "the reply is nested deeper than the SDK's JSON parser goes" if "recursion" in lowered else
+                    "the server must send JSON the MCP SDK's parser accepts")
+            raise CaptureError(f"the server's reply to {method} cannot be read by an MCP client ({reason}); "
+                               "the SDK drops it, so hosts wait for it until they time out", hint=hint)
 
     def non_json_reply(self, request_id: Any = None) -> tuple[str, str] | None:
         """``(method, "result/pointer" or "error/pointer")`` of the first reply holding a number JSON cannot
