@@ -98,6 +98,40 @@ def test_a_closed_pipe_ends_any_command_quietly(args: list[str]):
     assert code == 141 and stderr == "", (code, stderr)
 
 
+def _run_with_fds(args: list[str], tmp_path: Path, *, close: tuple[int, ...] = (),
+                  stdout: str | None = None) -> tuple[int, str]:
+    """Run the CLI with file descriptors ``close``d (``>&-``, ``2>&-``) or stdout at the file ``stdout``
+    (``/dev/full``); returns (exit code, stderr)."""
+    import os
+
+    err = tmp_path / "stderr.txt"
+    script = "exec " + " ".join([sys.executable, "-m", "mcp_schema_audit", *args])
+    script += "".join(f" {fd}>&-" for fd in close) + (f" >{stdout}" if stdout else "")
+    if 2 not in close:
+        script += f" 2>{err}"
+    code = subprocess.run(["bash", "-c", script], cwd=tmp_path, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
+    return code, err.read_text() if err.exists() else ""
+
+
+def test_a_closed_or_full_stdout_or_stderr_is_an_exit_code_never_a_traceback(tmp_path: Path):
+    """`>&-`, `2>&-`, `>/dev/full`: the run ends with a code that tells (141: no reader, 2: no room), one line
+    or none, never a traceback or exit 1 ('gate failed'); a command that writes nothing to stdout is unaffected."""
+    old, new = str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json")
+    code, err = _run_with_fds(["rules"], tmp_path, close=(1,))
+    assert code == 141 and "Traceback" not in err, (code, err)
+    code, err = _run_with_fds(["diff", old, str(tmp_path / "missing.json")], tmp_path, close=(2,))
+    assert code == 2, code  # the error itself has nowhere to go; its code still says what happened
+    code, err = _run_with_fds(["snapshot", "--from-file", new, "--out", str(tmp_path / "s.json")], tmp_path,
+                              close=(1,))
+    assert code == 0 and (tmp_path / "s.json").is_file() and "Traceback" not in err, (code, err)
+    if Path("/dev/full").exists():
+        for args in (["diff", old, new, "--format", "json"], ["rules"], ["--help"]):
+            code, err = _run_with_fds(args, tmp_path, stdout="/dev/full")
+            assert code == 2 and "No space left on device" in err and "internal error" not in err, (args, code, err)
+            assert len(err.strip().splitlines()) == 1, err
+
+
 def test_a_pipe_closed_after_the_first_line(tmp_path: Path):
     """The shell form itself, with pipefail so that the exit code is schema-audit's."""
     cmd = f"set -o pipefail; {sys.executable} -m mcp_schema_audit rules | head -1"

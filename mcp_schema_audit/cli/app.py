@@ -5,6 +5,7 @@ The report goes to stdout (or ``--output``); progress and errors go to stderr, o
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -84,11 +85,43 @@ SUMMARY_CHARS = 60
 
 
 def _err(message: str) -> None:
-    """One line on stderr, control characters escaped."""
+    """One line on stderr, control characters escaped; nothing (never an exception) when stderr cannot take it
+    (closed, a full disk): the exit code still tells."""
     from mcp_schema_audit.report import inert
 
-    sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+class _ClosedStdout:
+    """Stands for a stdout the caller closed (``>&-``, Python's ``sys.stdout`` is None): writing to it is a reader
+    gone away (``BrokenPipeError``: exit 141, quietly), and a command that writes nothing there is unaffected."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "stdout is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(9, "stdout is closed")
+
+
+class _ClosedStderr(_ClosedStdout):
+    """Stands for a closed stderr: what would go there is dropped (the exit code still tells)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+#: errno values of a write that found no room (a full disk or quota, a file size limit)
+_FULL = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name)}
 
 
 def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -109,6 +142,11 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(143 if terminated else 130) from None
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
             raise typer.Exit(_stdout_closed()) from None
+        except OSError as exc:
+            if exc.errno not in _FULL:
+                raise
+            _err(f"error: cannot write the output: {exc.strerror or exc}")  # (only writes fill a disk)
+            raise typer.Exit(int(ExitCode.USAGE)) from None
         except WallClockGuard as exc:
             _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
                  "overloaded machine)")
@@ -200,6 +238,10 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+    if sys.stderr is None:
+        sys.stderr = _ClosedStderr()  # type: ignore[assignment]
     import gc
 
     # Interpreter shutdown would otherwise collect every object of the SDK, pydantic and httpx once more
@@ -210,6 +252,11 @@ def main() -> None:
         sys.stdout.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
     except BrokenPipeError:  # `schema-audit rules | head -1`: the reader went away; end quietly
         sys.exit(_stdout_closed())
+    except OSError as exc:  # what click itself wrote to stdout (--help, rules) on a full disk
+        if exc.errno is None:
+            raise
+        _err(f"error: cannot write to stdout: {exc.strerror or exc}")
+        sys.exit(2)
     except SystemExit as exc:
         # click itself catches EPIPE (in --help, --version) and exits 1 after wrapping stdout: 1 means "gate
         # failed" here, so give the closed pipe its own code

@@ -50,9 +50,19 @@ def _quiet_sdk_logs(verbose: bool) -> None:
 
 
 def _write_output(text: str, out: Optional[str]) -> None:
+    """Write a report to stdout (``out`` None or ``-``) or atomically to the file ``out``. Raises
+    ``BrokenPipeError`` when the reader of stdout went away, ``InputError`` when stdout or the file cannot take
+    it (a full disk: ``cannot write the report to stdout: No space left on device``)."""
     if out in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            from mcp_schema_audit.errors import InputError
+
+            raise InputError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
     else:
         atomic_write_text(Path(out), text)
 
