@@ -363,7 +363,8 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
     except _DuplicateKey as exc:
         raise InputError(f"duplicate key {_shown_key(exc.key)} in {source}") from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        what = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # "Invalid control character at"
+        raise InputError(f"{source}: not valid JSON: {what} at line {exc.lineno} column {exc.colno}") from exc
     except RecursionError as exc:
         raise InputError(f"{source}: JSON nested too deeply") from exc
     except ValueError as exc:

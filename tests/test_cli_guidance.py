@@ -132,6 +132,25 @@ def test_a_closed_or_full_stdout_or_stderr_is_an_exit_code_never_a_traceback(tmp
             assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["snapshot", "--out", "x.json", "--timeout", "inf", "--", "true"], "'--timeout': inf is not in the range"),
+    (["snapshot", "--out", "x.json", "--timeout", "1e309", "--", "true"], "'--timeout': inf is not in the range"),
+    (["probe", "--auto", "--call-timeout", "inf", "--", "true"], "'--call-timeout': inf is not in the range"),
+    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--output", ""], "--output needs a file name"),
+    (["snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", " "], "--out needs a file name"),
+])
+def test_values_that_could_never_work_are_usage_errors(args: list[str], message: str, tmp_path: Path):
+    """An endless --timeout waited forever on a hanging server; an empty --output tried to write '.'."""
+    r = cli(*args, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2 and message in error_line(r, 2), r.stderr
+
+
+def test_json_errors_read_as_one_sentence(tmp_path: Path):
+    (tmp_path / "ctl.json").write_text('{"tools": "a\tb"}')
+    r = cli("diff", "ctl.json", "ctl.json", cwd=tmp_path)
+    assert "Invalid control character at line 1 column 13" in error_line(r, 2), r.stderr
+
+
 def test_a_pipe_closed_after_the_first_line(tmp_path: Path):
     """The shell form itself, with pipefail so that the exit code is schema-audit's."""
     cmd = f"set -o pipefail; {sys.executable} -m mcp_schema_audit rules | head -1"

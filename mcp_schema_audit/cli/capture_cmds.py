@@ -77,6 +77,8 @@ def snapshot(
       schema-audit snapshot --label v0.2.5 --from-file tools-list.json
     """
     store = _settings(config, None, None, [], [], store)["store"]
+    if out is not None and not out.strip():
+        raise UsageError("--out needs a file name (or - for stdout)")
     sources = [x for x in (bool(command), url, sse, from_file) if x]
     if len(sources) != 1:
         raise UsageError("give exactly one source: -- SERVER_COMMAND..., --url, --sse or --from-file")
@@ -122,7 +124,8 @@ def demo(
                                 help="Gate for the demo's exit code (never: always exit 0)."),
     keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
                                         help="Keep the demo snapshots in this store folder."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, metavar="SECONDS", help="Seconds per capture."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, max=86_400.0, metavar="SECONDS",
+                                 help="Seconds per capture."),
     force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:
     """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them, then probe v2.

@@ -63,6 +63,10 @@ def _write_output(text: str, out: Optional[str]) -> None:
             from mcp_schema_audit.errors import InputError
 
             raise InputError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
+    elif not out.strip():
+        from mcp_schema_audit.errors import UsageError
+
+        raise UsageError("--output needs a file name (or - for stdout)")
     else:
         atomic_write_text(Path(out), text)
 

@@ -31,7 +31,7 @@ CWD: Any = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of
 PROTOCOL: Any = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
     "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
     "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."))
-TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, metavar="SECONDS",
+TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, max=86_400.0, metavar="SECONDS",
                             help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.")
 MAX_PAGES: Any = typer.Option(1000, "--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
 VERBOSE: Any = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")
