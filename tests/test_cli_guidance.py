@@ -133,9 +133,10 @@ def test_a_closed_or_full_stdout_or_stderr_is_an_exit_code_never_a_traceback(tmp
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["snapshot", "--out", "x.json", "--timeout", "inf", "--", "true"], "'--timeout': inf is not in the range"),
-    (["snapshot", "--out", "x.json", "--timeout", "1e309", "--", "true"], "'--timeout': inf is not in the range"),
-    (["probe", "--auto", "--call-timeout", "inf", "--", "true"], "'--call-timeout': inf is not in the range"),
+    (["snapshot", "--out", "x.json", "--timeout", "inf", "--", "true"], "'--timeout': inf is more than 86400 seconds"),
+    (["snapshot", "--out", "x.json", "--timeout", "1e309", "--", "true"], "'--timeout': inf is more than 86400"),
+    (["probe", "--auto", "--call-timeout", "inf", "--", "true"], "'--call-timeout': inf is more than 86400"),
+    (["demo", "--timeout", "nan"], "'--timeout': nan is not a number of seconds"),
     (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--output", ""], "--output needs a file name"),
     (["snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", " "], "--out needs a file name"),
 ])

@@ -124,7 +124,7 @@ def demo(
                                 help="Gate for the demo's exit code (never: always exit 0)."),
     keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
                                         help="Keep the demo snapshots in this store folder."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, max=86_400.0, metavar="SECONDS",
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, callback=source.at_most_a_day, metavar="SECONDS",
                                  help="Seconds per capture."),
     force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:

@@ -48,7 +48,7 @@ def probe(
         "Check a recording again without a server (e.g. against a newer --against).")),
     label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL", help=(
         "Name of the probed version in the report (default: live; a recording's own label with --replay).")),
-    call_timeout: float = typer.Option(_CALL_TIMEOUT_S, "--call-timeout", min=0.1, max=86_400.0, metavar="SECONDS",
+    call_timeout: float = typer.Option(_CALL_TIMEOUT_S, "--call-timeout", min=0.1, callback=source.at_most_a_day, metavar="SECONDS",
                                        help="Seconds each call may take; --timeout bounds the whole run."),
     url: Optional[str] = source.URL,
     sse: Optional[str] = source.SSE,

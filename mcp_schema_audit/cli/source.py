@@ -31,7 +31,18 @@ CWD: Any = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of
 PROTOCOL: Any = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
     "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
     "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."))
-TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, max=86_400.0, metavar="SECONDS",
+def at_most_a_day(value: Optional[float]) -> Optional[float]:
+    """Option callback: seconds beyond a day (``inf``, ``1e309``) are a mistake, never "wait forever"."""
+    if value is not None and value != value:
+        raise typer.BadParameter("nan is not a number of seconds")
+    if value is not None and not value <= MAX_SECONDS:
+        raise typer.BadParameter(f"{value:g} is more than {MAX_SECONDS:g} seconds (a day)")
+    return value
+
+
+#: The longest --timeout/--call-timeout: a day.
+MAX_SECONDS = 86_400.0
+TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, callback=at_most_a_day, metavar="SECONDS",
                             help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.")
 MAX_PAGES: Any = typer.Option(1000, "--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
 VERBOSE: Any = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")
