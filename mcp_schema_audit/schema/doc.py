@@ -3,6 +3,7 @@ validator per host profile."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,23 @@ def host_sensitive_text(text: str, root_schema_keys: int = 0) -> bool:
     (the root's own ``$schema`` sets the dialect, which callers compare; a nested one switches dialects
     mid-document, which hosts handle differently)."""
     return any(k in text for k in HOST_SENSITIVE) or text.count('"$schema"') > root_schema_keys
+
+
+@functools.lru_cache(maxsize=1)
+def _jsonschema_classes() -> tuple[dict[str, Any], Any]:
+    """jsonschema's validator class per dialect name, and the registry of the dialects' metaschemas (imported on
+    first use: ``--help`` and the capture need neither)."""
+    from jsonschema import (
+        Draft4Validator,
+        Draft6Validator,
+        Draft7Validator,
+        Draft201909Validator,
+        Draft202012Validator,
+    )
+    from jsonschema_specifications import REGISTRY
+
+    return ({"2020-12": Draft202012Validator, "2019-09": Draft201909Validator, "draft-07": Draft7Validator,
+             "draft-06": Draft6Validator, "draft-04": Draft4Validator}, REGISTRY)
 
 
 #: A number of 16 digits or more: JavaScript reads it as a double, maybe not exactly.
@@ -230,18 +248,9 @@ class SchemaDoc:
 
         Its registry holds nothing but the dialects' metaschemas (jsonschema adds those to any registry: given
         them already, it need not copy them for every validator) and retrieves nothing."""
-        from jsonschema import (
-            Draft4Validator,
-            Draft6Validator,
-            Draft7Validator,
-            Draft201909Validator,
-            Draft202012Validator,
-        )
-        from jsonschema_specifications import REGISTRY as metaschemas
-
+        classes, metaschemas = _jsonschema_classes()
         if profile == "python-sdk":
-            base = {"2019-09": Draft201909Validator, "draft-07": Draft7Validator, "draft-06": Draft6Validator,
-                    "draft-04": Draft4Validator}.get(self.dialect, Draft202012Validator)
+            base = classes.get(self.dialect, classes["2020-12"])
             dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
             return _host_class(base, None, dialect)(self.root, registry=metaschemas, format_checker=None)
         if profile not in _AJV_KIND:
@@ -251,7 +260,7 @@ class SchemaDoc:
             ptr, why = problem
             return f"{profile} cannot compile the schema: {why}" + (f" at {ptr}" if ptr else "")
         kind = _AJV_KIND[profile](self.dialect)
-        base = {"draft-07": Draft7Validator, "2019-09": Draft201909Validator, "2020-12": Draft202012Validator}[kind]
+        base = classes[kind]
         root = _ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
         return _host_class(base, kind, kind)(root, registry=metaschemas, format_checker=ajv_format_checker())
 
