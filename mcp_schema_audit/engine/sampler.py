@@ -180,10 +180,11 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
     first = sample(rest, doc, depth + 1)
     try:
         excluded = doc.validator_for(node["not"])
+        allowed = doc.validator().evolve(schema=rest)  # the rest of the node still holds (its type, its bounds)
         candidates = [first] + [_sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))]
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
         for cand in candidates[:64]:
-            if not excluded.is_valid(cand):
+            if not excluded.is_valid(cand) and allowed.is_valid(cand):
                 return cand
     except Exception:  # best effort: any failure (unknown type, unresolvable $ref …) keeps the first sample
         pass
