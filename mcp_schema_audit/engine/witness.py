@@ -97,6 +97,12 @@ class WitnessMixin:
                 for n in range(1, need + 1):
                     if self._valid(self.p_doc, p, arr + [extra] * n):
                         return arr + [extra] * n
+            if isinstance(child, dict) and isinstance(kept, dict):
+                # no room for another item (maxItems): the child itself must meet contains, keeping what it shows
+                # where contains does not speak, or taking contains' values where it does ({"id": ""} → {"id": "a"})
+                for merged in ({**kept, **child}, {**child, **kept}):
+                    if self._valid(self.p_doc, p, arr[:index] + [merged] + arr[index + 1:]):
+                        return arr[:index] + [merged] + arr[index + 1:]
             return arr
         return wrap
 
