@@ -774,7 +774,10 @@ def _kw_mutation(draw: Any, m: dict[str, Any], op: str) -> None:
             m.pop(kw, None)
     elif op == "contains_value":
         c = m["contains"]
-        target = m["items"]["props"][c["key"]] if c["key"] is not None else m["items"]
+        props = m["items"].get("props") if m["items"].get("k") == "object" else None
+        if c["key"] is not None and (props is None or c["key"] not in props):
+            c["key"] = None  # an earlier mutation retyped the items or dropped the key: contains a whole item
+        target = props[c["key"]] if c["key"] is not None else m["items"]
         c["value"] = _value_for(draw, target)
     elif op in ("minContains", "maxContains"):
         _set_bound(draw, m, op, 0 if op == "minContains" else 1, 3)
