@@ -88,6 +88,8 @@ def rejecting_keyword(issue: Issue) -> str | None:
         return None
     last = keyword_at(issue.v_path) if not issue.v_bare else None
     last = _ALIASES.get(last, last) if last is not None else None
+    if last is not None and len(issue.v_path) >= 2 and issue.v_path[-2] == "not":
+        return "not"  # a keyword under not/not (a double negation normalized away): jsonschema reports the not
     return last if last in _SELF_REPORTING else None
 
 
