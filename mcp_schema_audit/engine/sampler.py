@@ -147,7 +147,23 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
     if not types:
         return None
     non_null = [t for t in types if t != "null"]
-    return _sample_type(node, non_null[0] if non_null else "null", doc, depth)
+    first = _sample_type(node, non_null[0] if non_null else "null", doc, depth)
+    if len(types) > 1:
+        # several types: the preferred one's sample may be impossible (an array whose contains its items forbid);
+        # then another type's, the first the node accepts
+        try:
+            check = doc.validator().evolve(schema=node)
+        except Exception:  # an uncompilable node: the first sample stands
+            return first
+        if not _safe_valid(check, first):
+            for t in [*non_null[1:], *(["null"] if "null" in types else [])]:
+                try:
+                    other = _sample_type(node, t, doc, depth)
+                except NoSample:
+                    continue
+                if _safe_valid(check, other):
+                    return other
+    return first
 
 
 def _safe_valid(check: Any, value: Any) -> bool:
