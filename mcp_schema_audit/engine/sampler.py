@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mcp_schema_audit.schema.quick import quick_valid
 from mcp_schema_audit.engine.nodes import union_list
 from mcp_schema_audit.engine.conditions import conditionals
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
@@ -148,7 +149,7 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
         return None
     non_null = [t for t in types if t != "null"]
     first = _sample_type(node, non_null[0] if non_null else "null", doc, depth)
-    if len(types) > 1:
+    if len(types) > 1 and quick_valid(node, first, doc.dialect) is not True:
         # several types: the preferred one's sample may be impossible (an array whose contains its items forbid);
         # then another type's, the first the node accepts
         try:
