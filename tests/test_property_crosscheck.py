@@ -330,6 +330,8 @@ def check_own_keyword(f: Any, v: Any) -> None:
         f.rule, set())
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}
+    if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
+        kws = kws | {"not"}  # a keyword under not/not: jsonschema reports the rejection as the outer not's
     try:  # a keyword whose value is the false schema (items: false, additionalProperties: false) rejects by itself
         if rejecting_ptr and value_at(v, rejecting_ptr) is False:
             kws = kws | {rejecting_ptr.rsplit("/", 1)[-1]}

@@ -97,12 +97,14 @@ class WitnessMixin:
                 for n in range(1, need + 1):
                     if self._valid(self.p_doc, p, arr + [extra] * n):
                         return arr + [extra] * n
-            if isinstance(child, dict) and isinstance(kept, dict):
-                # no room for another item (maxItems): the child itself must meet contains, keeping what it shows
-                # where contains does not speak, or taking contains' values where it does ({"id": ""} → {"id": "a"})
-                for merged in ({**kept, **child}, {**child, **kept}):
-                    if self._valid(self.p_doc, p, arr[:index] + [merged] + arr[index + 1:]):
-                        return arr[:index] + [merged] + arr[index + 1:]
+            # no room for another item (maxItems): the child itself must meet contains, keeping what it shows
+            # where contains does not speak, or taking contains' values where it does ({"id": ""} → {"id": "a"});
+            # a scalar child gives way to contains' own value (confirmation checks it still shows the change)
+            merged_children = ([{**kept, **child}, {**child, **kept}] if isinstance(child, dict) and
+                               isinstance(kept, dict) else [kept] if kept is not NO_WITNESS else [])
+            for merged in merged_children:
+                if self._valid(self.p_doc, p, arr[:index] + [merged] + arr[index + 1:]):
+                    return arr[:index] + [merged] + arr[index + 1:]
             return arr
         return wrap
 
