@@ -58,10 +58,32 @@ _HOST_SENSITIVE = ('"pattern', '"format"', '"nullable"', '"dependencies"')
 
 
 def tolerant(value: Any) -> Any:
-    """A subschema that declares nothing (``{}`` or annotations only) reads as ``True``."""
-    if isinstance(value, dict) and not any(k in ASSERTIONS for k in value):
+    """A subschema that declares nothing reads as ``True``: ``{}``, annotations only, or only applicators that
+    accept everything (``{"anyOf": [true]}``, ``{"allOf": [{}]}``, ``{"oneOf": [{}]}``: spellings of ``{}``)."""
+    if isinstance(value, dict) and _accepts_all(value):
         return True
     return value
+
+
+def _accepts_all(value: Any, depth: int = 0) -> bool:
+    """Does schema ``value`` accept every instance, by its own keywords (no ``$ref`` followed)?"""
+    if value is True:
+        return True
+    if not isinstance(value, dict) or depth > 8:
+        return False
+    for k, v in value.items():
+        if k not in ASSERTIONS:
+            continue  # an annotation
+        if not isinstance(v, list) or not v:
+            return False
+        if k == "anyOf" and any(_accepts_all(b, depth + 1) for b in v):
+            continue
+        if k == "allOf" and all(_accepts_all(b, depth + 1) for b in v):
+            continue
+        if k == "oneOf" and len(v) == 1 and _accepts_all(v[0], depth + 1):
+            continue
+        return False
+    return True
 
 
 def is_number(x: Any) -> bool:
