@@ -137,16 +137,13 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             _err(f"error: {exc.one_line()}")
             raise typer.Exit(int(exc.exit_code)) from None
         except KeyboardInterrupt as exc:
-            terminated = isinstance(exc, Terminated)
-            _err("terminated" if terminated else "interrupted")
-            raise typer.Exit(143 if terminated else 130) from None
+            raise typer.Exit(_interrupted(exc)) from None
         except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
             raise typer.Exit(_stdout_closed()) from None
         except OSError as exc:
             if exc.errno not in _FULL:
                 raise
-            _err(f"error: cannot write the output: {exc.strerror or exc}")  # (only writes fill a disk)
-            raise typer.Exit(int(ExitCode.USAGE)) from None
+            raise typer.Exit(_no_room(exc)) from None
         except WallClockGuard as exc:
             _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
                  "overloaded machine)")
@@ -224,6 +221,19 @@ class Terminated(KeyboardInterrupt):
     process group stopped, no half-written file), then exit 143 (128 + SIGTERM)."""
 
 
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Say how the run was stopped (one line) and return its exit code: 143 for SIGTERM, 130 for Ctrl-C."""
+    terminated = isinstance(exc, Terminated)
+    _err("terminated" if terminated else "interrupted")
+    return 143 if terminated else 130
+
+
+def _no_room(exc: OSError) -> int:
+    """Say that the output found no room (a full disk: only writes raise these errnos) and return exit code 2."""
+    _err(f"error: cannot write the output: {exc.strerror or exc}")
+    return int(ExitCode.USAGE)
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
     import signal
 
@@ -253,10 +263,9 @@ def main() -> None:
     except BrokenPipeError:  # `schema-audit rules | head -1`: the reader went away; end quietly
         sys.exit(_stdout_closed())
     except OSError as exc:  # what click itself wrote to stdout (--help, rules) on a full disk
-        if exc.errno is None:
+        if exc.errno not in _FULL:
             raise
-        _err(f"error: cannot write to stdout: {exc.strerror or exc}")
-        sys.exit(2)
+        sys.exit(_no_room(exc))
     except SystemExit as exc:
         # click itself catches EPIPE (in --help, --version) and exits 1 after wrapping stdout: 1 means "gate
         # failed" here, so give the closed pipe its own code
@@ -264,9 +273,7 @@ def main() -> None:
             sys.exit(_stdout_closed())
         raise exc from None
     except KeyboardInterrupt as exc:  # pragma: no cover - interactive
-        terminated = isinstance(exc, Terminated)
-        _err("terminated" if terminated else "interrupted")
-        sys.exit(143 if terminated else 130)
+        sys.exit(_interrupted(exc))
     except Exception as exc:  # click/typer usage errors: one line, exit 2 (their own exit_code)
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]

@@ -308,39 +308,16 @@ class SchemaDoc:
                 return "draft-07"
         return kind
 
-    def pair_with(self, other: SchemaDoc, same: Any) -> None:
-        """Make ``other`` (the other version of this tool's schema) this document's twin for the Ajv compile walk:
-        subtrees ``same(node, other_node)`` proves identical to a place of ``other`` that ``other``'s own walk
-        found clean are not walked again (``compile._ajv_compile_problem``). Answers do not change."""
-        self._twin = (other, same)
-
-    def _clean_twin(self, profile: str, kind: str) -> tuple[SchemaDoc, Any] | None:
-        """The twin, when it can answer for subtrees of this document under ``kind``: fast paths on, the same
-        Ajv class, its own walk found nothing (and ran without a twin of its own), and neither walk can reach ``AJV_COMPILE_MAX_NODES`` (each node
-        visited is an object of at least two characters of canonical text)."""
-        if self._twin is None or not fastpaths.enabled():
-            return None
-        other, same = self._twin
-        if other._twin is not None or other._ajv_kind(profile) != kind or 2 * AJV_COMPILE_MAX_NODES <= max(len(self.canonical),
-                                                                               len(other.canonical)):
-            return None
-        return (other, same) if other.compile_problem(profile) is None else None
-
-    def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
-        """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
-
-        Raises as ``errors`` does. With the fast paths on, the python-sdk answer comes from ``quick_valid`` where
-        it can give it (jsonschema's own verdict, without walking its validator)."""
+    @staticmethod
+    def _evaluating(run: Any) -> Any:
+        """``run()``, with what jsonschema raises on a stranger's schema worded as ``errors`` documents:
+        ``RefError`` for an unresolvable ``$ref``, ``ValueError`` for anything its keyword code cannot evaluate
+        (it assumes a valid schema, so a hostile one makes it raise anything)."""
         from jsonschema import exceptions as jexc
         from referencing.exceptions import Unresolvable
 
         try:
-            validator = self.validator(profile)  # raises as the host's validator would, whatever answers
-            if profile == "python-sdk" and fastpaths.enabled():
-                quick = quick_valid(self.root, instance, self.dialect)
-                if quick is not None:
-                    return quick
-            return bool(validator.is_valid(instance))
+            return run()
         except Unresolvable as exc:
             raise RefError(str(exc)) from exc
         except ValueError:
@@ -349,6 +326,36 @@ class SchemaDoc:
                 TypeError, AttributeError, KeyError, IndexError) as exc:
             detail = " ".join(str(exc).split())[:200]
             raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
+
+    def pair_with(self, other: SchemaDoc, same: Any) -> None:
+        """Make ``other`` (the other version of this tool's schema) this document's twin for the Ajv compile walk:
+        subtrees ``same(node, other_node)`` proves identical to a place of ``other`` that ``other``'s own walk
+        found clean are not walked again (``compile._ajv_compile_problem``). Answers do not change."""
+        self._twin = (other, same)
+
+    def _clean_twin(self, profile: str, kind: str) -> tuple[SchemaDoc, Any] | None:
+        """The twin, when it can answer for subtrees of this document under ``kind``: fast paths on, the same
+        Ajv class, its own walk found nothing (and ran without a twin of its own), and neither walk can reach
+        ``AJV_COMPILE_MAX_NODES`` (each node visited is an object of at least two characters of canonical text)."""
+        if self._twin is None or not fastpaths.enabled():
+            return None
+        other, same = self._twin
+        longest = max(len(self.canonical), len(other.canonical))
+        if other._twin is not None or other._ajv_kind(profile) != kind or longest >= 2 * AJV_COMPILE_MAX_NODES:
+            return None
+        return (other, same) if other.compile_problem(profile) is None else None
+
+    def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
+        """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
+
+        Raises as ``errors`` does. With the fast paths on, the python-sdk answer comes from ``quick_valid`` where
+        it can give it (jsonschema's own verdict, without walking its validator)."""
+        validator = self._evaluating(lambda: self.validator(profile))  # raises as the host's would, whatever answers
+        if profile == "python-sdk" and fastpaths.enabled():
+            quick = quick_valid(self.root, instance, self.dialect)
+            if quick is not None:
+                return quick
+        return bool(self._evaluating(lambda: validator.is_valid(instance)))
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
         """The validation errors for ``instance`` (empty = valid), best match first.
@@ -360,20 +367,8 @@ class SchemaDoc:
         search (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
         """
         from jsonschema import exceptions as jexc
-        from referencing.exceptions import Unresolvable
 
-        try:
-            validator = self.validator(profile)
-            errs = list(validator.iter_errors(instance))
-        except Unresolvable as exc:
-            raise RefError(str(exc)) from exc
-        except ValueError:
-            raise
-        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, re.error, ArithmeticError, RecursionError,
-                TypeError, AttributeError, KeyError, IndexError) as exc:
-            # jsonschema's keyword code assumes a valid schema; a stranger's schema makes it raise anything
-            detail = " ".join(str(exc).split())[:200]
-            raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
+        errs = self._evaluating(lambda: list(self.validator(profile).iter_errors(instance)))
         if len(errs) > 1:
             best = jexc.best_match(errs)
             # best_match may pick an error inside a union's branches: the top-level error holding it goes first

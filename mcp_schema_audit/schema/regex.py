@@ -25,6 +25,17 @@ class RegexBudgetError(ValueError):
     string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
 
 
+def _sre() -> tuple[Any, Any, set[Any]]:
+    """Python's regex parser: ``(its constants, the parser, the repeat opcodes)``."""
+    try:
+        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - 3.10
+        import sre_constants as c  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+    return c, parser, {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+
+
 @functools.lru_cache(maxsize=1024)
 def _regex_shape(pattern: str) -> tuple[int, int, int, bool]:
     """``(nesting, alternatives, variable_repeats, anchored)`` of ``pattern``; raises ``re.error`` when invalid.
@@ -37,13 +48,7 @@ def _regex_shape(pattern: str) -> tuple[int, int, int, bool]:
     pattern is ``anchored`` at the start (``^``: one start position is tried, not every one).
     """
     re.compile(pattern)  # the error a host would raise, first
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
-        from re import _parser as parser
-    except ImportError:  # pragma: no cover - 3.10
-        import sre_constants as c  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
-    repeats = {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    c, parser, repeats = _sre()
     count = 0
 
     def walk(items: Any, in_repeat: bool, mult: int = 1) -> tuple[int, int]:
@@ -92,13 +97,7 @@ def _nested_empty_loops(pattern: str) -> bool:
     (a native abort: it allocates gigabytes), so it never gets one; Python's ``re`` and the ``regex`` package
     stop empty iterations. Raises ``re.error`` when invalid.
     """
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
-        from re import _parser as parser
-    except ImportError:  # pragma: no cover - 3.10
-        import sre_constants as c  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
-    repeats = {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    c, parser, repeats = _sre()
     width = {c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN, c.CATEGORY, c.RANGE}
 
     def nullable(items: Any) -> bool:
