@@ -133,3 +133,83 @@ def test_unique_items_answers_as_jsonschema(items: list) -> None:
 
     ours = SchemaDoc({"type": "array", "uniqueItems": True}).validator("python-sdk").is_valid(items)
     assert ours == Draft202012Validator({"type": "array", "uniqueItems": True}).is_valid(items), items
+
+
+# -- references, arrays and the TS profiles' (Ajv) reading ------------------------------------------------
+big = 2**53 + 1
+ref_scalars = st.one_of(scalars, st.sampled_from([big, -big, 2**53, "2026-01-01T00:00:00Z", "2026-01-01",
+                                                   "a@b.co", "123e4567-e89b-12d3-a456-426614174000", 2**31]))
+ref_values = st.recursive(ref_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+    names, inner, max_size=3), max_leaves=8)
+ref_leaves = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["string", "integer", "number", "object", "array", "null", ["string", "null"]]),
+    "format": st.sampled_from(["date-time", "email", "uuid", "int32", "date", "no-such-format"]),
+    "maximum": st.sampled_from([3, 2**53, big, 1.5]), "enum": st.lists(ref_scalars, min_size=1, max_size=3),
+    "minLength": st.integers(0, 3), "$ref": st.sampled_from(["#/$defs/A", "#/$defs/B", "#", "#/$defs/none",
+                                                             "#/$defs/A/properties/a", "other.json#/x"]),
+    "$schema": st.sampled_from(["https://json-schema.org/draft/2020-12/schema",
+                                "http://json-schema.org/draft-07/schema#"]),
+    "description": st.just("d"),
+})
+ref_nodes = st.recursive(ref_leaves, lambda inner: st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["object", "array", ["object", "null"]]),
+    "properties": st.dictionaries(names, inner, max_size=3), "required": st.lists(names, max_size=2),
+    "additionalProperties": st.one_of(st.booleans(), inner), "items": st.one_of(inner, st.booleans()),
+    "minItems": st.integers(0, 2), "maxItems": st.integers(0, 3), "anyOf": st.lists(inner, min_size=1, max_size=3),
+    "not": inner, "$ref": st.sampled_from(["#/$defs/A", "#/$defs/B"]),
+}), max_leaves=6)
+
+
+def _doc(dialect: str, node: dict, a: dict, b: dict) -> SchemaDoc:
+    return SchemaDoc({"$schema": _DIALECT_URI[dialect], "$defs": {"A": a, "B": b}, **node})
+
+
+def _verdict(run: object) -> bool | None:
+    try:
+        return bool(run())  # type: ignore[operator]
+    except Exception:
+        return None
+
+
+@settings(max_examples=2500, deadline=None)
+@given(node=ref_nodes, a=ref_nodes, b=ref_nodes, value=ref_values,
+       dialect=st.sampled_from(["2020-12", "2019-09", "draft-07"]),
+       profile=st.sampled_from(["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]))
+def test_quick_references_and_profiles_answer_as_the_validators(node: dict, a: dict, b: dict, value: object,
+                                                               dialect: str, profile: str) -> None:
+    """Local ``$ref``s (beside other keywords, or alone in draft-07), ``items``/``minItems``/``maxItems``, nested
+    ``$schema``s, and the Ajv reading (formats asserted, integers beyond 2**53) answer as the profile's own
+    validator, for the whole document and for a subschema of it."""
+    doc = _doc(dialect, node, a, b)
+    if _verdict(lambda: doc.validator(profile)) is None:
+        return  # the profile cannot compile it: quick is never asked
+    quick = doc.quick(doc.root, value, profile)
+    if quick is not None:
+        assert quick == _verdict(lambda: doc.validator(profile).is_valid(value)), (doc.root, value, profile)
+    sub = doc.root["$defs"]["A"]
+    quick = doc.quick(sub, value, profile)
+    if quick is not None:
+        assert quick == _verdict(lambda: doc.validator_for(sub, profile).is_valid(value)), (doc.root, value, profile)
+
+
+@pytest.mark.parametrize("root,value,profile,expected", [
+    # a $ref beside other keywords: both apply from 2019-09 on; in draft-07 the siblings are ignored
+    ({"$defs": {"S": {"type": "string"}}, "$ref": "#/$defs/S", "maxLength": 1}, "ab", "python-sdk", False),
+    ({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"S": {"type": "string"}},
+      "$ref": "#/definitions/S", "maxLength": 1}, "ab", "python-sdk", True),
+    ({"$defs": {"S": {"type": "string"}}, "type": "array", "items": {"$ref": "#/$defs/S"}, "maxItems": 2},
+     ["a", "b"], "python-sdk", True),
+    ({"$defs": {"S": {"type": "string"}}, "type": "array", "items": {"$ref": "#/$defs/S"}}, ["a", 1], "ts-sdk-v2",
+     False),
+    ({"type": "string", "format": "date-time"}, "2026-01-01", "python-sdk", True),   # formats not asserted
+    ({"type": "string", "format": "date-time"}, "2026-01-01", "ts-sdk-v1", False),   # ajv-formats asserts them
+    ({"type": "string", "format": "date-time"}, "2026-01-01T00:00:00Z", "ts-sdk-v2", True),
+    ({"type": "integer", "maximum": 2**53}, 2**53 + 1, "ts-sdk-v1", None),           # a double in JavaScript
+    ({"$ref": "other.json#/x"}, 1, "python-sdk", None),                               # not a local pointer
+    ({"$id": "https://example.com/s", "$defs": {"S": {}}, "$ref": "#/$defs/S"}, 1, "python-sdk", None),
+])
+def test_quick_reference_cases(root: dict, value: object, profile: str, expected: bool | None) -> None:
+    doc = SchemaDoc(root)
+    assert doc.quick(doc.root, value, profile) is expected
+    if expected is not None:
+        assert doc.validator(profile).is_valid(value) is expected

@@ -383,17 +383,24 @@ class _Checker:
     V's? V is asked first (most values pass it, and then P need not be asked)."""
 
     def __init__(self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...]) -> None:
-        self.pairs: list[tuple[Any, Any]] = []
+        self.pairs: list[tuple[str, Any, Any]] = []
+        self.p_doc, self.p_node, self.v_doc, self.v_node = p_doc, p_node, v_doc, v_node
         for host in hosts:
             try:
-                self.pairs.append((p_doc.validator_for(p_node, host), v_doc.validator_for(v_node, host)))
+                self.pairs.append((host, p_doc.validator_for(p_node, host), v_doc.validator_for(v_node, host)))
             except Exception:  # a host that cannot compile either side decides nothing here
                 continue
 
+    @staticmethod
+    def _valid(doc: SchemaDoc, node: Any, check: Any, host: str, value: Any) -> bool:
+        got = doc.quick(node, value, host)
+        return bool(check.is_valid(value)) if got is None else got
+
     def rejected(self, value: Any) -> bool:
-        for p_check, v_check in self.pairs:
+        for host, p_check, v_check in self.pairs:
             try:
-                if not v_check.is_valid(value) and p_check.is_valid(value):
+                if not self._valid(self.v_doc, self.v_node, v_check, host, value) and self._valid(
+                        self.p_doc, self.p_node, p_check, host, value):
                     return True
             except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
                 continue

@@ -35,7 +35,6 @@ from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
 from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
 from mcp_schema_audit.schema.doc import host_sensitive_text
-from mcp_schema_audit.schema.quick import quick_valid
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
@@ -96,10 +95,10 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
     def _valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
         """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
         try:
-            if profile == "python-sdk" and self.fast:
+            if self.fast:
                 self._count_validation()
                 doc.validator(profile)  # raises as the real validator would (once per document, cached)
-                quick = quick_valid(node, value, doc.dialect)
+                quick = doc.quick(node, value, profile)
                 if quick is not None:
                     return quick
                 return doc.validator_for(node, profile).is_valid(value)

@@ -160,6 +160,26 @@ class SchemaDoc:
         return resolved.contents, ["$ref:" + ref]
 
     @property
+    def refs_root(self) -> Any:
+        """The root, for ``quick_valid`` to follow ``#/…`` references into, when the document has no ``$id`` (so
+        each such reference names a place of this root, as jsonschema resolves it); None otherwise."""
+        return None if '"$id"' in self.canonical else self.root
+
+    def quick(self, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
+        """``quick_valid`` of ``value`` under ``node`` (a subschema of this document) as ``validator_for(node,
+        profile)`` would answer (the root: as ``validator(profile)``), local references followed: True/False, or
+        None when the validator must decide (or fast paths are off). Call it after ``validator(profile)``
+        succeeded: a document the profile cannot compile or afford is not looked at here."""
+        if not fastpaths.enabled():
+            return None
+        if profile == "python-sdk":
+            return quick_valid(node, value, self.dialect, 0, self.refs_root, whole=node is self.root)
+        kind = _AJV_KIND[profile](self.dialect) if profile in _AJV_KIND else None
+        if kind is None:
+            return None
+        return quick_valid(node, value, kind, 0, self.refs_root, formats=ajv_format_checker(), whole=node is self.root)
+
+    @property
     def root_schema_keys(self) -> int:
         """1 when the root declares ``$schema`` (the dialect), else 0."""
         return int(isinstance(self.root, dict) and "$schema" in self.root)
@@ -348,13 +368,12 @@ class SchemaDoc:
     def accepts(self, instance: Any, profile: str = "python-sdk") -> bool:
         """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
 
-        Raises as ``errors`` does. With the fast paths on, the python-sdk answer comes from ``quick_valid`` where
-        it can give it (jsonschema's own verdict, without walking its validator)."""
+        Raises as ``errors`` does. With the fast paths on, the answer comes from ``quick`` where it can give it
+        (the validator's own verdict, without walking it)."""
         validator = self._evaluating(lambda: self.validator(profile))  # raises as the host's would, whatever answers
-        if profile == "python-sdk" and fastpaths.enabled():
-            quick = quick_valid(self.root, instance, self.dialect)
-            if quick is not None:
-                return quick
+        quick = self.quick(self.root, instance, profile)
+        if quick is not None:
+            return quick
         return bool(self._evaluating(lambda: validator.is_valid(instance)))
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
@@ -368,7 +387,10 @@ class SchemaDoc:
         """
         from jsonschema import exceptions as jexc
 
-        errs = self._evaluating(lambda: list(self.validator(profile).iter_errors(instance)))
+        validator = self._evaluating(lambda: self.validator(profile))
+        if self.quick(self.root, instance, profile) is True:
+            return []  # the validator would find nothing
+        errs = self._evaluating(lambda: list(validator.iter_errors(instance)))
         if len(errs) > 1:
             best = jexc.best_match(errs)
             # best_match may pick an error inside a union's branches: the top-level error holding it goes first
