@@ -213,3 +213,53 @@ def test_quick_reference_cases(root: dict, value: object, profile: str, expected
     assert doc.quick(doc.root, value, profile) is expected
     if expected is not None:
         assert doc.validator(profile).is_valid(value) is expected
+
+
+nested_nodes = st.recursive(ref_leaves, lambda inner: st.fixed_dictionaries({"properties": st.dictionaries(
+    names, inner, min_size=1, max_size=3)}, optional={
+    "type": st.sampled_from(["object", ["object", "null"]]), "required": st.lists(names, max_size=2),
+    "additionalProperties": st.one_of(st.booleans(), inner), "anyOf": st.lists(inner, min_size=1, max_size=2),
+}), max_leaves=8)
+
+
+nested_values = st.recursive(ref_scalars, lambda inner: st.dictionaries(names, inner, min_size=1, max_size=3),
+                             max_leaves=8)
+
+
+def _error_facts(errors: list) -> list:
+    def facts(e: object) -> tuple:
+        return (e.message, e.validator, list(e.absolute_path), list(e.absolute_schema_path),  # type: ignore[attr-defined]
+                list(e.relative_schema_path), [facts(c) for c in e.context or []])  # type: ignore[attr-defined]
+    return [facts(e) for e in errors]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(node=nested_nodes, a=ref_nodes, value=nested_values, dialect=st.sampled_from(["2020-12", "draft-07"]),
+       profile=st.sampled_from(["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]))
+def test_narrowed_errors_are_the_whole_validations(node: dict, a: dict, value: object, dialect: str,
+                                                   profile: str) -> None:
+    """``SchemaDoc.errors`` validating only the one property ``quick`` cannot vouch for gives the errors of the
+    whole validation: the same messages, keywords, instance and schema paths, in the same order."""
+    from mcp_schema_audit import fastpaths
+
+    def run() -> object:
+        doc = _doc(dialect, node, a, {})
+        try:
+            return _error_facts(doc.errors(value, profile))
+        except Exception as exc:  # noqa: BLE001 - the same failure either way
+            return type(exc).__name__
+    fast = run()
+    with fastpaths.disabled():
+        slow = run()
+    assert fast == slow, (node, value, profile)
+
+
+def test_narrowed_errors_follow_properties() -> None:
+    doc = SchemaDoc({"type": "object", "properties": {"a": {"type": "object", "properties": {
+        "b": {"enum": ["x"]}, "c": {"type": "string"}}}, "d": {"type": "integer"}}, "additionalProperties": False})
+    value = {"a": {"b": "y", "c": "s"}, "d": 1}
+    assert doc._narrowed(value, "python-sdk") == ({"enum": ["x"]}, "y", ["a", "b"])
+    (error,) = doc.errors(value)
+    assert list(error.absolute_path) == ["a", "b"]
+    assert list(error.absolute_schema_path) == ["properties", "a", "properties", "b", "enum"]
+    assert doc._narrowed({"a": {"b": "y"}, "d": "1"}, "python-sdk") is None  # two places fail: the whole is validated

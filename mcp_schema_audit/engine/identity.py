@@ -72,14 +72,26 @@ class Identity:
     def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
         self.p, self.v = Texts(p_doc), Texts(v_doc)
         self.enabled = p_doc.dialect == v_doc.dialect
+        # (id(p), id(v)) → (p, v, answer): the walk, the compile walk and the oracle ask about the same pairs
+        self._known: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
 
     def identical(self, p: Any, v: Any) -> bool:
         """True only when proven: equal texts and equal ``$ref`` targets (never for unresolvable refs).
 
         Exact JSON equality first (``jsontext.same_json``: C-speed ``==``, then types), then the ``$ref`` targets.
+        Answered once per pair of subtrees (by identity; the subtrees are kept alive with the answer).
         """
         if not self.enabled or not isinstance(p, (dict, bool)) or not isinstance(v, (dict, bool)):
             return False
+        key = (id(p), id(v))
+        hit = self._known.get(key)
+        if hit is not None and hit[0] is p and hit[1] is v:
+            return hit[2]
+        answer = self._identical(p, v)
+        self._known[key] = (p, v, answer)
+        return answer
+
+    def _identical(self, p: Any, v: Any) -> bool:
         if not same_json(p, v):
             return False
         if isinstance(p, bool) or '"$ref"' not in self.p.text(p):

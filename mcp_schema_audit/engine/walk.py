@@ -97,7 +97,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         try:
             if self.fast:
                 self._count_validation()
-                doc.validator(profile)  # raises as the real validator would (once per document, cached)
+                doc.ready(profile)  # raises as the real validator would
                 quick = doc.quick(node, value, profile)
                 if quick is not None:
                     return quick

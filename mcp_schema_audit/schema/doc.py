@@ -165,19 +165,51 @@ class SchemaDoc:
         each such reference names a place of this root, as jsonschema resolves it); None otherwise."""
         return None if '"$id"' in self.canonical else self.root
 
-    def quick(self, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
+    def quick(self, node: Any, value: Any, profile: str = "python-sdk", whole: bool | None = None) -> bool | None:
         """``quick_valid`` of ``value`` under ``node`` (a subschema of this document) as ``validator_for(node,
-        profile)`` would answer (the root: as ``validator(profile)``), local references followed: True/False, or
-        None when the validator must decide (or fast paths are off). Call it after ``validator(profile)``
-        succeeded: a document the profile cannot compile or afford is not looked at here."""
+        profile)`` would answer (the root, or ``whole``: as ``validator(profile)`` on the document), local
+        references followed: True/False, or None when the validator must decide (or fast paths are off). Call it
+        after ``validator(profile)`` succeeded: a document the profile cannot compile or afford is not looked at
+        here."""
         if not fastpaths.enabled():
             return None
+        whole = node is self.root if whole is None else whole
         if profile == "python-sdk":
-            return quick_valid(node, value, self.dialect, 0, self.refs_root, whole=node is self.root)
+            return quick_valid(node, value, self.dialect, 0, self.refs_root, whole=whole)
         kind = _AJV_KIND[profile](self.dialect) if profile in _AJV_KIND else None
         if kind is None:
             return None
-        return quick_valid(node, value, kind, 0, self.refs_root, formats=ajv_format_checker(), whole=node is self.root)
+        return quick_valid(node, value, kind, 0, self.refs_root, formats=ajv_format_checker(), whole=whole)
+
+    def _narrowed(self, instance: Any, profile: str) -> tuple[Any, Any, list[str]] | None:
+        """``(node, value, keys)``: where every error of ``instance`` under this document lies, when ``quick``
+        can tell: following ``properties`` from the root, an object node whose one property ``key`` of the value
+        ``quick`` does not call valid, while the node with its properties' schemas made ``true`` accepts the value
+        (so the node's other keywords and properties yield no error). ``keys``: the properties followed (at least
+        one); None when there is nothing to narrow (or fast paths are off). Not narrowed: into a nested ``$schema``
+        (jsonschema descends into it with the parent's keyword selection and the nested class), nor for the Ajv
+        draft-07 class on a document with ``$ref`` (it validates a rewritten copy, ``hosts._ajv_ref_siblings``)."""
+        if not fastpaths.enabled() or not isinstance(instance, dict) or (
+                profile != "python-sdk" and _AJV_KIND.get(profile, lambda d: None)(self.dialect) == "draft-07"
+                and '"$ref"' in self.canonical):
+            return None
+        node, value, keys = self.root, instance, []
+        while isinstance(node, dict) and isinstance(value, dict) and len(keys) < 32:
+            props = node.get("properties")
+            if not isinstance(props, dict):
+                break
+            failing = [k for k in value if k in props and self.quick(props[k], value[k], profile, False) is not True]
+            if len(failing) != 1:
+                break
+            key = failing[0]
+            if isinstance(props[key], dict) and "$schema" in props[key]:
+                break  # jsonschema descends into it with the parent's keyword selection and its own class
+            rest = {**node, "properties": dict.fromkeys(props, True)}  # the properties' own verdicts are known
+            if self.quick(rest, value, profile, node is self.root) is not True:
+                break
+            node, value = props[key], value[key]
+            keys.append(key)
+        return (node, value, keys) if keys else None
 
     @property
     def root_schema_keys(self) -> int:
@@ -251,6 +283,16 @@ class SchemaDoc:
         if isinstance(built, str):
             raise SchemaCompileError(built)
         return built
+
+    def ready(self, profile: str = "python-sdk") -> None:
+        """Raise as ``validator(profile)`` would, without building the validator where building it cannot fail:
+        with the fast paths on, a document without ``$id`` (jsonschema reads no other keyword to build one), for
+        a caller whose question ``quick`` may answer. Raises as ``validator`` does."""
+        if profile in self._validators or not fastpaths.enabled() or '"$id"' in self.canonical or (
+                profile != "python-sdk" and (profile not in _AJV_KIND or self.compile_problem(profile) is not None)):
+            self.validator(profile)  # built (or its failure recorded) once, and raised from here
+            return
+        self.check_cost()
 
     def validator_for(self, node: Any, profile: str = "python-sdk") -> Any:
         """A validator of ``node`` (a subschema of this document: its ``$ref``s resolve here) for ``profile``,
@@ -370,11 +412,11 @@ class SchemaDoc:
 
         Raises as ``errors`` does. With the fast paths on, the answer comes from ``quick`` where it can give it
         (the validator's own verdict, without walking it)."""
-        validator = self._evaluating(lambda: self.validator(profile))  # raises as the host's would, whatever answers
+        self._evaluating(lambda: self.ready(profile))  # raises as the host's validator would, whatever answers
         quick = self.quick(self.root, instance, profile)
         if quick is not None:
             return quick
-        return bool(self._evaluating(lambda: validator.is_valid(instance)))
+        return bool(self._evaluating(lambda: self.validator(profile).is_valid(instance)))
 
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
         """The validation errors for ``instance`` (empty = valid), best match first.
@@ -388,9 +430,19 @@ class SchemaDoc:
         from jsonschema import exceptions as jexc
 
         validator = self._evaluating(lambda: self.validator(profile))
-        if self.quick(self.root, instance, profile) is True:
-            return []  # the validator would find nothing
-        errs = self._evaluating(lambda: list(validator.iter_errors(instance)))
+        narrowed = self._narrowed(instance, profile)
+        if narrowed is None:
+            errs = self._evaluating(lambda: list(validator.iter_errors(instance)))
+        else:
+            # the errors of the one property's value, located as the whole validation locates them (jsonschema's
+            # ``descend`` and ``properties``: instance path and schema path prefixed, level by level)
+            node, value, keys = narrowed
+            errs = self._evaluating(lambda: list(self.validator_for(node, profile).iter_errors(value)))
+            for e in errs:
+                for key in reversed(keys):
+                    e.path.appendleft(key)
+                    e.schema_path.appendleft(key)
+                    e.schema_path.appendleft("properties")
         if len(errs) > 1:
             best = jexc.best_match(errs)
             # best_match may pick an error inside a union's branches: the top-level error holding it goes first

@@ -122,6 +122,10 @@ def _big_int(value: Any, depth: int) -> bool:
 
 _NOWHERE = object()  # a reference not followed here
 _APPLICATORS = ("anyOf", "allOf", "oneOf", "not")
+_APPLICATOR_SET = frozenset(_APPLICATORS)
+_VALUE_SETS = frozenset(("enum", "const"))
+_LENGTHS = frozenset(("minLength", "maxLength"))
+_BOUNDS = frozenset(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"))
 
 
 class _Reader:
@@ -167,7 +171,7 @@ class _Reader:
             if None in hits:
                 return None  # jsonschema raises UnknownType: left to it
             ok = ok and any(hits)
-        for kw in ("enum", "const"):
+        for kw in ("enum", "const") if not _VALUE_SETS.isdisjoint(node) else ():
             if kw in node:
                 options = node[kw] if kw == "enum" else [node[kw]]
                 if not isinstance(options, list) or (ajv and _big_int(options, 0)):
@@ -186,14 +190,14 @@ class _Reader:
                 ok = ok and bool(self.formats.conforms(value, node["format"]))
             except Exception:  # a checker that raises (a guarded regex out of budget, an unhashable name)
                 return None
-        if isinstance(value, str):
+        if isinstance(value, str) and not _LENGTHS.isdisjoint(node):
             for kw, shorter in (("minLength", True), ("maxLength", False)):
                 if kw in node:
                     limit = node[kw]
                     if not _bound(limit):
                         return None
                     ok = ok and not (len(value) < limit if shorter else len(value) > limit)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not _BOUNDS.isdisjoint(node):
             for kw in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
                 if kw in node:
                     limit = node[kw]
@@ -207,7 +211,7 @@ class _Reader:
             if got is None:
                 return None
             ok = ok and got
-        if any(kw in node for kw in _APPLICATORS):
+        if not _APPLICATOR_SET.isdisjoint(node):
             got = self._applicators(node, value, depth)
             if got is None:
                 return None
