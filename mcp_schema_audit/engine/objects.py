@@ -195,10 +195,13 @@ class ObjectsMixin:
                           ["additionalProperties"], p.get("additionalProperties"), v_addl,
                           "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
                           "not by the {P} schema's")]
-        if isinstance(p_addl, dict) and isinstance(v_addl, dict) and not p_closed:
+        if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
+            # V's open object (additionalProperties true, {} or absent) reads as the schema {} there: P's values of
+            # undeclared keys are compared with it, as a property P narrows from {} is (an enum introduced …)
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
-            return self._child(p, ["additionalProperties"], p_addl, v, ["additionalProperties"], v_addl, depth, extra,
-                               self._obj_wrap(p, v, extra))
+            v_steps = ["additionalProperties"] if isinstance(v_addl, dict) or "additionalProperties" in v else []
+            return self._child(p, ["additionalProperties"], p_addl, v, v_steps, v_addl if v_addl is not True else {},
+                               depth, extra, self._obj_wrap(p, v, extra))
         return []
 
     def _sized_objects(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
