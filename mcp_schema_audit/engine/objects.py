@@ -14,9 +14,11 @@ from typing import Any
 
 from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, pattern_keys
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
+from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.normalize import tolerant
 from mcp_schema_audit.engine.sampler import regex_examples, string_candidates
 from mcp_schema_audit.engine.scalars import _int, _regex_dialect_candidates
+from mcp_schema_audit.schema import RefError
 
 
 def _regex_included(small: str, big: str) -> bool:
@@ -97,13 +99,26 @@ class ObjectsMixin:
             return "unevaluatedProperties"
         return None
 
+    def _addl(self, node: dict[str, Any], doc: Any) -> Any:
+        """``node``'s ``additionalProperties`` (else ``unevaluatedProperties``, else ``true``) as the walk reads it:
+        ``true`` for a schema that accepts everything (``tolerant``), also through a ``$ref`` whose target does
+        (``{"$ref": "#/$defs/Any"}`` with ``Any: true`` is an open object, as ``true`` is)."""
+        value = tolerant(node.get("additionalProperties", node.get("unevaluatedProperties", True)))
+        if isinstance(value, dict) and "$ref" in value:
+            try:
+                target, _ = self._deref(value, doc)
+            except RefError:
+                return value
+            if isinstance(target, dict) and tolerant(dict(target)) is True:
+                return True
+        return value
+
     def _objects(self, p: Any, v: Any, depth: int) -> list[Issue]:
         out: list[Issue] = []
         pprops, vprops = _dict(p, "properties"), _dict(v, "properties")
         ppat, vpat = _dict(p, "patternProperties"), _dict(v, "patternProperties")
         p_closed, v_closed = self._closed(p), self._closed(v)
-        p_addl = tolerant(p.get("additionalProperties", p.get("unevaluatedProperties", True)))
-        v_addl = tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
+        p_addl, v_addl = self._addl(p, self.p_doc), self._addl(v, self.v_doc)
         preq, vreq = _names(p, "required"), _names(v, "required")
         for key, ps in pprops.items():
             out += self._declared_key(p, v, ["properties", key], ps, key, depth)
@@ -250,6 +265,9 @@ class ObjectsMixin:
         """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
         applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
         vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
+        if not vpat and key in vprops and self.fast and not isinstance(ps, Node) and not isinstance(
+                vprops[key], Node) and self.identity.identical(ps, vprops[key]):
+            return []  # what the walk of the pair would answer at once (``compare``), without its set-up
         wrap = self._obj_wrap(p, v, key)
         targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
         matches = {pt: _matches(pt, key) for pt in vpat}
@@ -260,7 +278,7 @@ class ObjectsMixin:
         if key in vprops or all(any(m[d] for m in matches.values()) for d in (0, 1) if dialects[d]):
             return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
         v_closed = self._closed(v)
-        v_addl = tolerant(v.get("additionalProperties", v.get("unevaluatedProperties", True)))
+        v_addl = self._addl(v, self.v_doc)
         if v_closed:
             child = self._sample_p(ps)
             w = wrap(child) if child is not NO_WITNESS else NO_WITNESS

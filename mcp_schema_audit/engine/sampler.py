@@ -257,8 +257,11 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
                     item = sample(node["contains"], doc, depth + 1)
                 hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
                 keep = [x for x in out if _safe_valid(matches, x)] if have else []
+                others = [x for x in out if not any(x is k for k in keep)]
                 out = keep + [item] * (need - len(keep))
-                if hi is not None and len(out) < lo:
+                # back up to minItems: the items that do not match contains first (maxContains), then more matches
+                out += others[:max(lo - len(out), 0)]
+                if len(out) < lo:
                     out += [item] * (lo - len(out))
                 if hi is not None:
                     out = out[:max(hi, 0)]

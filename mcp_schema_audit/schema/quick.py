@@ -44,6 +44,14 @@ _SCHEMA_URIS = {"https://json-schema.org/draft/2020-12/schema": "2020-12",
                 "http://json-schema.org/draft-06/schema": "draft-06"}
 
 
+#: ``_is_type``'s answer per (type name, class of a value parsed from JSON), where the class alone decides (an
+#: integral float is an integer only by its value: left to ``_is_type``).
+_TYPE_HITS = {(name, cls): hit for name, hits in (
+    ("string", {str}), ("object", {dict}), ("array", {list}), ("boolean", {bool}), ("null", {type(None)}),
+    ("number", {int, float}), ("integer", {int})) for cls in (str, dict, list, bool, type(None), int, float)
+    for hit in [cls in hits] if not (name == "integer" and cls is float)}
+
+
 def _is_type(value: Any, name: str) -> bool | None:
     """jsonschema's draft-06+ type checker for a value parsed from JSON; None for an unknown type name."""
     if name == "string":
@@ -164,13 +172,16 @@ class _Reader:
             ok = got
         if "type" in node:
             types = node["type"]
-            types = [types] if isinstance(types, str) else types
-            if not isinstance(types, list):
-                return None
-            hits = [_is_type(value, t) if isinstance(t, str) else None for t in types]
-            if None in hits:
-                return None  # jsonschema raises UnknownType: left to it
-            ok = ok and any(hits)
+            if types.__class__ is str and (types, value.__class__) in _TYPE_HITS:
+                ok = ok and _TYPE_HITS[types, value.__class__]  # the common case: one type name, a value parsed from JSON
+            else:
+                types = [types] if isinstance(types, str) else types
+                if not isinstance(types, list):
+                    return None
+                hits = [_is_type(value, t) if isinstance(t, str) else None for t in types]
+                if None in hits:
+                    return None  # jsonschema raises UnknownType: left to it
+                ok = ok and any(hits)
         for kw in ("enum", "const") if not _VALUE_SETS.isdisjoint(node) else ():
             if kw in node:
                 options = node[kw] if kw == "enum" else [node[kw]]
