@@ -17,7 +17,7 @@ from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
-from mcp_schema_audit.schema.doc import _LONG_NUMBER
+from mcp_schema_audit.schema.doc import js_inexact
 
 # neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
 _KINDS = {
@@ -154,7 +154,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     problems: list[str] = []
     declared = False
     # schemas every profile reads alike need one validation, which answers for every host
-    alike = p_doc.profiles_agree and v_doc.profiles_agree and not _LONG_NUMBER.search(canon(instance))
+    alike = p_doc.profiles_agree and v_doc.profiles_agree and not js_inexact(canon(instance))
     for profile in HOST_PROFILES[:1] if alike else HOST_PROFILES:
         try:
             accepted = p_doc.accepts(instance, profile)

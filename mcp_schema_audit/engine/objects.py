@@ -146,7 +146,7 @@ class ObjectsMixin:
             if isinstance(base, dict):
                 base = dict(base)
                 base.pop(key, None)
-                w = base
+                w = self._complete(p, base, {key})  # P's conditionals may ask for other keys without this one
             out.append(Issue("required-extra-v", ["properties", key] if key in pprops else _kw_steps(p, "required"),
                              ["properties", key] if key in vprops else ["required"], False, True,
                              f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key],

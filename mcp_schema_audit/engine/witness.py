@@ -129,8 +129,12 @@ class WitnessMixin:
         for _ in range(4):
             added = False
             for c in conds:
-                branch = c.then if self._valid(self.p_doc, c.if_, obj) else c.else_
+                holds = self._valid(self.p_doc, c.if_, obj)
+                branch = c.then if holds else c.else_
                 required = branch.get("required") if isinstance(branch, dict) else None
+                if not holds and self._meet_if(c, obj, required, keep):
+                    added = True  # the else branch asked for a key the witness must lack: the if is met instead
+                    continue
                 for k in required if isinstance(required, list) else []:
                     if isinstance(k, str) and k not in obj and k not in keep:
                         got = self._sample_p(props.get(k, True))
@@ -139,3 +143,22 @@ class WitnessMixin:
             if not added:
                 break
         return obj
+
+    def _meet_if(self, c: Any, obj: dict[str, Any], required: Any, keep: set[str]) -> bool:
+        """When ``required`` (the ``else`` branch's) names a key in ``keep`` that ``obj`` lacks, merge into ``obj``
+        (in place) the properties of a sample of the ``if`` schema, keys in ``keep`` aside, so the ``if`` holds and
+        the ``then`` branch (which must not require such a key either) applies. True when done."""
+        blocked = isinstance(required, list) and any(isinstance(k, str) and k in keep and k not in obj
+                                                     for k in required)
+        then_req = c.then.get("required") if isinstance(c.then, dict) else None
+        if not blocked or not isinstance(c.if_, dict) or (isinstance(then_req, list) and any(
+                k in keep and k not in obj for k in then_req if isinstance(k, str))):
+            return False
+        met = self._sample_p(c.if_)
+        if not isinstance(met, dict):
+            return False
+        trial = {**obj, **{k: x for k, x in met.items() if k not in keep}}
+        if not self._valid(self.p_doc, c.if_, trial):
+            return False
+        obj.update(trial)
+        return True

@@ -77,8 +77,16 @@ def _jsonschema_classes() -> tuple[dict[str, Any], Any]:
              "draft-06": Draft6Validator, "draft-04": Draft4Validator}, REGISTRY)
 
 
-#: A number of 16 digits or more: JavaScript reads it as a double, maybe not exactly.
-_LONG_NUMBER = re.compile(r"[0-9]{16}")
+#: A run of 16 digits or more: an integer that long may be beyond what a JavaScript double holds exactly.
+_LONG_NUMBER = re.compile(r"[0-9]{16,}")
+_JS_SAFE = 2**53
+
+
+def js_inexact(text: str) -> bool:
+    """Does JSON ``text`` hold an integer a TS host reads differently (beyond 2**53: ``JSON.parse`` rounds it to a
+    double; ``hosts.js_numbers``)? Decimal fractions and exponents are doubles in Python too, read alike; a digit
+    run inside a string or a fraction counts as well (never a false "alike")."""
+    return any(int(run) > _JS_SAFE for run in _LONG_NUMBER.findall(text))
 
 
 @dataclass
@@ -228,14 +236,14 @@ class SchemaDoc:
         if self._agree is None:
             text = self.canonical
             self._agree = (self.dialect == DEFAULT_DIALECT and not host_sensitive_text(text, self.root_schema_keys)
-                           and not _LONG_NUMBER.search(text) and self.compile_problem("ts-sdk-v1") is None
+                           and not js_inexact(text) and self.compile_problem("ts-sdk-v1") is None
                            and self.compile_problem("ts-sdk-v2") is None)
         return self._agree
 
     def agrees_at(self, node: Any) -> bool:
         """True when every host profile reads subschema ``node`` the same way (``profiles_agree`` for the part of
         the document a value under ``node`` meets): the whole document agrees, or the dialect is 2020-12 and
-        ``node`` holds no host-sensitive keyword and no long number (through a ``$ref``: the whole document
+        ``node`` holds no host-sensitive keyword and no integer beyond 2**53 (through a ``$ref``: the whole document
         decides). Always False while the fast paths are off."""
         if not fastpaths.enabled() or self.dialect != DEFAULT_DIALECT:
             return False
@@ -245,7 +253,7 @@ class SchemaDoc:
         if '"$ref"' in text or '"$dynamicRef"' in text:
             return False  # what the reference reaches is outside the node: the document did not agree
         return not host_sensitive_text(text, int(node is self.root and self.root_schema_keys)) and not \
-            _LONG_NUMBER.search(text)
+            js_inexact(text)
 
     def check_cost(self) -> None:
         """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place
