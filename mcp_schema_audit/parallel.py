@@ -60,7 +60,7 @@ def ordered_map(func: Callable[[int], T], count: int, *, jobs: int | None = None
     """
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1 (got {jobs})")
-    jobs = min(jobs or available_jobs(), count)
+    jobs = min(jobs or (available_jobs() if count >= POOL_MIN_ITEMS else 1), count)
     pooled = jobs > 1 and count >= POOL_MIN_ITEMS and _can_fork() and fastpaths.enabled()
     # the first items run here, also before a fork: the workers inherit what they warmed up (validator classes,
     # compiled regexes, caches) instead of each building it again

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import functools
 import json
 import math
 import os
@@ -594,6 +595,7 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _default_label(source: str) -> str:
     name = Path(source).name
     return name[: -len(".json")] if name.endswith(".json") else name

@@ -315,6 +315,8 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
         problem = _ajv_node_problem(node, kind)
         if problem is not None:
             return _spell(where) + problem[0], problem[1]
+        if _AJV_PARENTS.isdisjoint(node) and "$ref" not in node:
+            continue  # a leaf (most nodes): nothing below it to compile
         # the twin's walk went on into its node's compiled subschemas (none when it is always valid)
         walked = isinstance(mirror, dict) and not rules.isdisjoint(mirror)
         mirrored = dict(_ajv_subschemas(mirror, kind, rules)) if walked else {}

@@ -104,6 +104,7 @@ class SchemaDoc:
     _agree: bool | None = field(init=False, default=None, repr=False)
     _twin: tuple[SchemaDoc, Any] | None = field(init=False, default=None, repr=False)
     _kind_specific: bool | None = field(init=False, default=None, repr=False)
+    _has_id: bool | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -171,7 +172,9 @@ class SchemaDoc:
     def refs_root(self) -> Any:
         """The root, for ``quick_valid`` to follow ``#/…`` references into, when the document has no ``$id`` (so
         each such reference names a place of this root, as jsonschema resolves it); None otherwise."""
-        return None if '"$id"' in self.canonical else self.root
+        if self._has_id is None:
+            self._has_id = '"$id"' in self.canonical
+        return None if self._has_id else self.root
 
     def quick(self, node: Any, value: Any, profile: str = "python-sdk", whole: bool | None = None) -> bool | None:
         """``quick_valid`` of ``value`` under ``node`` (a subschema of this document) as ``validator_for(node,
@@ -296,7 +299,7 @@ class SchemaDoc:
         """Raise as ``validator(profile)`` would, without building the validator where building it cannot fail:
         with the fast paths on, a document without ``$id`` (jsonschema reads no other keyword to build one), for
         a caller whose question ``quick`` may answer. Raises as ``validator`` does."""
-        if profile in self._validators or not fastpaths.enabled() or '"$id"' in self.canonical or (
+        if profile in self._validators or not fastpaths.enabled() or self.refs_root is None or (
                 profile != "python-sdk" and (profile not in _AJV_KIND or self.compile_problem(profile) is not None)):
             self.validator(profile)  # built (or its failure recorded) once, and raised from here
             return
