@@ -61,6 +61,10 @@ class ContentCache(Generic[T]):
         self._data[key] = value
         return value
 
+    def peek(self, key: Hashable) -> T | None:
+        """The cached result for ``key``, or None (nothing computed, nothing kept; None while fast paths are off)."""
+        return self._data.get(key) if _ENABLED else None
+
     def clear(self) -> None:
         """Forget every entry (benchmarks measure cold runs)."""
         self._data.clear()

@@ -18,6 +18,7 @@ from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
 from mcp_schema_audit.schema.dialects import subschemas
+from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES
 from mcp_schema_audit.snapshot import Snapshot
 
 #: Subschemas visited per schema before the walk stops (bounded work on hostile input).
@@ -117,9 +118,6 @@ def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-#: Subschemas above which the metaschema check is skipped (jsonschema's 2020-12 metaschema takes
-#: seconds on schemas with tens of thousands of nodes).
-METASCHEMA_MAX_NODES = 5_000
 
 
 def _metaschema_problem(schema: Any) -> str | None:
@@ -128,9 +126,9 @@ def _metaschema_problem(schema: Any) -> str | None:
     The fast path (``schema.metacheck.surely_valid``) settles the common case; the full ``check_schema`` runs
     only when it is not sure, once per distinct schema text (cached), and gives the precise error."""
     from mcp_schema_audit.schema import dialect_of
-    from mcp_schema_audit.schema.metacheck import surely_valid
+    from mcp_schema_audit.schema.metacheck import surely_valid_cached
 
-    if fastpaths.enabled() and surely_valid(schema, dialect_of(schema), METASCHEMA_MAX_NODES):
+    if fastpaths.enabled() and surely_valid_cached(schema, canonical(schema), dialect_of(schema), METASCHEMA_MAX_NODES):
         return None
     return METASCHEMA_CACHE.get(canonical(schema), lambda: _full_metaschema_problem(schema))
 

@@ -127,3 +127,44 @@ def test_twin_walk_answers_as_the_full_walk_on_drawn_pairs(schema: Any, data: st
         full, with_twin, twin_own = _both(one, two, kind)
         if twin_own is None:  # the walk only ever takes a twin whose own walk found nothing
             assert with_twin == full
+
+
+# -- the metaschema fast check that spares the walk ------------------------------------------------------------
+_more_problems = st.sampled_from([{"additionalItems": 5}, {"formatMaximum": 3}, {"type": []}, {"required": "a"},
+                                  {"items": [5]}, {"dependencies": {"a": ["b"]}}, {"$ref": "#/x", "x": BAD},
+                                  {"$ref": "#/properties/a"}, {"type": None}, {"minimum": "0"}])
+_any_schemas = st.recursive(st.one_of(_leaves, _more_problems), lambda inner: st.fixed_dictionaries({}, optional={
+    "type": st.just("object"), "properties": st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+    "anyOf": st.lists(inner, min_size=1, max_size=2), "not": inner, "if": inner, "then": inner,
+    "items": st.one_of(inner, st.lists(inner, min_size=1, max_size=2)), "additionalItems": inner,
+    "$defs": st.fixed_dictionaries({"m": inner}), "definitions": st.fixed_dictionaries({"m": inner}),
+    "$ref": st.sampled_from(["#/$defs/m", "#/definitions/m", "#"]),
+}), max_leaves=6)
+_URIS = {"2020-12": "https://json-schema.org/draft/2020-12/schema", "draft-07": "http://json-schema.org/draft-07/schema#"}
+
+
+@settings(max_examples=3000, deadline=None)
+@given(schema=_any_schemas, dialect=st.sampled_from(["2020-12", "draft-07"]))
+def test_schemas_the_fast_check_calls_clean_compile_in_every_ajv_class(schema: Any, dialect: str) -> None:
+    """``metacheck.surely_valid(…, ajv=True)`` vouches only for schemas Ajv's compile walk finds nothing in, for
+    every class a TS profile compiles them with (``SchemaDoc.compile_problem`` then skips the walk)."""
+    from mcp_schema_audit.schema.metacheck import surely_valid
+
+    root = {"$schema": _URIS[dialect], **schema} if isinstance(schema, dict) else schema
+    if surely_valid(root, dialect, ajv=True):
+        for kind in {"draft-07", dialect}:  # the Ajv classes the TS profiles compile a schema of this dialect with
+            assert _ajv_compile_problem(SchemaDoc(root), kind) is None, (root, kind)
+
+
+@pytest.mark.parametrize("schema,clean", [
+    ({"type": "object", "properties": {"id": {"type": "string"}}}, True),   # a property named id is no "id"
+    ({"type": "object", "properties": {"a": {"id": "x"}}}, False),
+    ({"enum": []}, False),
+    ({"properties": {"a": {"pattern": "^a"}}}, False),                      # ECMAScript's reading: the walk decides
+    ({"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}}}, True),
+    ({"$ref": "#/x", "x": {"type": "strin"}}, False),                       # a target the check does not visit
+])
+def test_fast_check_cases(schema: Any, clean: bool) -> None:
+    from mcp_schema_audit.schema.metacheck import surely_valid
+
+    assert surely_valid(schema, "2020-12", ajv=True) is clean

@@ -30,6 +30,7 @@ from mcp_schema_audit.schema.dialects import (
     _json_pointer,
     dialect_of,
 )
+from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import quick_valid
 from mcp_schema_audit.schema.hosts import (
     _AJV_KIND,
@@ -105,6 +106,7 @@ class SchemaDoc:
     _twin: tuple[SchemaDoc, Any] | None = field(init=False, default=None, repr=False)
     _kind_specific: bool | None = field(init=False, default=None, repr=False)
     _has_id: bool | None = field(init=False, default=None, repr=False)
+    _ajv_clean: bool | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -363,11 +365,21 @@ class SchemaDoc:
             if kind is None:
                 return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
                                     "draft-07 Ajv class from $schema and throws for any other)")
+            if fastpaths.enabled() and kind in ("draft-07", self.dialect) and self._ajv_surely_clean():
+                return None  # valid against its metaschema, with nothing beyond it Ajv refuses (metacheck)
             found = COMPILE_CACHE.get((kind, self.canonical), lambda: _ajv_compile_problem(self, kind,
                                                                                         self._clean_twin(profile, kind)))
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         return None if found is None else (_json_pointer(found[0]), found[1])
+
+    def _ajv_surely_clean(self) -> bool:
+        """True when no Ajv class can refuse to compile this document (``metacheck.surely_valid`` with ``ajv``):
+        the compile walk would find nothing. Computed once."""
+        if self._ajv_clean is None:
+            self._ajv_clean = surely_valid_cached(self.root, self.canonical, self.dialect, METASCHEMA_MAX_NODES,
+                                                  ajv=True)
+        return self._ajv_clean
 
     def _ajv_kind(self, profile: str) -> str | None:
         """The Ajv class whose compile walk answers for ``profile`` (None: a dialect the host refuses). A 2020-12

@@ -17,6 +17,7 @@ import functools
 import re
 from typing import Any, Callable
 
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES
 
 _TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
@@ -138,9 +139,27 @@ def _unchecked_keywords(dialect: str) -> frozenset[str]:
 _UNCHECKED = {d: None for d in _CHECKS}
 
 
-def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
+#: Keywords whose presence sends a schema to Ajv's compile walk (``compile._ajv_compile_problem``) even when it
+#: is valid against its metaschema: what Ajv refuses beyond it (``id``, ``nullable`` misuse, regexes ECMAScript
+#: cannot compile) and keywords Ajv's draft-07 class types that the 2020-12 metaschema leaves alone.
+_AJV_WALK_KEYWORDS = {
+    "2020-12": frozenset({"id", "nullable", "pattern", "patternProperties", "additionalItems", "formatMaximum",
+                          "formatMinimum", "formatExclusiveMaximum", "formatExclusiveMinimum"}),
+    "draft-07": frozenset({"id", "nullable", "pattern", "patternProperties", "formatMaximum", "formatMinimum",
+                           "formatExclusiveMaximum", "formatExclusiveMinimum"}),
+}
+#: A ``$ref`` whose target this walk visits too (a ``$defs``/``definitions`` entry, or the root).
+_WALKED_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%]+)?")
+
+
+def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool = False) -> bool:
     """True only when ``schema`` is certainly valid against the metaschema of ``dialect`` (``2020-12`` or
-    ``draft-07``); False means "not sure": run the full check."""
+    ``draft-07``); False means "not sure": run the full check.
+
+    ``ajv``: also True only when no Ajv class can refuse to compile it: with the metaschema met, every keyword
+    Ajv types (``KeywordCxt``) has a value of its type, and ``compile._ajv_compile_problem`` would find nothing
+    unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum`` or a ``$ref`` to a place this walk does not
+    visit is present (each sends the schema to that walk)."""
     checks = _CHECKS.get(dialect)
     if checks is None:
         return False
@@ -149,6 +168,7 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
         unchecked = _UNCHECKED[dialect] = _unchecked_keywords(dialect)
     if not _schema(schema):
         return False
+    walk_free = _AJV_WALK_KEYWORDS[dialect]
     # the nodes of ``dialects.subschemas`` (the same keywords and shapes), visited while their keywords are
     # checked: one pass over each node's items
     stack = [schema]
@@ -161,6 +181,9 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
         if isinstance(node, bool):
             continue
         if not isinstance(node, dict):
+            return False
+        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or (
+                "$ref" in node and not (isinstance(node["$ref"], str) and _WALKED_REF.fullmatch(node["$ref"])))):
             return False
         for kw, value in node.items():
             check = checks.get(kw)
@@ -178,3 +201,20 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000) -> bool:
             elif shape != "list" and isinstance(value, (dict, bool)):
                 stack.append(value)
     return True
+
+
+#: Subschemas above which the metaschema check is skipped (jsonschema's 2020-12 metaschema takes seconds on
+#: schemas with tens of thousands of nodes); the fast check gives up there too.
+METASCHEMA_MAX_NODES = 5_000
+
+#: ``surely_valid`` per (dialect, ``ajv``, canonical schema text): the engine and the listing checks ask about
+#: the same new schema.
+SURELY_CACHE: ContentCache[bool] = ContentCache(1024)
+
+
+def surely_valid_cached(schema: Any, text: str, dialect: str, max_nodes: int, ajv: bool = False) -> bool:
+    """``surely_valid`` of ``schema`` (whose canonical JSON is ``text``), once per content; a schema that passes
+    with ``ajv`` passes without it too (the Ajv reading only adds reasons to say "not sure")."""
+    if not ajv and SURELY_CACHE.peek((dialect, True, max_nodes, text)):
+        return True
+    return SURELY_CACHE.get((dialect, ajv, max_nodes, text), lambda: surely_valid(schema, dialect, max_nodes, ajv))
