@@ -31,7 +31,7 @@ from mcp_schema_audit.schema.dialects import (
     dialect_of,
 )
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
-from mcp_schema_audit.schema.quick import quick_valid
+from mcp_schema_audit.schema.quick import reader as quick_reader
 from mcp_schema_audit.schema.hosts import (
     _AJV_KIND,
     _ajv_ref_siblings,
@@ -107,6 +107,7 @@ class SchemaDoc:
     _kind_specific: bool | None = field(init=False, default=None, repr=False)
     _has_id: bool | None = field(init=False, default=None, repr=False)
     _ajv_clean: bool | None = field(init=False, default=None, repr=False)
+    _readers: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -186,13 +187,15 @@ class SchemaDoc:
         here."""
         if not fastpaths.enabled():
             return None
-        whole = node is self.root if whole is None else whole
-        if profile == "python-sdk":
-            return quick_valid(node, value, self.dialect, 0, self.refs_root, whole=whole)
-        kind = _AJV_KIND[profile](self.dialect) if profile in _AJV_KIND else None
-        if kind is None:
-            return None
-        return quick_valid(node, value, kind, 0, self.refs_root, formats=ajv_format_checker(), whole=whole)
+        read = self._readers.get(profile)
+        if read is None:
+            if profile == "python-sdk":
+                read = quick_reader(self.dialect, self.refs_root)
+            else:
+                kind = _AJV_KIND[profile](self.dialect) if profile in _AJV_KIND else None
+                read = quick_reader(kind or "", self.refs_root, ajv_format_checker())
+            self._readers[profile] = read
+        return read.answer(node, value, 0, node is self.root if whole is None else whole)
 
     def _narrowed(self, instance: Any, profile: str) -> tuple[Any, Any, list[str]] | None:
         """``(node, value, keys)``: where every error of ``instance`` under this document lies, when ``quick``

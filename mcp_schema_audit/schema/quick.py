@@ -13,9 +13,12 @@ The Ajv reading (``formats``: the TS profiles' format checker) answers as the TS
 (``schema.hosts``): formats asserted by that checker, and nothing answered where they differ from the
 python reading or from each other: an integer beyond 2**53 in the value or the node (JavaScript doubles),
 a ``$ref`` with siblings (Ajv's reading of them is emulated by rewriting the document), a ``$schema``
-anywhere but the root of the validator's own schema (``whole``: it switches jsonschema's class). Its answers are those of ``jsonschema``'s own keyword functions
-(``jsonschema/_keywords.py``: same comparisons, same equality ``_utils.equal`` for scalars); the
-fast-path test runs every report with it on and off and compares them byte for byte.
+anywhere but the root of the validator's own schema (``whole``: it switches jsonschema's class).
+
+Its answers are those of ``jsonschema``'s own keyword functions (``jsonschema/_keywords.py``: same
+comparisons, same equality ``_utils.equal`` for scalars); the fast-path test runs every report with it on
+and off and compares them byte for byte, and ``tests/test_quick.py`` compares it with each profile's
+validator on drawn schemas and values.
 """
 
 from __future__ import annotations
@@ -106,10 +109,13 @@ def quick_valid(node: Any, value: Any, dialect: str, depth: int = 0, refs_root: 
     """
     if dialect not in _DIALECTS:
         return None
-    reader = _Reader(dialect, refs_root, formats, whole and depth == 0)
-    if formats is not None and _big_int(value, 0):
-        return None  # a TS host reads it as a double
-    return reader.valid(node, value, depth)
+    return reader(dialect, refs_root, formats).answer(node, value, depth, whole)
+
+
+def reader(dialect: str, refs_root: Any = None, formats: Any = None) -> _Reader:
+    """A reading to ask many questions of (``_Reader.answer`` answers as ``quick_valid``); ``dialect`` must be
+    one of ``_DIALECTS`` (else every answer is None)."""
+    return _Reader(dialect if dialect in _DIALECTS else "", refs_root, formats, False)
 
 
 _JS_SAFE = 2**53
@@ -144,6 +150,14 @@ class _Reader:
 
     def __init__(self, dialect: str, refs_root: Any, formats: Any, whole: bool) -> None:
         self.dialect, self.refs_root, self.formats, self.whole = dialect, refs_root, formats, whole
+
+    def answer(self, node: Any, value: Any, depth: int = 0, whole: bool = False) -> bool | None:
+        """``quick_valid``'s answer for ``value`` under ``node`` in this reading (``whole``: ``node`` is the
+        validator's own schema)."""
+        if not self.dialect or (self.formats is not None and _big_int(value, 0)):
+            return None  # a dialect not answered here; or a value a TS host reads as a double
+        self.whole = whole and depth == 0
+        return self.valid(node, value, depth)
 
     def valid(self, node: Any, value: Any, depth: int) -> bool | None:
         if node is True or node is False:
