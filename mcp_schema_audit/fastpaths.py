@@ -1,11 +1,15 @@
 """One switch for every shortcut that must not change a verdict, so that tests can prove it does not.
 
-The fast paths: skipping tools identical on both sides (``diff``) and identical subtrees in the walk
-(``engine.identity``), the per-content caches of compile, cost and metaschema checks with the metaschema
-fast path (``schema``, ``lint``), one validation for all host profiles when they read a schema alike
-(``SchemaDoc.profiles_agree``), and the worker pool (``parallel``). ``disabled()`` turns them all off for
-the duration of a ``with`` block; reports must come out byte-identical either way
-(``tests/test_fastpaths.py``). ``ContentCache`` is the one way to cache by content. Not thread-safe: a process-wide switch for tests and benchmarks.
+The fast paths: skipping tools identical on both sides (``diff``), the per-content caches of compile, cost
+and metaschema checks with the metaschema fast path (``schema``, ``lint``) and the Ajv compile walk it spares,
+the quick reading of validity and the narrowed error search (``SchemaDoc.quick``, ``SchemaDoc.errors``), one
+validation for all host profiles when they read a schema alike (``SchemaDoc.profiles_agree``), and the worker
+pool (``parallel``). ``disabled()`` turns them all off for the duration of a ``with`` block; reports must come
+out byte-identical either way (``tests/test_fastpaths.py``). ``ContentCache`` is the one way to cache by
+content. Not thread-safe: a process-wide switch for tests and benchmarks.
+
+Identical subtrees (``engine.identity``) are not a fast path: a pair of them has no finding by definition
+(nothing changed there), so the walk skips them in either mode.
 """
 
 from __future__ import annotations

@@ -165,3 +165,56 @@ def test_content_cache_bypassed_when_disabled() -> None:
     with fastpaths.disabled():
         cache.get("a", lambda: compute("a"))
     assert calls == ["a", "b", "c", "a", "a"]
+
+
+# -- shapes an attack on the fast paths found (each once gave different findings with the fast paths off) ------
+_D7 = "http://json-schema.org/draft-07/schema#"
+_ATTACKS = {
+    # a list under $defs: the metaschema fast check must not vouch for what Ajv compiles through the $ref
+    "draft07-defs-list": ({"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
+                          {"$schema": _D7, "type": "object", "$defs": [{"type": "integer", "minItems": "x"}],
+                           "properties": {"a": {"$ref": "#/$defs/0"}}}),
+    # draft-07: $ref overrides the properties beside it (the narrowed error search must not look at them)
+    "draft07-ref-beside-properties": ({"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
+                                      {"$schema": _D7, "$ref": "#/definitions/A", "definitions": {"A": {
+                                          "type": "object"}}, "properties": {"a": {"type": "integer"}}}),
+    # ts-sdk-v1's rewritten copy moves allOf members: a pointer through them reads another place there
+    "pointer-through-shifted-allof": ({"type": "object", "properties": {"a": {"type": "string"}}},
+                                      {"type": "object", "properties": {"a": {"$ref": "#/$defs/A/allOf/0"}},
+                                       "$defs": {"A": {"$ref": "#/$defs/B", "type": "string",
+                                                       "allOf": [{"type": "integer"}]}, "B": {}}}),
+    # anchors and dynamic references: ts-sdk-v1's draft-07 class reads neither
+    "anchor": ({"type": "object", "properties": {"a": {"type": "string"}}},
+               {"type": "object", "properties": {"a": {"$ref": "#s"}}, "$defs": {"s": {"$anchor": "s",
+                                                                                     "type": "integer"}}}),
+    "dynamic-ref": ({"type": "object", "properties": {"a": {"type": "string"}}},
+                    {"type": "object", "properties": {"a": {"$dynamicRef": "#s"}},
+                     "$defs": {"s": {"$dynamicAnchor": "s", "type": "integer"}}}),
+    # identical subtrees have no finding, fast paths or not (a oneOf that accepts nothing, an in-place cycle)
+    "identical-oneof-overlap": ({"type": "object", "properties": {"b": {"oneOf": [{}, {}]}}},
+                                {"type": "object", "properties": {"b": {"oneOf": [{}, {}]}, "c": {}}}),
+    "identical-cycle": ({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {
+                            "oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}}},
+                        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "b": {
+                            "$ref": "#/$defs/A/anyOf/0"}}, "$defs": {"A": {
+                            "oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}}}),
+    # a boolean property schema: jsonschema reports false without the property's path
+    "false-property": ({"type": "object", "properties": {"a": {}}}, {"type": "object", "properties": {"a": False}}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ATTACKS))
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_attacked_shapes_identical(case: str, direction: str) -> None:
+    from mcp_schema_audit.engine.compare import compare_schemas
+
+    old, new = _ATTACKS[case]
+
+    def findings() -> list[dict[str, Any]]:
+        fastpaths.clear_caches()
+        return [f.to_json() for f in compare_schemas(old, new, direction, "t")]
+
+    fast = findings()
+    with fastpaths.disabled():
+        slow = findings()
+    assert fast == slow

@@ -128,7 +128,8 @@ json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-2, 2
 @settings(max_examples=1500, deadline=None)
 @given(items=st.lists(json_values, max_size=5))
 def test_unique_items_answers_as_jsonschema(items: list) -> None:
-    """The linear-time uniqueItems of the host profiles gives jsonschema's own verdict (``_utils.uniq``)."""
+    """The python-sdk profile's uniqueItems gives jsonschema's own verdict (``_utils.uniq``), without its
+    quadratic fallback."""
     from jsonschema import Draft202012Validator
 
     ours = SchemaDoc({"type": "array", "uniqueItems": True}).validator("python-sdk").is_valid(items)
@@ -263,3 +264,48 @@ def test_narrowed_errors_follow_properties() -> None:
     assert list(error.absolute_path) == ["a", "b"]
     assert list(error.absolute_schema_path) == ["properties", "a", "properties", "b", "enum"]
     assert doc._narrowed({"a": {"b": "y"}, "d": "1"}, "python-sdk") is None  # two places fail: the whole is validated
+
+
+def test_unique_items_keeps_each_reading() -> None:
+    """jsonschema compares sortable items with their neighbours only, so it lets this array through (the Python
+    client accepts it); Ajv compares every pair (the TS clients reject it)."""
+    items = [[False, 0], [False, False], [False, 0]]
+    doc = SchemaDoc({"type": "array", "uniqueItems": True})
+    assert doc.validator("python-sdk").is_valid(items) is True
+    assert doc.validator("ts-sdk-v2").is_valid(items) is False
+    assert doc.validator("python-sdk").is_valid([{"a": 1}, {"a": 1}]) is False  # unsortable: all pairs compared
+
+
+def test_narrowing_stops_where_jsonschema_reads_otherwise() -> None:
+    """Past a draft-07 ``$ref`` (its siblings are ignored) and into a ``false`` property (reported without its
+    path), ``errors`` validates the whole instance: the same errors as with the fast paths off."""
+    from mcp_schema_audit import fastpaths
+
+    d7 = "http://json-schema.org/draft-07/schema#"
+    for root, value in (({"$schema": d7, "$ref": "#/definitions/A", "definitions": {"A": {"type": "object"}},
+                          "properties": {"a": {"type": "string"}}}, {"a": 5}),
+                        ({"properties": {"a": False}}, {"a": 5})):
+        fast = _error_facts(SchemaDoc(root).errors(value))
+        with fastpaths.disabled():
+            slow = _error_facts(SchemaDoc(root).errors(value))
+        assert fast == slow, root
+
+
+def test_ajv_reading_follows_only_definitions() -> None:
+    """ts-sdk-v1 validates a copy where ``$ref`` siblings move into ``allOf``: a pointer through an ``allOf`` is
+    left to its validator; one to a ``$defs`` entry is followed."""
+    root = {"properties": {"a": {"$ref": "#/$defs/A/allOf/0"}}, "$defs": {
+        "A": {"$ref": "#/$defs/B", "type": "string", "allOf": [{"type": "integer"}]}, "B": {}}}
+    doc = SchemaDoc(root)
+    assert doc.quick(root, {"a": "x"}, "ts-sdk-v1") is None
+    assert doc.validator("ts-sdk-v1").is_valid({"a": "x"}) is True
+    assert doc.profiles_agree is False  # python-sdk rejects that value
+    plain = SchemaDoc({"properties": {"a": {"$ref": "#/$defs/S"}}, "$defs": {"S": {"type": "string"}}})
+    assert plain.quick(plain.root, {"a": 1}, "ts-sdk-v1") is False
+
+
+def test_fast_check_refuses_a_defs_list_in_draft07() -> None:
+    from mcp_schema_audit.schema.metacheck import surely_valid
+
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "$defs": [{"type": 5}], "$ref": "#/$defs/0"}
+    assert surely_valid(schema, "draft-07", ajv=True) is False

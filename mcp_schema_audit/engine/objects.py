@@ -265,7 +265,7 @@ class ObjectsMixin:
         """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
         applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
         vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
-        if not vpat and key in vprops and self.fast and not isinstance(ps, Node) and not isinstance(
+        if not vpat and key in vprops and not isinstance(ps, Node) and not isinstance(
                 vprops[key], Node) and self.identity.identical(ps, vprops[key]):
             return []  # what the walk of the pair would answer at once (``compare``), without its set-up
         wrap = self._obj_wrap(p, v, key)

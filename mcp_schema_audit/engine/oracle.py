@@ -380,7 +380,8 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
 
 class _Checker:
     """Validators of one region, built once: does some host accept a value under P's node and reject it under
-    V's? V is asked first (most values pass it, and then P need not be asked)."""
+    V's? V is asked first (most values pass it, and then P need not be asked); the quick reading
+    (``SchemaDoc.quick``) answers where it can, the host's validator where it cannot."""
 
     def __init__(self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...]) -> None:
         self.pairs: list[tuple[str, Any, Any]] = []

@@ -194,7 +194,7 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         """Issues where P's node declares values V's node rejects (and informational differences), with
         absolute paths. ``p``/``v`` are raw subschemas located at ``p_at``/``v_at`` (or ``Node``s). A pair of
         identical raw subtrees (``identity``) has no issue and is not walked."""
-        if self.fast and not isinstance(p, Node) and not isinstance(v, Node) and self.identity.identical(p, v):
+        if not isinstance(p, Node) and not isinstance(v, Node) and self.identity.identical(p, v):
             return []
         try:
             pn = self._norm("p", p, p_at if p_at is not None else ())

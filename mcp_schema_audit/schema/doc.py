@@ -83,6 +83,23 @@ _LONG_NUMBER = re.compile(r"[0-9]{16,}")
 _JS_SAFE = 2**53
 
 
+#: Keywords of 2019-09/2020-12 references that ts-sdk-v1's draft-07 class does not read.
+_MODERN_REFERENCES = ('"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"', '"$recursiveRef"', '"$recursiveAnchor"')
+_REF_VALUE = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+_DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%\\]+)?")
+
+
+def _plain_refs(text: str) -> bool:
+    """Do every host profile's resolvers read the references of the schema whose canonical JSON is ``text``
+    alike? No anchor or dynamic reference (ts-sdk-v1's draft-07 class knows neither), and every ``$ref`` to
+    the root or a ``$defs``/``definitions`` entry (places its rewritten copy, ``hosts._ajv_ref_siblings``, keeps
+    where they are)."""
+    if '"$' not in text:
+        return True
+    return not any(k in text for k in _MODERN_REFERENCES) and all(
+        _DEFS_REF.fullmatch(ref) for ref in _REF_VALUE.findall(text))
+
+
 def js_inexact(text: str) -> bool:
     """Does JSON ``text`` hold an integer a TS host reads differently (beyond 2**53: ``JSON.parse`` rounds it to a
     double; ``hosts.js_numbers``)? Decimal fractions and exponents are doubles in Python too, read alike; a digit
@@ -202,9 +219,9 @@ class SchemaDoc:
         can tell: following ``properties`` from the root, an object node whose one property ``key`` of the value
         ``quick`` does not call valid, while the node with its properties' schemas made ``true`` accepts the value
         (so the node's other keywords and properties yield no error). ``keys``: the properties followed (at least
-        one); None when there is nothing to narrow (or fast paths are off). Not narrowed: into a nested ``$schema``
-        (jsonschema descends into it with the parent's keyword selection and the nested class), nor for the Ajv
-        draft-07 class on a document with ``$ref`` (it validates a rewritten copy, ``hosts._ajv_ref_siblings``)."""
+        one); None when there is nothing to narrow (or fast paths are off). Not narrowed: past a node with ``$ref``,
+        into a boolean schema or a nested ``$schema`` (see the loop), nor for the Ajv draft-07 class on a
+        document with ``$ref`` (it validates a rewritten copy, ``hosts._ajv_ref_siblings``)."""
         if not fastpaths.enabled() or not isinstance(instance, dict) or (
                 profile != "python-sdk" and _AJV_KIND.get(profile, lambda d: None)(self.dialect) == "draft-07"
                 and '"$ref"' in self.canonical):
@@ -218,8 +235,11 @@ class SchemaDoc:
             if len(failing) != 1:
                 break
             key = failing[0]
-            if isinstance(props[key], dict) and "$schema" in props[key]:
-                break  # jsonschema descends into it with the parent's keyword selection and its own class
+            if "$ref" in node or not isinstance(props[key], dict) or "$schema" in props[key]:
+                # a $ref (draft-07 ignores the properties beside it), a boolean schema (jsonschema's descent
+                # reports false without the property's path), a nested $schema (jsonschema descends into it with
+                # the parent's keyword selection and its own class): the whole validation decides
+                break
             rest = {**node, "properties": dict.fromkeys(props, True)}  # the properties' own verdicts are known
             if self.quick(rest, value, profile, node is self.root) is not True:
                 break
@@ -244,7 +264,7 @@ class SchemaDoc:
         if self._agree is None:
             text = self.canonical
             self._agree = (self.dialect == DEFAULT_DIALECT and not host_sensitive_text(text, self.root_schema_keys)
-                           and not js_inexact(text) and self.compile_problem("ts-sdk-v1") is None
+                           and not js_inexact(text) and _plain_refs(text) and self.compile_problem("ts-sdk-v1") is None
                            and self.compile_problem("ts-sdk-v2") is None)
         return self._agree
 

@@ -198,15 +198,38 @@ def equality_key(value: Any) -> Any:
 
 
 def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
-    """jsonschema's ``uniqueItems`` (same verdict, same message) in linear time: its own ``_utils.uniq``
-    compares unhashable items pairwise, so a 0.7 MB array of 30,000 objects in a tool result took
-    minutes. Items are compared through ``equality_key``."""
+    """``uniqueItems`` as Ajv reads it (no two items deep-equal), in linear time through ``equality_key``, with
+    jsonschema's message."""
     from jsonschema.exceptions import ValidationError
 
     if unique and validator.is_type(instance, "array"):
         keys = [equality_key(item) for item in instance]
         if len(set(keys)) != len(keys):
             yield ValidationError(f"{instance!r} has non-unique elements")
+
+
+def _jsonschema_unique(items: list[Any]) -> bool:
+    """jsonschema's own verdict (``_utils.uniq``, which the Python SDK client runs): items that sort are compared
+    with their neighbours only, so ``[[false, 0], [false, false], [false, 0]]`` passes (Python orders ``0`` and
+    ``false`` alike, and the equal items are not neighbours); items that do not sort are compared all with all,
+    which is ``equality_key`` uniqueness, here in linear time instead of jsonschema's quadratic one (a 0.7 MB
+    array of 30,000 objects in a tool result took minutes)."""
+    from jsonschema._utils import equal, unbool
+
+    try:
+        ordered = sorted(unbool(item) for item in items)
+        return not any(equal(one, two) for one, two in zip(ordered, ordered[1:]))
+    except (NotImplementedError, TypeError):
+        keys = [equality_key(item) for item in items]
+        return len(set(keys)) == len(keys)
+
+
+def _python_unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
+    """jsonschema's ``uniqueItems`` (same verdict, same message), without its quadratic fallback."""
+    from jsonschema.exceptions import ValidationError
+
+    if unique and validator.is_type(instance, "array") and not _jsonschema_unique(instance):
+        yield ValidationError(f"{instance!r} has non-unique elements")
 
 
 def _ajv_type(base_type: Any) -> Any:
@@ -237,7 +260,7 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
     else:
         overrides = _regex_keywords(ecma_search, _AJV_RULES[ajv_kind], ajv_kind)
     if "uniqueItems" in base.VALIDATORS:
-        overrides["uniqueItems"] = _unique_items
+        overrides["uniqueItems"] = _unique_items if ajv_kind is not None else _python_unique_items
     if ajv_kind is not None:
         overrides["type"] = _ajv_type(base.VALIDATORS["type"])
         if "dependencies" not in base.VALIDATORS:

@@ -158,8 +158,8 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
 
     ``ajv``: also True only when no Ajv class can refuse to compile it: with the metaschema met, every keyword
     Ajv types (``KeywordCxt``) has a value of its type, and ``compile._ajv_compile_problem`` would find nothing
-    unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum`` or a ``$ref`` to a place this walk does not
-    visit is present (each sends the schema to that walk)."""
+    unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum``, a ``$defs``/``definitions`` that is no map or
+    a ``$ref`` to a place this walk does not visit is present (each sends the schema to that walk)."""
     checks = _CHECKS.get(dialect)
     if checks is None:
         return False
@@ -182,7 +182,8 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
             continue
         if not isinstance(node, dict):
             return False
-        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or (
+        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or any(
+                kw in node and not isinstance(node[kw], dict) for kw in ("$defs", "definitions")) or (
                 "$ref" in node and not (isinstance(node["$ref"], str) and _WALKED_REF.fullmatch(node["$ref"])))):
             return False
         for kw, value in node.items():

@@ -12,8 +12,8 @@ the other keywords from 2019-09 on, alone (its siblings ignored) in draft-06/07.
 The Ajv reading (``formats``: the TS profiles' format checker) answers as the TS profiles' validators do
 (``schema.hosts``): formats asserted by that checker, and nothing answered where they differ from the
 python reading or from each other: an integer beyond 2**53 in the value or the node (JavaScript doubles),
-a ``$ref`` with siblings (Ajv's reading of them is emulated by rewriting the document), a ``$schema``
-anywhere but the root of the validator's own schema (``whole``: it switches jsonschema's class).
+a ``$ref`` with siblings or to another place than the root or a ``$defs``/``definitions`` entry (Ajv's reading
+of siblings is emulated by rewriting the document, which moves such places), a ``$schema`` anywhere but the root of the validator's own schema (``whole``: it switches jsonschema's class).
 
 Its answers are those of ``jsonschema``'s own keyword functions (``jsonschema/_keywords.py``: same
 comparisons, same equality ``_utils.equal`` for scalars); the fast-path test runs every report with it on
@@ -23,6 +23,7 @@ validator on drawn schemas and values.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
@@ -135,6 +136,9 @@ def _big_int(value: Any, depth: int) -> bool:
 
 
 _NOWHERE = object()  # a reference not followed here
+#: References the Ajv reading follows: the root or a ``$defs``/``definitions`` entry, places the draft-07 class's
+#: rewritten copy of the document (``hosts._ajv_ref_siblings``: ``$ref`` siblings moved into ``allOf``) keeps.
+_DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%]+)?")
 _APPLICATORS = ("anyOf", "allOf", "oneOf", "not")
 _APPLICATOR_SET = frozenset(_APPLICATORS)
 _VALUE_SETS = frozenset(("enum", "const"))
@@ -175,8 +179,8 @@ class _Reader:
                 return None
         ok = True
         if "$ref" in node:
-            if ajv and len(node) > 1:
-                return None
+            if ajv and (len(node) > 1 or not (isinstance(node["$ref"], str) and _DEFS_REF.fullmatch(node["$ref"]))):
+                return None  # siblings, or a pointer through places the TS profiles' rewritten copy may shift
             target = _local_target(self.refs_root, node["$ref"])
             if target is _NOWHERE:
                 return None
