@@ -182,8 +182,8 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
             continue
         if not isinstance(node, dict):
             return False
-        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or any(
-                kw in node and not isinstance(node[kw], dict) for kw in ("$defs", "definitions")) or (
+        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or not isinstance(
+                node.get("$defs", node), dict) or not isinstance(node.get("definitions", node), dict) or (
                 "$ref" in node and not (isinstance(node["$ref"], str) and _WALKED_REF.fullmatch(node["$ref"])))):
             return False
         for kw, value in node.items():
