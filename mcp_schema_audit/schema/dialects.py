@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,10 @@ DIALECTS = {
 
 
 DEFAULT_DIALECT = "2020-12"
+
+#: A ``$ref`` to the root or to a ``$defs``/``definitions`` entry by plain name (no ``~``/``%`` escapes, no
+#: backslash): a place every walk of the document visits and every host profile's resolver finds alike.
+DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%\\]+)?")
 
 
 HOST_PROFILES = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")

@@ -24,6 +24,7 @@ from mcp_schema_audit.schema.compile import (
 )
 from mcp_schema_audit.schema.dialects import (
     DEFAULT_DIALECT,
+    DEFS_REF,
     DIALECTS,
     HOST_PROFILES,
     RefError,
@@ -86,7 +87,6 @@ _JS_SAFE = 2**53
 #: Keywords of 2019-09/2020-12 references that ts-sdk-v1's draft-07 class does not read.
 _MODERN_REFERENCES = ('"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"', '"$recursiveRef"', '"$recursiveAnchor"')
 _REF_VALUE = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
-_DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%\\]+)?")
 
 
 def _plain_refs(text: str) -> bool:
@@ -97,7 +97,7 @@ def _plain_refs(text: str) -> bool:
     if '"$' not in text:
         return True
     return not any(k in text for k in _MODERN_REFERENCES) and all(
-        _DEFS_REF.fullmatch(ref) for ref in _REF_VALUE.findall(text))
+        DEFS_REF.fullmatch(ref) for ref in _REF_VALUE.findall(text))
 
 
 def js_inexact(text: str) -> bool:

@@ -18,7 +18,7 @@ import re
 from typing import Any, Callable
 
 from mcp_schema_audit.fastpaths import ContentCache
-from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES
+from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES, DEFS_REF
 
 _TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
@@ -149,7 +149,7 @@ _AJV_WALK_KEYWORDS = {
                            "formatExclusiveMaximum", "formatExclusiveMinimum"}),
 }
 #: A ``$ref`` whose target this walk visits too (a ``$defs``/``definitions`` entry, or the root).
-_WALKED_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%]+)?")
+_WALKED_REF = DEFS_REF
 
 
 def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool = False) -> bool:

@@ -23,8 +23,9 @@ validator on drawn schemas and values.
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from mcp_schema_audit.schema.dialects import DEFS_REF
 
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
 #: validators are built with ``format_checker=None``).
@@ -136,9 +137,9 @@ def _big_int(value: Any, depth: int) -> bool:
 
 
 _NOWHERE = object()  # a reference not followed here
-#: References the Ajv reading follows: the root or a ``$defs``/``definitions`` entry, places the draft-07 class's
-#: rewritten copy of the document (``hosts._ajv_ref_siblings``: ``$ref`` siblings moved into ``allOf``) keeps.
-_DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%]+)?")
+#: References the Ajv reading follows (``dialects.DEFS_REF``): places the draft-07 class's rewritten copy of the
+#: document (``hosts._ajv_ref_siblings``: ``$ref`` siblings moved into ``allOf``) keeps where they are.
+_DEFS_REF = DEFS_REF
 _APPLICATORS = ("anyOf", "allOf", "oneOf", "not")
 _APPLICATOR_SET = frozenset(_APPLICATORS)
 _VALUE_SETS = frozenset(("enum", "const"))
