@@ -10,13 +10,13 @@ computed once per subtree (memoized by identity).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from mcp_schema_audit.jsontext import canonical, same_json
 from mcp_schema_audit.schema import RefError, SchemaDoc
+from mcp_schema_audit.schema.dialects import REF_IN_TEXT
 
-_REF = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
+_REF = REF_IN_TEXT
 
 
 class Texts:

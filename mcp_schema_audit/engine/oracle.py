@@ -379,29 +379,31 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
 
 
 class _Checker:
-    """Validators of one region, built once: does some host accept a value under P's node and reject it under
-    V's? V is asked first (most values pass it, and then P need not be asked); the quick reading
-    (``SchemaDoc.quick``) answers where it can, the host's validator where it cannot."""
+    """The hosts that can read one region: does some host accept a value under P's node and reject it under V's?
+    V is asked first (most values pass it, and then P need not be asked); the quick reading (``SchemaDoc.quick``)
+    answers where it can, the host's validator (built when first needed, once per node) where it cannot."""
 
     def __init__(self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...]) -> None:
-        self.pairs: list[tuple[str, Any, Any]] = []
+        self.hosts: list[str] = []
         self.p_doc, self.p_node, self.v_doc, self.v_node = p_doc, p_node, v_doc, v_node
         for host in hosts:
             try:
-                self.pairs.append((host, p_doc.validator_for(p_node, host), v_doc.validator_for(v_node, host)))
+                p_doc.ready(host)
+                v_doc.ready(host)
             except Exception:  # a host that cannot compile either side decides nothing here
                 continue
+            self.hosts.append(host)
 
     @staticmethod
-    def _valid(doc: SchemaDoc, node: Any, check: Any, host: str, value: Any) -> bool:
+    def _valid(doc: SchemaDoc, node: Any, host: str, value: Any) -> bool:
         got = doc.quick(node, value, host)
-        return bool(check.is_valid(value)) if got is None else got
+        return bool(doc.validator_for(node, host).is_valid(value)) if got is None else got
 
     def rejected(self, value: Any) -> bool:
-        for host, p_check, v_check in self.pairs:
+        for host in self.hosts:
             try:
-                if not self._valid(self.v_doc, self.v_node, v_check, host, value) and self._valid(
-                        self.p_doc, self.p_node, p_check, host, value):
+                if not self._valid(self.v_doc, self.v_node, host, value) and self._valid(
+                        self.p_doc, self.p_node, host, value):
                     return True
             except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
                 continue

@@ -17,6 +17,10 @@ DIALECTS = {
 
 DEFAULT_DIALECT = "2020-12"
 
+#: Integers a JavaScript double holds exactly reach this magnitude; a TS host (``JSON.parse``) rounds any beyond.
+JS_SAFE = 2**53
+#: A ``"$ref"`` member in canonical JSON text; group 1 is its string value as written (JSON escapes kept).
+REF_IN_TEXT = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
 #: A ``$ref`` to the root or to a ``$defs``/``definitions`` entry by plain name (no ``~``/``%`` escapes, no
 #: backslash): a place every walk of the document visits and every host profile's resolver finds alike.
 DEFS_REF = re.compile(r"#(?:/(?:\$defs|definitions)/[^/~%\\]+)?")

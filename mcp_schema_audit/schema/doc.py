@@ -27,6 +27,8 @@ from mcp_schema_audit.schema.dialects import (
     DEFS_REF,
     DIALECTS,
     HOST_PROFILES,
+    JS_SAFE,
+    REF_IN_TEXT,
     RefError,
     _json_pointer,
     dialect_of,
@@ -81,12 +83,10 @@ def _jsonschema_classes() -> tuple[dict[str, Any], Any]:
 
 #: A run of 16 digits or more: an integer that long may be beyond what a JavaScript double holds exactly.
 _LONG_NUMBER = re.compile(r"[0-9]{16,}")
-_JS_SAFE = 2**53
 
 
 #: Keywords of 2019-09/2020-12 references that ts-sdk-v1's draft-07 class does not read.
 _MODERN_REFERENCES = ('"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"', '"$recursiveRef"', '"$recursiveAnchor"')
-_REF_VALUE = re.compile(r'"\$ref":"((?:[^"\\]|\\.)*)"')
 
 
 def _plain_refs(text: str) -> bool:
@@ -97,14 +97,14 @@ def _plain_refs(text: str) -> bool:
     if '"$' not in text:
         return True
     return not any(k in text for k in _MODERN_REFERENCES) and all(
-        DEFS_REF.fullmatch(ref) for ref in _REF_VALUE.findall(text))
+        DEFS_REF.fullmatch(ref) for ref in REF_IN_TEXT.findall(text))
 
 
 def js_inexact(text: str) -> bool:
     """Does JSON ``text`` hold an integer a TS host reads differently (beyond 2**53: ``JSON.parse`` rounds it to a
     double; ``hosts.js_numbers``)? Decimal fractions and exponents are doubles in Python too, read alike; a digit
     run inside a string or a fraction counts as well (never a false "alike")."""
-    return any(int(run) > _JS_SAFE for run in _LONG_NUMBER.findall(text))
+    return any(int(run) > JS_SAFE for run in _LONG_NUMBER.findall(text))
 
 
 @dataclass

@@ -7,6 +7,7 @@ import functools
 import re
 from typing import Any
 
+from mcp_schema_audit.schema.dialects import JS_SAFE
 from mcp_schema_audit.schema.regex import _python_found, ecma_compile_error, ecma_search
 
 
@@ -219,7 +220,7 @@ def _jsonschema_unique(items: list[Any]) -> bool:
     try:
         ordered = sorted(unbool(item) for item in items)
         return not any(equal(one, two) for one, two in zip(ordered, ordered[1:]))
-    except (NotImplementedError, TypeError):
+    except TypeError:  # unorderable items (objects, mixed types): jsonschema's all-pairs path
         keys = [equality_key(item) for item in items]
         return len(set(keys)) == len(keys)
 
@@ -278,14 +279,11 @@ _JS_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaxim
                        "uniqueItems")
 
 
-_JS_SAFE = 2**53
-
-
 def js_numbers(value: Any) -> Any:
     """``value`` as ``JSON.parse`` gives it to a TS host: integers beyond 2**53 become the nearest double
     (9007199254740993 → 9007199254740992.0), at any depth; everything else unchanged."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return float(value) if abs(value) > _JS_SAFE else value
+        return float(value) if abs(value) > JS_SAFE else value
     if isinstance(value, list):
         return [js_numbers(x) for x in value]
     if isinstance(value, dict):

@@ -148,8 +148,6 @@ _AJV_WALK_KEYWORDS = {
     "draft-07": frozenset({"id", "nullable", "pattern", "patternProperties", "formatMaximum", "formatMinimum",
                            "formatExclusiveMaximum", "formatExclusiveMinimum"}),
 }
-#: A ``$ref`` whose target this walk visits too (a ``$defs``/``definitions`` entry, or the root).
-_WALKED_REF = DEFS_REF
 
 
 def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool = False) -> bool:
@@ -184,7 +182,7 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
             return False
         if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or not isinstance(
                 node.get("$defs", node), dict) or not isinstance(node.get("definitions", node), dict) or (
-                "$ref" in node and not (isinstance(node["$ref"], str) and _WALKED_REF.fullmatch(node["$ref"])))):
+                "$ref" in node and not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"])))):
             return False
         for kw, value in node.items():
             check = checks.get(kw)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.schema.dialects import DEFS_REF
+from mcp_schema_audit.schema.dialects import DEFS_REF, JS_SAFE
 
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
 #: validators are built with ``format_checker=None``).
@@ -97,6 +97,19 @@ def _bound(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _sized(node: dict[str, Any], size: int, low: str, high: str) -> bool | None:
+    """Does ``size`` (a string's or an array's length) meet ``node``'s ``low``/``high`` keywords (``minLength``/
+    ``maxLength``, ``minItems``/``maxItems``)? None for a bound that is no number (jsonschema decides)."""
+    ok = True
+    for kw, shorter in ((low, True), (high, False)):
+        if kw in node:
+            limit = node[kw]
+            if not _bound(limit):
+                return None
+            ok = ok and not (size < limit if shorter else size > limit)
+    return ok
+
+
 def quick_valid(node: Any, value: Any, dialect: str, depth: int = 0, refs_root: Any = None, *,
                 formats: Any = None, whole: bool = False) -> bool | None:
     """Is ``value`` (parsed JSON) valid under ``node`` for the python-sdk reading of ``dialect`` (or, with
@@ -120,13 +133,12 @@ def reader(dialect: str, refs_root: Any = None, formats: Any = None) -> _Reader:
     return _Reader(dialect if dialect in _DIALECTS else "", refs_root, formats, False)
 
 
-_JS_SAFE = 2**53
 
 
 def _big_int(value: Any, depth: int) -> bool:
     """Does ``value`` hold an integer a JavaScript double cannot hold exactly (or nest too deep to tell)?"""
     if isinstance(value, int) and not isinstance(value, bool):
-        return abs(value) > _JS_SAFE
+        return abs(value) > JS_SAFE
     if depth > 32:
         return True
     if isinstance(value, list):
@@ -137,9 +149,6 @@ def _big_int(value: Any, depth: int) -> bool:
 
 
 _NOWHERE = object()  # a reference not followed here
-#: References the Ajv reading follows (``dialects.DEFS_REF``): places the draft-07 class's rewritten copy of the
-#: document (``hosts._ajv_ref_siblings``: ``$ref`` siblings moved into ``allOf``) keeps where they are.
-_DEFS_REF = DEFS_REF
 _APPLICATORS = ("anyOf", "allOf", "oneOf", "not")
 _APPLICATOR_SET = frozenset(_APPLICATORS)
 _VALUE_SETS = frozenset(("enum", "const"))
@@ -180,8 +189,10 @@ class _Reader:
                 return None
         ok = True
         if "$ref" in node:
-            if ajv and (len(node) > 1 or not (isinstance(node["$ref"], str) and _DEFS_REF.fullmatch(node["$ref"]))):
-                return None  # siblings, or a pointer through places the TS profiles' rewritten copy may shift
+            if ajv and (len(node) > 1 or not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"]))):
+                # siblings, or a pointer through places the draft-07 class's rewritten copy of the document
+                # (``hosts._ajv_ref_siblings``: siblings moved into ``allOf``) may shift
+                return None
             target = _local_target(self.refs_root, node["$ref"])
             if target is _NOWHERE:
                 return None
@@ -221,12 +232,10 @@ class _Reader:
             except Exception:  # a checker that raises (a guarded regex out of budget, an unhashable name)
                 return None
         if isinstance(value, str) and not _LENGTHS.isdisjoint(node):
-            for kw, shorter in (("minLength", True), ("maxLength", False)):
-                if kw in node:
-                    limit = node[kw]
-                    if not _bound(limit):
-                        return None
-                    ok = ok and not (len(value) < limit if shorter else len(value) > limit)
+            got = _sized(node, len(value), "minLength", "maxLength")
+            if got is None:
+                return None
+            ok = ok and got
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not _BOUNDS.isdisjoint(node):
             for kw in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
                 if kw in node:
@@ -318,13 +327,9 @@ class _Reader:
     def _array(self, node: dict[str, Any], value: list[Any], depth: int) -> bool | None:
         """``minItems``, ``maxItems`` and a single-schema ``items`` (no ``prefixItems``/``additionalItems`` beside
         it: those keywords are not answered here) as jsonschema applies them to an array ``value``."""
-        ok = True
-        for kw, shorter in (("minItems", True), ("maxItems", False)):
-            if kw in node:
-                limit = node[kw]
-                if not _bound(limit):
-                    return None
-                ok = ok and not (len(value) < limit if shorter else len(value) > limit)
+        ok = _sized(node, len(value), "minItems", "maxItems")
+        if ok is None:
+            return None
         if "items" in node:
             items = node["items"]
             if not (items is True or items is False or isinstance(items, dict)):
