@@ -51,8 +51,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 SEED = 20261130
-MUTATIONS = ("output-prop-added", "output-enum-widened", "input-required-added", "input-maxlength-tightened",
-             "description-changed", "zod4-int-bounds", "anyof-reordered")
+MUTATIONS = (
+    "output-prop-added",
+    "output-enum-widened",
+    "input-required-added",
+    "input-maxlength-tightened",
+    "description-changed",
+    "zod4-int-bounds",
+    "anyof-reordered",
+)
 
 
 # -- generated catalogs ---------------------------------------------------------------------------------
@@ -64,8 +71,12 @@ def make_tool(i: int, rng: random.Random) -> dict[str, Any]:
     input_schema = {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": rng.choice([256, 512, 1024]),
-                      "description": "Search text."},
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": rng.choice([256, 512, 1024]),
+                "description": "Search text.",
+            },
             "limit": {"type": "integer", "minimum": 1, "maximum": rng.choice([50, 100, 500]), "default": 20},
             "mode": {"type": "string", "enum": modes, "description": "How to search."},
             "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
@@ -86,23 +97,40 @@ def make_tool(i: int, rng: random.Random) -> dict[str, Any]:
         "required": ["results", "total", "status"],
         "additionalProperties": False,
         "$defs": {
-            "Item": {"type": "object", "properties": {
-                "id": {"type": "string"}, "name": {"type": "string", "maxLength": 200},
-                "score": {"type": "number", "minimum": 0, "maximum": 1}, "kind": {"type": "string", "enum": kinds},
-                "meta": {"anyOf": [{"$ref": "#/$defs/Meta"}, {"type": "null"}]}},
-                "required": ["id", "name", "kind"], "additionalProperties": False},
-            "Meta": {"type": "object", "properties": {
-                "created": {"type": "string", "format": "date-time"}, "size": {"type": "integer", "minimum": 0},
-                "owner": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
-                "required": ["created"], "additionalProperties": False},
+            "Item": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "name": {"type": "string", "maxLength": 200},
+                    "score": {"type": "number", "minimum": 0, "maximum": 1},
+                    "kind": {"type": "string", "enum": kinds},
+                    "meta": {"anyOf": [{"$ref": "#/$defs/Meta"}, {"type": "null"}]},
+                },
+                "required": ["id", "name", "kind"],
+                "additionalProperties": False,
+            },
+            "Meta": {
+                "type": "object",
+                "properties": {
+                    "created": {"type": "string", "format": "date-time"},
+                    "size": {"type": "integer", "minimum": 0},
+                    "owner": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                },
+                "required": ["created"],
+                "additionalProperties": False,
+            },
         },
         "$schema": "https://json-schema.org/draft/2020-12/schema",
     }
-    return {"name": f"tool_{i:05d}", "title": f"Tool {i}",
-            "description": f"Searches the {rng.choice(['catalog', 'archive', 'index'])} for items of tool {i}; "
-                           "returns a page of results with a cursor for the next page. " * 2,
-            "inputSchema": input_schema, "outputSchema": output_schema,
-            "annotations": {"readOnlyHint": True, "openWorldHint": False}}
+    return {
+        "name": f"tool_{i:05d}",
+        "title": f"Tool {i}",
+        "description": f"Searches the {rng.choice(['catalog', 'archive', 'index'])} for items of tool {i}; "
+        "returns a page of results with a cursor for the next page. " * 2,
+        "inputSchema": input_schema,
+        "outputSchema": output_schema,
+        "annotations": {"readOnlyHint": True, "openWorldHint": False},
+    }
 
 
 def mutate(tool: dict[str, Any], how: str) -> dict[str, Any]:
@@ -121,7 +149,11 @@ def mutate(tool: dict[str, Any], how: str) -> dict[str, Any]:
     elif how == "description-changed":
         t["description"] += " Now faster."
     elif how == "zod4-int-bounds":
-        for schema in (inp["properties"]["limit"], out["properties"]["total"], out["$defs"]["Meta"]["properties"]["size"]):
+        for schema in (
+            inp["properties"]["limit"],
+            out["properties"]["total"],
+            out["$defs"]["Meta"]["properties"]["size"],
+        ):
             schema.setdefault("minimum", -9007199254740991)
             schema["maximum"] = min(schema.get("maximum", 9007199254740991), 9007199254740991)
     elif how == "anyof-reordered":
@@ -162,8 +194,13 @@ def child_audit(a: str, b: str) -> dict[str, float]:
     old, new = load_snapshot(a), load_snapshot(b)
     report = run_diff(old, new, time_budget=0)
     text = render(report, "json")
-    return {"s": time.perf_counter() - t0, "rss": _peak_mib(), "worker_rss": _peak_mib(resource.RUSAGE_CHILDREN),
-            "findings": len(report.findings), "bytes": len(text)}
+    return {
+        "s": time.perf_counter() - t0,
+        "rss": _peak_mib(),
+        "worker_rss": _peak_mib(resource.RUSAGE_CHILDREN),
+        "findings": len(report.findings),
+        "bytes": len(text),
+    }
 
 
 def child_jsoncompat(a: str, b: str) -> dict[str, float]:
@@ -197,10 +234,17 @@ def wide_output(n: int) -> dict[str, Any]:
     props: dict[str, Any] = {}
     for i in range(n):
         k = i % 5
-        props[f"f{i:04d}"] = ({"type": "string", "maxLength": rng.choice([50, 100])} if k == 0 else
-                              {"type": "integer", "minimum": 0} if k == 1 else
-                              {"type": "string", "enum": ["a", "b", "c"]} if k == 2 else
-                              {"anyOf": [{"type": "string"}, {"type": "null"}]} if k == 3 else {"type": "boolean"})
+        props[f"f{i:04d}"] = (
+            {"type": "string", "maxLength": rng.choice([50, 100])}
+            if k == 0
+            else {"type": "integer", "minimum": 0}
+            if k == 1
+            else {"type": "string", "enum": ["a", "b", "c"]}
+            if k == 2
+            else {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            if k == 3
+            else {"type": "boolean"}
+        )
     return {"type": "object", "properties": props, "required": list(props)[: n // 2], "additionalProperties": False}
 
 
@@ -219,15 +263,18 @@ def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[st
         b = json.dumps({"tools": [{**tool, "outputSchema": new}]})
 
         def audit(a: str = a, b: str = b) -> Any:
-            return diff_snapshots(snapshot_from_data(json.loads(a), source="a"),
-                                  snapshot_from_data(json.loads(b), source="b"))
+            return diff_snapshots(
+                snapshot_from_data(json.loads(a), source="a"), snapshot_from_data(json.loads(b), source="b")
+            )
 
         def anchor(old: Any = old, new: Any = new) -> Any:
             return jsoncompat.check_compat(json.dumps(old), json.dumps(new), "serializer")
 
         times: dict[str, list[float]] = {"audit": [], "jsoncompat": []}
-        verdicts = {"audit": {f.rule for f in audit() if f.severity == "breaking"},
-                    "jsoncompat": None if jsoncompat is None else anchor()}
+        verdicts = {
+            "audit": {f.rule for f in audit() if f.severity == "breaking"},
+            "jsoncompat": None if jsoncompat is None else anchor(),
+        }
         for _ in range(runs):
             for name, fn in (("audit", audit), ("jsoncompat", anchor)):
                 if name == "jsoncompat" and jsoncompat is None:
@@ -236,9 +283,14 @@ def per_pair(sizes: tuple[int, ...], runs: int, jsoncompat: Any) -> list[dict[st
                 t0 = time.perf_counter()
                 fn()
                 times[name].append((time.perf_counter() - t0) * 1000)
-        rows.append({"n": n, "audit": statistics.median(times["audit"]),
-                     "jsoncompat": statistics.median(times["jsoncompat"]) if times["jsoncompat"] else float("nan"),
-                     "verdicts": verdicts})
+        rows.append(
+            {
+                "n": n,
+                "audit": statistics.median(times["audit"]),
+                "jsoncompat": statistics.median(times["jsoncompat"]) if times["jsoncompat"] else float("nan"),
+                "verdicts": verdicts,
+            }
+        )
     return rows
 
 
@@ -249,9 +301,10 @@ def startup(runs: int = 11) -> list[tuple[str, float]]:
     user's machine has it after the first run."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     seed = ROOT / "fixtures" / "seed"
-    commands = [("schema-audit --help", ["--help"]),
-                ("schema-audit diff (seed 0.2.5 → 0.2.6, text)", ["diff", str(seed / "0.2.5.json"),
-                                                                  str(seed / "0.2.6.json")])]
+    commands = [
+        ("schema-audit --help", ["--help"]),
+        ("schema-audit diff (seed 0.2.5 → 0.2.6, text)", ["diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json")]),
+    ]
     out = []
     for what, args in commands:
         cmd = [sys.executable, "-m", "mcp_schema_audit", *args]
@@ -284,10 +337,14 @@ def main() -> int:
         print("jsoncompat is not installed (pip install -e '.[bench]'): anchor columns are empty\n")
     sizes = tuple(int(x) for x in args.sizes.split(","))
     started = time.perf_counter()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {args.runs} interleaved runs, "
-          "each in a fresh process; seconds and MiB\n")
-    head = (f"{'catalog':<16} {'floor s':>8} {'audit s':>8} {'jsc s':>8} {'audit/floor':>11} {'audit/jsc':>9} "
-            f"{'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'worker MiB':>10} {'cli s':>6} {'findings':>8}")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {args.runs} interleaved runs, "
+        "each in a fresh process; seconds and MiB\n"
+    )
+    head = (
+        f"{'catalog':<16} {'floor s':>8} {'audit s':>8} {'jsc s':>8} {'audit/floor':>11} {'audit/jsc':>9} "
+        f"{'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'worker MiB':>10} {'cli s':>6} {'findings':>8}"
+    )
     print(head)
     print("-" * len(head))
     typical_s: dict[int, float] = {}
@@ -310,30 +367,52 @@ def main() -> int:
                 rss = {k: statistics.median(r["rss"] for r in v) if v else float("nan") for k, v in res.items()}
                 workers = statistics.median(r["worker_rss"] for r in res["audit"])
                 t0 = time.perf_counter()
-                cli = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "diff", a, b, "--format", "json",
-                                      "--fail-on", "never", "--time-budget", "0"], capture_output=True, text=True)
+                cli = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "mcp_schema_audit",
+                        "diff",
+                        a,
+                        b,
+                        "--format",
+                        "json",
+                        "--fail-on",
+                        "never",
+                        "--time-budget",
+                        "0",
+                    ],
+                    capture_output=True,
+                    text=True,
+                )
                 cli_s = time.perf_counter() - t0
                 if cli.returncode != 0:
                     print(f"  cli failed: {cli.stderr.strip()[:200]}")
                 if scenario == "typical":
                     typical_s[size] = med["audit"]
-                print(f"{f'{size} {scenario}':<16} {med['floor']:>8.3f} {med['audit']:>8.3f} {med['jsoncompat']:>8.3f} "
-                      f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
-                      f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
-                      f"{workers if workers else '-':>10} {cli_s:>6.2f} "
-                      f"{int(res['audit'][0]['findings']):>8}")
+                print(
+                    f"{f'{size} {scenario}':<16} {med['floor']:>8.3f} {med['audit']:>8.3f} {med['jsoncompat']:>8.3f} "
+                    f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
+                    f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
+                    f"{workers if workers else '-':>10} {cli_s:>6.2f} "
+                    f"{int(res['audit'][0]['findings']):>8}"
+                )
     if 1000 in typical_s and 5000 in typical_s:
         print(f"\ngrowth 1,000 → 5,000 tools (typical): {typical_s[5000] / typical_s[1000]:.2f}x time for 5x tools")
     pair_sizes = tuple(int(x) for x in args.pair_sizes.split(","))
     # a pair takes a millisecond or less: a median of 5 is the machine's noise, one of 101 is the pair's cost
     pair_runs = max(args.runs, 101)
-    print(f"\nper tool pair (diff of one-tool snapshots: engine, metadata, listing checks, oracle), median of "
-          f"{pair_runs} interleaved runs, ms:")
+    print(
+        f"\nper tool pair (diff of one-tool snapshots: engine, metadata, listing checks, oracle), median of "
+        f"{pair_runs} interleaved runs, ms:"
+    )
     for row in per_pair(pair_sizes, pair_runs, jsoncompat):
         ratio = row["audit"] / row["jsoncompat"] if row["jsoncompat"] == row["jsoncompat"] else float("nan")
-        print(f"  {row['n']:>5} properties: schema-audit {row['audit']:8.2f} | jsoncompat {row['jsoncompat']:8.3f} | "
-              f"{ratio:5.2f}x   (breaking: {sorted(row['verdicts']['audit'])}; jsoncompat compatible: "
-              f"{row['verdicts']['jsoncompat']})")
+        print(
+            f"  {row['n']:>5} properties: schema-audit {row['audit']:8.2f} | jsoncompat {row['jsoncompat']:8.3f} | "
+            f"{ratio:5.2f}x   (breaking: {sorted(row['verdicts']['audit'])}; jsoncompat compatible: "
+            f"{row['verdicts']['jsoncompat']})"
+        )
     print("\nstart-up (the installed CLI, median of 11 runs, bytecode cached as on a user's machine), s:")
     for what, seconds in startup():
         print(f"  {what:<44} {seconds:6.3f}")

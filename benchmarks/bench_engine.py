@@ -90,8 +90,13 @@ def make_tool_schema(n_props: int, seed: int = 20260728) -> dict[str, Any]:
         }
         if d + 1 < n_defs and d % 2 == 0:  # nested chain Model0 -> Model1 -> ... through nullable refs
             props["child"] = {"anyOf": [{"$ref": f"#/$defs/Model{d + 1}"}, {"type": "null"}], "default": None}
-        defs[f"Model{d}"] = {"type": "object", "title": f"Model{d}", "properties": props,
-                             "required": ["id", "name"], "additionalProperties": False}
+        defs[f"Model{d}"] = {
+            "type": "object",
+            "title": f"Model{d}",
+            "properties": props,
+            "required": ["id", "name"],
+            "additionalProperties": False,
+        }
     properties: dict[str, Any] = {}
     required: list[str] = []
     for i in range(n_props):
@@ -117,8 +122,14 @@ def make_tool_schema(n_props: int, seed: int = 20260728) -> dict[str, Any]:
         properties[key] = s
         if kind in (0, 1, 2, 4, 6) or rng.random() < 0.3:
             required.append(key)
-    return {"type": "object", "properties": properties, "required": required,
-            "additionalProperties": False, "$defs": defs, "title": f"Result{n_props}"}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+        "$defs": defs,
+        "title": f"Result{n_props}",
+    }
 
 
 def synthetic_pairs(n_props: int) -> list[dict[str, Any]]:
@@ -132,7 +143,9 @@ def synthetic_pairs(n_props: int) -> list[dict[str, Any]]:
         return new
 
     enum_key = next(k for k, s in props.items() if "enum" in s)
-    str_key = next(k for k, s in props.items() if s.get("type") == "string" and "enum" not in s and k in old["required"])
+    str_key = next(
+        k for k, s in props.items() if s.get("type") == "string" and "enum" not in s and k in old["required"]
+    )
     req_key = old["required"][0]
 
     def add_prop(s: dict[str, Any]) -> None:
@@ -143,15 +156,21 @@ def synthetic_pairs(n_props: int) -> list[dict[str, Any]]:
 
     def add_null(s: dict[str, Any]) -> None:
         orig = s["properties"][str_key]
-        s["properties"][str_key] = {"anyOf": [{k: v for k, v in orig.items() if k != "title"}, {"type": "null"}],
-                                    "title": orig["title"]}
+        s["properties"][str_key] = {
+            "anyOf": [{k: v for k, v in orig.items() if k != "title"}, {"type": "null"}],
+            "title": orig["title"],
+        }
 
     def drop_required(s: dict[str, Any]) -> None:
         s["required"] = [k for k in s["required"] if k != req_key]
 
     out = [{"name": f"synthetic-{n_props}p unchanged", "expected": "safe", "new": copy.deepcopy(old)}]
-    for label, fn in (("prop-added-closed", add_prop), ("enum-widened", widen_enum),
-                      ("nullable-added", add_null), ("required-removed", drop_required)):
+    for label, fn in (
+        ("prop-added-closed", add_prop),
+        ("enum-widened", widen_enum),
+        ("nullable-added", add_null),
+        ("required-removed", drop_required),
+    ):
         out.append({"name": f"synthetic-{n_props}p {label}", "expected": "breaking", "new": mutate(fn)})
     for pair in out:
         pair.update(old=old, direction="output", size=n_props)
@@ -162,8 +181,16 @@ def case_pairs() -> list[dict[str, Any]]:
     pairs = []
     for path in sorted(CASES_DIR.glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
-        pairs.append({"name": path.stem[:44], "expected": case["expected"], "old": case["old"], "new": case["new"],
-                      "direction": case["direction"], "size": None})
+        pairs.append(
+            {
+                "name": path.stem[:44],
+                "expected": case["expected"],
+                "old": case["old"],
+                "new": case["new"],
+                "direction": case["direction"],
+                "size": None,
+            }
+        )
     return pairs
 
 
@@ -216,19 +243,21 @@ def main() -> int:
 
     if jsoncompat is None:
         print("jsoncompat is not installed (pip install jsoncompat); benchmarking schema-audit only.\n")
-    print(f"python {sys.version.split()[0]}; jsoncompat {JSONCOMPAT_VERSION or 'n/a'}; "
-          f"median of {args.runs} runs after 1 warm-up; times in ms per pair\n")
+    print(
+        f"python {sys.version.split()[0]}; jsoncompat {JSONCOMPAT_VERSION or 'n/a'}; "
+        f"median of {args.runs} runs after 1 warm-up; times in ms per pair\n"
+    )
 
     pairs = case_pairs() + [p for n in SIZES for p in synthetic_pairs(n)]
     rows = []
     for pair in pairs:
         findings = audit(pair)
         sa_v = audit_verdict(findings)
-        sa_t = median_ms(lambda: audit(pair), args.runs)
+        sa_t = median_ms(lambda pair=pair: audit(pair), args.runs)
         if jsoncompat is not None:
             jargs = jsc_args(pair)
             jc_v = jsc_verdict(jargs)
-            jc_t = median_ms(lambda: jsc_verdict(jargs), args.runs)
+            jc_t = median_ms(lambda jargs=jargs: jsc_verdict(jargs), args.runs)
         else:
             jc_v, jc_t = "n/a", float("nan")
         rows.append({**pair, "sa_v": sa_v, "sa_t": sa_t, "jc_v": jc_v, "jc_t": jc_t})
@@ -243,8 +272,11 @@ def main() -> int:
         return " " if ok is None else ("✓" if ok else "✗")
 
     for r in rows:
-        print(f"{r['name']:<{w}}  {r['direction']:<6} {r['expected']:<8} | {r['sa_v']:<10}{mark(r['expected'], r['sa_v'])} "
-              f"{r['sa_t']:>8.2f} | {r['jc_v']:<9}{mark(r['expected'], r['jc_v'])} {r['jc_t']:>8.3f}")
+        print(
+            f"{r['name']:<{w}}  {r['direction']:<6} {r['expected']:<8} | "
+            f"{r['sa_v']:<10}{mark(r['expected'], r['sa_v'])} "
+            f"{r['sa_t']:>8.2f} | {r['jc_v']:<9}{mark(r['expected'], r['jc_v'])} {r['jc_t']:>8.3f}"
+        )
     print()
 
     def totals(subset: list[dict[str, Any]], label: str) -> None:
@@ -255,9 +287,10 @@ def main() -> int:
         line = f"{label}: scored {len(scored)} | schema-audit {sa_ok}/{len(scored)} correct"
         line += f" | jsoncompat {jc_ok}/{len(scored)} correct" if jsoncompat is not None else ""
         if warn:
-            line += (f" | expected-warning (not scored): {len(warn)}, schema-audit said warning on "
-                     f"{sum(r['sa_v'] == 'warning' for r in warn)}, jsoncompat said "
-                     + ", ".join(r["jc_v"] for r in warn))
+            line += (
+                f" | expected-warning (not scored): {len(warn)}, schema-audit said warning on "
+                f"{sum(r['sa_v'] == 'warning' for r in warn)}, jsoncompat said " + ", ".join(r["jc_v"] for r in warn)
+            )
         print(line)
 
     real = [r for r in rows if r["size"] is None]

@@ -30,24 +30,38 @@ def main() -> int:
     pairs = 0
     for server in sorted(p for p in corpus.iterdir() if p.is_dir()):
         versions = sorted(server.glob("*.json"), key=lambda p: tuple(int(x) for x in p.stem.split(".")))
-        for a, b in zip(versions, versions[1:]):
+        for a, b in zip(versions, versions[1:], strict=False):
             pairs += 1
             for f in diff_with_mode(load_snapshot(str(a)), load_snapshot(str(b)), "full", time_budget=0):
                 counts[f.severity] += 1
                 reason = getattr(f, "reason", None) or ""
                 if "no witness" in reason or "not confirmed" in reason:
                     counts["breaking claim downgraded (no witness / not confirmed)"] += 1
-                if f.rule in ("sampled-counterexample", "schema-rewritten", "dialect-changed",
-                              "dialect-changed-no-effect", "interop-bound-changed"):
+                if f.rule in (
+                    "sampled-counterexample",
+                    "schema-rewritten",
+                    "dialect-changed",
+                    "dialect-changed-no-effect",
+                    "interop-bound-changed",
+                ):
                     counts[f"rule {f.rule}"] += 1
                 if f.severity == "breaking" and "9007199254740991" in str(f.old) + str(f.new):
                     counts["breaking at a ±(2^53−1) bound"] += 1
     import mcp_schema_audit
 
     print(f"schema-audit from {Path(mcp_schema_audit.__file__).parent}: {pairs} consecutive version pairs, --mode full")
-    for key in ("breaking", "warning", "info", "breaking claim downgraded (no witness / not confirmed)",
-                "breaking at a ±(2^53−1) bound", "rule sampled-counterexample", "rule schema-rewritten",
-                "rule dialect-changed", "rule dialect-changed-no-effect", "rule interop-bound-changed"):
+    for key in (
+        "breaking",
+        "warning",
+        "info",
+        "breaking claim downgraded (no witness / not confirmed)",
+        "breaking at a ±(2^53−1) bound",
+        "rule sampled-counterexample",
+        "rule schema-rewritten",
+        "rule dialect-changed",
+        "rule dialect-changed-no-effect",
+        "rule interop-bound-changed",
+    ):
         print(f"  {key:<58} {counts.get(key, 0):>5}")
     return 0
 

@@ -24,8 +24,14 @@ from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces import surface_findings
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = None, jobs: int | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> list[Finding]:
+def diff_snapshots(
+    old: Snapshot,
+    new: Snapshot,
+    *,
+    time_budget: float | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
     Returns tool findings sorted by (tool, direction: tool < input < output, pointer, rule), then the
@@ -67,11 +73,14 @@ def diff_snapshots(old: Snapshot, new: Snapshot, *, time_budget: float | None = 
     for found in ordered_map(one, len(work), jobs=jobs, progress=report if progress is not None else None):
         out += found
     order = {"tool": 0, "input": 1, "output": 2}
-    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule)) + surface_findings(old, new)
+    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule)) + surface_findings(
+        old, new
+    )
 
 
-def _tool_findings(name: str, o: dict[str, Any] | None, n: dict[str, Any], old_protocol: str | None,
-                   new_protocol: str | None) -> list[Finding]:
+def _tool_findings(
+    name: str, o: dict[str, Any] | None, n: dict[str, Any], old_protocol: str | None, new_protocol: str | None
+) -> list[Finding]:
     """One tool's findings: metadata drift and both schemas when it exists on both sides (``o`` not None), then
     the listing-time breakers its new entry introduces (``_new_listing_breakers``)."""
     out: list[Finding] = []
@@ -84,14 +93,22 @@ def _tool_findings(name: str, o: dict[str, Any] | None, n: dict[str, Any], old_p
 
 def _check_deadline(deadline: float | None, budget: float) -> None:
     if deadline is not None and time.monotonic() > deadline:
-        raise RunTimeExceeded(f"the comparison ran longer than {budget:g} s (--time-budget, a last-resort guard "
-                              "far above normal run times); no report was written",
-                              hint="a pathological schema or an overloaded machine: rerun with --time-budget 0 to "
-                              "wait for it, or report the input")
+        raise RunTimeExceeded(
+            f"the comparison ran longer than {budget:g} s (--time-budget, a last-resort guard "
+            "far above normal run times); no report was written",
+            hint="a pathological schema or an overloaded machine: rerun with --time-budget 0 to "
+            "wait for it, or report the input",
+        )
 
 
-def _new_listing_breakers(name: str, o: dict[str, Any] | None, n: dict[str, Any], old_protocol: str | None,
-                          new_protocol: str | None, have: set[tuple[str, str]]) -> list[Finding]:
+def _new_listing_breakers(
+    name: str,
+    o: dict[str, Any] | None,
+    n: dict[str, Any],
+    old_protocol: str | None,
+    new_protocol: str | None,
+    have: set[tuple[str, str]],
+) -> list[Finding]:
     """Listing-time breakers of tool ``name``'s new entry ``n`` that its old entry ``o`` (None: a new tool) did not
     have and no finding in ``have`` (rule, pointer) already reports."""
     found = listing_breakers(n, new_protocol)

@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 _ENABLED = True
-_CACHES: list["ContentCache[object]"] = []
+_CACHES: list[ContentCache[object]] = []
 
 
 def enabled() -> bool:

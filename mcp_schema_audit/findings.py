@@ -31,8 +31,13 @@ NEW_SIDE: Any = _NewSide()
 #: itself (its capabilities and instructions).
 SURFACES = ("tool", "prompt", "resource", "resource-template", "server")
 #: How each surface is named in messages.
-SURFACE_WORDS = {"tool": "tool", "prompt": "prompt", "resource": "resource", "resource-template": "resource template",
-                 "server": "server"}
+SURFACE_WORDS = {
+    "tool": "tool",
+    "prompt": "prompt",
+    "resource": "resource",
+    "resource-template": "resource template",
+    "server": "server",
+}
 
 
 def _canon(value: Any) -> str:
@@ -117,10 +122,21 @@ class Finding:
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (the report contract; keys are only ever added)."""
         out: dict[str, Any] = {
-            "rule": self.rule, "severity": self.severity, "tool": self.tool, "direction": self.direction,
-            "pointer": self.pointer, "message": self.message, "old": self.old, "new": self.new,
-            "old_pointer": self.old_pointer, "new_pointer": self.new_pointer, "hosts": self.hosts,
-            "fingerprint": self.fingerprint, "witness": self.witness, "surface": self.surface, "name": self.name,
+            "rule": self.rule,
+            "severity": self.severity,
+            "tool": self.tool,
+            "direction": self.direction,
+            "pointer": self.pointer,
+            "message": self.message,
+            "old": self.old,
+            "new": self.new,
+            "old_pointer": self.old_pointer,
+            "new_pointer": self.new_pointer,
+            "hosts": self.hosts,
+            "fingerprint": self.fingerprint,
+            "witness": self.witness,
+            "surface": self.surface,
+            "name": self.name,
         }
         if self.reason:
             out["reason"] = self.reason
@@ -129,17 +145,36 @@ class Finding:
         return out
 
 
-def make_finding(rule_id: str, tool: str, ptr: str, detail: str, old: Any, new: Any, *, direction: str | None = None,
-                 witness: dict[str, Any] | None = None, delta: Any = NEW_SIDE) -> Finding:
+def make_finding(
+    rule_id: str,
+    tool: str,
+    ptr: str,
+    detail: str,
+    old: Any,
+    new: Any,
+    *,
+    direction: str | None = None,
+    witness: dict[str, Any] | None = None,
+    delta: Any = NEW_SIDE,
+) -> Finding:
     """A ``Finding`` of catalog rule ``rule_id`` at pointer ``ptr`` with the rule's default severity.
 
     The message reads ``"<tool>: <rule title> at <pointer or (root)>: <detail>"``. Raises ``KeyError`` for a
     rule id not in the catalog.
     """
     rule = RULES[rule_id]
-    return Finding(rule=rule_id, severity=rule.severity, tool=tool, direction=direction or rule.direction,
-                   pointer=ptr, message=f"{tool}: {rule.title} at {ptr or '(root)'}: {detail}", old=old, new=new,
-                   witness=witness, delta=delta)
+    return Finding(
+        rule=rule_id,
+        severity=rule.severity,
+        tool=tool,
+        direction=direction or rule.direction,
+        pointer=ptr,
+        message=f"{tool}: {rule.title} at {ptr or '(root)'}: {detail}",
+        old=old,
+        new=new,
+        witness=witness,
+        delta=delta,
+    )
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:

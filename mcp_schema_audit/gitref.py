@@ -25,7 +25,7 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     ``origin/main``, see ``fetch_source``), or the
     path does not exist at that revision.
     """
-    spec = ref[len(PREFIX):]
+    spec = ref[len(PREFIX) :]
     if ":" not in spec:
         raise InputError(f"{ref}: expected git:REF:PATH, e.g. git:origin/main:.schema-audit/snapshots/v1.json")
     rev, path = spec.rsplit(":", 1)
@@ -34,23 +34,42 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
     try:
         repo = subprocess.run(["git", "rev-parse", "--git-dir"], capture_output=True, timeout=timeout_s, check=False)
         if repo.returncode != 0:
-            raise InputError(f"{ref}: not a git repository: {os.getcwd()}",
-                             hint="git: inputs are read from the repository of the current folder; run from inside "
-                             "it, or give the snapshot file's path")
-        check = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], capture_output=True,
-                               timeout=timeout_s, check=False)
+            raise InputError(
+                f"{ref}: not a git repository: {os.getcwd()}",
+                hint="git: inputs are read from the repository of the current folder; run from inside "
+                "it, or give the snapshot file's path",
+            )
+        check = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except FileNotFoundError as exc:
         raise InputError(f"{ref}: git is not installed") from exc
     except subprocess.TimeoutExpired as exc:
         raise InputError(f"{ref}: git did not answer within {timeout_s:g} s") from exc
     if check.returncode != 0:
-        shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], capture_output=True, text=True,
-                                 timeout=timeout_s, check=False).stdout.strip() == "true"
+        shallow = (
+            subprocess.run(
+                ["git", "rev-parse", "--is-shallow-repository"],
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                check=False,
+            ).stdout.strip()
+            == "true"
+        )
         remote, name = fetch_source(rev, _remotes(timeout_s))
         depth = "" if re.search(r"[~^]", rev) else "--depth=1 "  # an ancestor needs more than the tip
-        hint = (f"this is a shallow clone: fetch the revision with 'git fetch {depth}{remote} {name}' or use "
-                "actions/checkout with fetch-depth: 0") if shallow else (
-                f"fetch it with 'git fetch {remote} {name}' (in CI: actions/checkout with fetch-depth: 0)")
+        hint = (
+            (
+                f"this is a shallow clone: fetch the revision with 'git fetch {depth}{remote} {name}' or use "
+                "actions/checkout with fetch-depth: 0"
+            )
+            if shallow
+            else (f"fetch it with 'git fetch {remote} {name}' (in CI: actions/checkout with fetch-depth: 0)")
+        )
         raise InputError(f"{ref}: revision {rev!r} not found in this repository", hint=hint)
     show = subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, timeout=timeout_s, check=False)
     if show.returncode != 0:
@@ -68,11 +87,11 @@ def fetch_source(rev: str, remotes: list[str]) -> tuple[str, str]:
     branch is there (``origin/main~2`` → ``origin main``). ``remotes``: the repository's remote names
     (``origin`` is assumed when it has none)."""
     known = sorted(set(remotes) or {"origin"}, key=len, reverse=True)  # "up/stream" before "up"
-    bare = rev[len("refs/remotes/"):] if rev.startswith("refs/remotes/") else rev
+    bare = rev[len("refs/remotes/") :] if rev.startswith("refs/remotes/") else rev
     for remote in known:
         if bare.startswith(remote + "/") and len(bare) > len(remote) + 1:
-            branch = re.split(r"[~^@]", bare[len(remote) + 1:], maxsplit=1)[0]
-            return remote, branch or bare[len(remote) + 1:]
+            branch = re.split(r"[~^@]", bare[len(remote) + 1 :], maxsplit=1)[0]
+            return remote, branch or bare[len(remote) + 1 :]
     return "origin", rev
 
 

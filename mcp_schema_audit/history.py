@@ -34,8 +34,9 @@ def version_key(label: str) -> tuple[Any, ...]:
 
 def order_snapshots(snaps: list[Snapshot]) -> list[Snapshot]:
     """Oldest first: captured snapshots by capture time, then the others (imported files) by label as a version."""
-    return sorted((s for s in snaps if _captured(s)), key=lambda s: (s.meta["captured_at"], version_key(s.label))) \
-        + sorted((s for s in snaps if not _captured(s)), key=lambda s: version_key(s.label))
+    return sorted(
+        (s for s in snaps if _captured(s)), key=lambda s: (s.meta["captured_at"], version_key(s.label))
+    ) + sorted((s for s in snaps if not _captured(s)), key=lambda s: version_key(s.label))
 
 
 def _captured(s: Snapshot) -> bool:
@@ -57,21 +58,27 @@ def older_stored(new: Snapshot, mine: list[Snapshot]) -> list[Snapshot]:
         which = "has a capture time but" if _captured(new) else "has no capture time (an imported file) but"
         theirs = ("has" if len(undecided) == 1 else "have") + (" none" if _captured(new) else " one")
         nameless = not new.server.get("name") or any(not s.server.get("name") for s in undecided)
-        whose = ("stored beside it (taken for the same server: a file without a server name matches any)"
-                 if nameless else "of the same server")
-        raise UsageError(f"cannot tell which stored versions are older than {new.label!r}: it {which} {shown} "
-                         f"{whose} {theirs}",
-                         hint="name the cached versions: --against LABEL, once per version")
+        whose = (
+            "stored beside it (taken for the same server: a file without a server name matches any)"
+            if nameless
+            else "of the same server"
+        )
+        raise UsageError(
+            f"cannot tell which stored versions are older than {new.label!r}: it {which} {shown} {whose} {theirs}",
+            hint="name the cached versions: --against LABEL, once per version",
+        )
     ordered = order_snapshots([s for s in mine if s.label != new.label] + [new])
     at = next(i for i, s in enumerate(ordered) if s is new)
     contradicted = [s for i, s in enumerate(ordered) if s is not new and _versions_disagree(s, new, i < at)]
     if contradicted:
         s = contradicted[0]
         when = "before" if ordered.index(s) < at else "after"
-        raise UsageError(f"cannot tell which stored versions are older than {new.label!r}: {s.label!r} was captured "
-                         f"{when} it, but its version {_version_of(s)!r} is "
-                         f"{'higher' if when == 'before' else 'lower'} than {_version_of(new)!r}",
-                         hint="name the cached versions: --against LABEL, once per version")
+        raise UsageError(
+            f"cannot tell which stored versions are older than {new.label!r}: {s.label!r} was captured "
+            f"{when} it, but its version {_version_of(s)!r} is "
+            f"{'higher' if when == 'before' else 'lower'} than {_version_of(new)!r}",
+            hint="name the cached versions: --against LABEL, once per version",
+        )
     return ordered[:at]
 
 
@@ -114,8 +121,13 @@ class Conflict:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"tool": self.tool, "pointer": self.pointer, "cohorts": self.cohorts, "values": self.values,
-                "common": self.common}
+        return {
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "cohorts": self.cohorts,
+            "values": self.values,
+            "common": self.common,
+        }
 
 
 @dataclass
@@ -153,8 +165,9 @@ class History:
         for row_key in [*tools, *others]:
             row = {}
             for c in self.cohorts:
-                worst = max((SEVERITY_RANK[f.severity] for f in self.findings[c.label] if _row(f) == row_key),
-                            default=0)
+                worst = max(
+                    (SEVERITY_RANK[f.severity] for f in self.findings[c.label] if _row(f) == row_key), default=0
+                )
                 quiet = "ok"
                 if row_key in tools and row_key not in cached[c.label]:
                     quiet = "new" if row_key in served else "absent"
@@ -166,7 +179,7 @@ class History:
         """Every finding of every cohort (a finding may appear once per cohort)."""
         return [f for c in self.cohorts for f in self.findings[c.label]]
 
-    def grouped(self) -> list["GroupedFinding"]:
+    def grouped(self) -> list[GroupedFinding]:
         """Each finding once (by fingerprint: rule, tool, direction, pointer) with the cohorts it occurs in.
 
         Sorted by worst severity (breaking first), then tool, direction, pointer, rule.
@@ -176,12 +189,23 @@ class History:
             for f in self.findings[c.label]:
                 g = groups.get(f.fingerprint)
                 if g is None:
-                    g = groups[f.fingerprint] = GroupedFinding(f.rule, f.tool, f.direction, f.pointer, f.fingerprint,
-                                                               surface=f.surface, name=f.name)
+                    g = groups[f.fingerprint] = GroupedFinding(
+                        f.rule, f.tool, f.direction, f.pointer, f.fingerprint, surface=f.surface, name=f.name
+                    )
                 g.cohorts[c.label] = f.severity
                 g.latest[c.label] = f
-        return sorted(groups.values(), key=lambda g: (-SEVERITY_RANK[g.severity], SURFACE_ORDER.get(g.surface, 0),
-                                                      g.tool, g.name, g.direction, g.pointer, g.rule))
+        return sorted(
+            groups.values(),
+            key=lambda g: (
+                -SEVERITY_RANK[g.severity],
+                SURFACE_ORDER.get(g.surface, 0),
+                g.tool,
+                g.name,
+                g.direction,
+                g.pointer,
+                g.rule,
+            ),
+        )
 
 
 @dataclass
@@ -218,9 +242,17 @@ class GroupedFinding:
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: ``rule``, ``tool``, ``surface``, ``name``, ``direction``, ``pointer``, ``fingerprint``,
         ``severity`` (worst) and ``cohorts`` (label → severity)."""
-        return {"rule": self.rule, "tool": self.tool, "surface": self.surface, "name": self.name,
-                "direction": self.direction, "pointer": self.pointer, "fingerprint": self.fingerprint,
-                "severity": self.severity, "cohorts": dict(self.cohorts)}
+        return {
+            "rule": self.rule,
+            "tool": self.tool,
+            "surface": self.surface,
+            "name": self.name,
+            "direction": self.direction,
+            "pointer": self.pointer,
+            "fingerprint": self.fingerprint,
+            "severity": self.severity,
+            "cohorts": dict(self.cohorts),
+        }
 
 
 def is_tool_row(hist: History, key: str) -> bool:
@@ -243,8 +275,15 @@ def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot],
     return keep, skip
 
 
-def check_history(new: Snapshot, cohorts: list[Snapshot], *, time_budget: float | None = None,
-                  samples: Any = None, jobs: int | None = None, progress: Any = None) -> History:
+def check_history(
+    new: Snapshot,
+    cohorts: list[Snapshot],
+    *,
+    time_budget: float | None = None,
+    samples: Any = None,
+    jobs: int | None = None,
+    progress: Any = None,
+) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts.
 
     ``time_budget`` (seconds) bounds each cohort's ``diff_snapshots`` call (see there; ``jobs`` and ``progress``
@@ -293,7 +332,7 @@ def find_conflicts(hist: History) -> list[Conflict]:
                 groups.setdefault(frozenset(_canon(x) for x in by_cohort[c.label]), []).append(c.label)
         keys = list(groups)
         for i, ka in enumerate(keys):
-            for kb in keys[i + 1:]:
+            for kb in keys[i + 1 :]:
                 if ka <= kb or kb <= ka:
                     continue  # one group's values satisfy the other: sending only those breaks neither
                 first = by_cohort[groups[ka][0]]
@@ -316,7 +355,7 @@ def _versions(labels: list[str], order: list[str]) -> str:
         if j - i >= 2:
             parts.append(f"{order[idx[i]]} to {order[idx[j]]} ({j - i + 1} versions)")
         else:
-            parts += [order[k] for k in idx[i:j + 1]]
+            parts += [order[k] for k in idx[i : j + 1]]
         i = j + 1
     return ", ".join(parts)
 
@@ -333,8 +372,9 @@ def affects(g: GroupedFinding, order: list[str], shown: tuple[str, ...] = ("brea
         if len(order) > 1 and set(only) == set(order):
             return "affects both cached versions" if len(order) == 2 else f"affects all {len(order)} cached versions"
         return "affects " + _versions(only, order)
-    return "affects " + "; ".join(f"{_versions(by_sev[sev], order)} ({sev})"
-                                  for sev in ("breaking", "warning", "info") if sev in by_sev)
+    return "affects " + "; ".join(
+        f"{_versions(by_sev[sev], order)} ({sev})" for sev in ("breaking", "warning", "info") if sev in by_sev
+    )
 
 
 def cohort_counts(hist: History) -> list[str]:

@@ -9,7 +9,8 @@ and output value sets (warnings), listing-time breakers and metaschema-invalid s
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.issue import pointer
@@ -32,8 +33,12 @@ def walk(schema: Any, max_nodes: int = MAX_NODES) -> Iterator[tuple[list[Any], A
 
 
 def _witness(tool: dict[str, Any], error: str, ptr: str) -> dict[str, Any]:
-    return {"instance": {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool},
-            "accepted_by": "new", "error": error[:500], "instance_pointer": ptr}
+    return {
+        "instance": {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool},
+        "accepted_by": "new",
+        "error": error[:500],
+        "instance_pointer": ptr,
+    }
 
 
 def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list[Finding]:
@@ -46,29 +51,52 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     out: list[Finding] = []
     inp = tool.get("inputSchema")
     if not isinstance(inp, dict) or inp.get("type") != "object":
-        f = make_finding("input-schema-not-object", name, "/type", "inputSchema must have type 'object': SDK clients "
-                     "reject the whole tools/list", None, inp.get("type") if isinstance(inp, dict) else inp,
-                     direction="input")
-        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "inputSchema.type must be 'object'",
-                                                           "/inputSchema/type")
+        f = make_finding(
+            "input-schema-not-object",
+            name,
+            "/type",
+            "inputSchema must have type 'object': SDK clients reject the whole tools/list",
+            None,
+            inp.get("type") if isinstance(inp, dict) else inp,
+            direction="input",
+        )
+        f.hosts, f.witness = (
+            list(HOST_PROFILES),
+            _witness(tool, "inputSchema.type must be 'object'", "/inputSchema/type"),
+        )
         out.append(f)
     outs = tool.get("outputSchema")
     legacy = protocol_version is None or bool(_LEGACY_ERA.match(protocol_version))
     if outs is not None and legacy and not (isinstance(outs, dict) and outs.get("type") == "object"):
         era = f"protocol {protocol_version}" if protocol_version else "a legacy (or unrecorded) protocol version"
-        f = make_finding("output-schema-not-object", name, "/type",
-                     f"outputSchema root is not type 'object' on {era}",
-                     None, outs.get("type") if isinstance(outs, dict) else outs, direction="output")
-        f.hosts, f.witness = list(HOST_PROFILES), _witness(tool, "outputSchema.type must be 'object'",
-                                                           "/outputSchema/type")
+        f = make_finding(
+            "output-schema-not-object",
+            name,
+            "/type",
+            f"outputSchema root is not type 'object' on {era}",
+            None,
+            outs.get("type") if isinstance(outs, dict) else outs,
+            direction="output",
+        )
+        f.hosts, f.witness = (
+            list(HOST_PROFILES),
+            _witness(tool, "outputSchema.type must be 'object'", "/outputSchema/type"),
+        )
         out.append(f)
     for direction, schema in (("input", inp), ("output", outs)):
         if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
             for key, sub in schema["properties"].items():
                 if isinstance(sub, bool):
                     ptr = pointer(["properties", key])
-                    f = make_finding("schema-boolean-property", name, ptr, f"{direction}Schema property {key!r} is a "
-                                 "boolean schema", None, sub, direction=direction)
+                    f = make_finding(
+                        "schema-boolean-property",
+                        name,
+                        ptr,
+                        f"{direction}Schema property {key!r} is a boolean schema",
+                        None,
+                        sub,
+                        direction=direction,
+                    )
                     f.hosts = ["ts-sdk-v1"]
                     f.witness = _witness(tool, "Expected object, received boolean", f"/{direction}Schema{ptr}")
                     out.append(f)
@@ -85,8 +113,9 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
             continue
         problem = _metaschema_problem(schema)
         if problem:
-            f = make_finding("schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None,
-                         direction=direction)
+            f = make_finding(
+                "schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None, direction=direction
+            )
             f.hosts = ["python-sdk"]
             f.witness = _witness(tool, problem, f"/{direction}Schema")
             out.append(f)
@@ -118,8 +147,6 @@ def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-
-
 def _metaschema_problem(schema: Any) -> str | None:
     """Why ``schema`` is invalid against its dialect's metaschema, or None (also for huge schemas).
 
@@ -145,8 +172,11 @@ def _full_metaschema_problem(schema: Any) -> str | None:
         return None
 
     try:
-        cls = validators.validator_for(schema, default=validators.Draft202012Validator) if isinstance(
-            schema, dict) and isinstance(schema.get("$schema", ""), str) else validators.Draft202012Validator
+        cls = (
+            validators.validator_for(schema, default=validators.Draft202012Validator)
+            if isinstance(schema, dict) and isinstance(schema.get("$schema", ""), str)
+            else validators.Draft202012Validator
+        )
         cls.check_schema(schema)
     except jexc.SchemaError as exc:
         return f"{exc.message[:200]} at {pointer(list(exc.absolute_path)) or '(root)'}"
@@ -181,47 +211,92 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
                 if dialect in ("2020-12", "2019-09"):
                     for kw in MODERN_ONLY_KEYWORDS:
                         if kw in node:
-                            out.append(make_finding("dialect-portability", name, pointer(tokens + [kw]),
-                                                f"{kw} is ignored by ts-sdk-v1 (draft-07 Ajv)", None, node[kw],
-                                                direction=direction))
+                            out.append(
+                                make_finding(
+                                    "dialect-portability",
+                                    name,
+                                    pointer(tokens + [kw]),
+                                    f"{kw} is ignored by ts-sdk-v1 (draft-07 Ajv)",
+                                    None,
+                                    node[kw],
+                                    direction=direction,
+                                )
+                            )
                 if direction != "output" or any(t in _TESTS_NOT_VALUES for t in tokens if isinstance(t, str)):
                     continue  # inside not/if/contains …: a condition or an exclusion, not what results look like
                 for kw in ("additionalProperties", "unevaluatedProperties"):
                     if node.get(kw) is False:
-                        out.append(make_finding("output-closed-object-hazard", name, pointer(tokens + [kw]),
-                                            "closed object: any field added later breaks cached hosts", None, False))
+                        out.append(
+                            make_finding(
+                                "output-closed-object-hazard",
+                                name,
+                                pointer(tokens + [kw]),
+                                "closed object: any field added later breaks cached hosts",
+                                None,
+                                False,
+                            )
+                        )
                 for kw in ("enum", "const"):
                     if kw in node:
-                        out.append(make_finding("output-value-set-hazard", name, pointer(tokens + [kw]),
-                                            f"{kw}: any value added later breaks cached hosts", None, node[kw]))
+                        out.append(
+                            make_finding(
+                                "output-value-set-hazard",
+                                name,
+                                pointer(tokens + [kw]),
+                                f"{kw}: any value added later breaks cached hosts",
+                                None,
+                                node[kw],
+                            )
+                        )
                 if baseline is not None and "required" in node or (baseline is not None and "properties" in node):
                     out += _required_drift(name, tokens, node, base_tools.get(name), ptr)
     order = {"tool": 0, "input": 1, "output": 2}
     return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
 
 
-def _required_drift(name: str, tokens: list[Any], node: dict[str, Any], base_tool: dict[str, Any] | None,
-                    ptr: str) -> list[Finding]:
+def _required_drift(
+    name: str, tokens: list[Any], node: dict[str, Any], base_tool: dict[str, Any] | None, ptr: str
+) -> list[Finding]:
     if base_tool is None or not isinstance(base_tool.get("outputSchema"), dict):
         return []
     base_node: Any = base_tool["outputSchema"]
     for tok in tokens:
-        if isinstance(base_node, dict) and tok in base_node:
-            base_node = base_node[tok]
-        elif isinstance(base_node, list) and isinstance(tok, int) and tok < len(base_node):
+        in_list = isinstance(base_node, list) and isinstance(tok, int) and tok < len(base_node)
+        if isinstance(base_node, dict) and tok in base_node or in_list:
             base_node = base_node[tok]
         else:
             return []
     if not isinstance(base_node, dict):
         return []
-    now = set(x for x in node.get("required", []) if isinstance(x, str)) if isinstance(node.get("required"), list) else set()
-    then = set(x for x in base_node.get("required", []) if isinstance(x, str)) if isinstance(
-        base_node.get("required"), list) else set()
+    now = (
+        {x for x in node.get("required", []) if isinstance(x, str)} if isinstance(node.get("required"), list) else set()
+    )
+    then = (
+        {x for x in base_node.get("required", []) if isinstance(x, str)}
+        if isinstance(base_node.get("required"), list)
+        else set()
+    )
     out = []
     for key in sorted(now - then):
-        out.append(make_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
-                            f"{key!r} is required now but not in the baseline", False, True))
+        out.append(
+            make_finding(
+                "output-required-drift",
+                name,
+                pointer(tokens + ["properties", key]),
+                f"{key!r} is required now but not in the baseline",
+                False,
+                True,
+            )
+        )
     for key in sorted(then - now):
-        out.append(make_finding("output-required-drift", name, pointer(tokens + ["properties", key]),
-                            f"{key!r} was required in the baseline and is not now", True, False))
+        out.append(
+            make_finding(
+                "output-required-drift",
+                name,
+                pointer(tokens + ["properties", key]),
+                f"{key!r} was required in the baseline and is not now",
+                True,
+                False,
+            )
+        )
     return out

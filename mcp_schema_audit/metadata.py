@@ -106,8 +106,12 @@ def _shown(value: Any) -> str:
 
 def _same_value(a: Any, b: Any) -> bool:
     """JSON equality of two values, numbers by value (``1`` is ``1.0``; ``true`` is not ``1``)."""
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
-            and not isinstance(b, bool):
+    if (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         return a == b
     return same_json(a, b)
 
@@ -134,8 +138,9 @@ def _drift_findings(name: str, old: dict[str, Any], new: dict[str, Any], reporte
             ptr = pointer_of(level.path(output_format="list"))
             before = None if level.t1 is notpresent else level.t1
             after = None if level.t2 is notpresent else level.t2
-            if ptr in reported or (level.t1 is not notpresent and level.t2 is not notpresent
-                                   and _same_value(before, after)):
+            if ptr in reported or (
+                level.t1 is not notpresent and level.t2 is not notpresent and _same_value(before, after)
+            ):
                 continue
             if level.t1 is notpresent:
                 words = f"added: {_shown(after)}"

@@ -50,8 +50,9 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def ordered_map(func: Callable[[int], T], count: int, *, jobs: int | None = None,
-                progress: Callable[[int], None] | None = None) -> list[T]:
+def ordered_map(
+    func: Callable[[int], T], count: int, *, jobs: int | None = None, progress: Callable[[int], None] | None = None
+) -> list[T]:
     """``[func(i) for i in range(count)]``, on up to ``jobs`` processes (``None``: ``available_jobs()``).
 
     ``progress(done)`` is called in the caller's process with the number of items finished so far, in

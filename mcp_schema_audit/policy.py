@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.diff import diff_snapshots
-from mcp_schema_audit.findings import NEW_SIDE, SURFACES, Finding
 from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.findings import NEW_SIDE, SURFACES, Finding
 from mcp_schema_audit.rules import RULES, SEVERITIES, unknown_rule_message
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import Snapshot
@@ -71,8 +71,14 @@ class IgnoreEntry:
             return False
         if self.tool is not None and f.surface != "tool":
             return False
-        for pattern, value in ((self.rule, f.rule), (self.tool, f.tool), (self.pointer, f.pointer),
-                               (self.direction, f.direction), (self.surface, f.surface), (self.name, f.name)):
+        for pattern, value in (
+            (self.rule, f.rule),
+            (self.tool, f.tool),
+            (self.pointer, f.pointer),
+            (self.direction, f.direction),
+            (self.surface, f.surface),
+            (self.name, f.name),
+        ):
             if pattern is not None and not fnmatch.fnmatchcase(value, pattern):
                 return False
         return True
@@ -83,9 +89,19 @@ class IgnoreEntry:
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready form (for reports)."""
-        out = {k: v for k, v in (("fingerprint", self.fingerprint), ("rule", self.rule), ("tool", self.tool),
-                                 ("surface", self.surface), ("name", self.name), ("pointer", self.pointer),
-                                 ("direction", self.direction)) if v is not None}
+        out = {
+            k: v
+            for k, v in (
+                ("fingerprint", self.fingerprint),
+                ("rule", self.rule),
+                ("tool", self.tool),
+                ("surface", self.surface),
+                ("name", self.name),
+                ("pointer", self.pointer),
+                ("direction", self.direction),
+            )
+            if v is not None
+        }
         out["reason"] = self.reason
         if self.expires:
             out["expires"] = self.expires.isoformat()
@@ -148,9 +164,11 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
             cfg = load_config(own)
             table = _pyproject_table_name(pyproject)
             if table:
-                cfg.warnings.append(f"using {own.name}; [tool.{table}] in {pyproject.name} is ignored (one config "
-                                    f"file is read: move its settings into {own.name}, or delete {own.name} to use "
-                                    f"{pyproject.name})")
+                cfg.warnings.append(
+                    f"using {own.name}; [tool.{table}] in {pyproject.name} is ignored (one config "
+                    f"file is read: move its settings into {own.name}, or delete {own.name} to use "
+                    f"{pyproject.name})"
+                )
             return cfg
         warnings = []
         if pyproject.is_file():
@@ -175,8 +193,11 @@ def _near_names(raw: dict[str, Any]) -> list[str]:
     if not isinstance(tool, dict):
         return []
     squash = {"schemaaudit", "mcpschemaaudit"}
-    return [k for k in tool if k != "schema-audit" and isinstance(k, str)
-            and "".join(ch for ch in k.lower() if ch.isalnum()) in squash]
+    return [
+        k
+        for k in tool
+        if k != "schema-audit" and isinstance(k, str) and "".join(ch for ch in k.lower() if ch.isalnum()) in squash
+    ]
 
 
 def _misspelled_table(raw: dict[str, Any], source: str) -> str | None:
@@ -185,8 +206,10 @@ def _misspelled_table(raw: dict[str, Any], source: str) -> str | None:
     if not near:
         return None
     names = ", ".join(f"[tool.{k}]" for k in near)
-    return (f"{source}: {names} is ignored: schema-audit reads [tool.schema-audit] (with a hyphen); rename the "
-            "table so its settings apply")
+    return (
+        f"{source}: {names} is ignored: schema-audit reads [tool.schema-audit] (with a hyphen); rename the "
+        "table so its settings apply"
+    )
 
 
 def _pyproject_table_name(pyproject: Path) -> str | None:
@@ -230,12 +253,16 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
         cfg.mode = _choice(data["mode"], MODES, f"{source}: mode")
     if "hosts" in data:
         if not isinstance(data["hosts"], list):
-            raise UsageError(f"{source}: hosts must be an array of host profiles, not {_toml_type(data['hosts'])}, "
-                             f"e.g. hosts = [\"python-sdk\"]")
+            raise UsageError(
+                f"{source}: hosts must be an array of host profiles, not {_toml_type(data['hosts'])}, "
+                f'e.g. hosts = ["python-sdk"]'
+            )
         if not data["hosts"]:
             # an empty list selected no host: every breaking finding became info and the gate passed
-            raise UsageError(f"{source}: hosts is empty: name at least one of {', '.join(HOST_PROFILES)} "
-                             "(leave hosts out for all of them)")
+            raise UsageError(
+                f"{source}: hosts is empty: name at least one of {', '.join(HOST_PROFILES)} "
+                "(leave hosts out for all of them)"
+            )
         cfg.hosts = [_choice(h, HOST_PROFILES, f"{source}: hosts") for h in data["hosts"]]
     if "store" in data:
         cfg.store = _string(data["store"], f"{source}: store", 'store = ".schema-audit"')
@@ -247,7 +274,7 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
         if key in data:
             globs = data[key]
             if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
-                raise UsageError(f"{source}: {key} must be a list of glob strings, e.g. {key} = [\"get_*\"]")
+                raise UsageError(f'{source}: {key} must be a list of glob strings, e.g. {key} = ["get_*"]')
             setattr(cfg, key, list(globs))
     sev = data.get("severity", {})
     if not isinstance(sev, dict):
@@ -255,10 +282,14 @@ def _parse_config(data: dict[str, Any], source: str) -> Config:
     for rule, level in sev.items():
         _string(level, f"{source}: [severity] {rule}", f'"{rule}" = "info"')
     cfg.severity = parse_severity_overrides([f"{k}={v}" for k, v in sev.items()], source)
-    cfg.ignore = [_entry(e, f"{source}: [[ignore]] #{i + 1}", "ignore")
-                  for i, e in enumerate(_list(data.get("ignore", []), source, "ignore"))]
-    cfg.allow = [_entry(e, f"{source}: [[allow]] #{i + 1}", "allow")
-                 for i, e in enumerate(_list(data.get("allow", []), source, "allow"))]
+    cfg.ignore = [
+        _entry(e, f"{source}: [[ignore]] #{i + 1}", "ignore")
+        for i, e in enumerate(_list(data.get("ignore", []), source, "ignore"))
+    ]
+    cfg.allow = [
+        _entry(e, f"{source}: [[allow]] #{i + 1}", "allow")
+        for i, e in enumerate(_list(data.get("allow", []), source, "allow"))
+    ]
     return cfg
 
 
@@ -268,8 +299,17 @@ def _list(value: Any, source: str, key: str) -> list[Any]:
     return value
 
 
-_TOML_TYPES = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
-               (dict, "a table"), (_dt.datetime, "a date-time"), (_dt.date, "a date"), (_dt.time, "a time"))
+_TOML_TYPES = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a float"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "a table"),
+    (_dt.datetime, "a date-time"),
+    (_dt.date, "a date"),
+    (_dt.time, "a time"),
+)
 _FINGERPRINT_RE = re.compile(r"^[0-9a-f]{16}\Z")
 
 
@@ -293,8 +333,15 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
     return str(value)
 
 
-_EXAMPLES = {"fingerprint": "3f0c9a1b2c3d4e5f", "rule": "output-enum-value-added", "tool": "get_*",
-             "surface": "prompt", "name": "summarize", "pointer": "/properties/status/enum", "direction": "output"}
+_EXAMPLES = {
+    "fingerprint": "3f0c9a1b2c3d4e5f",
+    "rule": "output-enum-value-added",
+    "tool": "get_*",
+    "surface": "prompt",
+    "name": "summarize",
+    "pointer": "/properties/status/enum",
+    "direction": "output",
+}
 
 
 _ENTRY_KEYS = {"reason", "fingerprint", "rule", "tool", "surface", "name", "pointer", "direction", "expires"}
@@ -318,15 +365,18 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         raise UsageError(f"{source}: each [[{key}]] entry must be a table")
     extra = set(e) - _ENTRY_KEYS
     if extra:
-        raise UsageError(f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}"
-                         f"{_did_you_mean(extra, _ENTRY_KEYS)}")
+        raise UsageError(
+            f"{source}: [[{key}]] has unknown key(s) {', '.join(sorted(extra))}{_did_you_mean(extra, _ENTRY_KEYS)}"
+        )
     for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction"):
         if k in e:
             # a number or an array here was turned into its text and matched nothing: refuse it
             _string(e[k], f"{source}: {k}", f'{k} = "{_EXAMPLES[k]}"')
     if "fingerprint" in e and not _FINGERPRINT_RE.match(e["fingerprint"]):
-        raise UsageError(f"{source}: fingerprint must be 16 lowercase hex digits as in a report's \"fingerprint\" "
-                         f"(got {e['fingerprint']!r})")
+        raise UsageError(
+            f'{source}: fingerprint must be 16 lowercase hex digits as in a report\'s "fingerprint" '
+            f"(got {e['fingerprint']!r})"
+        )
     reason = e.get("reason")
     if "reason" in e:
         _string(reason, f"{source}: reason", 'reason = "why this change is accepted"')
@@ -350,8 +400,10 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         expires = expires.date()
     elif expires is not None and not isinstance(expires, _dt.date):
         raise UsageError(f"{source}: expires must be a date YYYY-MM-DD")
-    vals = {k: (str(e[k]) if k in e else None)
-            for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction")}
+    vals = {
+        k: (str(e[k]) if k in e else None)
+        for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer", "direction")
+    }
     return IgnoreEntry(reason=reason.strip(), expires=expires, **vals)
 
 
@@ -379,9 +431,14 @@ class PolicyResult:
     expired: list[dict[str, Any]]
 
 
-def apply_policy(findings: list[Finding], *, severity: dict[str, str] | None = None,
-                 hosts: list[str] | None = None, ignore: list[IgnoreEntry] | None = None,
-                 today: _dt.date | None = None) -> PolicyResult:
+def apply_policy(
+    findings: list[Finding],
+    *,
+    severity: dict[str, str] | None = None,
+    hosts: list[str] | None = None,
+    ignore: list[IgnoreEntry] | None = None,
+    today: _dt.date | None = None,
+) -> PolicyResult:
     """Apply, in order: host restriction, severity overrides, the ignore list.
 
     - ``hosts``: a breaking finding confirmed only for hosts outside ``hosts`` becomes ``info``
@@ -421,8 +478,15 @@ _ROLE_WORDS = re.compile(r"\bthe (new|cached) (schema|server|object)\b|\bnew (to
 _SWAPPED = {"old": "new", "new": "old"}
 
 
-def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *, time_budget: float | None = None,
-                   jobs: int | None = None, progress: Any = None) -> list[Finding]:
+def diff_with_mode(
+    old: Snapshot,
+    new: Snapshot,
+    mode: str = "backward",
+    *,
+    time_budget: float | None = None,
+    jobs: int | None = None,
+    progress: Any = None,
+) -> list[Finding]:
     """Findings for ``mode`` (DESIGN.md §2): ``backward`` = hosts cached OLD, server runs NEW;
     ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
 
@@ -446,11 +510,16 @@ def diff_with_mode(old: Snapshot, new: Snapshot, mode: str = "backward", *, time
         # change of a prompt's, resource's or template's text or mimeType, or of the instructions
         have = {(f.rule, f.tool, f.pointer) for f in out if f.direction == "tool"}
         same = {(f.rule, f.surface, f.name, f.pointer) for f in out if f.rule in SYMMETRIC_RULES}
-        out += [_as_forward(f, old, new) for f in diff_snapshots(new, old, time_budget=time_budget, jobs=jobs,
-                                                                    progress=progress)
-                if not (f.direction == "tool" and f.rule not in ("tool-added", "tool-removed")
-                        and (f.rule, f.tool, f.pointer) in have)
-                and (f.rule, f.surface, f.name, f.pointer) not in same]
+        out += [
+            _as_forward(f, old, new)
+            for f in diff_snapshots(new, old, time_budget=time_budget, jobs=jobs, progress=progress)
+            if not (
+                f.direction == "tool"
+                and f.rule not in ("tool-added", "tool-removed")
+                and (f.rule, f.tool, f.pointer) in have
+            )
+            and (f.rule, f.surface, f.name, f.pointer) not in same
+        ]
     return out
 
 
@@ -465,8 +534,16 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
             return f"the {old.label} server" if m.group(2) == "server" else f"the served {old.label} {m.group(2)}"
         return f"the cached {new.label} {m.group(2)}"
 
-    g = replace(f, old=f.new, new=f.old, old_pointer=f.new_pointer, new_pointer=f.old_pointer,
-                tags=[*f.tags, "forward"], hosts=list(f.hosts), delta=f.new if f.delta is NEW_SIDE else f.delta)
+    g = replace(
+        f,
+        old=f.new,
+        new=f.old,
+        old_pointer=f.new_pointer,
+        new_pointer=f.old_pointer,
+        tags=[*f.tags, "forward"],
+        hosts=list(f.hosts),
+        delta=f.new if f.delta is NEW_SIDE else f.delta,
+    )
     if isinstance(f.witness, dict):
         g.witness = dict(f.witness)
         if g.witness.get("accepted_by") in _SWAPPED:
@@ -475,7 +552,7 @@ def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
     head = f"{f.subject}: {rule.title} at {f.pointer or '(root)'}: " if rule is not None else ""
     if not (head and f.message.startswith(head)):
         head = ""  # the engine's "tool: Title at pointer: " head holds server text: never rewritten
-    detail = f.message[len(head):]
+    detail = f.message[len(head) :]
     # quoted values ('…' as repr, "…" as JSON) are the server's text: role words are rewritten outside them only
     parts = _QUOTED.split(detail)
     detail = "".join(part if i % 2 else _ROLE_WORDS.sub(word, part) for i, part in enumerate(parts))
@@ -497,8 +574,13 @@ def ignore_entries_toml(findings: list[Finding]) -> str:
         if f.fingerprint in seen:
             continue
         seen.add(f.fingerprint)
-        lines += ["[[ignore]]", f"fingerprint = {json.dumps(f.fingerprint)}",
-                  f"# {f.severity} {f.rule} {json.dumps(f.tool) if f.surface == 'tool' else f.surface} "
-                  f"{json.dumps(f.name) if f.surface != 'tool' else f.direction} {json.dumps(f.pointer)}",
-                  'reason = ""', "# expires = 2099-12-31", ""]
+        lines += [
+            "[[ignore]]",
+            f"fingerprint = {json.dumps(f.fingerprint)}",
+            f"# {f.severity} {f.rule} {json.dumps(f.tool) if f.surface == 'tool' else f.surface} "
+            f"{json.dumps(f.name) if f.surface != 'tool' else f.direction} {json.dumps(f.pointer)}",
+            'reason = ""',
+            "# expires = 2099-12-31",
+            "",
+        ]
     return "\n".join(lines) + "\n"

@@ -32,9 +32,11 @@ Never stored: header values, environment values, credentials embedded in URLs, t
 
 from __future__ import annotations
 
+import contextlib
 import errno
-import hashlib
+import fnmatch
 import functools
+import hashlib
 import json
 import math
 import os
@@ -42,7 +44,6 @@ import re
 import secrets
 import stat
 import time
-import fnmatch
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,11 @@ READABLE_VERSIONS = (1, 2)
 #: The sections of a snapshot besides ``tools`` that a capture records and ``diff`` compares.
 SECTIONS = ("capabilities", "instructions", "prompts", "resources", "resource_templates")
 #: List sections: snapshot key → (wire key of the list result, the key that identifies an item).
-LIST_SECTIONS = {"prompts": ("prompts", "name"), "resources": ("resources", "uri"),
-                 "resource_templates": ("resourceTemplates", "name")}
+LIST_SECTIONS = {
+    "prompts": ("prompts", "name"),
+    "resources": ("resources", "uri"),
+    "resource_templates": ("resourceTemplates", "name"),
+}
 DEFAULT_STORE = Path(".schema-audit")
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -134,13 +138,16 @@ class Snapshot:
                 for ident, line in locate_tool_lines(text, (section, wire), key).items():
                     self.item_lines[(section, ident)] = line
 
-    def filtered(self, include: list[str] | None = None, exclude: list[str] | None = None) -> "Snapshot":
+    def filtered(self, include: list[str] | None = None, exclude: list[str] | None = None) -> Snapshot:
         """A copy holding only the tools whose name matches a glob of ``include`` (all when empty/None)
         and none of ``exclude`` (``fnmatch`` globs, case-sensitive). ``self`` is not changed."""
         self._locate()
         keep = [t for t in self.tools if tool_selected(t["name"], include, exclude)]
-        return replace(self, tools=keep, tool_lines={n: ln for n, ln in self.tool_lines.items()
-                                                      if tool_selected(n, include, exclude)})
+        return replace(
+            self,
+            tools=keep,
+            tool_lines={n: ln for n, ln in self.tool_lines.items() if tool_selected(n, include, exclude)},
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON-ready dict (see the module docstring)."""
@@ -223,26 +230,26 @@ def locate_tool_lines(text: str, arrays: tuple[str, ...] = ("tools",), key: str 
     def members(i: int) -> Any:
         """Yield ``(key, key_index, value_index)`` of the object starting at ``i``; return its end."""
         i = skip(i)
-        if text[i:i + 1] != "{":
+        if text[i : i + 1] != "{":
             raise ValueError("not an object")
         i = skip(i + 1)
-        if text[i:i + 1] == "}":
+        if text[i : i + 1] == "}":
             return
         while True:
-            if text[i:i + 1] != '"':
+            if text[i : i + 1] != '"':
                 raise ValueError("key expected")
             key, after = json.decoder.scanstring(text, i + 1)
             j = skip(after)
-            if text[j:j + 1] != ":":
+            if text[j : j + 1] != ":":
                 raise ValueError("colon expected")
             start = skip(j + 1)
             yield key, i, start
             _, end = decoder.raw_decode(text, start)
             i = skip(end)
-            if text[i:i + 1] == ",":
+            if text[i : i + 1] == ",":
                 i = skip(i + 1)
                 continue
-            if text[i:i + 1] == "}":
+            if text[i : i + 1] == "}":
                 return
             raise ValueError("comma expected")
 
@@ -250,9 +257,9 @@ def locate_tool_lines(text: str, arrays: tuple[str, ...] = ("tools",), key: str 
         """Index of the ``tools`` array in the object at ``i`` (or in its ``result`` object)."""
         found = None
         for member, _, start in members(i):
-            if member in arrays and text[start:start + 1] == "[":
+            if member in arrays and text[start : start + 1] == "[":
                 return start
-            if member == "result" and depth == 0 and text[start:start + 1] == "{":
+            if member == "result" and depth == 0 and text[start : start + 1] == "{":
                 found = tools_array(start, 1)
         return found
 
@@ -263,10 +270,10 @@ def locate_tool_lines(text: str, arrays: tuple[str, ...] = ("tools",), key: str 
         if i is None:
             return {}
         i = skip(i + 1)
-        while text[i:i + 1] not in ("]", ""):
+        while text[i : i + 1] not in ("]", ""):
             start = i
             _, end = decoder.raw_decode(text, start)
-            if text[start:start + 1] == "{":
+            if text[start : start + 1] == "{":
                 for member, key_at, value_at in members(start):
                     if member == key:
                         name, _ = decoder.raw_decode(text, value_at)
@@ -276,7 +283,7 @@ def locate_tool_lines(text: str, arrays: tuple[str, ...] = ("tools",), key: str 
                             out[name] = line
                         break
             i = skip(end)
-            if text[i:i + 1] == ",":
+            if text[i : i + 1] == ",":
                 i = skip(i + 1)
     except (ValueError, IndexError, RecursionError, AttributeError, TypeError):
         return out
@@ -359,8 +366,13 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
     elif _SURROGATE.search(text):
         raise InputError(f"{source}: text holds a lone UTF-16 surrogate (not valid Unicode)")
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int,
-                           object_pairs_hook=_unique_keys)
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_parse_float,
+            parse_int=_parse_int,
+            object_pairs_hook=_unique_keys,
+        )
     except _DuplicateKey as exc:
         raise InputError(f"duplicate key {_shown_key(exc.key)} in {source}") from exc
     except json.JSONDecodeError as exc:
@@ -510,7 +522,9 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     file's label is the file name without ``.json``. Raises ``InputError``.
     """
     if not isinstance(data, dict):
-        raise InputError(f"{source}: expected a JSON object (a snapshot or a tools/list result), got {type(data).__name__}")
+        raise InputError(
+            f"{source}: expected a JSON object (a snapshot or a tools/list result), got {type(data).__name__}"
+        )
     if "format" in data and data.get("format") == FORMAT_ID:
         version = data.get("format_version")
         if version not in READABLE_VERSIONS or isinstance(version, bool):
@@ -567,7 +581,7 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     if "tools" not in result:
         raise InputError(
             f"{source}: not a snapshot or a tools/list result (no 'tools' key)",
-            hint="expected a schema-audit snapshot, {\"tools\": [...]}, a JSON-RPC response or MCP Inspector CLI JSON",
+            hint='expected a schema-audit snapshot, {"tools": [...]}, a JSON-RPC response or MCP Inspector CLI JSON',
         )
     tools = check_tools(result["tools"], source)
     server: dict[str, Any] = {}
@@ -641,7 +655,9 @@ def load_snapshot(ref: str, *, store: Path = DEFAULT_STORE) -> Snapshot:
         raise InputError(f"{ref}: no such file (and no label {ref!r} in store {store})")
     raise InputError(
         f"no snapshot {ref!r}: not a file, and no label {ref!r} in store {store}",
-        hint=f"capture it with: schema-audit snapshot --label {ref} -- <server command>" if _LABEL_RE.match(ref) else None,
+        hint=f"capture it with: schema-audit snapshot --label {ref} -- <server command>"
+        if _LABEL_RE.match(ref)
+        else None,
     )
 
 
@@ -760,8 +776,10 @@ def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                raise InputError(f"{path} appeared while this snapshot was being captured (another capture of "
-                                 "the same label?); pass --force to replace it") from None
+                raise InputError(
+                    f"{path} appeared while this snapshot was being captured (another capture of "
+                    "the same label?); pass --force to replace it"
+                ) from None
             except OSError as exc:  # a file system without hard links: the check before capture must do
                 if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK) or path.exists():
                     raise
@@ -771,10 +789,8 @@ def atomic_write_text(path: Path, text: str, *, exclusive: bool = False) -> None
         else:
             os.replace(tmp, path)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
         raise

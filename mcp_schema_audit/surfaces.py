@@ -20,17 +20,24 @@ import difflib
 import re
 from typing import Any
 
-from mcp_schema_audit.findings import NEW_SIDE, Finding, SURFACE_WORDS
+from mcp_schema_audit import uritemplates
+from mcp_schema_audit.findings import NEW_SIDE, SURFACE_WORDS, Finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit import uritemplates
 
 #: Order of the surfaces in a report (tools come first, from ``diff``).
 SURFACE_ORDER = {"prompt": 1, "resource": 2, "resource-template": 3, "server": 4}
 #: Rules whose finding says the same whichever version hosts cached (``--mode full`` lists them once).
-SYMMETRIC_RULES = frozenset({"prompt-description-changed", "resource-description-changed",
-                             "resource-template-description-changed", "server-instructions-changed",
-                             "resource-mime-type-changed", "resource-template-mime-type-changed"})
+SYMMETRIC_RULES = frozenset(
+    {
+        "prompt-description-changed",
+        "resource-description-changed",
+        "resource-template-description-changed",
+        "server-instructions-changed",
+        "resource-mime-type-changed",
+        "resource-template-mime-type-changed",
+    }
+)
 #: Template matches (URI × template) one comparison may run; past it, templates are left undecided.
 MATCH_BUDGET = 200_000
 #: Value a witness gives every prompt argument a cached host fills in (prompt arguments are strings).
@@ -41,27 +48,59 @@ _REQUEST_CAPABILITIES = {
     "tools": ("tools/call", {"name": "…", "arguments": {}}),
     "prompts": ("prompts/get", {"name": "…"}),
     "resources": ("resources/read", {"uri": "…"}),
-    "completions": ("completion/complete", {"ref": {"type": "ref/prompt", "name": "…"},
-                                            "argument": {"name": "…", "value": ""}}),
+    "completions": (
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "…"}, "argument": {"name": "…", "value": ""}},
+    ),
     "logging": ("logging/setLevel", {"level": "info"}),
 }
-_SECTION_WORDS = {"capabilities": "capabilities", "instructions": "instructions", "prompts": "prompts",
-                  "resources": "resources", "resource_templates": "resource templates"}
+_SECTION_WORDS = {
+    "capabilities": "capabilities",
+    "instructions": "instructions",
+    "prompts": "prompts",
+    "resources": "resources",
+    "resource_templates": "resource templates",
+}
 _TEXT_LIMIT = 300
 
 
-def _finding(rule_id: str, surface: str, name: str, ptr: str, detail: str, old: Any, new: Any, *,
-             witness: dict[str, Any] | None = None, delta: Any = NEW_SIDE, security: bool = False,
-             old_pointer: str | None = None, new_pointer: str | None = None) -> Finding:
+def _finding(
+    rule_id: str,
+    surface: str,
+    name: str,
+    ptr: str,
+    detail: str,
+    old: Any,
+    new: Any,
+    *,
+    witness: dict[str, Any] | None = None,
+    delta: Any = NEW_SIDE,
+    security: bool = False,
+    old_pointer: str | None = None,
+    new_pointer: str | None = None,
+) -> Finding:
     """A finding of catalog rule ``rule_id`` (default severity) about item ``name`` of ``surface``.
 
     The message reads ``"<surface> <name>: <rule title> at <pointer or (root)>: <detail>"``."""
     rule = RULES[rule_id]
     subject = f"{SURFACE_WORDS[surface]} {name}"
-    return Finding(rule=rule_id, severity=rule.severity, tool="", direction=surface, pointer=ptr,
-                   message=f"{subject}: {rule.title} at {ptr or '(root)'}: {detail}", old=old, new=new,
-                   old_pointer=old_pointer, new_pointer=new_pointer, witness=witness, delta=delta,
-                   tags=["security"] if security else [], surface=surface, name=name)
+    return Finding(
+        rule=rule_id,
+        severity=rule.severity,
+        tool="",
+        direction=surface,
+        pointer=ptr,
+        message=f"{subject}: {rule.title} at {ptr or '(root)'}: {detail}",
+        old=old,
+        new=new,
+        old_pointer=old_pointer,
+        new_pointer=new_pointer,
+        witness=witness,
+        delta=delta,
+        tags=["security"] if security else [],
+        surface=surface,
+        name=name,
+    )
 
 
 def _esc(token: str) -> str:
@@ -105,11 +144,16 @@ def uncompared_note(old: Snapshot, new: Snapshot) -> str | None:
     sections (a version-1 snapshot or a tools/list file)``."""
     parts = []
     for side, mine, other in (("OLD", old, new), ("NEW", new, old)):
-        missing = [_SECTION_WORDS[s] for s in ("prompts", "resources", "resource_templates", "capabilities",
-                                               "instructions") if s in other.captured and s not in mine.captured]
+        missing = [
+            _SECTION_WORDS[s]
+            for s in ("prompts", "resources", "resource_templates", "capabilities", "instructions")
+            if s in other.captured and s not in mine.captured
+        ]
         if missing:
-            parts.append(f"{', '.join(missing)} not compared: {side} ({mine.label}) did not capture them "
-                         "(a version-1 snapshot or a tools/list file)")
+            parts.append(
+                f"{', '.join(missing)} not compared: {side} ({mine.label}) did not capture them "
+                "(a version-1 snapshot or a tools/list file)"
+            )
     return "; ".join(parts) or None
 
 
@@ -140,18 +184,40 @@ def _missing_witness(name: str, sent: list[dict[str, Any]], new_prompt: dict[str
     if arg not in missing:
         raise RuntimeError(f"prompt {name!r}: witness for {arg!r} not confirmed")
     names = ", ".join(repr(m) for m in sorted(missing))  # every argument the server finds missing, sorted
-    return {"instance": request, "accepted_by": "old", "error": f"Missing required arguments: {{{names}}}",
-            "instance_pointer": "/arguments"}
+    return {
+        "instance": request,
+        "accepted_by": "old",
+        "error": f"Missing required arguments: {{{names}}}",
+        "instance_pointer": "/arguments",
+    }
 
 
-def _text_changes(surface: str, name: str, o: dict[str, Any], n: dict[str, Any], rule_id: str, keys: tuple[str, ...],
-                  prefix: str = "", label: str = "") -> list[Finding]:
+def _text_changes(
+    surface: str,
+    name: str,
+    o: dict[str, Any],
+    n: dict[str, Any],
+    rule_id: str,
+    keys: tuple[str, ...],
+    prefix: str = "",
+    label: str = "",
+) -> list[Finding]:
     out = []
     for key in keys:
         if o.get(key) != n.get(key):
             what = f"{label}{key}" if label else key
-            out.append(_finding(rule_id, surface, name, f"{prefix}/{key}", f"{what} changed: {_short(o.get(key))} → "
-                                f"{_short(n.get(key))}", o.get(key), n.get(key), security=True))
+            out.append(
+                _finding(
+                    rule_id,
+                    surface,
+                    name,
+                    f"{prefix}/{key}",
+                    f"{what} changed: {_short(o.get(key))} → {_short(n.get(key))}",
+                    o.get(key),
+                    n.get(key),
+                    security=True,
+                )
+            )
     return out
 
 
@@ -161,10 +227,23 @@ def _prompts(old: Snapshot, new: Snapshot) -> list[Finding]:
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
             request = _prompt_request(name, _arguments(om[name]))
-            out.append(_finding("prompt-removed", "prompt", name, "", "hosts that cached it still offer it; "
-                                "prompts/get now fails", om[name], None,
-                                witness={"instance": request, "accepted_by": "old",
-                                         "error": f"Unknown prompt: {name}", "instance_pointer": "/name"}))
+            out.append(
+                _finding(
+                    "prompt-removed",
+                    "prompt",
+                    name,
+                    "",
+                    "hosts that cached it still offer it; prompts/get now fails",
+                    om[name],
+                    None,
+                    witness={
+                        "instance": request,
+                        "accepted_by": "old",
+                        "error": f"Unknown prompt: {name}",
+                        "instance_pointer": "/name",
+                    },
+                )
+            )
         elif name not in om:
             out.append(_finding("prompt-added", "prompt", name, "", "new prompt", None, nm[name]))
         elif om[name] != nm[name]:
@@ -181,35 +260,91 @@ def _prompt_changes(name: str, o: dict[str, Any], n: dict[str, Any]) -> list[Fin
         arg_name, ptr = arg["name"], f"/arguments/{j}"
         if arg_name not in oidx:
             if _required(arg):
-                out.append(_finding(
-                    "prompt-argument-required-added", "prompt", name, ptr,
-                    f"new required argument {arg_name!r}: hosts that cached the prompt never send it", None, arg,
-                    witness=_missing_witness(name, oargs, n, arg_name), new_pointer=ptr))
+                out.append(
+                    _finding(
+                        "prompt-argument-required-added",
+                        "prompt",
+                        name,
+                        ptr,
+                        f"new required argument {arg_name!r}: hosts that cached the prompt never send it",
+                        None,
+                        arg,
+                        witness=_missing_witness(name, oargs, n, arg_name),
+                        new_pointer=ptr,
+                    )
+                )
             else:
-                out.append(_finding("prompt-argument-added", "prompt", name, ptr, f"new optional argument {arg_name!r}",
-                                    None, arg, new_pointer=ptr))
+                out.append(
+                    _finding(
+                        "prompt-argument-added",
+                        "prompt",
+                        name,
+                        ptr,
+                        f"new optional argument {arg_name!r}",
+                        None,
+                        arg,
+                        new_pointer=ptr,
+                    )
+                )
             continue
         i = oidx[arg_name]
         before = oargs[i]
         optr = f"/arguments/{i}"
         if _required(arg) and not _required(before):
             sent = [a for a in oargs if _required(a)]  # the user skipped every optional argument
-            out.append(_finding("prompt-argument-made-required", "prompt", name, f"{ptr}/required",
-                                f"argument {arg_name!r} is now required: hosts that cached it as optional may leave "
-                                "it out", before.get("required"), arg.get("required"),
-                                witness=_missing_witness(name, sent, n, arg_name),
-                                old_pointer=f"{optr}/required", new_pointer=f"{ptr}/required"))
+            out.append(
+                _finding(
+                    "prompt-argument-made-required",
+                    "prompt",
+                    name,
+                    f"{ptr}/required",
+                    f"argument {arg_name!r} is now required: hosts that cached it as optional may leave it out",
+                    before.get("required"),
+                    arg.get("required"),
+                    witness=_missing_witness(name, sent, n, arg_name),
+                    old_pointer=f"{optr}/required",
+                    new_pointer=f"{ptr}/required",
+                )
+            )
         elif _required(before) and not _required(arg):
-            out.append(_finding("prompt-argument-made-optional", "prompt", name, f"{ptr}/required",
-                                f"argument {arg_name!r} is now optional", before.get("required"), arg.get("required"),
-                                old_pointer=f"{optr}/required", new_pointer=f"{ptr}/required"))
-        out += _text_changes("prompt", name, before, arg, "prompt-description-changed", ("description", "title"),
-                             prefix=ptr, label=f"argument {arg_name!r} ")
+            out.append(
+                _finding(
+                    "prompt-argument-made-optional",
+                    "prompt",
+                    name,
+                    f"{ptr}/required",
+                    f"argument {arg_name!r} is now optional",
+                    before.get("required"),
+                    arg.get("required"),
+                    old_pointer=f"{optr}/required",
+                    new_pointer=f"{ptr}/required",
+                )
+            )
+        out += _text_changes(
+            "prompt",
+            name,
+            before,
+            arg,
+            "prompt-description-changed",
+            ("description", "title"),
+            prefix=ptr,
+            label=f"argument {arg_name!r} ",
+        )
     for i, arg in enumerate(oargs):
         if arg["name"] not in nidx:
-            out.append(_finding("prompt-argument-removed", "prompt", name, f"/arguments/{i}",
-                                f"argument {arg['name']!r} removed: hosts that cached the prompt still send it",
-                                arg, None, old_pointer=f"/arguments/{i}", delta=arg["name"]))
+            out.append(
+                _finding(
+                    "prompt-argument-removed",
+                    "prompt",
+                    name,
+                    f"/arguments/{i}",
+                    f"argument {arg['name']!r} removed: hosts that cached the prompt still send it",
+                    arg,
+                    None,
+                    old_pointer=f"/arguments/{i}",
+                    delta=arg["name"],
+                )
+            )
     return out
 
 
@@ -222,8 +357,9 @@ def _resources(old: Snapshot, new: Snapshot) -> list[Finding]:
     out: list[Finding] = []
     for uri in sorted(set(om) | set(nm)):
         if uri not in nm:
-            f = _finding("resource-removed", "resource", uri, "", "no longer listed: hosts may have it pinned",
-                         om[uri], None)
+            f = _finding(
+                "resource-removed", "resource", uri, "", "no longer listed: hosts may have it pinned", om[uri], None
+            )
             via = matcher.template_for(uri)
             if via is not None:
                 f.severity = "info"
@@ -234,10 +370,20 @@ def _resources(old: Snapshot, new: Snapshot) -> list[Finding]:
         elif om[uri] != nm[uri]:
             o, n = om[uri], nm[uri]
             if o.get("mimeType") != n.get("mimeType"):
-                out.append(_finding("resource-mime-type-changed", "resource", uri, "/mimeType",
-                                    f"mimeType {_short(o.get('mimeType'))} → {_short(n.get('mimeType'))}",
-                                    o.get("mimeType"), n.get("mimeType")))
-            out += _text_changes("resource", uri, o, n, "resource-description-changed", ("description", "title", "name"))
+                out.append(
+                    _finding(
+                        "resource-mime-type-changed",
+                        "resource",
+                        uri,
+                        "/mimeType",
+                        f"mimeType {_short(o.get('mimeType'))} → {_short(n.get('mimeType'))}",
+                        o.get("mimeType"),
+                        n.get("mimeType"),
+                    )
+                )
+            out += _text_changes(
+                "resource", uri, o, n, "resource-description-changed", ("description", "title", "name")
+            )
     return out
 
 
@@ -249,7 +395,7 @@ class _Router:
     (those the matcher can parse), counting template matches against ``MATCH_BUDGET``."""
 
     def __init__(self, new: Snapshot) -> None:
-        self.uris = set((new.section_map("resources") or {}))
+        self.uris = set(new.section_map("resources") or {})
         self.templates: list[tuple[str, uritemplates.Template]] = []
         self.matches = 0
         for item in new.resource_templates or []:
@@ -303,8 +449,17 @@ class _TemplateDiff:
             if name not in self.nm:
                 out.append(self._removed(name, self.om[name]))
             elif name not in self.om:
-                out.append(_finding("resource-template-added", "resource-template", name, "", "new resource template",
-                                    None, self.nm[name]))
+                out.append(
+                    _finding(
+                        "resource-template-added",
+                        "resource-template",
+                        name,
+                        "",
+                        "new resource template",
+                        None,
+                        self.nm[name],
+                    )
+                )
             elif self.om[name] != self.nm[name]:
                 out += self._changed(name, self.om[name], self.nm[name])
         return out
@@ -326,44 +481,67 @@ class _TemplateDiff:
 
     def _removed(self, name: str, item: dict[str, Any]) -> Finding:
         text = item["uriTemplate"]
-        f = _finding("resource-template-removed", "resource-template", name, "", f"hosts still build URIs from "
-                     f"{text!r}", item, None)
+        f = _finding(
+            "resource-template-removed",
+            "resource-template",
+            name,
+            "",
+            f"hosts still build URIs from {text!r}",
+            item,
+            None,
+        )
         return self._judge(f, text)
 
     def _judge(self, f: Finding, old_text: str) -> Finding:
         """Make ``f`` (a breaking claim about URIs built from ``old_text``) breaking with a witness URI, info when
         every URI is still served by something proven, or a warning with the reason it is undecided."""
         if self.router.spent():
-            return self._undecided(f, f"not decided: the comparison's budget of {MATCH_BUDGET} template matches "
-                                      "was spent")
+            return self._undecided(
+                f, f"not decided: the comparison's budget of {MATCH_BUDGET} template matches was spent"
+            )
         try:
             template = uritemplates.parse(old_text)
         except uritemplates.TemplateError as exc:
             return self._undecided(f, f"not decided: the cached uriTemplate cannot be parsed ({exc})")
         uri, tried = self._unrouted(template)
         if uri is not None:
-            f.witness = {"instance": uri, "accepted_by": "old", "instance_pointer": None,
-                         "error": f"Unknown resource: {uri} (no resource or resource template of {self.new.label} "
-                                  "matches it)"}
+            f.witness = {
+                "instance": uri,
+                "accepted_by": "old",
+                "instance_pointer": None,
+                "error": f"Unknown resource: {uri} (no resource or resource template of {self.new.label} matches it)",
+            }
             return f
         if f.rule == "resource-template-removed":
             via = sorted({self.router.routes(u) or "" for _, u in uritemplates.sample_uris(template)} - {""})
             f.severity = "info"
             f.reason = f"every URI it builds ({tried} tried) still matches {', '.join(via)} of {self.new.label}"
             return f
-        return self._undecided(f, f"no URI the cached template builds was found that {self.new.label} rejects "
-                                  f"({tried} tried), but the change is not proven safe")
+        return self._undecided(
+            f,
+            f"no URI the cached template builds was found that {self.new.label} rejects "
+            f"({tried} tried), but the change is not proven safe",
+        )
 
     def _changed(self, name: str, o: dict[str, Any], n: dict[str, Any]) -> list[Finding]:
         out: list[Finding] = []
         if o.get("uriTemplate") != n.get("uriTemplate"):
             out += self._uri_changed(name, o["uriTemplate"], n["uriTemplate"])
         if o.get("mimeType") != n.get("mimeType"):
-            out.append(_finding("resource-template-mime-type-changed", "resource-template", name, "/mimeType",
-                                f"mimeType {_short(o.get('mimeType'))} → {_short(n.get('mimeType'))}",
-                                o.get("mimeType"), n.get("mimeType")))
-        out += _text_changes("resource-template", name, o, n, "resource-template-description-changed",
-                             ("description", "title"))
+            out.append(
+                _finding(
+                    "resource-template-mime-type-changed",
+                    "resource-template",
+                    name,
+                    "/mimeType",
+                    f"mimeType {_short(o.get('mimeType'))} → {_short(n.get('mimeType'))}",
+                    o.get("mimeType"),
+                    n.get("mimeType"),
+                )
+            )
+        out += _text_changes(
+            "resource-template", name, o, n, "resource-template-description-changed", ("description", "title")
+        )
         return out
 
     def _uri_changed(self, name: str, old_text: str, new_text: str) -> list[Finding]:
@@ -371,42 +549,79 @@ class _TemplateDiff:
         try:
             old_t, new_t = uritemplates.parse(old_text), uritemplates.parse(new_text)
         except uritemplates.TemplateError as exc:
-            f = _finding("resource-template-uri-changed", "resource-template", name, "/uriTemplate", detail,
-                         old_text, new_text)
+            f = _finding(
+                "resource-template-uri-changed", "resource-template", name, "/uriTemplate", detail, old_text, new_text
+            )
             return [self._undecided(f, f"not decided: a uriTemplate cannot be parsed ({exc})")]
         if _shape(old_text) == _shape(new_text) and old_t.variables != new_t.variables:
             return self._renamed(name, old_t, new_t)
         if uritemplates.only_query_added(old_t, new_t):
             added = ", ".join(sorted(new_t.query - old_t.query))
-            return [_finding("resource-template-uri-compatible", "resource-template", name, "/uriTemplate",
-                             f"{detail}: only query variables added ({added})", old_text, new_text)]
-        f = _finding("resource-template-uri-changed", "resource-template", name, "/uriTemplate",
-                     f"{detail}: URIs hosts build from the cached template may no longer match", old_text, new_text)
+            return [
+                _finding(
+                    "resource-template-uri-compatible",
+                    "resource-template",
+                    name,
+                    "/uriTemplate",
+                    f"{detail}: only query variables added ({added})",
+                    old_text,
+                    new_text,
+                )
+            ]
+        f = _finding(
+            "resource-template-uri-changed",
+            "resource-template",
+            name,
+            "/uriTemplate",
+            f"{detail}: URIs hosts build from the cached template may no longer match",
+            old_text,
+            new_text,
+        )
         return [self._judge(f, old_text)]
 
     def _renamed(self, name: str, old_t: uritemplates.Template, new_t: uritemplates.Template) -> list[Finding]:
         out = []
-        for before, after in zip(old_t.variables, new_t.variables):
+        for before, after in zip(old_t.variables, new_t.variables, strict=False):
             if before == after:
                 continue
             detail = f"variable {before!r} is now {after!r} ({old_t.text!r} → {new_t.text!r})"
             if before in old_t.query:
-                values = {v: f"{uritemplates.SAMPLE_VALUES[0]}" for v in old_t.variables}
+                values = dict.fromkeys(old_t.variables, f"{uritemplates.SAMPLE_VALUES[0]}")
                 uri = old_t.expand(values)
                 read = new_t.match(uri) or {}
                 if after in read:  # cannot happen for a renamed query variable; never claim what is not so
                     continue
-                witness = {"instance": uri, "accepted_by": "old", "instance_pointer": None,
-                           "error": f"the served template {new_t.text!r} reads no {before!r} from {uri} (it reads "
-                                    f"{after!r}: absent): the value is ignored"}
+                witness = {
+                    "instance": uri,
+                    "accepted_by": "old",
+                    "instance_pointer": None,
+                    "error": f"the served template {new_t.text!r} reads no {before!r} from {uri} (it reads "
+                    f"{after!r}: absent): the value is ignored",
+                }
             else:
-                witness = {"instance": {"ref": {"type": "ref/resource", "uri": old_t.text},
-                                        "argument": {"name": before, "value": ""}},
-                           "accepted_by": "old", "instance_pointer": "/argument/name",
-                           "error": f"the served template {new_t.text!r} has no variable {before!r} (renamed "
-                                    f"{after!r}): completion/complete for it finds nothing"}
-            out.append(_finding("resource-template-variable-renamed", "resource-template", name, "/uriTemplate",
-                                detail, old_t.text, new_t.text, witness=witness, delta=[before, after]))
+                witness = {
+                    "instance": {
+                        "ref": {"type": "ref/resource", "uri": old_t.text},
+                        "argument": {"name": before, "value": ""},
+                    },
+                    "accepted_by": "old",
+                    "instance_pointer": "/argument/name",
+                    "error": f"the served template {new_t.text!r} has no variable {before!r} (renamed "
+                    f"{after!r}): completion/complete for it finds nothing",
+                }
+            out.append(
+                _finding(
+                    "resource-template-variable-renamed",
+                    "resource-template",
+                    name,
+                    "/uriTemplate",
+                    detail,
+                    old_t.text,
+                    new_t.text,
+                    witness=witness,
+                    delta=[before, after],
+                )
+            )
         return out
 
 
@@ -457,29 +672,56 @@ def _capabilities(old: Snapshot, new: Snapshot) -> list[Finding]:
             request = ("resources/subscribe", {"uri": "…"})
         if request is not None:
             method, params = request
-            f = _finding("server-capability-removed", "server", "capabilities", ptr,
-                         f"{ptr[1:]} no longer advertised: hosts that cached it still send {method}",
-                         before[ptr], None, witness={"instance": {"method": method, "params": params},
-                                                     "accepted_by": "old", "instance_pointer": "/method",
-                                                     "error": f"Method not found: {method}"})
+            f = _finding(
+                "server-capability-removed",
+                "server",
+                "capabilities",
+                ptr,
+                f"{ptr[1:]} no longer advertised: hosts that cached it still send {method}",
+                before[ptr],
+                None,
+                witness={
+                    "instance": {"method": method, "params": params},
+                    "accepted_by": "old",
+                    "instance_pointer": "/method",
+                    "error": f"Method not found: {method}",
+                },
+            )
             if old.protocol_version != new.protocol_version:
                 # two captures over different protocol versions (--protocol legacy and auto): what a server
                 # advertises differs by protocol, and a host keeps the version it negotiated
                 f.severity, f.hosts, f.witness = "warning", [], None
-                f.reason = (f"captured over different protocol versions ({old.protocol_version} and "
-                            f"{new.protocol_version}): capture both with the same --protocol to compare capabilities")
+                f.reason = (
+                    f"captured over different protocol versions ({old.protocol_version} and "
+                    f"{new.protocol_version}): capture both with the same --protocol to compare capabilities"
+                )
             out.append(f)
         else:
-            why = ("hosts are no longer told when the list changes" if ptr.endswith("/listChanged")
-                   else "what hosts used it for is unknown to schema-audit")
-            out.append(_finding("server-capability-narrowed", "server", "capabilities", ptr,
-                                f"{ptr[1:]} no longer advertised: {why}", before[ptr], None))
+            why = (
+                "hosts are no longer told when the list changes"
+                if ptr.endswith("/listChanged")
+                else "what hosts used it for is unknown to schema-audit"
+            )
+            out.append(
+                _finding(
+                    "server-capability-narrowed",
+                    "server",
+                    "capabilities",
+                    ptr,
+                    f"{ptr[1:]} no longer advertised: {why}",
+                    before[ptr],
+                    None,
+                )
+            )
     for ptr in sorted(set(after) - set(before)):
         top = "/" + ptr.split("/")[1]
         if ptr != top and top not in before and top[1:] not in _CONTAINERS:
             continue  # part of a capability added as a whole
-        out.append(_finding("server-capability-added", "server", "capabilities", ptr,
-                            f"{ptr[1:]} now advertised", None, after[ptr]))
+        out.append(
+            _finding(
+                "server-capability-added", "server", "capabilities", ptr, f"{ptr[1:]} now advertised", None, after[ptr]
+            )
+        )
     return out
 
 

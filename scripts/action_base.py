@@ -21,7 +21,6 @@ import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
@@ -54,7 +53,7 @@ class BaseRevision:
     why: str
 
 
-def git(*args: str, cwd: Optional[Path] = None, check: bool = True) -> str:
+def git(*args: str, cwd: Path | None = None, check: bool = True) -> str:
     """Run ``git args`` and return its stdout stripped. Raises ``BaseError`` (exit 2) when git is missing, hangs
     or (``check``) fails; the message ends with git's last stderr line."""
     try:
@@ -69,7 +68,7 @@ def git(*args: str, cwd: Optional[Path] = None, check: bool = True) -> str:
     return proc.stdout.strip()
 
 
-def _commit(rev: str) -> Optional[str]:
+def _commit(rev: str) -> str | None:
     """The full sha of ``rev`` (a commit), or ``None`` when the repository does not have it."""
     if not rev or rev.startswith("-"):
         return None
@@ -79,15 +78,24 @@ def _commit(rev: str) -> Optional[str]:
 
 def _shallow_hint() -> str:
     shallow = git("rev-parse", "--is-shallow-repository", check=False) == "true"
-    return (" (this is a shallow clone: use actions/checkout with fetch-depth: 0)" if shallow
-            else " (fetch it first, e.g. actions/checkout with fetch-depth: 0)")
+    return (
+        " (this is a shallow clone: use actions/checkout with fetch-depth: 0)"
+        if shallow
+        else " (fetch it first, e.g. actions/checkout with fetch-depth: 0)"
+    )
 
 
 def _label_for(name: str, sha: str) -> str:
     """A snapshot label for the base: the ref's name when it is a valid label (``v1.2.0``, ``main``), else (also
     for a commit id) ``base-<sha12>``."""
-    ok = (name and len(name) <= 128 and name.isascii() and name[0].isalnum()
-          and all(c.isalnum() or c in "._+-" for c in name) and not sha.startswith(name.lower()))
+    ok = (
+        name
+        and len(name) <= 128
+        and name.isascii()
+        and name[0].isalnum()
+        and all(c.isalnum() or c in "._+-" for c in name)
+        and not sha.startswith(name.lower())
+    )
     return name if ok else f"base-{sha[:12]}"
 
 
@@ -118,20 +126,24 @@ def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
         pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
         base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
         target = env.get("GITHUB_BASE_REF") or (base.get("ref") if isinstance(base.get("ref"), str) else "")
-        candidates = [c for c in (base.get("sha"), f"origin/{target}" if target else "", target)
-                      if isinstance(c, str) and c]
+        candidates = [
+            c for c in (base.get("sha"), f"origin/{target}" if target else "", target) if isinstance(c, str) and c
+        ]
         for candidate in candidates:
             tip = _commit(candidate)
             if tip is None:
                 continue
             merge_base = git("merge-base", "HEAD", tip, check=False)
             if merge_base:
-                return BaseRevision(merge_base, f"base-{merge_base[:12]}",
-                                    f"merge base of HEAD with {target or candidate}")
-        raise BaseError(f"cannot find the merge base with the pull request's target branch {target or '?'}"
-                        f"{_shallow_hint()}; or set base-ref")
+                return BaseRevision(
+                    merge_base, f"base-{merge_base[:12]}", f"merge base of HEAD with {target or candidate}"
+                )
+        raise BaseError(
+            f"cannot find the merge base with the pull request's target branch {target or '?'}"
+            f"{_shallow_hint()}; or set base-ref"
+        )
     if ref.startswith("refs/tags/"):
-        tag = ref[len("refs/tags/"):]
+        tag = ref[len("refs/tags/") :]
         previous = git("describe", "--tags", "--abbrev=0", f"{tag}^", check=False)
         if not previous:
             if git("rev-parse", "--is-shallow-repository", check=False) == "true":
@@ -141,9 +153,11 @@ def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
         if sha is None:
             raise BaseError(f"tag {previous!r} does not name a commit")
         return BaseRevision(sha, _label_for(previous, sha), f"previous tag {previous}")
-    raise BaseError("input base is required (a store label, a snapshot file, or git:origin/main:PATH), or base-ref "
-                    "(a git revision whose server is built and captured); base-ref defaults to the merge base on "
-                    "pull requests and to the previous tag on tag pushes")
+    raise BaseError(
+        "input base is required (a store label, a snapshot file, or git:origin/main:PATH), or base-ref "
+        "(a git revision whose server is built and captured); base-ref defaults to the merge base on "
+        "pull requests and to the previous tag on tag pushes"
+    )
 
 
 @contextlib.contextmanager
@@ -182,9 +196,17 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
     try:
-        proc = subprocess.run(["/bin/sh", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, errors="replace", timeout=SETUP_TIMEOUT_S,
-                              start_new_session=True)
+        proc = subprocess.run(
+            ["/bin/sh", "-c", command],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=SETUP_TIMEOUT_S,
+            start_new_session=True,
+        )
     except subprocess.TimeoutExpired:
         raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
     sys.stderr.write(proc.stdout)
@@ -194,8 +216,15 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
 
 
 @contextlib.contextmanager
-def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what: str,
-                   timeout_s: float = 60.0, secrets: tuple[str, ...] = ()) -> Iterator[None]:
+def started_server(
+    command: str,
+    url: str,
+    cwd: Path,
+    env: dict[str, str],
+    what: str,
+    timeout_s: float = 60.0,
+    secrets: tuple[str, ...] = (),
+) -> Iterator[None]:
     """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
     accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
     (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
@@ -203,9 +232,16 @@ def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what:
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (it outlives this function: the server writes to it)
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
     def output() -> str:
         log.seek(0)
@@ -219,15 +255,19 @@ def started_server(command: str, url: str, cwd: Path, env: dict[str, str], what:
         deadline = time.monotonic() + timeout_s
         while True:
             if proc.poll() is not None:
-                raise BaseError(f"{what}: start-command exited with {proc.returncode} before {host}:{port} "
-                                f"accepted connections: {output()}", 3)
+                raise BaseError(
+                    f"{what}: start-command exited with {proc.returncode} before {host}:{port} "
+                    f"accepted connections: {output()}",
+                    3,
+                )
             try:
                 with socket.create_connection((host, port), timeout=0.5):
                     break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise BaseError(f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after "
-                                    f"start-command: {output()}", 3) from None
+                    raise BaseError(
+                        f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after start-command: {output()}", 3
+                    ) from None
                 time.sleep(0.1)
         yield
     finally:

@@ -47,9 +47,9 @@ Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breakin
 ``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
 ``junit-file``, ``text-file``, ``github-file`` (written with ``INPUT_FORMATS`` naming them),
 ``snapshot`` (NEW as given to ``diff``), ``base-ref`` (the commit captured as OLD, zero-setup only),
-``base-snapshot`` (OLD as given to ``diff``), ``upload-sarif`` (``true`` when asked for). With configurations, ``json-file``, the other ``*-file``
-outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and ``base-snapshot`` list one path per
-configuration, one per line.
+``base-snapshot`` (OLD as given to ``diff``), ``upload-sarif`` (``true`` when asked for). With configurations,
+``json-file``, the other ``*-file`` outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and
+``base-snapshot`` list one path per configuration, one per line.
 
 Exit codes: 0 gate passed (or failed and approved by label) · 1 gate failed · 2 bad action input or
 CLI usage/input error · 3 capture error (also: the base could not be installed, built or started) · 4
@@ -69,15 +69,21 @@ import sys
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
 
 DEFAULT_APPROVAL_LABEL = "schema-change-approved"
 FAIL_ON = ("breaking", "warning", "info", "never")
-EXTRA_FORMATS = {"sarif": "sarif", "junit": "junit.xml", "text": "txt", "github": "github.txt",
-                 "json": "json", "markdown": "md"}
+EXTRA_FORMATS = {
+    "sarif": "sarif",
+    "junit": "junit.xml",
+    "text": "txt",
+    "github": "github.txt",
+    "json": "json",
+    "markdown": "md",
+}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
@@ -160,8 +166,9 @@ def _lines(name: str) -> list[str]:
 
 
 def _inert(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                        text)
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def _md(text: str) -> str:
@@ -208,14 +215,26 @@ class Result:
     checks: list[Any] = field(default_factory=list)  #: each configuration's ``Checked``
 
 
-def _run(args: list[str], *, what: str, ok: tuple[int, ...] = (0,), capture_stdout: bool = False,
-         timeout: Optional[float] = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str],
+    *,
+    what: str,
+    ok: tuple[int, ...] = (0,),
+    capture_stdout: bool = False,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run the CLI; its stderr is echoed to ours. Raises ``ActionError`` (the CLI's code) when rc ∉ ``ok``."""
     cmd = _cli() + args
     try:
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                              timeout=timeout)
+        proc = subprocess.run(
+            cmd,
+            stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+        )
     except FileNotFoundError as exc:
         raise ActionError(f"cannot run the schema-audit CLI ({cmd[0]}): {exc.strerror}", 4) from None
     except subprocess.TimeoutExpired:
@@ -234,8 +253,11 @@ def _check_snapshot_ref(ref: str, what: str) -> None:
     """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)."""
     located = [opt for key in ("config", "store") if _input(key) for opt in (f"--{key}", _input(key))]
     try:
-        _run(["diff", "--format", "json", "--fail-on", "never", *located, "--", ref, ref], what=f"reading {what}",
-             capture_stdout=True)
+        _run(
+            ["diff", "--format", "json", "--fail-on", "never", *located, "--", ref, ref],
+            what=f"reading {what}",
+            capture_stdout=True,
+        )
     except ActionError as exc:
         raise ActionError(str(exc), 2 if exc.code == 4 else exc.code) from None
 
@@ -296,8 +318,19 @@ class Configuration:
         return self.url or self.sse
 
 
-_CONFIG_KEYS = {"name", "command", "url", "sse", "env", "cwd", "protocol", "timeout", "header-env", "base-command",
-                "start-command"}
+_CONFIG_KEYS = {
+    "name",
+    "command",
+    "url",
+    "sse",
+    "env",
+    "cwd",
+    "protocol",
+    "timeout",
+    "header-env",
+    "base-command",
+    "start-command",
+}
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
@@ -330,19 +363,29 @@ def _applicable(cfg: Configuration, where: str) -> Configuration:
     file for a snapshot) is a mistake to point out, not to skip in silence."""
     kinds = {"snapshot": cfg.snapshot, "command": cfg.command, "url": cfg.url, "sse": cfg.sse}
     source = next(k for k, v in kinds.items() if v)
-    given = {"env": cfg.env, "cwd": cfg.cwd, "protocol": cfg.protocol, "timeout": cfg.timeout,
-             "header-env": cfg.header_env, "base-command": cfg.base_command, "start-command": cfg.start_command}
-    allowed = {"snapshot": set(),
-               "command": {"env", "cwd", "protocol", "timeout", "base-command"},
-               "url": {"protocol", "timeout", "header-env", "base-command", "start-command"}}
+    given = {
+        "env": cfg.env,
+        "cwd": cfg.cwd,
+        "protocol": cfg.protocol,
+        "timeout": cfg.timeout,
+        "header-env": cfg.header_env,
+        "base-command": cfg.base_command,
+        "start-command": cfg.start_command,
+    }
+    allowed = {
+        "snapshot": set(),
+        "command": {"env", "cwd", "protocol", "timeout", "base-command"},
+        "url": {"protocol", "timeout", "header-env", "base-command", "start-command"},
+    }
     allowed["sse"] = allowed["url"]
     if cfg.start_command:  # the started server gets env and runs in cwd
         allowed[source] = allowed[source] | {"env", "cwd"}
     ignored = [k for k, v in given.items() if v and k not in allowed[source]]
     if ignored:
-        why = {"snapshot": "nothing is captured when NEW is a snapshot file",
-               "command": "a stdio command has no HTTP headers and starts itself",
-               }.get(source, "env and cwd reach only a stdio command or a start-command")
+        why = {
+            "snapshot": "nothing is captured when NEW is a snapshot file",
+            "command": "a stdio command has no HTTP headers and starts itself",
+        }.get(source, "env and cwd reach only a stdio command or a start-command")
         raise ActionError(f"{where}: {', '.join(ignored)} does not apply to {source} ({why})")
     return cfg
 
@@ -353,17 +396,30 @@ def _configurations() -> list[Configuration]:
     top = {k: _input(k) for k in ("snapshot", "command", "url", "sse") if _input(k)}
     if not text:
         if len(top) != 1:
-            raise ActionError("give exactly one of the inputs snapshot, command, url, sse"
-                              + (f" (got {', '.join(top)})" if top else "") + ", or configurations")
-        return [_applicable(Configuration(
-            name="", snapshot=top.get("snapshot", ""),
-            command=_split(top["command"], "input command") if "command" in top else [],
-            url=top.get("url", ""), sse=top.get("sse", ""), env=_pairs(_lines("env"), "input env", "KEY=VALUE"),
-            cwd=_input("cwd"), protocol=_protocol(_input("protocol"), "input protocol"),
-            timeout=_timeout(_input("timeout"), "input timeout"),
-            header_env=_pairs(_list("header-env"), "input header-env", "Name=ENV_VAR"),
-            base_command=_split(_input("base-command"), "input base-command"), start_command=_input("start-command")),
-            "inputs")]
+            raise ActionError(
+                "give exactly one of the inputs snapshot, command, url, sse"
+                + (f" (got {', '.join(top)})" if top else "")
+                + ", or configurations"
+            )
+        return [
+            _applicable(
+                Configuration(
+                    name="",
+                    snapshot=top.get("snapshot", ""),
+                    command=_split(top["command"], "input command") if "command" in top else [],
+                    url=top.get("url", ""),
+                    sse=top.get("sse", ""),
+                    env=_pairs(_lines("env"), "input env", "KEY=VALUE"),
+                    cwd=_input("cwd"),
+                    protocol=_protocol(_input("protocol"), "input protocol"),
+                    timeout=_timeout(_input("timeout"), "input timeout"),
+                    header_env=_pairs(_list("header-env"), "input header-env", "Name=ENV_VAR"),
+                    base_command=_split(_input("base-command"), "input base-command"),
+                    start_command=_input("start-command"),
+                ),
+                "inputs",
+            )
+        ]
     if top:
         raise ActionError(f"input configurations replaces the inputs {', '.join(top)}: give one or the other")
     try:
@@ -407,16 +463,28 @@ def _configurations() -> list[Configuration]:
         _pairs(headers, f"{where} ({name}) header-env", "Name=ENV_VAR")
         _protocol(entry.get("protocol", ""), f"{where} ({name}): protocol")
         _timeout(entry.get("timeout", ""), f"{where} ({name}): timeout")
-        out.append(_applicable(Configuration(
-            name=name, command=_split(entry["command"], f"{where}.command") if entry.get("command") else [],
-            url=entry.get("url", ""), sse=entry.get("sse", ""), env=env_items, cwd=entry.get("cwd", ""),
-            protocol=entry.get("protocol", ""), timeout=entry.get("timeout", ""), header_env=headers,
-            base_command=_split(entry.get("base-command", ""), f"{where}.base-command"),
-            start_command=entry.get("start-command", "")), f"{where} ({name})"))
+        out.append(
+            _applicable(
+                Configuration(
+                    name=name,
+                    command=_split(entry["command"], f"{where}.command") if entry.get("command") else [],
+                    url=entry.get("url", ""),
+                    sse=entry.get("sse", ""),
+                    env=env_items,
+                    cwd=entry.get("cwd", ""),
+                    protocol=entry.get("protocol", ""),
+                    timeout=entry.get("timeout", ""),
+                    header_env=headers,
+                    base_command=_split(entry.get("base-command", ""), f"{where}.base-command"),
+                    start_command=entry.get("start-command", ""),
+                ),
+                f"{where} ({name})",
+            )
+        )
     return out
 
 
-def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder: Optional[Path]) -> str:
+def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder: Path | None) -> str:
     """Capture ``cfg``'s server as seen from ``folder`` (``None``: the current folder) into ``target``; returns
     ``str(target)``. ``side`` is ``base`` or ``head`` (the base uses ``base_command`` when given). An HTTP
     configuration with ``start_command`` starts its server in ``folder`` first and stops it afterwards."""
@@ -439,8 +507,10 @@ def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder:
         args += ["--header-env", item]
     if not cfg.start_command:
         if folder is not None:
-            raise ActionError(f"configuration {cfg.name or '(inputs)'}: with base-ref an HTTP server must be started "
-                              "from each side's checkout: give start-command (or base-command for a stdio base)")
+            raise ActionError(
+                f"configuration {cfg.name or '(inputs)'}: with base-ref an HTTP server must be started "
+                "from each side's checkout: give start-command (or base-command for a stdio base)"
+            )
         _run(args, what=f"snapshot of the {where}")
         return str(target)
     given = dict(item.split("=", 1) for item in cfg.env)
@@ -449,9 +519,15 @@ def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder:
     except ValueError:
         raise ActionError(f"timeout must be a number of seconds (got {cfg.timeout!r})") from None
     try:
-        with action_base.started_server(cfg.start_command, cfg.endpoint(), (folder or Path.cwd()) / cfg.cwd,
-                                        {**os.environ, **given}, f"{where} server", timeout_s=timeout_s,
-                                        secrets=tuple(v for v in given.values() if len(v) >= 4)):
+        with action_base.started_server(
+            cfg.start_command,
+            cfg.endpoint(),
+            (folder or Path.cwd()) / cfg.cwd,
+            {**os.environ, **given},
+            f"{where} server",
+            timeout_s=timeout_s,
+            secrets=tuple(v for v in given.values() if len(v) >= 4),
+        ):
             _run(args, what=f"snapshot of the {where}")
     except action_base.BaseError as exc:
         raise ActionError(str(exc), exc.code) from None
@@ -465,7 +541,7 @@ def approval_label() -> str:
     return DEFAULT_APPROVAL_LABEL
 
 
-def pr_labels(event_path: Optional[str]) -> list[str]:
+def pr_labels(event_path: str | None) -> list[str]:
     """Names of the labels on the pull request of the triggering event (``[]`` when there is none)."""
     if not event_path:
         return []
@@ -500,8 +576,16 @@ class Checked:
     error: str = ""
 
 
-def _check(cfg: Configuration, checked: Checked, base: str, revision: Optional["action_base.BaseRevision"],
-           base_root: Optional[Path], opts: list[str], formats: list[str], annotations: bool) -> None:
+def _check(
+    cfg: Configuration,
+    checked: Checked,
+    base: str,
+    revision: action_base.BaseRevision | None,
+    base_root: Path | None,
+    opts: list[str],
+    formats: list[str],
+    annotations: bool,
+) -> None:
     """Capture (base and head), diff and write every report of one configuration into ``checked``."""
     folder = checked.folder
     try:
@@ -509,20 +593,34 @@ def _check(cfg: Configuration, checked: Checked, base: str, revision: Optional["
     except OSError as exc:
         raise ActionError(f"cannot create output-dir {folder}: {exc.strerror}") from None
     if revision is not None and base_root is not None:
-        checked.base_ref = _capture(cfg, side="base", label=revision.label, target=folder / "base.json",
-                                    folder=base_root)
+        checked.base_ref = _capture(
+            cfg, side="base", label=revision.label, target=folder / "base.json", folder=base_root
+        )
     else:
         checked.base_ref = base
     if cfg.snapshot:
         checked.new_ref = cfg.snapshot
     else:
-        checked.new_ref = _capture(cfg, side="head", label=_input("label", "pr"), target=folder / "snapshot.json",
-                                   folder=Path.cwd() if revision is not None else None)
+        checked.new_ref = _capture(
+            cfg,
+            side="head",
+            label=_input("label", "pr"),
+            target=folder / "snapshot.json",
+            folder=Path.cwd() if revision is not None else None,
+        )
 
-    def diff(fmt: str, output: Optional[Path]) -> subprocess.CompletedProcess[str]:
+    def diff(fmt: str, output: Path | None) -> subprocess.CompletedProcess[str]:
         # OLD and NEW after --: a value that starts with "-" is a path or label, never an option
-        args = ["diff", "--format", fmt, *opts, *(["--output", str(output)] if output is not None else []),
-                "--", checked.base_ref, checked.new_ref]
+        args = [
+            "diff",
+            "--format",
+            fmt,
+            *opts,
+            *(["--output", str(output)] if output is not None else []),
+            "--",
+            checked.base_ref,
+            checked.new_ref,
+        ]
         if output is not None:
             try:
                 output.unlink(missing_ok=True)  # a report left by an earlier run is never read as this one's
@@ -530,8 +628,9 @@ def _check(cfg: Configuration, checked: Checked, base: str, revision: Optional["
                 raise ActionError(f"cannot replace {output}: {exc.strerror}") from None
         proc = _run(args, what=f"diff --format {fmt}", ok=(0, 1), capture_stdout=output is None)
         if output is not None and not output.is_file():
-            raise ActionError(f"diff --format {fmt} wrote no report to {output} (does input args end it early, "
-                              "e.g. with --help?)")
+            raise ActionError(
+                f"diff --format {fmt} wrote no report to {output} (does input args end it early, e.g. with --help?)"
+            )
         return proc
 
     json_file = folder / "schema-audit.json"
@@ -566,8 +665,9 @@ def run() -> Result:
     result = Result()
     base, base_ref = _input("base"), _input("base-ref")
     if base and base_ref:
-        raise ActionError("give input base (a snapshot hosts cached) or base-ref (a revision to build and "
-                          "capture), not both")
+        raise ActionError(
+            "give input base (a snapshot hosts cached) or base-ref (a revision to build and capture), not both"
+        )
     # every input is parsed here, before anything is created, set up or started: one error line each
     _flag("summary", True)
     _flag("defer-exit", False)
@@ -576,8 +676,12 @@ def run() -> Result:
     opts = _diff_options()
     rules = [item.partition("=")[0].strip() for item in _list("severity")]
     if rules:  # rule ids are the CLI's: ask it once, before anything runs
-        known = {r["id"] for r in json.loads(_run(["rules", "--format", "json"], what="schema-audit rules",
-                                                  capture_stdout=True).stdout)}
+        known = {
+            r["id"]
+            for r in json.loads(
+                _run(["rules", "--format", "json"], what="schema-audit rules", capture_stdout=True).stdout
+            )
+        }
         unknown = [r for r in rules if r not in known]
         if unknown:
             raise ActionError(f"input severity: unknown rule {unknown[0]!r} (see schema-audit rules)")
@@ -599,26 +703,35 @@ def run() -> Result:
         try:
             revision = action_base.resolve_base(base_ref, dict(os.environ))
         except action_base.FirstRelease as first:
-            result.exit_code, result.passed, result.note = 0, True, (
-                f"{first.args[0]} is the first tag: no host can have cached an earlier version, nothing to compare")
+            result.exit_code, result.passed, result.note = (
+                0,
+                True,
+                (f"{first.args[0]} is the first tag: no host can have cached an earlier version, nothing to compare"),
+            )
             return result
         except action_base.BaseError as exc:
             raise ActionError(str(exc), exc.code) from None
         result.base_revision = revision.sha
         if any(c.snapshot for c in configs):
-            raise ActionError("input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
-                              "captured the same way)")
+            raise ActionError(
+                "input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
+                "captured the same way)"
+            )
     # a snapshot given by name must load before any install, build or capture runs: the same CLI reads it
     # the same way (store, config, git:REF:PATH); comparing it with itself is all but free
-    for what, ref in [("input base", base)] + [(f"input snapshot{f' ({c.name})' if c.name else ''}", c.snapshot)
-                                               for c in configs]:
+    for what, ref in [("input base", base)] + [
+        (f"input snapshot{f' ({c.name})' if c.name else ''}", c.snapshot) for c in configs
+    ]:
         if ref:
             _check_snapshot_ref(ref, what)
     single = len(configs) == 1 and not configs[0].name
     checks = [Checked(cfg, out_dir if single else out_dir / cfg.name) for cfg in configs]
     env = dict(os.environ)
-    setup = [(key, command) for key, command in (("install-command", _input("install-command")),
-                                                 ("build-command", _input("build-command"))) if command]
+    setup = [
+        (key, command)
+        for key, command in (("install-command", _input("install-command")), ("build-command", _input("build-command")))
+        if command
+    ]
     with action_base.worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
         try:
             base_root = root / action_base.repo_prefix() if root is not None else None
@@ -639,8 +752,7 @@ def run() -> Result:
     label = approval_label()
     failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)
     result.passed = all(c.exit_code == 0 for c in checks)
-    result.approved = (bool(label) and failed_gate
-                       and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH")))
+    result.approved = bool(label) and failed_gate and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
     errors = [c.exit_code for c in checks if c.exit_code > 1]
     result.exit_code = errors[0] if errors else 0 if result.passed or result.approved else 1
     return result
@@ -684,8 +796,10 @@ def _combined_markdown(result: Result, checks: list[Checked]) -> str:
     c = result.counts
     failed = any(x.exit_code != 0 for x in checks)
     icon = "❌" if failed else "✅"
-    parts = [f"### {icon} schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info in "
-             f"{len(checks)} configurations — {'gate failed' if failed else 'gate passed'}"]
+    parts = [
+        f"### {icon} schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info in "
+        f"{len(checks)} configurations — {'gate failed' if failed else 'gate passed'}"
+    ]
     for x in checks:
         parts.append(f"---\n\n**Configuration {_md(x.cfg.name)}**")
         if x.error:
@@ -700,7 +814,7 @@ def _merged_sarif(checks: list[Checked]) -> str:
     """One SARIF log with one run holding every configuration's results (code scanning takes one run per
     category): each result's message starts with ``[name]``, ``properties.configuration`` names it and
     ``partialFingerprints["schemaAudit/configuration"]`` keeps the same finding of two configurations apart."""
-    merged: Optional[dict[str, Any]] = None
+    merged: dict[str, Any] | None = None
     for c in checks:
         try:
             log = json.loads(Path(c.files["sarif-file"]).read_text(encoding="utf-8"))
@@ -718,7 +832,9 @@ def _merged_sarif(checks: list[Checked]) -> str:
         target = merged["runs"][0]
         target["results"] += run_.get("results", [])
         uris = {a["location"]["uri"] for a in target.get("artifacts", [])}
-        target.setdefault("artifacts", []).extend(a for a in run_.get("artifacts", []) if a["location"]["uri"] not in uris)
+        target.setdefault("artifacts", []).extend(
+            a for a in run_.get("artifacts", []) if a["location"]["uri"] not in uris
+        )
         target["properties"]["configurations"][c.cfg.name] = run_.get("properties", {})
     return json.dumps(merged, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -727,11 +843,15 @@ def _summary_tail(result: Result, label: str) -> str:
     if result.passed:
         return ""
     if result.approved:
-        return (f"\n> **Approved:** the pull request carries the label **{_md(label)}**, so this gate failure "
-                "is accepted. Hosts holding a cached `tools/list` still break until they reconnect.\n")
+        return (
+            f"\n> **Approved:** the pull request carries the label **{_md(label)}**, so this gate failure "
+            "is accepted. Hosts holding a cached `tools/list` still break until they reconnect.\n"
+        )
     if label:
-        return (f"\n> To accept these changes, fix them or add the label **{_md(label)}** to the pull request "
-                "and re-run this check.\n")
+        return (
+            f"\n> To accept these changes, fix them or add the label **{_md(label)}** to the pull request "
+            "and re-run this check.\n"
+        )
     return ""
 
 
@@ -742,11 +862,11 @@ def _approved_headline(markdown: str, label: str) -> str:
     head, sep, rest = markdown.partition("\n")
     if head.startswith("### ❌") and "gate failed" in head:
         approved = f"gate failed, approved by label **{_md(label)}**"
-        head = "### ☑️" + head[len("### ❌"):].replace("gate failed", approved, 1)
+        head = "### ☑️" + head[len("### ❌") :].replace("gate failed", approved, 1)
     return head + sep + rest
 
 
-def _append(path: Optional[str], text: str) -> None:
+def _append(path: str | None, text: str) -> None:
     if not path:
         return
     with open(path, "a", encoding="utf-8") as fh:
@@ -757,12 +877,21 @@ def _write_outputs(result: Result) -> None:
     path = os.environ.get("GITHUB_OUTPUT")
     if not path:
         return
-    values = {"exit-code": str(result.exit_code), "passed": str(result.passed).lower(),
-              "approved": str(result.approved).lower(), **{k: str(v) for k, v in result.counts.items()},
-              "report-dir": _input("output-dir", "schema-audit-report"), "json-file": "", "markdown-file": "",
-              "sarif-file": "", "snapshot": result.new_ref, "base-ref": result.base_revision,
-              "base-snapshot": result.base_snapshot, "upload-sarif": str(_lenient_flag("sarif", False)).lower(),
-              **result.files}
+    values = {
+        "exit-code": str(result.exit_code),
+        "passed": str(result.passed).lower(),
+        "approved": str(result.approved).lower(),
+        **{k: str(v) for k, v in result.counts.items()},
+        "report-dir": _input("output-dir", "schema-audit-report"),
+        "json-file": "",
+        "markdown-file": "",
+        "sarif-file": "",
+        "snapshot": result.new_ref,
+        "base-ref": result.base_revision,
+        "base-snapshot": result.base_snapshot,
+        "upload-sarif": str(_lenient_flag("sarif", False)).lower(),
+        **result.files,
+    }
     lines = []
     for key, value in values.items():
         if "\n" in value or "\r" in value:
@@ -785,14 +914,15 @@ def _publish_cli() -> None:
         _append(path_file, f"{bin_dir}\n")
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point: run, write the summary and outputs, return the exit code (0 when deferred).
 
     Takes no arguments (inputs are ``INPUT_*`` environment variables); ``--help`` prints this module's
     documentation and exits 0 without running, and any other argument is exit 2, before anything is written.
     """
-    parser = argparse.ArgumentParser(prog="action_run.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="action_run.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.parse_args(sys.argv[1:] if argv is None else argv)
     # a summary or defer-exit value _flag refuses is reported by run() (exit 2); until then, the default
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if _lenient_flag("summary", True) else None
@@ -812,14 +942,22 @@ def main(argv: Optional[list[str]] = None) -> int:
             sys.stderr.write(f"schema-audit: {result.note}\n")
         elif md_file:
             text = Path(md_file).read_text(encoding="utf-8")
-            _append(summary, (_approved_headline(text, label) if result.approved else text)
-                    + _summary_tail(result, label))
-        verdict = ("passed" if result.passed else "failed, approved by label" if result.approved
-                   else f"not run for every configuration (exit {result.exit_code})" if result.exit_code > 1
-                   else "failed")
+            _append(
+                summary, (_approved_headline(text, label) if result.approved else text) + _summary_tail(result, label)
+            )
+        verdict = (
+            "passed"
+            if result.passed
+            else "failed, approved by label"
+            if result.approved
+            else f"not run for every configuration (exit {result.exit_code})"
+            if result.exit_code > 1
+            else "failed"
+        )
         c = result.counts
-        sys.stderr.write(f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; "
-                         f"gate {verdict}\n")
+        sys.stderr.write(
+            f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; gate {verdict}\n"
+        )
     _write_outputs(result)
     deferred = _lenient_flag("defer-exit", False)
     return 0 if deferred else result.exit_code

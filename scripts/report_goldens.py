@@ -43,6 +43,7 @@ reason = "accepted #12 for the golden run"
 def _versions(folder: Path) -> list[Path]:
     def key(p: Path) -> tuple[Any, ...]:
         return tuple(int(x) if x.isdigit() else x for x in p.stem.split("."))
+
     return sorted((p for p in folder.glob("*.json") if p.stem[0].isdigit()), key=key)
 
 
@@ -54,7 +55,7 @@ def _case_catalogs() -> tuple[dict[str, Any], dict[str, Any]]:
         cases += [(c["id"], c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
     sides: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
     for ident, case in cases:
-        for side, schema in zip(sides, (case["old"], case["new"])):
+        for side, schema in zip(sides, (case["old"], case["new"]), strict=False):
             if case["direction"] == "input":
                 if schema is not None:
                     side.append({"name": ident, "inputSchema": schema})
@@ -71,9 +72,9 @@ def _inputs(where: Path) -> dict[str, Any]:
     for folder in sorted((ROOT / "fixtures" / "corpus").iterdir()):
         if folder.is_dir():
             vs = _versions(folder)
-            pairs += [(f"{folder.name}-{a.stem}-{b.stem}", str(a), str(b)) for a, b in zip(vs, vs[1:])]
+            pairs += [(f"{folder.name}-{a.stem}-{b.stem}", str(a), str(b)) for a, b in zip(vs, vs[1:], strict=False)]
     seed = _versions(ROOT / "fixtures" / "seed")
-    pairs += [(f"seed-{a.stem}-{b.stem}", str(a), str(b)) for a, b in zip(seed, seed[1:])]
+    pairs += [(f"seed-{a.stem}-{b.stem}", str(a), str(b)) for a, b in zip(seed, seed[1:], strict=False)]
     old, new = _case_catalogs()
     (where / "cases-old.json").write_text(json.dumps(old), encoding="utf-8")
     (where / "cases-new.json").write_text(json.dumps(new), encoding="utf-8")
@@ -84,19 +85,43 @@ def _inputs(where: Path) -> dict[str, Any]:
     cats = catalogs(140)
     for k in ("old", "typical", "rewrite"):
         (where / f"catalog-{k}.json").write_text(json.dumps({"tools": cats[k]}), encoding="utf-8")
-    pairs += [("catalog-typical", "catalog-old.json", "catalog-typical.json"),
-              ("catalog-rewrite", "catalog-old.json", "catalog-rewrite.json")]
+    pairs += [
+        ("catalog-typical", "catalog-old.json", "catalog-typical.json"),
+        ("catalog-rewrite", "catalog-old.json", "catalog-rewrite.json"),
+    ]
     (where / "config.toml").write_text(CONFIG, encoding="utf-8")
     if not (where / "demo-v2.json").is_file():  # the demo server's release 2, for diff --samples
-        subprocess.run([sys.executable, "-m", "mcp_schema_audit", "snapshot", "--out", "demo-v2.json", "--label", "v2",
-                        "--", sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"],
-                       cwd=where, check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mcp_schema_audit",
+                "snapshot",
+                "--out",
+                "demo-v2.json",
+                "--label",
+                "v2",
+                "--",
+                sys.executable,
+                "-m",
+                "mcp_schema_audit.demo_server.mail_server",
+                "--version",
+                "2",
+            ],
+            cwd=where,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
     memory = _versions(ROOT / "fixtures" / "corpus" / "server-memory")
-    histories = [("seed", str(seed[-1]), [str(s) for s in seed[:-1]]),
-                 ("server-memory", str(memory[-1]), [str(s) for s in memory[:-1]]),
-                 ("catalog", "catalog-rewrite.json", ["catalog-old.json", "catalog-typical.json"])]
+    histories = [
+        ("seed", str(seed[-1]), [str(s) for s in seed[:-1]]),
+        ("server-memory", str(memory[-1]), [str(s) for s in memory[:-1]]),
+        ("catalog", "catalog-rewrite.json", ["catalog-old.json", "catalog-typical.json"]),
+    ]
     lints = [(f"seed-{s.stem}", str(s)) for s in seed] + [
-        (f"{f.parent.name}-{f.stem}", str(f)) for f in sorted((ROOT / "fixtures" / "corpus").glob("*/*.json"))]
+        (f"{f.parent.name}-{f.stem}", str(f)) for f in sorted((ROOT / "fixtures" / "corpus").glob("*/*.json"))
+    ]
     return {"pairs": pairs, "histories": histories, "lints": lints}
 
 
@@ -111,8 +136,12 @@ def _jobs(where: Path) -> list[tuple[str, list[str]]]:
         jobs.append((f"diff/{name}.host-ts.text", ["diff", a, b, "--host", "ts-sdk-v1", "--host", "ts-sdk-v2"]))
         jobs.append((f"diff/{name}.host-py.json", ["diff", a, b, "--host", "python-sdk", "--format", "json"]))
         for fmt in ("text", "json", "markdown"):
-            jobs.append((f"diff/{name}.config.{fmt}", ["diff", a, b, "--config", "config.toml", "--format", fmt,
-                                                        "--mode", "full"]))
+            jobs.append(
+                (
+                    f"diff/{name}.config.{fmt}",
+                    ["diff", a, b, "--config", "config.toml", "--format", fmt, "--mode", "full"],
+                )
+            )
     for name, new, against in plan["histories"]:
         args = ["history", new, *[x for a in against for x in ("--against", a)]]
         for fmt in FORMATS:
@@ -123,10 +152,34 @@ def _jobs(where: Path) -> list[tuple[str, list[str]]]:
             jobs.append((f"lint/{name}.{fmt}", ["lint", snap, "--format", fmt]))
     probe = ROOT / "fixtures" / "probe"
     for fmt in FORMATS[:-1]:
-        jobs.append((f"probe/replay.{fmt}", ["probe", "--replay", str(probe / "demo-v2.recording.json"),
-                                             "--against", str(probe / "demo-v1.json"), "--format", fmt]))
-        jobs.append((f"diff/demo-samples.{fmt}", ["diff", str(probe / "demo-v1.json"), "demo-v2.json", "--format", fmt,
-                                                  "--samples", str(probe / "demo-v2.recording.json")]))
+        jobs.append(
+            (
+                f"probe/replay.{fmt}",
+                [
+                    "probe",
+                    "--replay",
+                    str(probe / "demo-v2.recording.json"),
+                    "--against",
+                    str(probe / "demo-v1.json"),
+                    "--format",
+                    fmt,
+                ],
+            )
+        )
+        jobs.append(
+            (
+                f"diff/demo-samples.{fmt}",
+                [
+                    "diff",
+                    str(probe / "demo-v1.json"),
+                    "demo-v2.json",
+                    "--format",
+                    fmt,
+                    "--samples",
+                    str(probe / "demo-v2.recording.json"),
+                ],
+            )
+        )
     jobs += [("catalog/rules.text", ["rules"]), ("catalog/rules.json", ["rules", "--format", "json"])]
     sys.path.insert(0, str(ROOT))
     from mcp_schema_audit.rules import RULES
@@ -138,8 +191,9 @@ def _jobs(where: Path) -> list[tuple[str, list[str]]]:
 def _run(job: tuple[str, list[str]], where: Path) -> tuple[str, bytes]:
     name, argv = job
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "SCHEMA_AUDIT_DEBUG": ""}
-    proc = subprocess.run([sys.executable, "-m", "mcp_schema_audit", *argv], cwd=where, capture_output=True,
-                          env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *argv], cwd=where, capture_output=True, env=env, timeout=600
+    )
     return name, proc.stdout + f"\n--- exit {proc.returncode}\n".encode() + proc.stderr
 
 
@@ -153,10 +207,8 @@ def main() -> int:
     where = target / "inputs"  # compare reuses the recorded inputs (the live capture's times stay the same)
     shutil.rmtree(target / "differ", ignore_errors=True)
     jobs = _jobs(where)
-    results: dict[str, bytes] = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for name, out in pool.map(lambda j: _run(j, where), jobs):
-            results[name] = out
+        results = dict(pool.map(lambda j: _run(j, where), jobs))
     if args.action == "record":
         for name, out in results.items():
             path = target / "reports" / name
@@ -174,14 +226,18 @@ def main() -> int:
             now = target / "differ" / name
             now.parent.mkdir(parents=True, exist_ok=True)
             now.write_bytes(out)
-    missing = sorted(set(p.relative_to(target / "reports").as_posix() for p in (target / "reports").rglob("*")
-                         if p.is_file()) - set(results))
+    missing = sorted(
+        {p.relative_to(target / "reports").as_posix() for p in (target / "reports").rglob("*") if p.is_file()}
+        - set(results)
+    )
     for name in differ:
         print(f"differs: {name}")
     for name in missing:
         print(f"not run now: {name}")
-    print(f"{len(results) - len(differ)} of {len(results)} reports identical"
-          + (f"; the differing ones are in {target / 'differ'}" if differ else ""))
+    print(
+        f"{len(results) - len(differ)} of {len(results)} reports identical"
+        + (f"; the differing ones are in {target / 'differ'}" if differ else "")
+    )
     return 1 if differ or missing else 0
 
 

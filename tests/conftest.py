@@ -64,14 +64,18 @@ class ServerProcess:
                 self.process.wait(timeout=5)
 
 
-def start_http_server(args: list[str], port: int, *, env: dict[str, str] | None = None, ready_timeout_s: float = 20.0) -> ServerProcess:
+def start_http_server(
+    args: list[str], port: int, *, env: dict[str, str] | None = None, ready_timeout_s: float = 20.0
+) -> ServerProcess:
     """Start ``args`` (which must make the server listen on 127.0.0.1:``port``) and wait until it
     accepts TCP connections. Raises ``RuntimeError`` (with the server's output) if it exits first or
     is not ready within ``ready_timeout_s`` seconds."""
     fd, name = tempfile.mkstemp(prefix="schema-audit-server-", suffix=".log")
     log = Path(name)
     with os.fdopen(fd, "wb") as out:
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        process = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
     server = ServerProcess(process, port, log)
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:

@@ -45,8 +45,15 @@ def value_at(schema: Any, ptr: str) -> Any:
     return node
 
 
-_NAMED = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
-          "dependentRequired"}
+_NAMED = {
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+    "dependentRequired",
+}
 _LISTED = {"allOf", "anyOf", "oneOf", "prefixItems", "items", "enum", "required", "type"}
 
 
@@ -54,9 +61,7 @@ def keyword_at(ptr: str) -> str | None:
     """The keyword the pointer's last token names, or None when it names a subschema (a property, an index)."""
     expect, last = "keyword", None
     for tok in [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]] if ptr else []:
-        if expect == "name":
-            last, expect = None, "keyword"
-        elif expect == "index-or-keyword" and tok.isdigit():
+        if expect == "name" or expect == "index-or-keyword" and tok.isdigit():
             last, expect = None, "keyword"
         else:
             last = tok

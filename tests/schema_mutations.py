@@ -85,7 +85,7 @@ import copy
 import json
 import os
 import random
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -103,25 +103,32 @@ MAX_DEPTH = 2  # root object = 0; nested objects / array items at 1; leaves belo
 
 #: 1/n: how often the generator switches a newer-keyword feature on (where it applies)
 FEATURE_RATES = {
-    "cond": 10,           # object with >= 2 properties: if/then/else
-    "deps": 12,           # object with >= 2 properties: dependentSchemas
+    "cond": 10,  # object with >= 2 properties: if/then/else
+    "deps": 12,  # object with >= 2 properties: dependentSchemas
     "patterns_closed": 5,  # closed object: patternProperties
     "patterns_open": 30,  # open object: patternProperties
-    "tuple": 6,           # array → prefixItems tuple
-    "contains": 6,        # (non-tuple) array: contains (+ minContains/maxContains)
-    "not": 20,            # string / integer: not {const|enum}
-    "not_null": 12,       # any: not {type: null}
-    "oas": 50,            # typed node: OpenAPI nullable: true (Ajv-only)
-    "open_enum": 4,       # enum: open (a plain-type fallback branch beside it: every value of the type)
-    "variants": 8,        # nested object → anyOf of two open object variants, the second a superset
+    "tuple": 6,  # array → prefixItems tuple
+    "contains": 6,  # (non-tuple) array: contains (+ minContains/maxContains)
+    "not": 20,  # string / integer: not {const|enum}
+    "not_null": 12,  # any: not {type: null}
+    "oas": 50,  # typed node: OpenAPI nullable: true (Ajv-only)
+    "open_enum": 4,  # enum: open (a plain-type fallback branch beside it: every value of the type)
+    "variants": 8,  # nested object → anyOf of two open object variants, the second a superset
 }
 #: renderer spellings that can be turned off (see the module docstring)
-SPELLINGS = ("double_not", "nullable_spelling", "tuple_tail", "deps_if", "deps_required", "union_sibling",
-             "open_enum_union")
+SPELLINGS = (
+    "double_not",
+    "nullable_spelling",
+    "tuple_tail",
+    "deps_if",
+    "deps_required",
+    "union_sibling",
+    "open_enum_union",
+)
 DISABLED = frozenset(x.strip() for x in os.environ.get("SCHEMA_AUDIT_PBT_DISABLE", "").split(",") if x.strip())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rare(n: int = 4) -> st.SearchStrategy[bool]:
     """True with probability 1/n; shrinks towards False."""
     return st.integers(0, n - 1).map(lambda x: x == n - 1)
@@ -140,7 +147,7 @@ def _features(draw: Any, *names: str) -> dict[str, bool]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _flag_digits(radices: tuple[int, ...]) -> st.SearchStrategy[int]:
     total = 1
     for r in radices:
@@ -148,7 +155,7 @@ def _flag_digits(radices: tuple[int, ...]) -> st.SearchStrategy[int]:
     return st.integers(0, total - 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _opt_int(lo: int, hi: int) -> st.SearchStrategy[int | None]:
     """None (shrinks here) or an int in [lo, hi]."""
     return st.one_of(st.none(), st.integers(lo, hi))
@@ -161,7 +168,7 @@ def _pick(draw: Any, seq: Any) -> Any:
     return seq[draw(_index(len(seq)))]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index(n: int) -> st.SearchStrategy[int]:
     return st.integers(0, n - 1)
 
@@ -172,7 +179,7 @@ def _subset(draw: Any, seq: Any, n: int = 2) -> list[Any]:
 
 
 # -- models ------------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def leaf_model(kind: str | None = None) -> st.SearchStrategy[dict[str, Any]]:
     return _leaf_model(kind)
 
@@ -219,29 +226,34 @@ def _leaf_model(draw: Any, kind: str | None = None) -> dict[str, Any]:
 
 _opt_bound = st.one_of(st.none(), st.sampled_from(NUMBER_BOUNDS))
 _UNION_TYPES = st.lists(st.sampled_from(SCALARS), min_size=2, max_size=3, unique=True)
-_ENUM_VALUES = st.one_of(st.lists(st.sampled_from(STR_VALUES), min_size=1, max_size=4, unique=True),
-                         st.lists(st.sampled_from(INT_VALUES), min_size=1, max_size=4, unique=True))
+_ENUM_VALUES = st.one_of(
+    st.lists(st.sampled_from(STR_VALUES), min_size=1, max_size=4, unique=True),
+    st.lists(st.sampled_from(INT_VALUES), min_size=1, max_size=4, unique=True),
+)
 _STR_ENUM = st.lists(st.sampled_from(STR_VALUES), min_size=1, max_size=3, unique=True)
-_EXCLUDE = {"string": st.lists(st.sampled_from(STR_VALUES + ("",)), min_size=1, max_size=2, unique=True),
-            "integer": st.lists(st.sampled_from(INT_VALUES), min_size=1, max_size=2, unique=True)}
+_EXCLUDE = {
+    "string": st.lists(st.sampled_from(STR_VALUES + ("",)), min_size=1, max_size=2, unique=True),
+    "integer": st.lists(st.sampled_from(INT_VALUES), min_size=1, max_size=2, unique=True),
+}
 _MIN_CONTAINS = st.sampled_from([None, None, 0, 2])
 _MAX_CONTAINS = st.sampled_from([None, None, 1, 2, 3])
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_model(depth: int) -> st.SearchStrategy[dict[str, Any]]:
     if depth >= MAX_DEPTH:
         return leaf_model()
-    return st.one_of(leaf_model(), leaf_model(), leaf_model(), array_model(depth), object_model(depth),
-                     map_model(depth))
+    return st.one_of(
+        leaf_model(), leaf_model(), leaf_model(), array_model(depth), object_model(depth), map_model(depth)
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def object_model(depth: int, root: bool = False) -> st.SearchStrategy[dict[str, Any]]:
     return _object_model(depth, root)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _names(root: bool) -> st.SearchStrategy[list[str]]:
     return st.lists(st.sampled_from(NAMES), min_size=1, max_size=8 if root else 3, unique=True)
 
@@ -268,8 +280,13 @@ def _draw_cond(draw: Any, props: dict[str, Any]) -> dict[str, Any]:
     els = [n for n in _subset(draw, others, 4) if n not in then]
     if not then and not els:
         then = [_pick(draw, others)]
-    return {"key": key, "value": _value_for(draw, props[key]), "if_required": not draw(_rare(6)),
-            "then": then, "else": els}
+    return {
+        "key": key,
+        "value": _value_for(draw, props[key]),
+        "if_required": not draw(_rare(6)),
+        "then": then,
+        "else": els,
+    }
 
 
 def _draw_dep(draw: Any, key: str, names: list[str]) -> dict[str, Any]:
@@ -288,8 +305,13 @@ def _object_model(draw: Any, depth: int, root: bool = False) -> dict[str, Any]:
     names = draw(_names(root))
     props = {n: draw(node_model(depth + 1)) for n in names}
     required = [n for n in names if draw(st.booleans())]
-    m = {"k": "object", "props": props, "required": required, "closed": draw(_rare(3)),
-         "nullable": False if root else draw(_rare())}
+    m = {
+        "k": "object",
+        "props": props,
+        "required": required,
+        "closed": draw(_rare(3)),
+        "nullable": False if root else draw(_rare()),
+    }
     patterns = "patterns_closed" if m["closed"] else "patterns_open"
     on = _features(draw, "cond", "deps", patterns, *(() if root else ("oas",)))
     if len(names) >= 2 and on["cond"]:
@@ -304,14 +326,17 @@ def _object_model(draw: Any, depth: int, root: bool = False) -> dict[str, Any]:
     return m
 
 
-@lru_cache(maxsize=None)
+@cache
 def map_model(depth: int) -> st.SearchStrategy[dict[str, Any]]:
     """``{"type": "object", "additionalProperties": <values>}`` (a Record<string, T>)."""
-    return st.builds(lambda values, nullable: {"k": "map", "values": values, "nullable": nullable},
-                     st.one_of(leaf_model(), object_model(depth + 1)), _rare())
+    return st.builds(
+        lambda values, nullable: {"k": "map", "values": values, "nullable": nullable},
+        st.one_of(leaf_model(), object_model(depth + 1)),
+        _rare(),
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def array_model(depth: int) -> st.SearchStrategy[dict[str, Any]]:
     return _array_model(depth)
 
@@ -335,8 +360,13 @@ def _array_model(draw: Any, depth: int) -> dict[str, Any]:
     if on["tuple"]:
         slots = draw(st.lists(leaf_model(), min_size=1, max_size=3))
         lo = len(slots) if draw(st.booleans()) else draw(_opt_int(0, len(slots)))
-        m = {"k": "tuple", "slots": slots, "minItems": lo, "rest": "open" if draw(_rare(4)) else "closed",
-             "nullable": draw(_rare())}
+        m = {
+            "k": "tuple",
+            "slots": slots,
+            "minItems": lo,
+            "rest": "open" if draw(_rare(4)) else "closed",
+            "nullable": draw(_rare()),
+        }
     else:
         items = draw(st.one_of(object_model(depth + 1), leaf_model()))  # mostly array-of-objects
         lo, hi = draw(_opt_int(0, 2)), draw(_opt_int(1, 5))
@@ -356,8 +386,15 @@ def tool_model() -> st.SearchStrategy[dict[str, Any]]:
 
 
 # -- rendering ---------------------------------------------------------------------------------------
-_TYPE = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean",
-         "object": "object", "array": "array", "tuple": "array"}
+_TYPE = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+    "tuple": "array",
+}
 
 
 class _Renderer:
@@ -436,8 +473,7 @@ class _Renderer:
             s["required"] = self.shuffled(rnd, e["require"])
         if e.get("forbid"):
             forbid = self.shuffled(rnd, e["forbid"])
-            s["not"] = ({"required": forbid} if len(forbid) == 1
-                        else {"anyOf": [{"required": [f]} for f in forbid]})
+            s["not"] = {"required": forbid} if len(forbid) == 1 else {"anyOf": [{"required": [f]} for f in forbid]}
         return s
 
     def render_deps(self, out: dict[str, Any], deps: dict[str, Any], rnd: random.Random) -> None:
@@ -485,7 +521,10 @@ class _Renderer:
         if k == "variants":
             # an anyOf of two open object variants (often behind $ref), the second a superset of the first
             short = {n: self.node(m["base"][n], f"{path}/{n}") for n in self.shuffled(rnd, list(m["base"]))}
-            long = {**short, **{n: self.node(m["extra"][n], f"{path}/+{n}") for n in self.shuffled(rnd, list(m["extra"]))}}
+            long = {
+                **short,
+                **{n: self.node(m["extra"][n], f"{path}/+{n}") for n in self.shuffled(rnd, list(m["extra"]))},
+            }
             branches = [self.maybe_ref(rnd, {"type": "object", "properties": props}, 0.6) for props in (short, long)]
             return {"anyOf": self.shuffled(rnd, branches)}
         if k == "enum":
@@ -581,20 +620,36 @@ class _Renderer:
                 spelled = {"anyOf": self.shuffled(rnd, [inner, {"type": "null"}])}
         else:
             spelled = base
-        if (isinstance(spelled, dict) and isinstance(spelled.get("type"), str) and "nullable" not in spelled
-                and "anyOf" not in spelled and self.spelling(rnd, "union_sibling", 0.04)):
+        if (
+            isinstance(spelled, dict)
+            and isinstance(spelled.get("type"), str)
+            and "nullable" not in spelled
+            and "anyOf" not in spelled
+            and self.spelling(rnd, "union_sibling", 0.04)
+        ):
             # the type beside a nullable union excludes its null branch (≡ the plain node, for every reader):
             # keywords beside a union apply to every branch
             spelled = {"type": spelled["type"], "anyOf": self.shuffled(rnd, [spelled, {"type": "null"}])}
-        elif (isinstance(spelled, dict) and isinstance(spelled.get("anyOf"), list) and {"type": "null"} in spelled["anyOf"]
-              and len(spelled) == 1 and self.spelling(rnd, "union_sibling", 0.1)):
+        elif (
+            isinstance(spelled, dict)
+            and isinstance(spelled.get("anyOf"), list)
+            and {"type": "null"} in spelled["anyOf"]
+            and len(spelled) == 1
+            and self.spelling(rnd, "union_sibling", 0.1)
+        ):
             # a nullable union with a sibling type list that repeats what the branches allow
-            types = sorted({b.get("type") for b in spelled["anyOf"] if isinstance(b, dict)
-                            and isinstance(b.get("type"), str)})
+            types = sorted(
+                {b.get("type") for b in spelled["anyOf"] if isinstance(b, dict) and isinstance(b.get("type"), str)}
+            )
             if len(types) == len(spelled["anyOf"]):
                 spelled = {"type": types, **spelled}
-        if (isinstance(spelled, dict) and "nullable" not in spelled and isinstance(spelled.get("type"), (str, list))
-                and "anyOf" not in spelled and self.spelling(rnd, "nullable_spelling", 0.005)):
+        if (
+            isinstance(spelled, dict)
+            and "nullable" not in spelled
+            and isinstance(spelled.get("type"), (str, list))
+            and "anyOf" not in spelled
+            and self.spelling(rnd, "nullable_spelling", 0.005)
+        ):
             # OpenAPI nullable that changes nothing for any reader: false beside a type without
             # "null", true beside a type that lists it (Ajv refuses "nullable: false" there)
             t = spelled["type"]
@@ -616,7 +671,9 @@ def render(model: dict[str, Any], seed: int, refs: bool = True) -> dict[str, Any
 
 
 # -- mutations ---------------------------------------------------------------------------------------
-def _nodes(m: dict[str, Any], depth: int = 0, out: list[tuple[dict[str, Any], int]] | None = None) -> list[tuple[dict[str, Any], int]]:
+def _nodes(
+    m: dict[str, Any], depth: int = 0, out: list[tuple[dict[str, Any], int]] | None = None
+) -> list[tuple[dict[str, Any], int]]:
     out = [] if out is None else out
     out.append((m, depth))
     if m["k"] == "object":
@@ -678,8 +735,11 @@ def _kw_ops(m: dict[str, Any], depth: int) -> list[str]:
         ops.append("toggle_not_null")
     if k == "object":
         if len(m["props"]) >= 2 and "cond" not in DISABLED:
-            ops += (["cond_then", "cond_else", "cond_value", "cond_if_required", "remove_cond"] if m.get("cond")
-                    else ["add_cond"])
+            ops += (
+                ["cond_then", "cond_else", "cond_value", "cond_if_required", "remove_cond"]
+                if m.get("cond")
+                else ["add_cond"]
+            )
         if len(m["props"]) >= 2 and "deps" not in DISABLED:
             ops += ["dep_change", "remove_dep"] if m.get("deps") else []
             ops += ["add_dep"] if set(m["props"]) - set(m.get("deps", {})) else []
@@ -687,16 +747,26 @@ def _kw_ops(m: dict[str, Any], depth: int) -> list[str]:
             ops += ["add_pattern"] if len(m.get("patterns", {})) < len(PATTERNS) else []
             ops += ["remove_pattern", "rename_pattern"] if m.get("patterns") else []
     if k == "array" and "contains" not in DISABLED:
-        ops += (["remove_contains", "contains_value", "minContains", "maxContains"] if m.get("contains")
-                else ["add_contains"])
+        ops += (
+            ["remove_contains", "contains_value", "minContains", "maxContains"]
+            if m.get("contains")
+            else ["add_contains"]
+        )
     return ops
 
 
 def _set_bound(draw: Any, m: dict[str, Any], kw: str, lo: int, hi: int, values: Any = None) -> None:
     """Widen, narrow, add or drop one bound (keeping min <= max when both exist)."""
-    other = {"minLength": "maxLength", "maxLength": "minLength", "minimum": "maximum", "maximum": "minimum",
-             "minItems": "maxItems", "maxItems": "minItems", "minContains": "maxContains",
-             "maxContains": "minContains"}[kw]
+    other = {
+        "minLength": "maxLength",
+        "maxLength": "minLength",
+        "minimum": "maximum",
+        "maximum": "minimum",
+        "minItems": "maxItems",
+        "maxItems": "minItems",
+        "minContains": "maxContains",
+        "maxContains": "minContains",
+    }[kw]
     cur = m.get(kw)
     choices = [None] + list(values if values is not None else range(lo, hi + 1))
     new = _pick(draw, [c for c in choices if c != cur] or [None])
@@ -811,8 +881,9 @@ def _normalize(model: dict[str, Any]) -> None:
                 del m["patterns"]
         elif m["k"] == "array" and m.get("contains"):
             c, items = m["contains"], m["items"]
-            ok = ((items["k"] == "object" and c["key"] in items["props"])
-                  or (items["k"] != "object" and c["key"] is None))
+            ok = (items["k"] == "object" and c["key"] in items["props"]) or (
+                items["k"] != "object" and c["key"] is None
+            )
             if not ok:
                 for kw in ("contains", "minContains", "maxContains"):
                     m.pop(kw, None)
@@ -876,19 +947,18 @@ def mutate(draw: Any, model: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
             m["k"] = "number" if m["k"] == "integer" else "integer"
         elif op == "to_enum":
             m.clear()
-            m.update({"k": "enum", "values": draw(_STR_ENUM),
-                      "typed": draw(st.booleans()), "nullable": draw(_rare())})
+            m.update({"k": "enum", "values": draw(_STR_ENUM), "typed": draw(st.booleans()), "nullable": draw(_rare())})
         elif op == "union_add":
             m["types"].append(_pick(draw, [t for t in SCALARS if t not in m["types"]]))
         elif op == "union_remove":
             m["types"].remove(_pick(draw, m["types"]))
             if len(m["types"]) == 1:
-                m.update({"k": m["types"][0], "minLength": None, "maxLength": None, "minimum": None,
-                          "maximum": None})
+                m.update({"k": m["types"][0], "minLength": None, "maxLength": None, "minimum": None, "maximum": None})
                 del m["types"]
         elif op == "both_bounds":
             pair = {"string": ("minLength", "maxLength", 0, 12), "array": ("minItems", "maxItems", 0, 5)}.get(
-                m["k"], ("minimum", "maximum", -5, 100))
+                m["k"], ("minimum", "maximum", -5, 100)
+            )
             lo, hi = sorted((_pick(draw, range(pair[2], pair[3] + 1)), _pick(draw, range(pair[2], pair[3] + 1))))
             m[pair[0]], m[pair[1]] = lo, hi
         elif op == "int_number_bounds":
@@ -939,8 +1009,19 @@ def mutate(draw: Any, model: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
 
 # -- schema positions ----------------------------------------------------------------------------------
 #: keywords whose value is one subschema / a name → subschema map / a list of subschemas
-_SINGLE = ("items", "additionalItems", "additionalProperties", "unevaluatedItems", "unevaluatedProperties",
-           "contains", "propertyNames", "not", "if", "then", "else")
+_SINGLE = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+)
 _MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 _LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 
@@ -971,8 +1052,19 @@ _MONOTONE_LISTS = ("anyOf", "allOf", "prefixItems", "items")
 #: everything else with subschemas: negative (``not``), mixed (``if``, ``oneOf``, ``contains`` with
 #: ``maxContains``), or in-place parts of the parent object that closing would over-restrict
 #: (``then``/``else``/``dependentSchemas``): never entered, nor are the ``$defs`` they reach
-_OTHER = ("not", "if", "then", "else", "oneOf", "contains", "propertyNames", "dependentSchemas", "dependencies",
-          "unevaluatedItems", "unevaluatedProperties")
+_OTHER = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "oneOf",
+    "contains",
+    "propertyNames",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 
 
 def close_objects(schema: Any) -> Any:
@@ -1021,12 +1113,19 @@ def _close(schema: Any, root: Any, tainted: set[str]) -> Any:
         if isinstance(out.get(kw), list):
             out[kw] = [_close(v, root, tainted) for v in out[kw]]
     types = out.get("type")
-    is_object = (types == "object" or (isinstance(types, list) and "object" in types) or "properties" in out
-                 or "patternProperties" in out)
+    is_object = (
+        types == "object"
+        or (isinstance(types, list) and "object" in types)
+        or "properties" in out
+        or "patternProperties" in out
+    )
     if is_object and _tolerates_anything(schema.get("additionalProperties", True), root):
         out["additionalProperties"] = False
-    if (isinstance(out.get("prefixItems"), list) and "items" not in out
-            and _tolerates_anything(schema.get("unevaluatedItems", True), root)):
+    if (
+        isinstance(out.get("prefixItems"), list)
+        and "items" not in out
+        and _tolerates_anything(schema.get("unevaluatedItems", True), root)
+    ):
         out["items"] = False
     return out
 
@@ -1056,6 +1155,7 @@ def _tainted_defs(schema: Any) -> set[str] | None:
         def visit(sub: Any) -> Any:
             walk(sub)
             return sub
+
         map_subschemas({k: v for k, v in node.items() if k not in _OTHER}, visit)
 
     walk(schema)
@@ -1069,8 +1169,11 @@ def _tainted_defs(schema: Any) -> set[str] | None:
         if key in tainted:
             continue
         tainted.add(key)
-        target = schema.get(parts[1], {}).get(parts[2].replace("~1", "/").replace("~0", "~")) if isinstance(
-            schema, dict) and isinstance(schema.get(parts[1]), dict) else None
+        target = (
+            schema.get(parts[1], {}).get(parts[2].replace("~1", "/").replace("~0", "~"))
+            if isinstance(schema, dict) and isinstance(schema.get(parts[1]), dict)
+            else None
+        )
         all_refs(target)
     return tainted
 
@@ -1121,7 +1224,7 @@ def ajv_view(schema: Any) -> Any:
         types = [t] if isinstance(t, str) else list(t)
         if "null" in types:
             if flag is False:
-                raise AjvCompileError('type: null contradicts nullable: false')
+                raise AjvCompileError("type: null contradicts nullable: false")
         elif flag is True:
             out["type"] = types + ["null"]
     return out
@@ -1235,7 +1338,7 @@ def _if_branches(cond: Any, then: Any, els: Any) -> list[Any] | None:
     if not props and not required:
         return [then]
     if props:
-        (key, test), = props.items()
+        ((key, test),) = props.items()
         out = [_conj(cond, then), _conj({"properties": {key: {"not": test}}, "required": [key]}, els)]
         if required:  # the key absent: cond fails
             out.append(_conj({"properties": {key: False}}, els))

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -55,8 +54,15 @@ def _outputs(text: str) -> dict[str, str]:
     return out
 
 
-def run_action(tmp_path: Path, *, labels: Optional[list[str]] = None, event: Optional[dict] = None,
-               cwd: Optional[Path] = None, extra_env: Optional[dict[str, str]] = None, **inputs: str) -> Run:
+def run_action(
+    tmp_path: Path,
+    *,
+    labels: list[str] | None = None,
+    event: dict | None = None,
+    cwd: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    **inputs: str,
+) -> Run:
     """Run the script with ``INPUT_*`` from ``inputs`` (``fail_on`` → ``INPUT_FAIL_ON``), a fake event, and
     ``extra_env`` (e.g. ``GITHUB_EVENT_NAME``, ``RUNNER_TEMP``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
@@ -64,13 +70,19 @@ def run_action(tmp_path: Path, *, labels: Optional[list[str]] = None, event: Opt
         event = {"action": "synchronize", "pull_request": {"number": 7, "labels": [{"name": n} for n in labels or []]}}
     event_path = tmp_path / "event.json"
     event_path.write_text(json.dumps(event), encoding="utf-8")
-    env.update({"GITHUB_EVENT_PATH": str(event_path), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-                "GITHUB_OUTPUT": str(tmp_path / "outputs.txt")})
+    env.update(
+        {
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "GITHUB_OUTPUT": str(tmp_path / "outputs.txt"),
+        }
+    )
     for key, value in inputs.items():
         env["INPUT_" + key.upper()] = value
     env.update(extra_env or {})
-    proc = subprocess.run([sys.executable, str(SCRIPT)], cwd=cwd or tmp_path, env=env, capture_output=True,
-                          text=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT)], cwd=cwd or tmp_path, env=env, capture_output=True, text=True, timeout=180
+    )
     return Run(proc, tmp_path)
 
 
@@ -119,8 +131,10 @@ def test_an_approved_headline_of_several_configurations_names_the_label():
 
     combined = "### ❌ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate failed\n\n---\n"
     got = action_run._approved_headline(combined, "ok <b>")
-    assert got.splitlines()[0] == ("### ☑️ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate "
-                                   "failed, approved by label **ok &#60;b&#62;**")
+    assert got.splitlines()[0] == (
+        "### ☑️ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate "
+        "failed, approved by label **ok &#60;b&#62;**"
+    )
     assert got.endswith("\n\n---\n")
     passed = "### ✅ schema-audit diff: 0 breaking — gate passed\n"
     assert action_run._approved_headline(passed, "x") == passed
@@ -139,11 +153,16 @@ def test_custom_and_disabled_approval_label(tmp_path: Path):
 
 
 def test_no_pull_request_in_the_event_means_no_bypass(tmp_path: Path):
-    r = run_action(tmp_path, event={"ref": "refs/heads/main", "labels": [{"name": "schema-change-approved"}]},
-                   **seed_inputs())
+    r = run_action(
+        tmp_path, event={"ref": "refs/heads/main", "labels": [{"name": "schema-change-approved"}]}, **seed_inputs()
+    )
     assert r.code == 1 and r.outputs["approved"] == "false"
-    for odd in ({"pull_request": {"labels": 5}}, {"pull_request": {"labels": {"name": "schema-change-approved"}}},
-                {"pull_request": 3}, ["not", "an", "object"]):
+    for odd in (
+        {"pull_request": {"labels": 5}},
+        {"pull_request": {"labels": {"name": "schema-change-approved"}}},
+        {"pull_request": 3},
+        ["not", "an", "object"],
+    ):
         r = run_action(tmp_path, event=odd, **seed_inputs())  # an event of another shape: no label, no crash
         assert r.code == 1 and r.outputs["approved"] == "false" and "Traceback" not in r.stderr, r.stderr
 
@@ -155,7 +174,8 @@ def test_empty_diff_passes(tmp_path: Path):
     assert "No schema changes." in r.summary and "Approved" not in r.summary and "add the label" not in r.summary
     assert r.outputs["passed"] == "true"
     assert [ln for ln in r.stdout.splitlines() if ln.startswith("::")] == [
-        ln for ln in r.stdout.splitlines() if ln.startswith("::notice title=schema-audit diff::")]
+        ln for ln in r.stdout.splitlines() if ln.startswith("::notice title=schema-audit diff::")
+    ]
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("never", 0), ("info", 1), ("warning", 1), ("breaking", 1)])
@@ -196,8 +216,12 @@ def test_defer_exit_leaves_the_verdict_in_the_outputs(tmp_path: Path):
 
 
 def test_errors_are_reported_and_never_bypassed(tmp_path: Path):
-    r = run_action(tmp_path, labels=["schema-change-approved"], base=str(tmp_path / "missing.json"),
-                   snapshot=str(SEED / "0.2.6.json"))
+    r = run_action(
+        tmp_path,
+        labels=["schema-change-approved"],
+        base=str(tmp_path / "missing.json"),
+        snapshot=str(SEED / "0.2.6.json"),
+    )
     assert r.code == 2, r.stderr
     assert r.summary.startswith("### ⚠️ schema-audit could not run (exit 2)")
     assert "missing.json" in r.summary and r.outputs["exit-code"] == "2"
@@ -220,68 +244,115 @@ def test_a_stale_report_is_never_read_and_option_like_values_stay_values(tmp_pat
 
 def test_a_snapshot_that_cannot_load_stops_the_run_before_any_setup(tmp_path: Path):
     """A missing base (or NEW) snapshot is found before install-command, build-command or a capture runs."""
-    for inputs, named in (({"base": str(tmp_path / "gone.json"), "command": f"touch {tmp_path / 'captured'}"}, "gone.json"),
-                          ({"base": str(SEED / "0.2.5.json"), "snapshot": "no-such-label"}, "no-such-label")):
+    for inputs, named in (
+        ({"base": str(tmp_path / "gone.json"), "command": f"touch {tmp_path / 'captured'}"}, "gone.json"),
+        ({"base": str(SEED / "0.2.5.json"), "snapshot": "no-such-label"}, "no-such-label"),
+    ):
         r = run_action(tmp_path, install_command=f"touch {tmp_path / 'installed'}", **inputs)
         assert r.code == 2, r.stderr
         assert named in r.stdout and "Traceback" not in r.stderr
         assert not (tmp_path / "installed").exists() and not (tmp_path / "captured").exists()
 
 
-@pytest.mark.parametrize(("inputs", "message"), [
-    ({"snapshot": "x.json"}, "input base is required"),
-    ({"base": "a.json"}, "give exactly one of the inputs snapshot, command, url, sse"),
-    ({"base": "a.json", "snapshot": "b.json", "url": "http://127.0.0.1:9/mcp"}, "(got snapshot, url)"),
-    ({"base": "a.json", "snapshot": "b.json", "fail_on": "sometimes"}, "input fail-on must be one of"),
-    ({"base": "a.json", "snapshot": "b.json", "formats": "pdf"}, "input formats: unknown pdf"),
-    ({"base": "a.json", "snapshot": "b.json", "annotations": "maybe"}, "input annotations must be true or false"),
-    ({"base": "a.json", "snapshot": "b.json", "summary": "bogus"}, "input summary must be true or false"),
-    ({"base": "a.json", "snapshot": "b.json", "sarif": "2"}, "input sarif must be true or false"),
-    ({"base": "a.json", "snapshot": "b.json", "mode": "sideways"}, "input mode must be one of backward, forward, full"),
-    ({"base": "a.json", "snapshot": "b.json", "hosts": "python-sdk, ie6"}, "input hosts: unknown host profile 'ie6'"),
-    ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added"}, "input severity: expected RULE=LEVEL"),
-    ({"base": "a.json", "snapshot": "b.json", "severity": "x=fatal"}, "input severity: expected RULE=LEVEL"),
-    ({"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added=info, output-enum-valu-added=info"},
-     "input severity: unknown rule 'output-enum-valu-added'"),
-    ({"base": "a.json", "snapshot": "b.json", "label": "a b"}, "input label must be letters"),
-    ({"base": "a.json", "command": "srv", "env": "A=1\nNOEQUALS"}, "input env: expected KEY=VALUE, got 'NOEQUALS'"),
-    ({"base": "a.json", "command": "srv", "env": "=1"}, "input env: expected KEY=VALUE, got '=1'"),
-    ({"base": "a.json", "command": "srv", "protocol": "2099"}, "input protocol must be one of auto, legacy"),
-    ({"base": "a.json", "command": "srv", "timeout": "soon"}, "input timeout must be a positive number"),
-    ({"base": "a.json", "command": "srv", "timeout": "-1"}, "input timeout must be a positive number"),
-    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization"},
-     "input header-env: expected Name=ENV_VAR, got 'Authorization'"),
-    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization=SA_TEST_UNSET_VAR"},
-     "environment variable SA_TEST_UNSET_VAR is not set"),
-    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "env": ["NOEQUALS"]}]'},
-     "input configurations[0] (a) env: expected KEY=VALUE, got 'NOEQUALS'"),
-    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "command": "other"}]'},
-     "duplicate key 'command' in input configurations"),
-    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "timeout": "x"}]'},
-     "input configurations[0] (a): timeout must be a positive number"),
-    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "protocol": "x"}]'},
-     "input configurations[0] (a): protocol must be one of"),
-    ({"base": "a.json", "command": "srv", "header_env": "Authorization=HOME"},
-     "inputs: header-env does not apply to command (a stdio command has no HTTP headers"),
-    ({"base": "a.json", "url": "http://127.0.0.1:9/mcp", "env": "A=1"},
-     "inputs: env does not apply to url (env and cwd reach only a stdio command or a start-command)"),
-    ({"base": "a.json", "snapshot": "b.json", "timeout": "5", "protocol": "legacy"},
-     "inputs: protocol, timeout does not apply to snapshot (nothing is captured"),
-    ({"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "start-command": "npm start"}]'},
-     "input configurations[0] (a): start-command does not apply to command"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"snapshot": "x.json"}, "input base is required"),
+        ({"base": "a.json"}, "give exactly one of the inputs snapshot, command, url, sse"),
+        ({"base": "a.json", "snapshot": "b.json", "url": "http://127.0.0.1:9/mcp"}, "(got snapshot, url)"),
+        ({"base": "a.json", "snapshot": "b.json", "fail_on": "sometimes"}, "input fail-on must be one of"),
+        ({"base": "a.json", "snapshot": "b.json", "formats": "pdf"}, "input formats: unknown pdf"),
+        ({"base": "a.json", "snapshot": "b.json", "annotations": "maybe"}, "input annotations must be true or false"),
+        ({"base": "a.json", "snapshot": "b.json", "summary": "bogus"}, "input summary must be true or false"),
+        ({"base": "a.json", "snapshot": "b.json", "sarif": "2"}, "input sarif must be true or false"),
+        (
+            {"base": "a.json", "snapshot": "b.json", "mode": "sideways"},
+            "input mode must be one of backward, forward, full",
+        ),
+        (
+            {"base": "a.json", "snapshot": "b.json", "hosts": "python-sdk, ie6"},
+            "input hosts: unknown host profile 'ie6'",
+        ),
+        (
+            {"base": "a.json", "snapshot": "b.json", "severity": "output-enum-value-added"},
+            "input severity: expected RULE=LEVEL",
+        ),
+        ({"base": "a.json", "snapshot": "b.json", "severity": "x=fatal"}, "input severity: expected RULE=LEVEL"),
+        (
+            {
+                "base": "a.json",
+                "snapshot": "b.json",
+                "severity": "output-enum-value-added=info, output-enum-valu-added=info",
+            },
+            "input severity: unknown rule 'output-enum-valu-added'",
+        ),
+        ({"base": "a.json", "snapshot": "b.json", "label": "a b"}, "input label must be letters"),
+        ({"base": "a.json", "command": "srv", "env": "A=1\nNOEQUALS"}, "input env: expected KEY=VALUE, got 'NOEQUALS'"),
+        ({"base": "a.json", "command": "srv", "env": "=1"}, "input env: expected KEY=VALUE, got '=1'"),
+        ({"base": "a.json", "command": "srv", "protocol": "2099"}, "input protocol must be one of auto, legacy"),
+        ({"base": "a.json", "command": "srv", "timeout": "soon"}, "input timeout must be a positive number"),
+        ({"base": "a.json", "command": "srv", "timeout": "-1"}, "input timeout must be a positive number"),
+        (
+            {"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization"},
+            "input header-env: expected Name=ENV_VAR, got 'Authorization'",
+        ),
+        (
+            {"base": "a.json", "url": "http://127.0.0.1:9/mcp", "header_env": "Authorization=SA_TEST_UNSET_VAR"},
+            "environment variable SA_TEST_UNSET_VAR is not set",
+        ),
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "env": ["NOEQUALS"]}]'},
+            "input configurations[0] (a) env: expected KEY=VALUE, got 'NOEQUALS'",
+        ),
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "command": "other"}]'},
+            "duplicate key 'command' in input configurations",
+        ),
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "timeout": "x"}]'},
+            "input configurations[0] (a): timeout must be a positive number",
+        ),
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "protocol": "x"}]'},
+            "input configurations[0] (a): protocol must be one of",
+        ),
+        (
+            {"base": "a.json", "command": "srv", "header_env": "Authorization=HOME"},
+            "inputs: header-env does not apply to command (a stdio command has no HTTP headers",
+        ),
+        (
+            {"base": "a.json", "url": "http://127.0.0.1:9/mcp", "env": "A=1"},
+            "inputs: env does not apply to url (env and cwd reach only a stdio command or a start-command)",
+        ),
+        (
+            {"base": "a.json", "snapshot": "b.json", "timeout": "5", "protocol": "legacy"},
+            "inputs: protocol, timeout does not apply to snapshot (nothing is captured",
+        ),
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "start-command": "npm start"}]'},
+            "input configurations[0] (a): start-command does not apply to command",
+        ),
+    ],
+)
 def test_bad_inputs_exit_2(tmp_path: Path, inputs: dict[str, str], message: str):
     r = run_action(tmp_path, **inputs)
     assert r.code == 2 and message in r.summary and message in r.stdout
 
 
 def test_cli_flags_reach_diff(tmp_path: Path):
-    r = run_action(tmp_path, mode="full", hosts="python-sdk\nts-sdk-v2",
-                   severity="output-property-added-to-closed-object=warning", **seed_inputs())
+    r = run_action(
+        tmp_path,
+        mode="full",
+        hosts="python-sdk\nts-sdk-v2",
+        severity="output-property-added-to-closed-object=warning",
+        **seed_inputs(),
+    )
     data = json.loads((tmp_path / "schema-audit-report" / "schema-audit.json").read_text(encoding="utf-8"))
     assert data["mode"] == "full" and data["hosts"] == ["python-sdk", "ts-sdk-v2"]
     assert "mode: full" in r.summary
-    assert all(f["severity"] == "warning" for f in data["findings"] if f["rule"] == "output-property-added-to-closed-object")
+    assert all(
+        f["severity"] == "warning" for f in data["findings"] if f["rule"] == "output-property-added-to-closed-object"
+    )
     (tmp_path / "bogus").mkdir()
     r = run_action(tmp_path / "bogus", args="--mode bogus", **seed_inputs())
     assert r.code == 2 and "--mode" in r.summary
@@ -300,8 +371,14 @@ def test_base_from_git(tmp_path: Path):
     shutil.copy(SEED / "0.2.6.json", snaps / "latest.json")  # the pull request's version, uncommitted
     work = tmp_path / "work"
     work.mkdir()
-    r = run_action(work, cwd=repo, base="git:HEAD:.schema-audit/snapshots/latest.json",
-                   snapshot=".schema-audit/snapshots/latest.json", output_dir=str(work / "out"), sarif="true")
+    r = run_action(
+        work,
+        cwd=repo,
+        base="git:HEAD:.schema-audit/snapshots/latest.json",
+        snapshot=".schema-audit/snapshots/latest.json",
+        output_dir=str(work / "out"),
+        sarif="true",
+    )
     assert r.code == 1, r.stderr
     assert r.summary.startswith("### ❌ schema-audit diff: 13 breaking")
     log = json.loads((work / "out" / "schema-audit.sarif").read_text(encoding="utf-8"))
@@ -313,9 +390,27 @@ def test_base_from_git(tmp_path: Path):
 @pytest.mark.live
 def test_capture_a_stdio_server(tmp_path: Path):
     base = tmp_path / "v1.json"
-    cap = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "snapshot", "--out", str(base), "--label", "v1",
-                          "--", sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "1"],
-                         capture_output=True, text=True, timeout=120)
+    cap = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcp_schema_audit",
+            "snapshot",
+            "--out",
+            str(base),
+            "--label",
+            "v1",
+            "--",
+            sys.executable,
+            "-m",
+            "mcp_schema_audit.demo_server.mail_server",
+            "--version",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert cap.returncode == 0, cap.stderr
     command = shlex.join([sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"])
     r = run_action(tmp_path, base=str(base), command=command, label="pr-42", timeout="90")
@@ -346,12 +441,15 @@ def test_the_installed_cli_is_on_the_path_of_later_steps(tmp_path: Path):
     bin_dir = temp / "schema-audit-venv" / "bin"
     bin_dir.mkdir(parents=True)
     shim = bin_dir / "schema-audit"  # what pip's console script does: run the CLI with the venv's Python
-    shim.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} "
-                    "-m mcp_schema_audit \"$@\"\n", encoding="utf-8")
+    shim.write_text(
+        f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m mcp_schema_audit "$@"\n',
+        encoding="utf-8",
+    )
     shim.chmod(0o755)
     github_path = tmp_path / "github-path.txt"
-    r = run_action(tmp_path, extra_env={"RUNNER_TEMP": str(temp), "GITHUB_PATH": str(github_path)},
-                   **seed_inputs("0.2.5", "0.2.5"))
+    r = run_action(
+        tmp_path, extra_env={"RUNNER_TEMP": str(temp), "GITHUB_PATH": str(github_path)}, **seed_inputs("0.2.5", "0.2.5")
+    )
     assert r.code == 0, r.stderr
     assert github_path.read_text(encoding="utf-8").splitlines() == [str(bin_dir)]
     # a later step: the runner puts every $GITHUB_PATH line in front of PATH
@@ -359,9 +457,11 @@ def test_the_installed_cli_is_on_the_path_of_later_steps(tmp_path: Path):
     later = subprocess.run(["schema-audit", "--version"], env=env, capture_output=True, text=True, timeout=60)
     assert later.returncode == 0 and later.stdout.startswith("schema-audit"), later.stderr
     (tmp_path / "none").mkdir()  # no venv (the CLI came from elsewhere): nothing is added
-    r = run_action(tmp_path / "none", extra_env={"RUNNER_TEMP": str(tmp_path / "none"),
-                                                 "GITHUB_PATH": str(tmp_path / "none" / "path.txt")},
-                   **seed_inputs("0.2.5", "0.2.5"))
+    r = run_action(
+        tmp_path / "none",
+        extra_env={"RUNNER_TEMP": str(tmp_path / "none"), "GITHUB_PATH": str(tmp_path / "none" / "path.txt")},
+        **seed_inputs("0.2.5", "0.2.5"),
+    )
     assert r.code == 0 and not (tmp_path / "none" / "path.txt").exists(), r.stderr
 
 
@@ -378,7 +478,7 @@ def test_action_yml_maps_every_input_to_the_script():
     read = set(re.findall(r'_(?:input|flag|list|lines)\("([a-z-]+)"', script))
     assert 'for k in ("snapshot", "command", "url", "sse")' in script and '"INPUT_APPROVAL_LABEL"' in script
     read |= {"snapshot", "command", "url", "sse", "approval-label"}
-    assert {n.upper().replace("-", "_") for n in read} - {"DEFER_EXIT"} == {v[len("INPUT_"):] for v in env}
+    assert {n.upper().replace("-", "_") for n in read} - {"DEFER_EXIT"} == {v[len("INPUT_") :] for v in env}
     assert "INPUT_DEFER_EXIT: 'true'" in text
     assert "github/codeql-action/upload-sarif@" in text and "$GITHUB_STEP_SUMMARY" not in text  # script writes it
     # nothing from inputs is interpolated into shell code
@@ -398,8 +498,12 @@ def test_pre_commit_hook_definition():
     assert pattern.search("servers/mail/.schema-audit/snapshots/v1.json")
     assert not pattern.search(".schema-audit/config.json") and not pattern.search("snapshots/v1.json")
     # what pre-commit runs: the entry with the matching files as arguments
-    r = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "lint", str(SEED / "0.2.5.json"),
-                        str(SEED / "0.2.7.json")], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", "lint", str(SEED / "0.2.5.json"), str(SEED / "0.2.7.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode in (0, 1), r.stderr
     assert "0.2.5" in r.stdout and "0.2.7" in r.stdout
 
@@ -418,8 +522,11 @@ def test_action_yml_declares_every_output_the_script_writes(tmp_path: Path):
     import ast
 
     tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
-    formats = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                   and any(getattr(t, "id", "") == "EXTRA_FORMATS" for t in node.targets))
+    formats = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "EXTRA_FORMATS" for t in node.targets)
+    )
     assert {f"{fmt}-file" for fmt in formats} <= declared
     for name in declared:
         assert f"value: ${{{{ steps.run.outputs.{name} }}}}" in (ROOT / "action.yml").read_text(encoding="utf-8")
@@ -427,22 +534,37 @@ def test_action_yml_declares_every_output_the_script_writes(tmp_path: Path):
 
 def test_action_script_help_prints_help_and_leaves_nothing_behind(tmp_path: Path):
     for args, code in ((["--help"], 0), (["-h"], 0), (["--bogus"], 2)):
-        proc = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=60, env={k: v for k, v in os.environ.items() if not k.startswith("INPUT_")})
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPT), *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={k: v for k, v in os.environ.items() if not k.startswith("INPUT_")},
+        )
         assert proc.returncode == code, proc.stderr
         assert "usage: action_run.py" in (proc.stdout if code == 0 else proc.stderr)
         assert list(tmp_path.iterdir()) == []
-    assert "INPUT_SNAPSHOT" in subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True,
-                                              text=True, timeout=60).stdout
+    assert (
+        "INPUT_SNAPSHOT"
+        in subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60).stdout
+    )
 
 
 def test_a_bad_input_stops_the_run_before_anything_starts(tmp_path: Path):
     """An env line without ``=`` beside a start-command was a traceback (ValueError in ``_capture``) after the
     server had been started, with nothing in GITHUB_OUTPUT: every input is parsed first, so it is one
     ``::error::`` line, exit 2 (in the outputs too, with defer-exit), and no command ran, no folder was made."""
-    r = run_action(tmp_path, base=str(SEED / "0.2.5.json"), url="http://127.0.0.1:9/mcp",
-                   start_command=f"touch {tmp_path / 'started'}", install_command=f"touch {tmp_path / 'installed'}",
-                   env="NOEQUALS", defer_exit="true", output_dir=str(tmp_path / "out"))
+    r = run_action(
+        tmp_path,
+        base=str(SEED / "0.2.5.json"),
+        url="http://127.0.0.1:9/mcp",
+        start_command=f"touch {tmp_path / 'started'}",
+        install_command=f"touch {tmp_path / 'installed'}",
+        env="NOEQUALS",
+        defer_exit="true",
+        output_dir=str(tmp_path / "out"),
+    )
     assert r.code == 0 and r.outputs["exit-code"] == "2", r.stderr
     assert r.stdout == "::error title=schema-audit::input env: expected KEY=VALUE, got 'NOEQUALS'\n"
     assert "Traceback" not in r.stderr

@@ -14,7 +14,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-
 from conftest import PYTHON, ROOT, SERVERS, free_port
 from test_action import run_action
 
@@ -22,8 +21,17 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import action_base  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false",
-       "-c", "tag.gpgsign=false"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "tag.gpgsign=false",
+]
 WRAPPER = """import runpy, sys
 sys.argv = [sys.argv[0], "--version", "{version}", *sys.argv[1:]]
 runpy.run_path({server!r}, run_name="__main__")
@@ -73,9 +81,17 @@ def runner_temp(tmp_path: Path) -> Path:
 
 def test_base_ref_builds_captures_and_removes_the_base(repo: dict[str, Any], tmp_path: Path):
     temp = runner_temp(tmp_path)
-    r = run_action(tmp_path, cwd=repo["path"], base_ref=repo["first"], command=COMMAND, install_command=INSTALL,
-                   build_command=BUILD, output_dir=str(tmp_path / "out"), sarif="true",
-                   extra_env={"RUNNER_TEMP": str(temp)})
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base_ref=repo["first"],
+        command=COMMAND,
+        install_command=INSTALL,
+        build_command=BUILD,
+        output_dir=str(tmp_path / "out"),
+        sarif="true",
+        extra_env={"RUNNER_TEMP": str(temp)},
+    )
     assert r.code == 1, r.stderr
     assert r.outputs["base-ref"] == repo["first"]
     base_snapshot = json.loads(Path(r.outputs["base-snapshot"]).read_text())
@@ -84,8 +100,13 @@ def test_base_ref_builds_captures_and_removes_the_base(repo: dict[str, Any], tmp
     assert head["label"] == "pr" and head["server"]["version"] == "2.0.0"
     report = json.loads((tmp_path / "out" / "schema-audit.json").read_text())
     rules = {f["rule"] for f in report["findings"]}
-    assert {"prompt-removed", "prompt-argument-required-added", "resource-template-uri-changed",
-            "resource-template-variable-renamed", "server-instructions-changed"} <= rules
+    assert {
+        "prompt-removed",
+        "prompt-argument-required-added",
+        "resource-template-uri-changed",
+        "resource-template-variable-renamed",
+        "server-instructions-changed",
+    } <= rules
     assert r.outputs["breaking"] == str(report["summary"]["breaking"]) == "8"
     assert r.summary.startswith("### ❌ schema-audit diff: 8 breaking, 7 warning, 10 info")
     assert "prompt **review**" in r.summary and "add the label **schema-change-approved**" in r.summary
@@ -101,11 +122,24 @@ def test_two_configurations_one_section_each(repo: dict[str, Any], tmp_path: Pat
     port = free_port()
     configurations = [
         {"name": "stdio", "command": COMMAND},
-        {"name": "http", "url": f"http://127.0.0.1:{port}/mcp", "start-command": f"{COMMAND} --http {port}",
-         "protocol": "legacy", "env": {"DOCS_MODE": "http"}},
+        {
+            "name": "http",
+            "url": f"http://127.0.0.1:{port}/mcp",
+            "start-command": f"{COMMAND} --http {port}",
+            "protocol": "legacy",
+            "env": {"DOCS_MODE": "http"},
+        },
     ]
-    r = run_action(tmp_path, cwd=repo["path"], base_ref=repo["first"], configurations=json.dumps(configurations),
-                   build_command=BUILD, output_dir=str(tmp_path / "out"), sarif="true", formats="junit")
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base_ref=repo["first"],
+        configurations=json.dumps(configurations),
+        build_command=BUILD,
+        output_dir=str(tmp_path / "out"),
+        sarif="true",
+        formats="junit",
+    )
     assert r.code == 1, r.stderr
     out = tmp_path / "out"
     reports = {name: json.loads((out / name / "schema-audit.json").read_text()) for name in ("stdio", "http")}
@@ -116,10 +150,15 @@ def test_two_configurations_one_section_each(repo: dict[str, Any], tmp_path: Pat
     assert "server-capability-removed" in stdio_rules and "server-capability-removed" not in http_rules
     for key in ("breaking", "warning", "info"):
         assert r.outputs[key] == str(sum(rep["summary"][key] for rep in reports.values()))
-    assert r.outputs["json-file"].splitlines() == [str(out / "stdio" / "schema-audit.json"),
-                                                   str(out / "http" / "schema-audit.json")]
+    assert r.outputs["json-file"].splitlines() == [
+        str(out / "stdio" / "schema-audit.json"),
+        str(out / "http" / "schema-audit.json"),
+    ]
     assert len(r.outputs["junit-file"].splitlines()) == 2 and len(r.outputs["base-snapshot"].splitlines()) == 2
-    assert r.summary.startswith("### ❌ schema-audit: ") and "in 2 configurations — gate failed" in r.summary.splitlines()[0]
+    assert (
+        r.summary.startswith("### ❌ schema-audit: ")
+        and "in 2 configurations — gate failed" in r.summary.splitlines()[0]
+    )
     assert r.summary.index("**Configuration stdio**") < r.summary.index("**Configuration http**")
     errors = [ln for ln in r.stdout.splitlines() if ln.startswith("::error ")]
     assert any("::[stdio] " in ln for ln in errors) and any("::[http] " in ln for ln in errors)
@@ -131,31 +170,41 @@ def test_two_configurations_one_section_each(repo: dict[str, Any], tmp_path: Pat
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
     # the http servers were stopped: the port is free again
     import socket
+
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0
 
 
 def test_a_failing_build_of_the_base_is_a_capture_error_and_leaves_nothing(repo: dict[str, Any], tmp_path: Path):
-    r = run_action(tmp_path, cwd=repo["path"], base_ref=repo["first"], command=COMMAND,
-                   build_command="echo compiling; echo 'error TS2322: bad type' >&2; exit 2",
-                   output_dir=str(tmp_path / "out"), labels=["schema-change-approved"])
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base_ref=repo["first"],
+        command=COMMAND,
+        build_command="echo compiling; echo 'error TS2322: bad type' >&2; exit 2",
+        output_dir=str(tmp_path / "out"),
+        labels=["schema-change-approved"],
+    )
     assert r.code == 3, r.stderr
     assert "build-command in the base" in r.summary and "error TS2322: bad type" in r.summary
     assert r.outputs["exit-code"] == "3" and r.outputs["approved"] == "false"
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
 
 
-@pytest.mark.parametrize(("inputs", "message"), [
-    ({"base": "a.json", "base_ref": "HEAD", "command": "x"}, "not both"),
-    ({"base_ref": "no-such-branch", "command": "x"}, "revision 'no-such-branch' not found"),
-    ({"base_ref": "HEAD", "url": "http://127.0.0.1:9/mcp"}, "give start-command"),
-    ({"base_ref": "HEAD", "snapshot": "x.json"}, "with base-ref, give command or url"),
-    ({"base": "a.json", "configurations": "[{\"name\": \"a\"}]"}, "give exactly one of command, url, sse"),
-    ({"base": "a.json", "configurations": "{}"}, "must be a non-empty JSON list"),
-    ({"base": "a.json", "configurations": "[{\"name\": \"a b\", \"command\": \"x\"}]"}, "name must be"),
-    ({"base": "a.json", "configurations": "[{\"name\": \"a\", \"command\": \"x\", \"port\": \"1\"}]"}, "unknown key(s) port"),
-    ({"base": "a.json", "command": "x", "configurations": "[]"}, "replaces the inputs command"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"base": "a.json", "base_ref": "HEAD", "command": "x"}, "not both"),
+        ({"base_ref": "no-such-branch", "command": "x"}, "revision 'no-such-branch' not found"),
+        ({"base_ref": "HEAD", "url": "http://127.0.0.1:9/mcp"}, "give start-command"),
+        ({"base_ref": "HEAD", "snapshot": "x.json"}, "with base-ref, give command or url"),
+        ({"base": "a.json", "configurations": '[{"name": "a"}]'}, "give exactly one of command, url, sse"),
+        ({"base": "a.json", "configurations": "{}"}, "must be a non-empty JSON list"),
+        ({"base": "a.json", "configurations": '[{"name": "a b", "command": "x"}]'}, "name must be"),
+        ({"base": "a.json", "configurations": '[{"name": "a", "command": "x", "port": "1"}]'}, "unknown key(s) port"),
+        ({"base": "a.json", "command": "x", "configurations": "[]"}, "replaces the inputs command"),
+    ],
+)
 def test_zero_setup_input_errors_exit_2(repo: dict[str, Any], tmp_path: Path, inputs: dict[str, str], message: str):
     r = run_action(tmp_path, cwd=repo["path"], output_dir=str(tmp_path / "out"), **inputs)
     assert r.code == 2, (r.stderr, r.summary)
@@ -166,13 +215,15 @@ def test_zero_setup_input_errors_exit_2(repo: dict[str, Any], tmp_path: Path, in
 # --- the default base revision ---------------------------------------------------------------------------------
 
 
-def test_default_base_on_a_pull_request_and_on_tag_pushes(repo: dict[str, Any], tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch):
+def test_default_base_on_a_pull_request_and_on_tag_pushes(
+    repo: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.chdir(repo["path"])
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"ref": "main", "sha": repo["first"]}}}))
-    pr = action_base.resolve_base("", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
-                                       "GITHUB_BASE_REF": "main"})
+    pr = action_base.resolve_base(
+        "", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event), "GITHUB_BASE_REF": "main"}
+    )
     assert pr.sha == repo["first"] and pr.why == "merge base of HEAD with main"
     # without the event's sha: the target branch by name
     pr = action_base.resolve_base("", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"})
@@ -189,9 +240,14 @@ def test_default_base_on_a_pull_request_and_on_tag_pushes(repo: dict[str, Any], 
 
 
 def test_first_tag_passes_with_nothing_to_compare(repo: dict[str, Any], tmp_path: Path):
-    r = run_action(tmp_path, cwd=repo["path"], command=COMMAND, event={"ref": "refs/tags/v1.0.0"},
-                   extra_env={"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/tags/v1.0.0"},
-                   output_dir=str(tmp_path / "out"))
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        command=COMMAND,
+        event={"ref": "refs/tags/v1.0.0"},
+        extra_env={"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/tags/v1.0.0"},
+        output_dir=str(tmp_path / "out"),
+    )
     assert r.code == 0, r.stderr
     assert r.summary.startswith("### ✅ schema-audit: nothing to compare") and "v1.0.0 is the first tag" in r.summary
     assert r.outputs["passed"] == "true"
@@ -213,8 +269,11 @@ def test_the_documented_workflows_use_only_real_inputs():
                 ours = "uses: OWNER/schema-audit@" in line or (i == 0 and line.strip() == "with:")
                 if not ours:
                     continue
-                start = i if line.strip() == "with:" else next(
-                    j for j in range(i, len(lines)) if lines[j].strip().startswith("with:"))
+                start = (
+                    i
+                    if line.strip() == "with:"
+                    else next(j for j in range(i, len(lines)) if lines[j].strip().startswith("with:"))
+                )
                 flow = re.match(r"^\s*with:\s*\{(.*)\}\s*$", lines[start])
                 if flow:  # with: {command: …, install-command: …}
                     for key in re.findall(r"(?:^|,)\s*([a-z][a-z0-9-]*):", flow.group(1)):
@@ -222,10 +281,10 @@ def test_the_documented_workflows_use_only_real_inputs():
                         checked += 1
                     continue
                 indent = len(lines[start]) - len(lines[start].lstrip()) + 2
-                for inner in lines[start + 1:]:
+                for inner in lines[start + 1 :]:
                     if inner.strip() and len(inner) - len(inner.lstrip()) < indent:
                         break
-                    m = re.match(r"^ {%d}([a-z][a-z0-9-]*):" % indent, inner)
+                    m = re.match(rf"^ {{{indent}}}([a-z][a-z0-9-]*):", inner)
                     if m:
                         assert m.group(1) in inputs, (doc.name, m.group(1))
                         checked += 1
@@ -237,11 +296,21 @@ def test_the_documented_workflows_use_only_real_inputs():
 
 
 def test_a_start_command_that_dies_is_a_capture_error_without_its_secrets(repo: dict[str, Any], tmp_path: Path):
-    configurations = [{"name": "http", "url": f"http://127.0.0.1:{free_port()}/mcp",
-                       "start-command": "echo \"token is $API_TOKEN\"; exit 7", "env": {"API_TOKEN": "s3cr3t-t0ken"}}]
-    r = run_action(tmp_path, cwd=repo["path"], base=str(ROOT / "fixtures" / "seed" / "0.2.5.json"),
-                   configurations=json.dumps(configurations),
-                   output_dir=str(tmp_path / "out"))
+    configurations = [
+        {
+            "name": "http",
+            "url": f"http://127.0.0.1:{free_port()}/mcp",
+            "start-command": 'echo "token is $API_TOKEN"; exit 7',
+            "env": {"API_TOKEN": "s3cr3t-t0ken"},
+        }
+    ]
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base=str(ROOT / "fixtures" / "seed" / "0.2.5.json"),
+        configurations=json.dumps(configurations),
+        output_dir=str(tmp_path / "out"),
+    )
     assert r.code == 3, r.stderr
     assert "start-command exited with 7" in r.summary and "token is ***" in r.summary
     assert "s3cr3t-t0ken" not in r.summary + r.stdout + r.stderr

@@ -53,7 +53,9 @@ NODE, NPM = shutil.which("node"), shutil.which("npm")
 pytestmark = pytest.mark.skipif(NODE is None or NPM is None, reason="node and npm are needed to run real Ajv")
 
 
-def _obj(props: dict[str, Any], required: list[str] | None = None, closed: bool = False, **extra: Any) -> dict[str, Any]:
+def _obj(
+    props: dict[str, Any], required: list[str] | None = None, closed: bool = False, **extra: Any
+) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": props}
     if required:
         out["required"] = required
@@ -65,178 +67,350 @@ def _obj(props: dict[str, Any], required: list[str] | None = None, closed: bool 
 
 # id, direction, old, new, probe (a value the accepting side accepts; the rejecting side may reject it)
 EXTRA_PAIRS: list[dict[str, Any]] = [
-    {"id": "format-dropped-output", "direction": "output",
-     "old": _obj({"at": {"type": "string", "format": "date-time"}}, ["at"]),
-     "new": _obj({"at": {"type": "string"}}, ["at"]),
-     "probe": {"at": "yesterday"}},
-    {"id": "unevaluated-closed-2020-gains-property-output", "direction": "output",
-     "old": _obj({"a": {"type": "string"}}, ["a"], unevaluatedProperties=False, **{"$schema": D2020}),
-     "new": _obj({"a": {"type": "string"}, "b": {"type": "integer"}}, ["a"], unevaluatedProperties=False,
-                 **{"$schema": D2020}),
-     "probe": {"a": "x", "b": 1}},
-    {"id": "unevaluated-closed-2019-gains-property-output", "direction": "output",
-     "old": _obj({"a": {"type": "string"}}, ["a"], unevaluatedProperties=False, **{"$schema": D2019}),
-     "new": _obj({"a": {"type": "string"}, "b": {"type": "integer"}}, ["a"], unevaluatedProperties=False,
-                 **{"$schema": D2019}),
-     "probe": {"a": "x", "b": 1}},
-    {"id": "prefixitems-grows-closed-tuple-output", "direction": "output",
-     "old": _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False}}, ["p"]),
-     "new": _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": False}}, ["p"]),
-     "probe": {"p": [1, "a"]}},
-    {"id": "prefixitems-type-widened-output", "direction": "output",
-     "old": _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}}, ["p"]),
-     "new": _obj({"p": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "string"}]}}, ["p"]),
-     "probe": {"p": [0.5, "a"]}},
-    {"id": "enum-widened-output", "direction": "output",
-     "old": _obj({"status": {"type": "string", "enum": ["open", "closed"]}}, ["status"]),
-     "new": _obj({"status": {"type": "string", "enum": ["open", "closed", "merged"]}}, ["status"]),
-     "probe": {"status": "merged"}},
-    {"id": "enum-narrowed-input", "direction": "input",
-     "old": _obj({"mode": {"enum": ["fast", "slow", "auto"]}}, ["mode"]),
-     "new": _obj({"mode": {"enum": ["fast", "slow"]}}, ["mode"]),
-     "probe": {"mode": "auto"}},
-    {"id": "nullable-added-type-list-output", "direction": "output",
-     "old": _obj({"label": {"type": "string"}}, ["label"]),
-     "new": _obj({"label": {"type": ["string", "null"]}}, ["label"]),
-     "probe": {"label": None}},
-    {"id": "nullable-added-anyof-ref-output", "direction": "output",
-     "old": _obj({"owner": {"$ref": "#/$defs/User"}}, ["owner"], **{"$defs": {"User": _obj({"id": {"type": "integer"}}, ["id"])}}),
-     "new": _obj({"owner": {"anyOf": [{"$ref": "#/$defs/User"}, {"type": "null"}]}}, ["owner"],
-                 **{"$defs": {"User": _obj({"id": {"type": "integer"}}, ["id"])}}),
-     "probe": {"owner": None}},
-    {"id": "required-removed-output", "direction": "output",
-     "old": _obj({"id": {"type": "string"}, "url": {"type": "string"}}, ["id", "url"]),
-     "new": _obj({"id": {"type": "string"}, "url": {"type": "string"}}, ["id"]),
-     "probe": {"id": "x"}},
-    {"id": "required-added-input", "direction": "input",
-     "old": _obj({"q": {"type": "string"}, "limit": {"type": "integer"}}, ["q"]),
-     "new": _obj({"q": {"type": "string"}, "limit": {"type": "integer"}}, ["q", "limit"]),
-     "probe": {"q": "x"}},
-    {"id": "draft07-zod-closed-gains-property-output", "direction": "output",
-     "old": _obj({"t": {"type": "number"}}, ["t"], closed=True, **{"$schema": D7}),
-     "new": _obj({"t": {"type": "number"}, "unit": {"type": "string"}}, ["t"], closed=True, **{"$schema": D7}),
-     "probe": {"t": 1, "unit": "s"}},
-    {"id": "draft07-integer-to-number-output", "direction": "output",
-     "old": _obj({"n": {"type": "integer"}}, ["n"], **{"$schema": D7}),
-     "new": _obj({"n": {"type": "number"}}, ["n"], **{"$schema": D7}),
-     "probe": {"n": 0.5}},
-    {"id": "closed-nested-array-items-gain-property-output", "direction": "output",
-     "old": _obj({"rows": {"type": "array", "items": {"type": "array", "items": _obj({"id": {"type": "integer"}}, ["id"], closed=True)}}}, ["rows"]),
-     "new": _obj({"rows": {"type": "array", "items": {"type": "array", "items": _obj({"id": {"type": "integer"}, "name": {"type": "string"}}, ["id"], closed=True)}}}, ["rows"]),
-     "probe": {"rows": [[{"id": 1, "name": "a"}]]}},
-    {"id": "maxlength-decreased-input", "direction": "input",
-     "old": _obj({"s": {"type": "string", "maxLength": 10}}, ["s"]),
-     "new": _obj({"s": {"type": "string", "maxLength": 3}}, ["s"]),
-     "probe": {"s": "abcdefgh"}},
-    {"id": "pattern-added-input", "direction": "input",
-     "old": _obj({"code": {"type": "string"}}, ["code"]),
-     "new": _obj({"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}, ["code"]),
-     "probe": {"code": "abc"}},
-    {"id": "oneof-overlapping-branch-added-input", "direction": "input",
-     "old": _obj({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, ["v"]),
-     "new": _obj({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "number"}]}}, ["v"]),
-     "probe": {"v": 1}},
-    {"id": "const-changed-input", "direction": "input",
-     "old": _obj({"kind": {"const": "a"}}, ["kind"]),
-     "new": _obj({"kind": {"const": "b"}}, ["kind"]),
-     "probe": {"kind": "a"}},
-    {"id": "format-uuid-added-input", "direction": "input",
-     "old": _obj({"id": {"type": "string"}}, ["id"]),
-     "new": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"]),
-     "probe": {"id": "not-a-uuid"}},
-    {"id": "draft07-format-uuid-added-input", "direction": "input",
-     "old": _obj({"id": {"type": "string"}}, ["id"], **{"$schema": D7}),
-     "new": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"], **{"$schema": D7}),
-     "probe": {"id": "not-a-uuid"}},
-    {"id": "ref-sibling-maxlength-added-input", "direction": "input",
-     "old": _obj({"s": {"$ref": "#/$defs/S"}}, ["s"], **{"$defs": {"S": {"type": "string"}}}),
-     "new": _obj({"s": {"$ref": "#/$defs/S", "maxLength": 2}}, ["s"], **{"$defs": {"S": {"type": "string"}}}),
-     "probe": {"s": "abc"}},
-    {"id": "draft07-ref-sibling-maxlength-added-input", "direction": "input",
-     "old": _obj({"s": {"$ref": "#/definitions/S"}}, ["s"], **{"$schema": D7, "definitions": {"S": {"type": "string"}}}),
-     "new": _obj({"s": {"$ref": "#/definitions/S", "maxLength": 2}}, ["s"],
-                 **{"$schema": D7, "definitions": {"S": {"type": "string"}}}),
-     "probe": {"s": "abc"}},
-    {"id": "format-uuid-dropped-output", "direction": "output",
-     "old": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"]),
-     "new": _obj({"id": {"type": "string"}}, ["id"]),
-     "probe": {"id": "not-a-uuid"}},
-    {"id": "draft07-format-uuid-dropped-output", "direction": "output",
-     "old": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"], **{"$schema": D7}),
-     "new": _obj({"id": {"type": "string"}}, ["id"], **{"$schema": D7}),
-     "probe": {"id": "not-a-uuid"}},
-    {"id": "format-hostname-dropped-output", "direction": "output",
-     "old": _obj({"host": {"type": "string", "format": "hostname"}}, ["host"]),
-     "new": _obj({"host": {"type": "string"}}, ["host"]),
-     "probe": {"host": "not a host"}},
-    {"id": "format-byte-dropped-output", "direction": "output",
-     "old": _obj({"blob": {"type": "string", "format": "byte"}}, ["blob"]),
-     "new": _obj({"blob": {"type": "string"}}, ["blob"]),
-     "probe": {"blob": "not base64!"}},
-    {"id": "format-int32-dropped-output", "direction": "output",
-     "old": _obj({"n": {"type": "integer", "format": "int32"}}, ["n"]),
-     "new": _obj({"n": {"type": "integer"}}, ["n"]),
-     "probe": {"n": 3000000000}},
-    {"id": "openapi-nullable-added-output", "direction": "output",
-     "old": _obj({"label": {"type": "string"}}, ["label"]),
-     "new": _obj({"label": {"type": "string", "nullable": True}}, ["label"]),
-     "probe": {"label": None}},
-    {"id": "openapi-nullable-removed-input", "direction": "input",
-     "old": _obj({"label": {"type": "string", "nullable": True}}, ["label"]),
-     "new": _obj({"label": {"type": "string"}}, ["label"]),
-     "probe": {"label": None}},
-    {"id": "multipleof-added-input", "direction": "input",
-     "old": _obj({"x": {"type": "number"}}, ["x"]),
-     "new": _obj({"x": {"type": "number", "multipleOf": 0.1}}, ["x"]),
-     "probe": {"x": 0.05}},
-    {"id": "draft04-closed-gains-property-output", "direction": "output",
-     "old": _obj({"t": {"type": "number"}}, ["t"], closed=True, **{"$schema": D4}),
-     "new": _obj({"t": {"type": "number"}, "unit": {"type": "string"}}, ["t"], closed=True, **{"$schema": D4}),
-     "probe": {"t": 1, "unit": "s"}},
-    {"id": "unchanged-2020-closed", "direction": "output",
-     "old": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
-     "new": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
-     "probe": {"a": "2026-01-01T00:00:00Z"}},
+    {
+        "id": "format-dropped-output",
+        "direction": "output",
+        "old": _obj({"at": {"type": "string", "format": "date-time"}}, ["at"]),
+        "new": _obj({"at": {"type": "string"}}, ["at"]),
+        "probe": {"at": "yesterday"},
+    },
+    {
+        "id": "unevaluated-closed-2020-gains-property-output",
+        "direction": "output",
+        "old": _obj({"a": {"type": "string"}}, ["a"], unevaluatedProperties=False, **{"$schema": D2020}),
+        "new": _obj(
+            {"a": {"type": "string"}, "b": {"type": "integer"}},
+            ["a"],
+            unevaluatedProperties=False,
+            **{"$schema": D2020},
+        ),
+        "probe": {"a": "x", "b": 1},
+    },
+    {
+        "id": "unevaluated-closed-2019-gains-property-output",
+        "direction": "output",
+        "old": _obj({"a": {"type": "string"}}, ["a"], unevaluatedProperties=False, **{"$schema": D2019}),
+        "new": _obj(
+            {"a": {"type": "string"}, "b": {"type": "integer"}},
+            ["a"],
+            unevaluatedProperties=False,
+            **{"$schema": D2019},
+        ),
+        "probe": {"a": "x", "b": 1},
+    },
+    {
+        "id": "prefixitems-grows-closed-tuple-output",
+        "direction": "output",
+        "old": _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False}}, ["p"]),
+        "new": _obj(
+            {"p": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": False}}, ["p"]
+        ),
+        "probe": {"p": [1, "a"]},
+    },
+    {
+        "id": "prefixitems-type-widened-output",
+        "direction": "output",
+        "old": _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}}, ["p"]),
+        "new": _obj({"p": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "string"}]}}, ["p"]),
+        "probe": {"p": [0.5, "a"]},
+    },
+    {
+        "id": "enum-widened-output",
+        "direction": "output",
+        "old": _obj({"status": {"type": "string", "enum": ["open", "closed"]}}, ["status"]),
+        "new": _obj({"status": {"type": "string", "enum": ["open", "closed", "merged"]}}, ["status"]),
+        "probe": {"status": "merged"},
+    },
+    {
+        "id": "enum-narrowed-input",
+        "direction": "input",
+        "old": _obj({"mode": {"enum": ["fast", "slow", "auto"]}}, ["mode"]),
+        "new": _obj({"mode": {"enum": ["fast", "slow"]}}, ["mode"]),
+        "probe": {"mode": "auto"},
+    },
+    {
+        "id": "nullable-added-type-list-output",
+        "direction": "output",
+        "old": _obj({"label": {"type": "string"}}, ["label"]),
+        "new": _obj({"label": {"type": ["string", "null"]}}, ["label"]),
+        "probe": {"label": None},
+    },
+    {
+        "id": "nullable-added-anyof-ref-output",
+        "direction": "output",
+        "old": _obj(
+            {"owner": {"$ref": "#/$defs/User"}},
+            ["owner"],
+            **{"$defs": {"User": _obj({"id": {"type": "integer"}}, ["id"])}},
+        ),
+        "new": _obj(
+            {"owner": {"anyOf": [{"$ref": "#/$defs/User"}, {"type": "null"}]}},
+            ["owner"],
+            **{"$defs": {"User": _obj({"id": {"type": "integer"}}, ["id"])}},
+        ),
+        "probe": {"owner": None},
+    },
+    {
+        "id": "required-removed-output",
+        "direction": "output",
+        "old": _obj({"id": {"type": "string"}, "url": {"type": "string"}}, ["id", "url"]),
+        "new": _obj({"id": {"type": "string"}, "url": {"type": "string"}}, ["id"]),
+        "probe": {"id": "x"},
+    },
+    {
+        "id": "required-added-input",
+        "direction": "input",
+        "old": _obj({"q": {"type": "string"}, "limit": {"type": "integer"}}, ["q"]),
+        "new": _obj({"q": {"type": "string"}, "limit": {"type": "integer"}}, ["q", "limit"]),
+        "probe": {"q": "x"},
+    },
+    {
+        "id": "draft07-zod-closed-gains-property-output",
+        "direction": "output",
+        "old": _obj({"t": {"type": "number"}}, ["t"], closed=True, **{"$schema": D7}),
+        "new": _obj({"t": {"type": "number"}, "unit": {"type": "string"}}, ["t"], closed=True, **{"$schema": D7}),
+        "probe": {"t": 1, "unit": "s"},
+    },
+    {
+        "id": "draft07-integer-to-number-output",
+        "direction": "output",
+        "old": _obj({"n": {"type": "integer"}}, ["n"], **{"$schema": D7}),
+        "new": _obj({"n": {"type": "number"}}, ["n"], **{"$schema": D7}),
+        "probe": {"n": 0.5},
+    },
+    {
+        "id": "closed-nested-array-items-gain-property-output",
+        "direction": "output",
+        "old": _obj(
+            {
+                "rows": {
+                    "type": "array",
+                    "items": {"type": "array", "items": _obj({"id": {"type": "integer"}}, ["id"], closed=True)},
+                }
+            },
+            ["rows"],
+        ),
+        "new": _obj(
+            {
+                "rows": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "items": _obj({"id": {"type": "integer"}, "name": {"type": "string"}}, ["id"], closed=True),
+                    },
+                }
+            },
+            ["rows"],
+        ),
+        "probe": {"rows": [[{"id": 1, "name": "a"}]]},
+    },
+    {
+        "id": "maxlength-decreased-input",
+        "direction": "input",
+        "old": _obj({"s": {"type": "string", "maxLength": 10}}, ["s"]),
+        "new": _obj({"s": {"type": "string", "maxLength": 3}}, ["s"]),
+        "probe": {"s": "abcdefgh"},
+    },
+    {
+        "id": "pattern-added-input",
+        "direction": "input",
+        "old": _obj({"code": {"type": "string"}}, ["code"]),
+        "new": _obj({"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}, ["code"]),
+        "probe": {"code": "abc"},
+    },
+    {
+        "id": "oneof-overlapping-branch-added-input",
+        "direction": "input",
+        "old": _obj({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, ["v"]),
+        "new": _obj({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "number"}]}}, ["v"]),
+        "probe": {"v": 1},
+    },
+    {
+        "id": "const-changed-input",
+        "direction": "input",
+        "old": _obj({"kind": {"const": "a"}}, ["kind"]),
+        "new": _obj({"kind": {"const": "b"}}, ["kind"]),
+        "probe": {"kind": "a"},
+    },
+    {
+        "id": "format-uuid-added-input",
+        "direction": "input",
+        "old": _obj({"id": {"type": "string"}}, ["id"]),
+        "new": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"]),
+        "probe": {"id": "not-a-uuid"},
+    },
+    {
+        "id": "draft07-format-uuid-added-input",
+        "direction": "input",
+        "old": _obj({"id": {"type": "string"}}, ["id"], **{"$schema": D7}),
+        "new": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"], **{"$schema": D7}),
+        "probe": {"id": "not-a-uuid"},
+    },
+    {
+        "id": "ref-sibling-maxlength-added-input",
+        "direction": "input",
+        "old": _obj({"s": {"$ref": "#/$defs/S"}}, ["s"], **{"$defs": {"S": {"type": "string"}}}),
+        "new": _obj({"s": {"$ref": "#/$defs/S", "maxLength": 2}}, ["s"], **{"$defs": {"S": {"type": "string"}}}),
+        "probe": {"s": "abc"},
+    },
+    {
+        "id": "draft07-ref-sibling-maxlength-added-input",
+        "direction": "input",
+        "old": _obj(
+            {"s": {"$ref": "#/definitions/S"}}, ["s"], **{"$schema": D7, "definitions": {"S": {"type": "string"}}}
+        ),
+        "new": _obj(
+            {"s": {"$ref": "#/definitions/S", "maxLength": 2}},
+            ["s"],
+            **{"$schema": D7, "definitions": {"S": {"type": "string"}}},
+        ),
+        "probe": {"s": "abc"},
+    },
+    {
+        "id": "format-uuid-dropped-output",
+        "direction": "output",
+        "old": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"]),
+        "new": _obj({"id": {"type": "string"}}, ["id"]),
+        "probe": {"id": "not-a-uuid"},
+    },
+    {
+        "id": "draft07-format-uuid-dropped-output",
+        "direction": "output",
+        "old": _obj({"id": {"type": "string", "format": "uuid"}}, ["id"], **{"$schema": D7}),
+        "new": _obj({"id": {"type": "string"}}, ["id"], **{"$schema": D7}),
+        "probe": {"id": "not-a-uuid"},
+    },
+    {
+        "id": "format-hostname-dropped-output",
+        "direction": "output",
+        "old": _obj({"host": {"type": "string", "format": "hostname"}}, ["host"]),
+        "new": _obj({"host": {"type": "string"}}, ["host"]),
+        "probe": {"host": "not a host"},
+    },
+    {
+        "id": "format-byte-dropped-output",
+        "direction": "output",
+        "old": _obj({"blob": {"type": "string", "format": "byte"}}, ["blob"]),
+        "new": _obj({"blob": {"type": "string"}}, ["blob"]),
+        "probe": {"blob": "not base64!"},
+    },
+    {
+        "id": "format-int32-dropped-output",
+        "direction": "output",
+        "old": _obj({"n": {"type": "integer", "format": "int32"}}, ["n"]),
+        "new": _obj({"n": {"type": "integer"}}, ["n"]),
+        "probe": {"n": 3000000000},
+    },
+    {
+        "id": "openapi-nullable-added-output",
+        "direction": "output",
+        "old": _obj({"label": {"type": "string"}}, ["label"]),
+        "new": _obj({"label": {"type": "string", "nullable": True}}, ["label"]),
+        "probe": {"label": None},
+    },
+    {
+        "id": "openapi-nullable-removed-input",
+        "direction": "input",
+        "old": _obj({"label": {"type": "string", "nullable": True}}, ["label"]),
+        "new": _obj({"label": {"type": "string"}}, ["label"]),
+        "probe": {"label": None},
+    },
+    {
+        "id": "multipleof-added-input",
+        "direction": "input",
+        "old": _obj({"x": {"type": "number"}}, ["x"]),
+        "new": _obj({"x": {"type": "number", "multipleOf": 0.1}}, ["x"]),
+        "probe": {"x": 0.05},
+    },
+    {
+        "id": "draft04-closed-gains-property-output",
+        "direction": "output",
+        "old": _obj({"t": {"type": "number"}}, ["t"], closed=True, **{"$schema": D4}),
+        "new": _obj({"t": {"type": "number"}, "unit": {"type": "string"}}, ["t"], closed=True, **{"$schema": D4}),
+        "probe": {"t": 1, "unit": "s"},
+    },
+    {
+        "id": "unchanged-2020-closed",
+        "direction": "output",
+        "old": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
+        "new": _obj({"a": {"type": "string", "format": "date-time"}}, ["a"], closed=True, **{"$schema": D2020}),
+        "probe": {"a": "2026-01-01T00:00:00Z"},
+    },
     # -- regex dialects: Ajv compiles pattern/patternProperties with new RegExp(p, "u") (ASCII \d \w \b,
     #    $ only at the end, . stops at line terminators, \p{...}); python jsonschema uses Python re
-    {"id": "pattern-ascii-digits-dropped-output", "direction": "output",
-     "old": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
-     "new": _obj({"n": {"type": "string"}}, ["n"]),
-     "probe": {"n": "\u0663"}},
-    {"id": "pattern-digit-class-to-d-output", "direction": "output",
-     "old": _obj({"n": {"type": "string", "pattern": "^[0-9]+$"}}, ["n"]),
-     "new": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
-     "probe": {"n": "\u0663"}},
-    {"id": "pattern-word-class-to-ascii-input", "direction": "input",
-     "old": _obj({"w": {"type": "string", "pattern": "^\\w+$"}}, ["w"]),
-     "new": _obj({"w": {"type": "string", "pattern": "^[A-Za-z0-9_]+$"}}, ["w"]),
-     "probe": {"w": "caf\u00e9"}},
-    {"id": "pattern-dollar-added-input", "direction": "input",
-     "old": _obj({"s": {"type": "string"}}, ["s"]),
-     "new": _obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]),
-     "probe": {"s": "abc\n"}},
-    {"id": "pattern-dot-dropped-output", "direction": "output",
-     "old": _obj({"line": {"type": "string", "pattern": "^.+$"}}, ["line"]),
-     "new": _obj({"line": {"type": "string"}}, ["line"]),
-     "probe": {"line": "a\u2028b"}},
-    {"id": "pattern-unicode-property-dropped-output", "direction": "output",
-     "old": _obj({"name": {"type": "string", "pattern": "^\\p{L}+$"}}, ["name"]),
-     "new": _obj({"name": {"type": "string"}}, ["name"]),
-     "probe": {"name": "h3"}},
-    {"id": "patternproperties-closed-gains-unicode-digit-key-output", "direction": "output",
-     "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "additionalProperties": False},
-     "new": {"type": "object", "properties": {"\u0663": {"type": "integer"}},
-             "patternProperties": {"^\\d+$": {"type": "integer"}}, "additionalProperties": False},
-     "probe": {"\u0663": 1}},
-    {"id": "patternproperties-unevaluated-gains-unicode-digit-key-output", "direction": "output",
-     "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "unevaluatedProperties": False},
-     "new": {"type": "object", "properties": {"\u0663": {"type": "integer"}},
-             "patternProperties": {"^\\d+$": {"type": "integer"}}, "unevaluatedProperties": False},
-     "probe": {"\u0663": 1}},
-    {"id": "openapi-nullable-enum-without-null-output", "direction": "output",
-     "old": _obj({"s": {"type": "string", "enum": ["a", "b"]}}, ["s"]),
-     "new": _obj({"s": {"type": "string", "nullable": True, "enum": ["a", "b"]}}, ["s"]),
-     "probe": {"s": None}},
+    {
+        "id": "pattern-ascii-digits-dropped-output",
+        "direction": "output",
+        "old": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
+        "new": _obj({"n": {"type": "string"}}, ["n"]),
+        "probe": {"n": "\u0663"},
+    },
+    {
+        "id": "pattern-digit-class-to-d-output",
+        "direction": "output",
+        "old": _obj({"n": {"type": "string", "pattern": "^[0-9]+$"}}, ["n"]),
+        "new": _obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]),
+        "probe": {"n": "\u0663"},
+    },
+    {
+        "id": "pattern-word-class-to-ascii-input",
+        "direction": "input",
+        "old": _obj({"w": {"type": "string", "pattern": "^\\w+$"}}, ["w"]),
+        "new": _obj({"w": {"type": "string", "pattern": "^[A-Za-z0-9_]+$"}}, ["w"]),
+        "probe": {"w": "caf\u00e9"},
+    },
+    {
+        "id": "pattern-dollar-added-input",
+        "direction": "input",
+        "old": _obj({"s": {"type": "string"}}, ["s"]),
+        "new": _obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]),
+        "probe": {"s": "abc\n"},
+    },
+    {
+        "id": "pattern-dot-dropped-output",
+        "direction": "output",
+        "old": _obj({"line": {"type": "string", "pattern": "^.+$"}}, ["line"]),
+        "new": _obj({"line": {"type": "string"}}, ["line"]),
+        "probe": {"line": "a\u2028b"},
+    },
+    {
+        "id": "pattern-unicode-property-dropped-output",
+        "direction": "output",
+        "old": _obj({"name": {"type": "string", "pattern": "^\\p{L}+$"}}, ["name"]),
+        "new": _obj({"name": {"type": "string"}}, ["name"]),
+        "probe": {"name": "h3"},
+    },
+    {
+        "id": "patternproperties-closed-gains-unicode-digit-key-output",
+        "direction": "output",
+        "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "additionalProperties": False},
+        "new": {
+            "type": "object",
+            "properties": {"\u0663": {"type": "integer"}},
+            "patternProperties": {"^\\d+$": {"type": "integer"}},
+            "additionalProperties": False,
+        },
+        "probe": {"\u0663": 1},
+    },
+    {
+        "id": "patternproperties-unevaluated-gains-unicode-digit-key-output",
+        "direction": "output",
+        "old": {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}, "unevaluatedProperties": False},
+        "new": {
+            "type": "object",
+            "properties": {"\u0663": {"type": "integer"}},
+            "patternProperties": {"^\\d+$": {"type": "integer"}},
+            "unevaluatedProperties": False,
+        },
+        "probe": {"\u0663": 1},
+    },
+    {
+        "id": "openapi-nullable-enum-without-null-output",
+        "direction": "output",
+        "old": _obj({"s": {"type": "string", "enum": ["a", "b"]}}, ["s"]),
+        "new": _obj({"s": {"type": "string", "nullable": True, "enum": ["a", "b"]}}, ["s"]),
+        "probe": {"s": None},
+    },
 ]
 
 # Documented, known disagreements between the engine's python emulation (jsonschema) and real Ajv:
@@ -250,8 +424,12 @@ def _pairs() -> list[tuple[str, dict[str, Any]]]:
     out = []
     for path in CASE_FILES:
         case = json.loads(path.read_text(encoding="utf-8"))
-        out.append((f"case-{path.stem}", {"direction": case["direction"], "old": case["old"], "new": case["new"],
-                                           "probe": case.get("example")}))
+        out.append(
+            (
+                f"case-{path.stem}",
+                {"direction": case["direction"], "old": case["old"], "new": case["new"], "probe": case.get("example")},
+            )
+        )
     for pair in EXTRA_PAIRS:
         out.append((pair["id"], pair))
     for cid, direction, old, new, _rule, _severity, witness in KEYWORD_CASES:  # tests/test_keywords.py
@@ -278,8 +456,16 @@ class Ajv:
     def __init__(self, prefix: Path, stderr_path: Path) -> None:
         env = {**os.environ, "AJV_PREFIX": str(prefix), "NODE_PATH": str(prefix / "node_modules")}
         self._stderr = stderr_path.open("wb")
-        self.proc = subprocess.Popen([NODE, str(CHECK_MJS)], cwd=prefix, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, text=True, encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [NODE, str(CHECK_MJS)],
+            cwd=prefix,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            encoding="utf-8",
+        )
         self._memo: dict[str, dict[str, Any]] = {}
         self.stderr_path = stderr_path
 
@@ -328,7 +514,9 @@ def ajv_prefix(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"npm install ajv@8 ajv-formats@3 failed (offline?): {exc}")
     if proc.returncode != 0 or not _has_ajv(prefix):
         lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip() and "complete log" not in ln]
-        pytest.skip(f"npm install ajv@8 ajv-formats@3 failed (offline?), exit {proc.returncode}: {' | '.join(lines[:2])}")
+        pytest.skip(
+            f"npm install ajv@8 ajv-formats@3 failed (offline?), exit {proc.returncode}: {' | '.join(lines[:2])}"
+        )
     return prefix
 
 
@@ -384,8 +572,10 @@ def test_breaking_hosts_match_ajv(pair: dict[str, Any], ajv: Ajv) -> None:
             breaks, detail = _ajv_breaks(ajv, pair, instance, profile)
             checked += 1
             if breaks != (profile in f.hosts):
-                mismatches.append(f"{f.rule} at {f.pointer!r}: witness {instance!r}, engine hosts {f.hosts}, "
-                                  f"real Ajv {profile} {'breaks' if breaks else 'does not break'} ({detail})")
+                mismatches.append(
+                    f"{f.rule} at {f.pointer!r}: witness {instance!r}, engine hosts {f.hosts}, "
+                    f"real Ajv {profile} {'breaks' if breaks else 'does not break'} ({detail})"
+                )
     assert not mismatches, "engine host emulation disagrees with real Ajv:\n" + "\n".join(mismatches)
 
 
@@ -400,12 +590,16 @@ def test_ajv_breaks_are_reported(pair: dict[str, Any], ajv: Ajv) -> None:
     # A rule whose catalog severity is "warning" (e.g. input-format-changed) flags the change on purpose
     # without claiming hosts; only breaks the engine missed or failed to confirm are errors here.
     if any(f.severity == "warning" and f.reason is None for f in findings):
-        pytest.skip("the engine reports this change with a warning-by-policy rule: "
-                    + ", ".join(sorted({f.rule for f in findings if f.severity == "warning" and f.reason is None})))
+        pytest.skip(
+            "the engine reports this change with a warning-by-policy rule: "
+            + ", ".join(sorted({f.rule for f in findings if f.severity == "warning" and f.reason is None}))
+        )
     missing = []
     for profile in TS_PROFILES:
         breaks, detail = _ajv_breaks(ajv, pair, probe, profile)
         if breaks and profile not in reported:
             missing.append(f"{profile}: real Ajv breaks on {probe!r} ({detail})")
     summary = [(f.rule, f.severity, f.pointer, f.hosts, f.reason) for f in findings]
-    assert not missing, "breaks real Ajv confirms but the engine does not report:\n" + "\n".join(missing) + f"\nfindings: {summary}"
+    assert not missing, (
+        "breaks real Ajv confirms but the engine does not report:\n" + "\n".join(missing) + f"\nfindings: {summary}"
+    )

@@ -9,21 +9,36 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import DEMO_MAIL_SERVER, PYTHON, ROOT, SERVERS, ServerProcess
+
 from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
 from mcp_schema_audit.errors import CaptureError, UsageError
 from mcp_schema_audit.snapshot import Snapshot, canonical_json
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-V1_TOOLS = ["archive_message", "get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message",
-            "whoami"]
+V1_TOOLS = [
+    "archive_message",
+    "get_message",
+    "list_messages",
+    "mailbox_stats",
+    "send_message",
+    "wait_for_message",
+    "whoami",
+]
 V2_TOOLS = ["get_message", "list_messages", "mailbox_stats", "send_message", "wait_for_message", "whoami"]
-META_KEYS = {"captured_at", "duration_s", "sdk_version", "schema_audit_version", "pages", "instructions_present",
-             "list_pages"}
+META_KEYS = {
+    "captured_at",
+    "duration_s",
+    "sdk_version",
+    "schema_audit_version",
+    "pages",
+    "instructions_present",
+    "list_pages",
+}
 CANARY = "canary-7f3a9c1e5b"
 
 
@@ -33,8 +48,6 @@ def demo(version: int, *extra: str) -> CaptureTarget:
 
 def server_target(name: str, *args: str, env: dict[str, str] | None = None) -> CaptureTarget:
     return CaptureTarget("stdio", command=[PYTHON, str(SERVERS / name), *args], env=env or {})
-
-
 
 
 def names(snapshot: Snapshot) -> list[str]:
@@ -97,7 +110,9 @@ def test_stdio_v2_changes(demo_v2: Snapshot) -> None:
 @pytest.mark.live
 def test_stdio_legacy_protocol_and_env(demo_v2: Snapshot) -> None:
     # No --version: the server reads DEMO_MAIL_VERSION from the env we pass (merged on the allow-list).
-    target = CaptureTarget("stdio", command=[PYTHON, str(DEMO_MAIL_SERVER)], env={"DEMO_MAIL_VERSION": "2"}, cwd=str(ROOT))
+    target = CaptureTarget(
+        "stdio", command=[PYTHON, str(DEMO_MAIL_SERVER)], env={"DEMO_MAIL_VERSION": "2"}, cwd=str(ROOT)
+    )
     snap = capture(target, label="legacy", protocol="legacy", timeout_s=30)
     assert snap.protocol_version in HANDSHAKE_VERSIONS
     assert snap.server["version"] == "2.0.0"
@@ -134,7 +149,9 @@ def test_http_pinned_2026(demo_v2_http: ServerProcess) -> None:
 @pytest.mark.live
 def test_http_wrong_path_is_404(demo_v2_http: ServerProcess) -> None:
     url = demo_v2_http.url("/nope").replace("http://", f"http://user:{CANARY}@") + f"?token={CANARY}"
-    with pytest.raises(CaptureError, match=r"HTTP 404 Not Found from http://127\.0\.0\.1:\d+/nope\?token=REDACTED") as info:
+    with pytest.raises(
+        CaptureError, match=r"HTTP 404 Not Found from http://127\.0\.0\.1:\d+/nope\?token=REDACTED"
+    ) as info:
         capture(CaptureTarget("http", url=url, headers={"X-Api-Key": CANARY}), label="x", timeout_s=10)
     assert CANARY not in info.value.one_line()
     assert "\n" not in info.value.one_line()
@@ -186,7 +203,12 @@ def test_http_connection_refused() -> None:
 @pytest.mark.live
 def test_sse_capture(http_server_factory: Any, demo_v1: Snapshot) -> None:
     server = http_server_factory(lambda port: [PYTHON, str(DEMO_MAIL_SERVER), "--version", "1", "--sse", str(port)])
-    snap = capture(CaptureTarget("sse", url=server.url("/sse"), headers={"X-Token": CANARY}), label="sse", protocol="legacy", timeout_s=20)
+    snap = capture(
+        CaptureTarget("sse", url=server.url("/sse"), headers={"X-Token": CANARY}),
+        label="sse",
+        protocol="legacy",
+        timeout_s=20,
+    )
     assert snap.transport == "sse"
     assert snap.protocol_version in HANDSHAKE_VERSIONS
     assert snap.tools == demo_v1.tools
@@ -224,7 +246,9 @@ def test_paging_keeps_raw_tools_from_every_page() -> None:
 )
 def test_paging_failures(args: list[str], max_pages: int, expected: str) -> None:
     with pytest.raises(CaptureError, match=expected):
-        capture(server_target("paging_server.py", *args), label="x", protocol="legacy", timeout_s=30, max_pages=max_pages)
+        capture(
+            server_target("paging_server.py", *args), label="x", protocol="legacy", timeout_s=30, max_pages=max_pages
+        )
 
 
 @pytest.mark.live
@@ -242,7 +266,9 @@ def test_empty_cursor(protocol: str, pages: int) -> None:
 @pytest.mark.live
 def test_hang_times_out() -> None:
     started = time.monotonic()
-    with pytest.raises(CaptureError, match=r"^timed out after 3 s during the handshake; server stderr: hang_server: started"):
+    with pytest.raises(
+        CaptureError, match=r"^timed out after 3 s during the handshake; server stderr: hang_server: started"
+    ):
         capture(server_target("hang_server.py"), label="x", protocol="legacy", timeout_s=3)
     # the deadline, plus the SDK's stdin-close grace for the shutdown of a server that exits on EOF
     assert time.monotonic() - started < 3 + 4
@@ -291,7 +317,6 @@ def test_importing_capture_does_not_import_the_sdk() -> None:
     subprocess.run([PYTHON, "-c", code], cwd=ROOT, check=True, timeout=30)
 
 
-
 # ---- the server's process tree (Linux /proc) ---------------------------------------------------
 
 _SETSID_GRANDCHILD = (
@@ -305,10 +330,10 @@ _SETSID_GRANDCHILD = (
 
 def _stat_fields(pid: int) -> list[str] | None:
     try:
-        text = open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace").read()
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return text[text.rindex(")") + 2:].split()
+    return text[text.rindex(")") + 2 :].split()
 
 
 def _running(pid: int) -> bool:
@@ -330,8 +355,9 @@ def test_process_tree_stops_descendants_that_left_the_group_and_nothing_else() -
     server = None
     try:
         tree.before_spawn()
-        server = subprocess.Popen([PYTHON, "-c", _SETSID_GRANDCHILD], stdout=subprocess.PIPE, stderr=write_fd,
-                                  start_new_session=True)
+        server = subprocess.Popen(
+            [PYTHON, "-c", _SETSID_GRANDCHILD], stdout=subprocess.PIPE, stderr=write_fd, start_new_session=True
+        )
         tree.attach()
         assert tree.server is not None and tree.server[0] == server.pid
         assert server.stdout is not None

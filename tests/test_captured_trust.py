@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import PYTHON, ROOT, SERVERS
 
 SCENARIO_SERVER = SERVERS / "scenario_server.py"
@@ -23,8 +22,15 @@ OPEN = {"type": "object", "properties": {}}
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
     full.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
-    return subprocess.run([PYTHON, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=90, env=full, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [PYTHON, "-m", "mcp_schema_audit", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=90,
+        env=full,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _scenario(folder: Path, scenario: dict[str, Any]) -> list[str]:
@@ -87,19 +93,35 @@ ECHO_OUT = {"type": "object", "properties": {"a": {"type": "string"}}, "required
 def _echo_scenario(marker: str) -> dict[str, Any]:
     """A server that writes ``marker`` (a ``$VAR``) into every part of its listing, results and errors."""
     return {
-        "echo": True, "name": f"srv {marker}", "version": "1", "instructions": f"token is {marker}",
-        "tools": [{"name": "echo", "description": f"uses {marker}", "annotations": {"readOnlyHint": True},
-                   "inputSchema": {"type": "object", "default": marker, "properties": {}},
-                   "outputSchema": {**ECHO_OUT, "additionalProperties": False}},
-                  {"name": "fails", "description": "fails", "inputSchema": OPEN}],
-        "results": {"echo": {"$expand": {"content": [{"type": "text", "text": f"got {marker}"}],
-                                         "structuredContent": {"a": marker, "leak": marker}}},
-                    "fails": {"$error": {"code": -32603, "message": f"backend down for {marker}"}}},
+        "echo": True,
+        "name": f"srv {marker}",
+        "version": "1",
+        "instructions": f"token is {marker}",
+        "tools": [
+            {
+                "name": "echo",
+                "description": f"uses {marker}",
+                "annotations": {"readOnlyHint": True},
+                "inputSchema": {"type": "object", "default": marker, "properties": {}},
+                "outputSchema": {**ECHO_OUT, "additionalProperties": False},
+            },
+            {"name": "fails", "description": "fails", "inputSchema": OPEN},
+        ],
+        "results": {
+            "echo": {
+                "$expand": {
+                    "content": [{"type": "text", "text": f"got {marker}"}],
+                    "structuredContent": {"a": marker, "leak": marker},
+                }
+            },
+            "fails": {"$error": {"code": -32603, "message": f"backend down for {marker}"}},
+        },
     }
 
 
-def _probe_every_format(tmp_path: Path, server: list[str], secrets: list[str], *,
-                        env: dict[str, str] | None = None) -> None:
+def _probe_every_format(
+    tmp_path: Path, server: list[str], secrets: list[str], *, env: dict[str, str] | None = None
+) -> None:
     """``snapshot``, then ``probe`` in every report format with ``--record``: no secret in any file or stream."""
     (tmp_path / "calls.json").write_text(json.dumps({"calls": [{"tool": "fails"}]}))
     outputs = []
@@ -110,8 +132,25 @@ def _probe_every_format(tmp_path: Path, server: list[str], secrets: list[str], *
     assert snapshot["server"]["name"] in ("srv ***", "srv *** ***")
     assert snapshot["instructions"] in ("token is ***", "token is *** ***")
     for fmt in ("text", "json", "markdown", "sarif", "github", "junit"):
-        r = cli("probe", "--auto", "--calls", "calls.json", "--against", "snap.json", "--record", f"rec-{fmt}.json",
-                "--format", fmt, "--output", f"report.{fmt}", "--protocol", "legacy", *server, cwd=tmp_path, env=env)
+        r = cli(
+            "probe",
+            "--auto",
+            "--calls",
+            "calls.json",
+            "--against",
+            "snap.json",
+            "--record",
+            f"rec-{fmt}.json",
+            "--format",
+            fmt,
+            "--output",
+            f"report.{fmt}",
+            "--protocol",
+            "legacy",
+            *server,
+            cwd=tmp_path,
+            env=env,
+        )
         assert r.returncode == 1, r.stderr  # the echoed "leak" key breaks the tool's closed outputSchema
         assert "Traceback" not in r.stderr
         outputs.append(r.stdout + r.stderr)
@@ -141,8 +180,21 @@ def test_everyday_settings_are_not_masked_in_the_listing(tmp_path: Path) -> None
     ``***rmation``. A credential under a neutral name is still masked by its shape, any value by its name."""
     scenario = _echo_scenario("$MODE information $OPAQUE $DB_PASSWORD")
     server = _scenario(tmp_path, scenario)
-    r = cli("snapshot", "--out", "s.json", "--protocol", "legacy", "--env", "MODE=info", "--env",
-            "OPAQUE=a1b2c3d4e5", "--env", "DB_PASSWORD=hunter", *server, cwd=tmp_path)
+    r = cli(
+        "snapshot",
+        "--out",
+        "s.json",
+        "--protocol",
+        "legacy",
+        "--env",
+        "MODE=info",
+        "--env",
+        "OPAQUE=a1b2c3d4e5",
+        "--env",
+        "DB_PASSWORD=hunter",
+        *server,
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "s.json").read_text())["instructions"] == "token is info information *** ***"
 
@@ -151,31 +203,44 @@ def test_everyday_settings_are_not_masked_in_the_listing(tmp_path: Path) -> None
 def test_http_server_echoing_headers_and_url_credentials(tmp_path: Path, http_server_factory: Any) -> None:
     scenario = _echo_scenario("$HDR_X_API_KEY $HDR_AUTHORIZATION")
     (tmp_path / "scenario.json").write_text(json.dumps(scenario))
-    server = http_server_factory(lambda port: [PYTHON, str(SCENARIO_SERVER), "--scenario",
-                                               str(tmp_path / "scenario.json"), "--http", str(port)])
+    server = http_server_factory(
+        lambda port: [PYTHON, str(SCENARIO_SERVER), "--scenario", str(tmp_path / "scenario.json"), "--http", str(port)]
+    )
     url = server.url("/mcp").replace("http://", f"http://user:{URL_PASSWORD}@")
     # URL credentials (sent as Basic auth) with a header; then a --header-env bearer token
     _probe_every_format(tmp_path, ["--url", url, "-H", f"X-Api-Key: {HDR_SECRET}"], [HDR_SECRET, URL_PASSWORD, BASIC])
     for p in tmp_path.glob("re*.*"):
         p.unlink()
     (tmp_path / "snap.json").unlink()
-    _probe_every_format(tmp_path, ["--url", server.url("/mcp"), "--header-env", "Authorization=QA_BEARER",
-                                   "-H", f"X-Api-Key: {HDR_SECRET}"], [HDR_SECRET, BEARER],
-                        env={"QA_BEARER": f"Bearer {BEARER}"})
+    _probe_every_format(
+        tmp_path,
+        ["--url", server.url("/mcp"), "--header-env", "Authorization=QA_BEARER", "-H", f"X-Api-Key: {HDR_SECRET}"],
+        [HDR_SECRET, BEARER],
+        env={"QA_BEARER": f"Bearer {BEARER}"},
+    )
 
 
 # ---- numbers JSON cannot hold (NaN, Infinity, 1e400) --------------------------------------------------------
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("raw, where", [
-    ('{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"maximum": NaN}}}}]}',
-     "tools/list result/tools/0/inputSchema/properties/n/maximum"),
-    ('{"tools": [{"name": "t", "inputSchema": {"type": "object", "default": 1e400}}]}',
-     "tools/list result/tools/0/inputSchema/default"),
-    ('{"tools": [{"name": "t", "inputSchema": {"type": "object"}, "_meta": {"x": [-Infinity]}}]}',
-     "tools/list result/tools/0/_meta/x/0"),
-])
+@pytest.mark.parametrize(
+    "raw, where",
+    [
+        (
+            '{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"maximum": NaN}}}}]}',
+            "tools/list result/tools/0/inputSchema/properties/n/maximum",
+        ),
+        (
+            '{"tools": [{"name": "t", "inputSchema": {"type": "object", "default": 1e400}}]}',
+            "tools/list result/tools/0/inputSchema/default",
+        ),
+        (
+            '{"tools": [{"name": "t", "inputSchema": {"type": "object"}, "_meta": {"x": [-Infinity]}}]}',
+            "tools/list result/tools/0/_meta/x/0",
+        ),
+    ],
+)
 def test_capture_refuses_non_json_numbers(tmp_path: Path, raw: str, where: str) -> None:
     server = _scenario(tmp_path, {"tools_raw": raw, "results": {}})
     for command in (["snapshot", "--out", "s.json"], ["probe", "--auto", "--format", "json"]):
@@ -187,18 +252,32 @@ def test_capture_refuses_non_json_numbers(tmp_path: Path, raw: str, where: str) 
 
 @pytest.mark.live
 def test_probe_result_with_non_json_numbers_is_a_finding_in_valid_json(tmp_path: Path) -> None:
-    tools = [{"name": n, "inputSchema": OPEN, "outputSchema": ECHO_OUT, "annotations": {"readOnlyHint": True}}
-             for n in ("nan", "big", "ok")]
-    results = {"nan": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": NaN}}'},
-               "big": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": [1e400]}}'},
-               "ok": {"content": [{"type": "text", "text": '{"a": "x"}'}], "structuredContent": {"a": "x"}}}
+    tools = [
+        {"name": n, "inputSchema": OPEN, "outputSchema": ECHO_OUT, "annotations": {"readOnlyHint": True}}
+        for n in ("nan", "big", "ok")
+    ]
+    results = {
+        "nan": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": NaN}}'},
+        "big": {"$raw": '{"content": [], "structuredContent": {"a": "x", "n": [1e400]}}'},
+        "ok": {"content": [{"type": "text", "text": '{"a": "x"}'}], "structuredContent": {"a": "x"}},
+    }
     server = _scenario(tmp_path, {"tools": tools, "results": results})
     for fmt in ("json", "sarif", "text", "markdown", "junit", "github"):
-        r = cli("probe", "--auto", "--record", f"rec-{fmt}.json", "--format", fmt, "--protocol", "legacy", *server,
-                cwd=tmp_path)
+        r = cli(
+            "probe",
+            "--auto",
+            "--record",
+            f"rec-{fmt}.json",
+            "--format",
+            fmt,
+            "--protocol",
+            "legacy",
+            *server,
+            cwd=tmp_path,
+        )
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr  # result-malformed is breaking
         if fmt in ("json", "sarif"):
-            json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in the {fmt} report"))
+            json.loads(r.stdout, parse_constant=lambda c, fmt=fmt: pytest.fail(f"{c} in the {fmt} report"))
         recording = (tmp_path / f"rec-{fmt}.json").read_text()
         json.loads(recording, parse_constant=lambda c: pytest.fail(f"{c} in the recording"))
     run = cli("probe", "--auto", "--format", "json", "--protocol", "legacy", *server, cwd=tmp_path)
@@ -219,8 +298,9 @@ def test_probe_result_with_non_json_numbers_is_a_finding_in_valid_json(tmp_path:
 def test_error_message_about_an_echoed_listing_masks_the_secret(tmp_path: Path) -> None:
     tools = [{"name": "t$QA_TOKEN", "inputSchema": OPEN}, {"name": "t$QA_TOKEN", "inputSchema": OPEN}]
     server = _scenario(tmp_path, {"echo": True, "tools": tools, "results": {}})
-    r = cli("snapshot", "--out", "s.json", "--protocol", "legacy", "--env", f"QA_TOKEN={ENV_SECRET}", *server,
-            cwd=tmp_path)
+    r = cli(
+        "snapshot", "--out", "s.json", "--protocol", "legacy", "--env", f"QA_TOKEN={ENV_SECRET}", *server, cwd=tmp_path
+    )
     line = _one_line_error(r, 3)
     assert "duplicate tool name 't***'" in line
     assert ENV_SECRET not in r.stdout + r.stderr and not (tmp_path / "s.json").exists()

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from json_pointer import resolves
 from jsonschema.validators import Draft202012Validator, validator_for
 from referencing import Registry
-from json_pointer import resolves
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 CASE_FILES = sorted(CASES_DIR.glob("*.json"))
@@ -45,7 +45,9 @@ def confirm_witness(finding: Any, old: Any, new: Any) -> None:
     accepting = "new" if finding.direction == "output" else "old"
     assert w["accepted_by"] == accepting, (finding.rule, w)
     assert isinstance(w["error"], str) and w["error"], w
-    assert isinstance(w["instance_pointer"], str) and (w["instance_pointer"] in ("",) or w["instance_pointer"].startswith("/"))
+    assert isinstance(w["instance_pointer"], str) and (
+        w["instance_pointer"] in ("",) or w["instance_pointer"].startswith("/")
+    )
     acc, rej = (new, old) if accepting == "new" else (old, new)
     assert acc is not None and rej is not None
     inst = w["instance"]
@@ -54,7 +56,13 @@ def confirm_witness(finding: Any, old: Any, new: Any) -> None:
     assert confirmed, f"witness not confirmed for {finding.rule} at {finding.pointer!r}: {inst!r}"
     # The witness shows this change alone: the rejecting side reports exactly one error, the one quoted.
     errors = rejection_errors(rej, inst, formats=confirmed[0])
-    assert len(errors) == 1 and w["error"].startswith(errors[0]), (finding.rule, finding.pointer, inst, errors, w["error"])
+    assert len(errors) == 1 and w["error"].startswith(errors[0]), (
+        finding.rule,
+        finding.pointer,
+        inst,
+        errors,
+        w["error"],
+    )
 
 
 def rejection_errors(schema: Any, instance: Any, *, formats: bool = False) -> list[str]:

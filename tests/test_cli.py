@@ -19,20 +19,29 @@ from mcp_schema_audit.snapshot import FORMAT_ID, load_snapshot, tool_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "fixtures" / "seed"
-TOOLS = [{"name": "b", "inputSchema": {"type": "object"}, "x-vendor": {"k": 1}, "_meta": {"m": 2}},
-         {"name": "a", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]
+TOOLS = [
+    {"name": "b", "inputSchema": {"type": "object"}, "x-vendor": {"k": 1}, "_meta": {"m": 2}},
+    {"name": "a", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+]
 
 
 def cli(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=60, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=60,
+        input=stdin,
+    )
 
 
 @pytest.mark.parametrize("form", ["raw", "jsonrpc", "inspector"])
 def test_snapshot_from_file_accepts_every_form(tmp_path: Path, form: str):
     result = {"tools": TOOLS}
-    data = {"raw": result, "jsonrpc": {"jsonrpc": "2.0", "id": 1, "result": result},
-            "inspector": {"result": result}}[form]
+    data = {"raw": result, "jsonrpc": {"jsonrpc": "2.0", "id": 1, "result": result}, "inspector": {"result": result}}[
+        form
+    ]
     src = tmp_path / "in.json"
     src.write_text(json.dumps(data))
     r = cli("snapshot", "--from-file", str(src), "--label", "v1", "--store", str(tmp_path / "s"))
@@ -62,41 +71,53 @@ def test_snapshot_to_stdout_and_diff_by_label(tmp_path: Path):
 
 
 def test_diff_reads_raw_corpus_files_and_does_not_import_the_sdk():
-    code = ("import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','diff',"
-            f"{str(ROOT / 'fixtures/corpus/server-memory/2025.9.25.json')!r},"
-            f"{str(ROOT / 'fixtures/corpus/server-memory/2025.11.25.json')!r},'--format','json']\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-            "sys.stderr.write('MCP_IMPORTED=%s CODE=%s' % ('mcp' in sys.modules, code))\n")
+    code = (
+        "import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','diff',"
+        f"{str(ROOT / 'fixtures/corpus/server-memory/2025.9.25.json')!r},"
+        f"{str(ROOT / 'fixtures/corpus/server-memory/2025.11.25.json')!r},'--format','json']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "sys.stderr.write('MCP_IMPORTED=%s CODE=%s' % ('mcp' in sys.modules, code))\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert "MCP_IMPORTED=False" in r.stderr, r.stderr
     assert json.loads(r.stdout)["summary"]["info"] >= 9
 
 
 def test_help_is_fast_and_sdk_free():
-    code = ("import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','--help']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write('MCP_IMPORTED=%s' % ('mcp' in sys.modules))\n")
+    code = (
+        "import sys\nfrom mcp_schema_audit.cli import main\nsys.argv=['schema-audit','--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write('MCP_IMPORTED=%s' % ('mcp' in sys.modules))\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "MCP_IMPORTED=False" in r.stderr and "snapshot" in r.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["diff", "nope-a", "nope-b"], "no snapshot 'nope-a'"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED)], "not a regular file"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "yaml"], "--format must be one of"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--fail-on", "sometimes"], "--fail-on must be"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--mode", "sideways"], "--mode must be"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--host", "claude"], "--host must be"),
-    (["snapshot", "--label", "x"], "give exactly one source"),
-    (["snapshot", "--label", "../evil", "--from-file", str(SEED / "0.2.5.json")], "invalid label"),
-    (["snapshot", "--label", "x", "--url", "ftp://h/x"], "http:// or https://"),
-    (["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header", "NoColon"], "--header must look like"),
-    (["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header-env", "A=SA_UNSET_VAR_X"],
-     "SA_UNSET_VAR_X is not set"),
-    (["snapshot", "--label", "x", "--protocol", "2099", "--", "true"], "--protocol must be"),
-    (["schema", "nothing"], "unknown schema"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--jobs", "0"], "--jobs must be"),
-    (["history", str(SEED / "0.2.6.json"), "--against", str(SEED / "0.2.5.json"), "-j", "-3"], "--jobs must be"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["diff", "nope-a", "nope-b"], "no snapshot 'nope-a'"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED)], "not a regular file"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "yaml"], "--format must be one of"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--fail-on", "sometimes"], "--fail-on must be"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--mode", "sideways"], "--mode must be"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--host", "claude"], "--host must be"),
+        (["snapshot", "--label", "x"], "give exactly one source"),
+        (["snapshot", "--label", "../evil", "--from-file", str(SEED / "0.2.5.json")], "invalid label"),
+        (["snapshot", "--label", "x", "--url", "ftp://h/x"], "http:// or https://"),
+        (
+            ["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header", "NoColon"],
+            "--header must look like",
+        ),
+        (
+            ["snapshot", "--label", "x", "--url", "http://127.0.0.1:9/mcp", "--header-env", "A=SA_UNSET_VAR_X"],
+            "SA_UNSET_VAR_X is not set",
+        ),
+        (["snapshot", "--label", "x", "--protocol", "2099", "--", "true"], "--protocol must be"),
+        (["schema", "nothing"], "unknown schema"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--jobs", "0"], "--jobs must be"),
+        (["history", str(SEED / "0.2.6.json"), "--against", str(SEED / "0.2.5.json"), "-j", "-3"], "--jobs must be"),
+    ],
+)
 def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: str):
     r = cli(*args)
     assert r.returncode == 2, (r.returncode, r.stderr)
@@ -104,23 +125,28 @@ def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: st
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("content,needle", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    ('{"tools": {}}', "'tools' must be a list"),
-    ('{"tools": [{"inputSchema": {}}]}', "has no name"),
-    ('{"tools": [{"name": "a"}, {"name": "a"}]}', "duplicate tool name"),
-    ('{"tools": [{"name": "a", "inputSchema": 3}]}', "inputSchema is not an object"),
-    ('{"format": "schema-audit/snapshot", "format_version": 99, "tools": []}', "format_version 99"),
-    ('{"tools": [{"name": "a", "inputSchema": {"maximum": NaN}}]}', "NaN is not valid JSON"),
-    ('{"tools": [{"name": "a", "inputSchema": {"maximum": 1e400}}]}', "out of range"),
-    ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}', "JSON-RPC error"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"tools": {}}', "'tools' must be a list"),
+        ('{"tools": [{"inputSchema": {}}]}', "has no name"),
+        ('{"tools": [{"name": "a"}, {"name": "a"}]}', "duplicate tool name"),
+        ('{"tools": [{"name": "a", "inputSchema": 3}]}', "inputSchema is not an object"),
+        ('{"format": "schema-audit/snapshot", "format_version": 99, "tools": []}', "format_version 99"),
+        ('{"tools": [{"name": "a", "inputSchema": {"maximum": NaN}}]}', "NaN is not valid JSON"),
+        ('{"tools": [{"name": "a", "inputSchema": {"maximum": 1e400}}]}', "out of range"),
+        ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}', "JSON-RPC error"),
+    ],
+)
 def test_bad_input_files_exit_2(tmp_path: Path, content: str, needle: str):
     bad = tmp_path / "bad.json"
     bad.write_text(content)
-    for args in (["diff", str(bad), str(SEED / "0.2.5.json")],
-                 ["snapshot", "--from-file", str(bad), "--label", "x", "--store", str(tmp_path / "s")]):
+    for args in (
+        ["diff", str(bad), str(SEED / "0.2.5.json")],
+        ["snapshot", "--from-file", str(bad), "--label", "x", "--store", str(tmp_path / "s")],
+    ):
         r = cli(*args)
         assert r.returncode == 2 and needle in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
@@ -156,7 +182,9 @@ def test_version_and_python_m():
     assert r.returncode == 0 and r.stdout.startswith("schema-audit ")
 
 
-_METAVAR_RE = re.compile(r"(?:'?[A-Z][A-Z_]*(?:(?:=|: )[A-Z_]+)?'?|[a-z0-9-]+(?:\|[a-z0-9-]+)+|\[-- [A-Z_]+\.\.\.\])(?:\.\.\.)?")
+_METAVAR_RE = re.compile(
+    r"(?:'?[A-Z][A-Z_]*(?:(?:=|: )[A-Z_]+)?'?|[a-z0-9-]+(?:\|[a-z0-9-]+)+|\[-- [A-Z_]+\.\.\.\])(?:\.\.\.)?"
+)
 _TYPE_NAMES = {"STR", "INT", "FLOAT", "BOOL", "PATH", "TEXT", "INTEGER", "LIST", "VALUE", "VALUES"}
 
 
@@ -189,7 +217,10 @@ def test_help_shows_metavars_not_python_types(command: str):
         elif not param.is_flag:
             metavar = param.metavar
             assert metavar and _METAVAR_RE.fullmatch(metavar) and metavar.strip("'") not in _TYPE_NAMES, (
-                command, param.name, metavar)
+                command,
+                param.name,
+                metavar,
+            )
             assert f"{max(param.opts, key=len)} {metavar}" in out, (command, param.opts, metavar, out)
 
 
@@ -208,8 +239,9 @@ def test_snapshot_refuses_to_replace_a_stored_label_without_force(tmp_path: Path
     assert path.read_bytes() == before
     # refused before anything is captured: the server command never runs
     marker = tmp_path / "server-ran"
-    r = cli("snapshot", "-l", "v", "--store", str(store), "--", sys.executable, "-c",
-            f"open({str(marker)!r}, 'w').close()")
+    r = cli(
+        "snapshot", "-l", "v", "--store", str(store), "--", sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"
+    )
     assert r.returncode == 2 and "already exists" in r.stderr and not marker.exists()
     r = cli("snapshot", "--from-file", str(SEED / "0.2.6.json"), "-l", "v", "--store", str(store), "--force")
     assert r.returncode == 0, r.stderr
@@ -243,17 +275,20 @@ def test_format_tuples_agree_with_the_renderers():
 
 def _help_formats(command: str) -> list[str]:
     out = cli(command, "--help").stdout
-    block = out[out.index("--format FORMAT") + len("--format FORMAT"):]
+    block = out[out.index("--format FORMAT") + len("--format FORMAT") :]
     block = " ".join(block.split("\n  -")[0].split())  # the option's help, unwrapped
     return re.findall(r"[a-z]+", block.split("(")[0].split(".")[0])
 
 
-@pytest.mark.parametrize("command,args", [
-    ("diff", [str(SEED / "0.2.4.json"), str(SEED / "0.2.5.json")]),
-    ("lint", [str(SEED / "0.2.5.json")]),
-    ("history", [str(SEED / "0.2.5.json"), "--against", str(SEED / "0.2.4.json")]),
-    ("rules", []),
-])
+@pytest.mark.parametrize(
+    "command,args",
+    [
+        ("diff", [str(SEED / "0.2.4.json"), str(SEED / "0.2.5.json")]),
+        ("lint", [str(SEED / "0.2.5.json")]),
+        ("history", [str(SEED / "0.2.5.json"), "--against", str(SEED / "0.2.4.json")]),
+        ("rules", []),
+    ],
+)
 def test_format_help_lists_every_accepted_value(command: str, args: list[str]):
     listed = _help_formats(command)
     r = cli(command, *args, "--format", "bogus")
@@ -275,8 +310,13 @@ def test_time_budget_flag(tmp_path: Path):
     from mcp_schema_audit.engine import RUN_TIME_BUDGET_S
 
     def write(name: str, required: list[str]) -> Path:
-        tools = [{"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}},
-                                                    "required": required}} for i in range(3)]
+        tools = [
+            {
+                "name": f"t{i}",
+                "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": required},
+            }
+            for i in range(3)
+        ]
         path = tmp_path / name
         path.write_text(json.dumps({"tools": tools}))
         return path
@@ -314,8 +354,13 @@ def _pty_run(args: list[str], tmp_path: Path) -> tuple[int, bytes, str]:
     master, slave = pty.openpty()
     out = tmp_path / "stdout.txt"
     with out.open("w") as stdout:
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_schema_audit", *args], stdout=stdout, stderr=slave,
-                                cwd=ROOT, env={**os.environ, "TERM": "xterm"})
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mcp_schema_audit", *args],
+            stdout=stdout,
+            stderr=slave,
+            cwd=ROOT,
+            env={**os.environ, "TERM": "xterm"},
+        )
     os.close(slave)
     err = b""
     while True:

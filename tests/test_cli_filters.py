@@ -18,8 +18,9 @@ OLD, NEW = str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json")
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+    )
 
 
 def tools_of(report: dict) -> set[str]:
@@ -68,20 +69,32 @@ def test_a_glob_that_matches_nothing_is_a_one_line_warning_not_an_error():
     r = cli("diff", OLD, NEW, "--format", "json", "--tool", "WHOAMI")  # case-sensitive: matches nothing
     # no tool left in scope at all: a usage error, so a typo in a CI filter cannot pass the gate
     assert r.returncode == 2 and r.stdout == "", r.stderr
-    assert r.stderr.splitlines() == ["schema-audit: warning: --tool 'WHOAMI' matches no tool in '0.2.5' or '0.2.6'",
-                                     "schema-audit: error: the tool filters leave none of the 16 tools in scope; "
-                                     "check --tool/--exclude-tool (or tools/exclude_tools in the config file)"]
+    assert r.stderr.splitlines() == [
+        "schema-audit: warning: --tool 'WHOAMI' matches no tool in '0.2.5' or '0.2.6'",
+        "schema-audit: error: the tool filters leave none of the 16 tools in scope; "
+        "check --tool/--exclude-tool (or tools/exclude_tools in the config file)",
+    ]
     r = cli("diff", OLD, NEW, "--tool", "whoami", "--tool", "nope*", "--exclude-tool", "zzz")
     assert r.returncode == 1
-    assert r.stderr.splitlines() == ["schema-audit: warning: --tool 'nope*' matches no tool in '0.2.5' or '0.2.6'",
-                                     "schema-audit: warning: --exclude-tool 'zzz' matches no tool in '0.2.5' or '0.2.6'"]
+    assert r.stderr.splitlines() == [
+        "schema-audit: warning: --tool 'nope*' matches no tool in '0.2.5' or '0.2.6'",
+        "schema-audit: warning: --exclude-tool 'zzz' matches no tool in '0.2.5' or '0.2.6'",
+    ]
     assert "whoami output" in r.stdout and "get_thread" not in r.stdout
 
 
 def test_a_tool_only_in_one_snapshot_counts_as_matching(tmp_path: Path):
     old = tmp_path / "old.json"
-    old.write_text(json.dumps({"tools": [{"name": "gone", "inputSchema": {"type": "object"}},
-                                         {"name": "kept", "inputSchema": {"type": "object"}}]}))
+    old.write_text(
+        json.dumps(
+            {
+                "tools": [
+                    {"name": "gone", "inputSchema": {"type": "object"}},
+                    {"name": "kept", "inputSchema": {"type": "object"}},
+                ]
+            }
+        )
+    )
     new = tmp_path / "new.json"
     new.write_text(json.dumps({"tools": [{"name": "kept", "inputSchema": {"type": "object"}}]}))
     r = cli("diff", str(old), str(new), "--format", "json", "--tool", "gone")
@@ -102,12 +115,21 @@ def test_lint_tool_filters_cover_the_baseline_too():
     assert r.returncode == 0, r.stderr
     assert "warning: --tool 'missing_tool' matches no tool" in r.stderr and len(r.stderr.splitlines()) == 1
     assert {line.split()[1] for line in r.stdout.splitlines() if line.startswith(("warning ", "breaking"))} == {
-        "whoami"}
+        "whoami"
+    }
 
 
 def test_history_tool_filters():
-    args = ["history", str(SEED / "0.2.7.json"), "--against", str(SEED / "0.2.5.json"),
-            "--against", str(SEED / "0.2.6.json"), "--format", "json"]
+    args = [
+        "history",
+        str(SEED / "0.2.7.json"),
+        "--against",
+        str(SEED / "0.2.5.json"),
+        "--against",
+        str(SEED / "0.2.6.json"),
+        "--format",
+        "json",
+    ]
     data = json.loads(cli(*args, "--tool", "whoami", "--tool", "get_th*").stdout)
     assert set(data["matrix"]) == {"whoami", "get_thread"}
     assert {g["tool"] for g in data["findings"]} <= {"whoami", "get_thread"}
@@ -117,8 +139,9 @@ def test_history_tool_filters():
     assert "whoami" not in data["matrix"] and data["conflicts"] == []
     r = cli(*args[:-2], "--tool", "nothing_like_it")
     assert r.returncode == 2 and "leave none of the 16 tools in scope" in r.stderr, r.stderr
-    assert r.stderr.startswith("schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7', "
-                               "'0.2.5' or '0.2.6'\n")
+    assert r.stderr.startswith(
+        "schema-audit: warning: --tool 'nothing_like_it' matches no tool in '0.2.7', '0.2.5' or '0.2.6'\n"
+    )
 
 
 def test_config_tools_and_exclude_tools(tmp_path: Path, unfiltered: dict):
@@ -134,8 +157,10 @@ def test_config_tools_and_exclude_tools(tmp_path: Path, unfiltered: dict):
     assert set(data["matrix"]) == in_scope
     lint = json.loads(cli("lint", NEW, "--format", "json", cwd=tmp_path).stdout)
     assert {f["tool"] for f in lint["findings"]} <= in_scope and lint["new"]["tool_count"] == 3
-    for bad, needle in (('tools = "get_*"\n', "tools must be a list of glob strings"),
-                        ('exclude_tools = [1]\n', "exclude_tools must be a list of glob strings")):
+    for bad, needle in (
+        ('tools = "get_*"\n', "tools must be a list of glob strings"),
+        ("exclude_tools = [1]\n", "exclude_tools must be a list of glob strings"),
+    ):
         cfg.write_text(bad)
         r = cli("diff", OLD, NEW, cwd=tmp_path)
         assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1

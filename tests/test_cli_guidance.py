@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,13 @@ DEMO = ROOT / "fixtures" / "demo_server" / "mail_server.py"
 
 
 def cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=timeout,
+    )
 
 
 def error_line(r: subprocess.CompletedProcess[str], code: int) -> str:
@@ -36,61 +41,119 @@ def error_line(r: subprocess.CompletedProcess[str], code: int) -> str:
 def test_pinned_protocol_against_a_handshake_era_server_is_exit_3(tmp_path: Path):
     """A server of the initialize era answers server/discover with Method not found: the pinned version was not
     negotiated, so no snapshot may record it."""
-    r = cli("snapshot", "--store", str(tmp_path), "--label", "x", "--protocol", "2026-07-28", "--",
-            sys.executable, str(HOSTILE_STDIO), "--mode", "ok")
+    r = cli(
+        "snapshot",
+        "--store",
+        str(tmp_path),
+        "--label",
+        "x",
+        "--protocol",
+        "2026-07-28",
+        "--",
+        sys.executable,
+        str(HOSTILE_STDIO),
+        "--mode",
+        "ok",
+    )
     line = error_line(r, 3)
     assert "does not speak protocol 2026-07-28" in line and "Method not found" in line
     assert "--protocol auto" in line and "--protocol legacy" in line
     assert not (tmp_path / "snapshots" / "x.json").exists()
-    r = cli("snapshot", "--store", str(tmp_path), "--label", "x", "--protocol", "legacy", "--",
-            sys.executable, str(HOSTILE_STDIO), "--mode", "ok")
+    r = cli(
+        "snapshot",
+        "--store",
+        str(tmp_path),
+        "--label",
+        "x",
+        "--protocol",
+        "legacy",
+        "--",
+        sys.executable,
+        str(HOSTILE_STDIO),
+        "--mode",
+        "ok",
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "snapshots" / "x.json").read_text())["protocol_version"] != "2026-07-28"
     # a server that speaks 2026-07-28 still captures pinned
-    r = cli("snapshot", "--store", str(tmp_path), "--label", "y", "--protocol", "2026-07-28", "--",
-            sys.executable, str(DEMO), "--version", "1")
+    r = cli(
+        "snapshot",
+        "--store",
+        str(tmp_path),
+        "--label",
+        "y",
+        "--protocol",
+        "2026-07-28",
+        "--",
+        sys.executable,
+        str(DEMO),
+        "--version",
+        "1",
+    )
     assert r.returncode == 0, r.stderr
     snap = json.loads((tmp_path / "snapshots" / "y.json").read_text())
     assert snap["protocol_version"] == "2026-07-28" and snap["server"]
 
 
-@pytest.mark.parametrize(("toml", "where"), [
-    ('[[ignore]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[ignore]] #1: "),
-    ('[[allow]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[allow]] #1: "),
-    ('[severity]\noutput-enum-value-add = "info"\n', ""),
-])
+@pytest.mark.parametrize(
+    ("toml", "where"),
+    [
+        ('[[ignore]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[ignore]] #1: "),
+        ('[[allow]]\nrule = "output-enum-value-add"\nreason = "accepted"\n', "[[allow]] #1: "),
+        ('[severity]\noutput-enum-value-add = "info"\n', ""),
+    ],
+)
 def test_unknown_rule_in_the_config_is_exit_2_with_a_did_you_mean(tmp_path: Path, toml: str, where: str):
     """An [[ignore]] rule that matches no rule id never matches a finding: refused like [severity]'s."""
     (tmp_path / "c.toml").write_text(toml)
-    cmd = ("lint", str(SEED / "0.2.6.json")) if "allow" in toml else ("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"))
+    cmd = (
+        ("lint", str(SEED / "0.2.6.json"))
+        if "allow" in toml
+        else ("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"))
+    )
     line = error_line(cli(*cmd, "--config", str(tmp_path / "c.toml")), 2)
     assert f"c.toml: {where}unknown rule 'output-enum-value-add'; did you mean output-enum-value-added" in line
     (tmp_path / "c.toml").write_text('[[ignore]]\nrule = "output-enum-*"\nreason = "a pattern that matches"\n')
     r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml"))
     assert r.returncode in (0, 1) and "error" not in r.stderr, r.stderr
     (tmp_path / "c.toml").write_text('[[ignore]]\nrule = "qqqqqq"\nreason = "nothing close"\n')
-    line = error_line(cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml")), 2)
+    line = error_line(
+        cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--config", str(tmp_path / "c.toml")), 2
+    )
     assert "unknown rule 'qqqqqq' (see 'schema-audit rules')" in line
 
 
 def test_explain_suggests_the_closest_rule_ids():
     line = error_line(cli("explain", "output-enum-value-add"), 2)
-    assert line.startswith("schema-audit: error: unknown rule 'output-enum-value-add'; did you mean "
-                           "output-enum-value-added or ")
+    assert line.startswith(
+        "schema-audit: error: unknown rule 'output-enum-value-add'; did you mean output-enum-value-added or "
+    )
     line = error_line(cli("explain", "no-such-thing-at-all"), 2)
     assert line.endswith("unknown rule 'no-such-thing-at-all' (see 'schema-audit rules')")
     assert cli("explain", "output-enum-value-added").returncode == 0
 
 
-@pytest.mark.parametrize("args", [
-    ["rules"], ["rules", "--format", "json"], ["explain", "output-enum-value-added"], ["--help"], ["--version"],
-    ["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rules"],
+        ["rules", "--format", "json"],
+        ["explain", "output-enum-value-added"],
+        ["--help"],
+        ["--version"],
+        ["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "json"],
+    ],
+)
 def test_a_closed_pipe_ends_any_command_quietly(args: list[str]):
     """`schema-audit rules | head -1`: the reader closes the pipe before the writer is done. The run ends with
     exit 141 (128 + SIGPIPE, as `yes | head -1` shows with pipefail) and says nothing: no 'internal error'."""
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_schema_audit", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_schema_audit", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # before the interpreter has even started: every write meets a closed pipe
     stderr = proc.stderr.read()
@@ -98,8 +161,9 @@ def test_a_closed_pipe_ends_any_command_quietly(args: list[str]):
     assert code == 141 and stderr == "", (code, stderr)
 
 
-def _run_with_fds(args: list[str], tmp_path: Path, *, close: tuple[int, ...] = (),
-                  stdout: str | None = None) -> tuple[int, str]:
+def _run_with_fds(
+    args: list[str], tmp_path: Path, *, close: tuple[int, ...] = (), stdout: str | None = None
+) -> tuple[int, str]:
     """Run the CLI with file descriptors ``close``d (``>&-``, ``2>&-``) or stdout at the file ``stdout``
     (``/dev/full``); returns (exit code, stderr)."""
     import os
@@ -109,8 +173,9 @@ def _run_with_fds(args: list[str], tmp_path: Path, *, close: tuple[int, ...] = (
     script += "".join(f" {fd}>&-" for fd in close) + (f" >{stdout}" if stdout else "")
     if 2 not in close:
         script += f" 2>{err}"
-    code = subprocess.run(["bash", "-c", script], cwd=tmp_path, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
+    code = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    ).returncode
     return code, err.read_text() if err.exists() else ""
 
 
@@ -122,8 +187,7 @@ def test_a_closed_or_full_stdout_or_stderr_is_an_exit_code_never_a_traceback(tmp
     assert code == 141 and "Traceback" not in err, (code, err)
     code, err = _run_with_fds(["diff", old, str(tmp_path / "missing.json")], tmp_path, close=(2,))
     assert code == 2, code  # the error itself has nowhere to go; its code still says what happened
-    code, err = _run_with_fds(["snapshot", "--from-file", new, "--out", str(tmp_path / "s.json")], tmp_path,
-                              close=(1,))
+    code, err = _run_with_fds(["snapshot", "--from-file", new, "--out", str(tmp_path / "s.json")], tmp_path, close=(1,))
     assert code == 0 and (tmp_path / "s.json").is_file() and "Traceback" not in err, (code, err)
     if Path("/dev/full").exists():
         for args in (["diff", old, new, "--format", "json"], ["rules"], ["--help"]):
@@ -132,14 +196,20 @@ def test_a_closed_or_full_stdout_or_stderr_is_an_exit_code_never_a_traceback(tmp
             assert len(err.strip().splitlines()) == 1, err
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["snapshot", "--out", "x.json", "--timeout", "inf", "--", "true"], "'--timeout': inf is more than 86400 seconds"),
-    (["snapshot", "--out", "x.json", "--timeout", "1e309", "--", "true"], "'--timeout': inf is more than 86400"),
-    (["probe", "--auto", "--call-timeout", "inf", "--", "true"], "'--call-timeout': inf is more than 86400"),
-    (["demo", "--timeout", "nan"], "'--timeout': nan is not a number of seconds"),
-    (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--output", ""], "--output needs a file name"),
-    (["snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", " "], "--out needs a file name"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["snapshot", "--out", "x.json", "--timeout", "inf", "--", "true"],
+            "'--timeout': inf is more than 86400 seconds",
+        ),
+        (["snapshot", "--out", "x.json", "--timeout", "1e309", "--", "true"], "'--timeout': inf is more than 86400"),
+        (["probe", "--auto", "--call-timeout", "inf", "--", "true"], "'--call-timeout': inf is more than 86400"),
+        (["demo", "--timeout", "nan"], "'--timeout': nan is not a number of seconds"),
+        (["diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--output", ""], "--output needs a file name"),
+        (["snapshot", "--from-file", str(SEED / "0.2.6.json"), "--out", " "], "--out needs a file name"),
+    ],
+)
 def test_values_that_could_never_work_are_usage_errors(args: list[str], message: str, tmp_path: Path):
     """An endless --timeout waited forever on a hanging server; an empty --output tried to write '.'."""
     r = cli(*args, cwd=tmp_path, timeout=60)
@@ -172,8 +242,18 @@ def test_diff_tells_two_files_of_one_name_apart(tmp_path: Path):
     r = cli("diff", str(tmp_path / "a" / "tools.json"), str(tmp_path / "b" / "tools.json"), "--format", "json")
     data = json.loads(r.stdout)
     assert (data["old"]["label"], data["new"]["label"]) == ("a/tools", "b/tools")
-    r = cli("diff", "a/tools.json", "b/tools.json", "--old-label", "main", "--new-label", "pr 42", "--format", "json",
-            cwd=tmp_path)
+    r = cli(
+        "diff",
+        "a/tools.json",
+        "b/tools.json",
+        "--old-label",
+        "main",
+        "--new-label",
+        "pr 42",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     data = json.loads(r.stdout)
     assert (data["old"]["label"], data["new"]["label"]) == ("main", "pr 42")
     r = cli("diff", "a/tools.json", "b/tools.json", "--new-label", "pr", cwd=tmp_path)
@@ -185,7 +265,9 @@ def test_diff_tells_two_files_of_one_name_apart(tmp_path: Path):
     r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"))
     assert r.stdout.startswith("schema-audit diff: 0.2.5 (fmsg-mcp 0.2.5) -> 0.2.6 ")
     r = cli("diff", "git:HEAD:fixtures/seed/0.2.5.json", "fixtures/seed/0.2.5.json")
-    assert r.returncode == 0 and r.stdout.startswith("schema-audit diff: HEAD:0.2.5 (fmsg-mcp 0.2.5) -> worktree:0.2.5 "), r
+    assert r.returncode == 0 and r.stdout.startswith(
+        "schema-audit diff: HEAD:0.2.5 (fmsg-mcp 0.2.5) -> worktree:0.2.5 "
+    ), r
 
 
 TIMEOUT_S = 3
@@ -198,17 +280,33 @@ def _timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("server", [
-    [str(HOSTILE_STDIO), "--mode", "silent"],  # reads requests, never answers, exits at the end of stdin
-    [str(ROOT / "tests" / "servers" / "hang_server.py"), "--ignore-eof"],  # ignores the end of stdin too
-    [str(HOSTILE_STDIO), "--mode", "spawn-ignore-term"],  # ignores stdin and SIGTERM, so does its child
-])
+@pytest.mark.parametrize(
+    "server",
+    [
+        [str(HOSTILE_STDIO), "--mode", "silent"],  # reads requests, never answers, exits at the end of stdin
+        [str(ROOT / "tests" / "servers" / "hang_server.py"), "--ignore-eof"],  # ignores the end of stdin too
+        [str(HOSTILE_STDIO), "--mode", "spawn-ignore-term"],  # ignores stdin and SIGTERM, so does its child
+    ],
+)
 @pytest.mark.parametrize("protocol", ["legacy", "auto"])
 def test_timeout_is_honoured_within_a_second_on_stdio(tmp_path: Path, server: list[str], protocol: str):
     """The whole run, interpreter start and the server's shutdown included, ends within --timeout + 1 s."""
     extra = ["--pid-file", str(tmp_path / "pids")] if "spawn-ignore-term" in server else []
-    elapsed, r = _timed("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S),
-                        "--protocol", protocol, "--", sys.executable, *server, *extra)
+    elapsed, r = _timed(
+        "snapshot",
+        "--store",
+        str(tmp_path),
+        "--label",
+        "x",
+        "--timeout",
+        str(TIMEOUT_S),
+        "--protocol",
+        protocol,
+        "--",
+        sys.executable,
+        *server,
+        *extra,
+    )
     assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
     assert elapsed < TIMEOUT_S + 1, elapsed
     if extra:  # the server and its child, both deaf to SIGTERM, are gone
@@ -225,8 +323,9 @@ def test_timeout_is_honoured_within_a_second_on_http(tmp_path: Path, flag: str):
     from hostile_http import HostileHTTPServer
 
     with HostileHTTPServer() as srv:
-        elapsed, r = _timed("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S),
-                            flag, srv.url("/silent"))
+        elapsed, r = _timed(
+            "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S), flag, srv.url("/silent")
+        )
     assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
     assert elapsed < TIMEOUT_S + 1, elapsed
 
@@ -237,22 +336,31 @@ def test_url_at_an_sse_endpoint_and_sse_at_a_streamable_endpoint_say_which_flag(
     endpoint refuses the SSE GET) → --url. Both servers are the demo mail server, started for real."""
     sse = http_server_factory(lambda port: [sys.executable, str(DEMO), "--version", "1", "--sse", str(port)])
     http = http_server_factory(lambda port: [sys.executable, str(DEMO), "--version", "2", "--http", str(port)])
-    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "a", "--timeout", "20",
-                          "--url", sse.url("/sse")), 3)
+    line = error_line(
+        cli("snapshot", "--store", str(tmp_path), "--label", "a", "--timeout", "20", "--url", sse.url("/sse")), 3
+    )
     assert "HTTP 405" in line and "try --sse URL instead of --url" in line
-    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "b", "--timeout", "20",
-                          "--sse", http.url("/mcp")), 3)
+    line = error_line(
+        cli("snapshot", "--store", str(tmp_path), "--label", "b", "--timeout", "20", "--sse", http.url("/mcp")), 3
+    )
     assert "HTTP 400" in line and "try --url URL instead of --sse" in line
     for flag, server, path in (("--sse", sse, "/sse"), ("--url", http, "/mcp")):  # the suggested flag works
-        r = cli("snapshot", "--store", str(tmp_path), "--label", flag.strip("-"), "--timeout", "20", flag, server.url(path))
+        r = cli(
+            "snapshot", "--store", str(tmp_path), "--label", flag.strip("-"), "--timeout", "20", flag, server.url(path)
+        )
         assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize(("args", "fixed"), [
-    (["snapshot", "--label", "x", "python", "-m", "mod"], "schema-audit snapshot --label x -- python -m mod"),
-    (["probe", "--auto", "--timeout", "5", "node", "dist/index.js", "--port", "3"],
-     "schema-audit probe --auto --timeout 5 -- node dist/index.js --port 3"),
-])
+@pytest.mark.parametrize(
+    ("args", "fixed"),
+    [
+        (["snapshot", "--label", "x", "python", "-m", "mod"], "schema-audit snapshot --label x -- python -m mod"),
+        (
+            ["probe", "--auto", "--timeout", "5", "node", "dist/index.js", "--port", "3"],
+            "schema-audit probe --auto --timeout 5 -- node dist/index.js --port 3",
+        ),
+    ],
+)
 def test_a_server_command_without_the_double_dash_says_where_it_goes(tmp_path: Path, args: list[str], fixed: str):
     line = error_line(cli(*args, cwd=tmp_path), 2)
     assert "the server command goes after --" in line and line.endswith(f": {fixed})"), line
@@ -266,18 +374,30 @@ def test_a_server_command_without_the_double_dash_says_where_it_goes(tmp_path: P
 def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path):
     """What the server wrote on stdout is the clue, not "(no stderr output)"."""
     script = "print('Listening on port 3000'); print('\\x1b[31mready\\x1b[0m')"
-    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
-                          sys.executable, "-c", script), 3)
+    line = error_line(
+        cli(
+            "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script
+        ),
+        3,
+    )
     assert "server exited during the handshake; it wrote to stdout what is not JSON-RPC: " in line
     assert "'Listening on port 3000' | 'ready'" in line and "no stderr output" not in line
     assert "\x1b" not in line and "stdout must carry only JSON-RPC" in line
     script = "import sys; print('oops'); print('FATAL config missing', file=sys.stderr)"
-    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
-                          sys.executable, "-c", script), 3)
+    line = error_line(
+        cli(
+            "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script
+        ),
+        3,
+    )
     assert "'oops'; stderr: FATAL config missing" in line
     script = "import sys; print('FATAL config missing', file=sys.stderr)"
-    line = error_line(cli("snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--",
-                          sys.executable, "-c", script), 3)
+    line = error_line(
+        cli(
+            "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script
+        ),
+        3,
+    )
     assert line.endswith("server exited during the handshake: FATAL config missing")
 
 
@@ -285,7 +405,13 @@ def test_git_input_outside_a_repository(tmp_path: Path):
     env_cmd = [sys.executable, "-m", "mcp_schema_audit", "diff", "git:HEAD:a.json", "git:HEAD:b.json"]
     import os
 
-    r = subprocess.run(env_cmd, capture_output=True, text=True, cwd=tmp_path, timeout=60,
-                       env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
+    r = subprocess.run(
+        env_cmd,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)},
+    )
     line = error_line(r, 2)
     assert f"git:HEAD:a.json: not a git repository: {tmp_path}" in line and "give the snapshot file's path" in line

@@ -17,8 +17,9 @@ SEED = ROOT / "fixtures" / "seed"
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+    )
 
 
 def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
@@ -31,11 +32,27 @@ def test_history_refuses_two_versions_with_one_label(tmp_path: Path):
     """Two raw files both named tools.json carry the label "tools": one column would hide the other's breaks."""
     for name, enum in (("a", ["x"]), ("b", ["x", "y"]), ("c", ["x", "y", "z"])):
         (tmp_path / name).mkdir()
-        (tmp_path / name / "tools.json").write_text(json.dumps({"tools": [{
-            "name": "t", "inputSchema": {"type": "object"},
-            "outputSchema": {"type": "object", "properties": {"e": {"enum": enum}}, "required": ["e"]}}]}))
-    r = cli("history", str(tmp_path / "c" / "tools.json"), "--against", str(tmp_path / "a" / "tools.json"),
-            "--against", str(tmp_path / "b" / "tools.json"))
+        (tmp_path / name / "tools.json").write_text(
+            json.dumps(
+                {
+                    "tools": [
+                        {
+                            "name": "t",
+                            "inputSchema": {"type": "object"},
+                            "outputSchema": {"type": "object", "properties": {"e": {"enum": enum}}, "required": ["e"]},
+                        }
+                    ]
+                }
+            )
+        )
+    r = cli(
+        "history",
+        str(tmp_path / "c" / "tools.json"),
+        "--against",
+        str(tmp_path / "a" / "tools.json"),
+        "--against",
+        str(tmp_path / "b" / "tools.json"),
+    )
     assert "same label ('tools')" in one_error_line(r)
 
 
@@ -61,8 +78,14 @@ def test_trailing_newline_in_a_label_is_refused(tmp_path: Path):
 def test_server_text_in_stderr_lines_cannot_start_a_new_line(tmp_path: Path):
     """A newline in a protocolVersion echoed on stderr would let a server write a GitHub workflow command."""
     src = tmp_path / "in.json"
-    src.write_text(json.dumps({"protocolVersion": "2025-06-18\n::error file=x,line=1::injected",
-                               "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+    src.write_text(
+        json.dumps(
+            {
+                "protocolVersion": "2025-06-18\n::error file=x,line=1::injected",
+                "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+            }
+        )
+    )
     r = cli("snapshot", "--from-file", str(src), "--out", str(tmp_path / "s.json"))
     assert r.returncode == 0, r.stderr
     assert not any(line.startswith("::") for line in r.stderr.splitlines()), r.stderr
@@ -82,8 +105,9 @@ def test_spent_time_budget_stops_the_run_before_listing_time_checks_change_anyth
     from mcp_schema_audit.errors import RunTimeExceeded
 
     def snap(kind: str, source: str):
-        return snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": {"type": kind}} for i in range(5)]},
-                                  source=source)
+        return snapshot_from_data(
+            {"tools": [{"name": f"t{i}", "inputSchema": {"type": kind}} for i in range(5)]}, source=source
+        )
 
     with pytest.raises(RunTimeExceeded):
         diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=1e-9)
@@ -113,15 +137,33 @@ def test_diff_malformed_required_entries_are_compared_not_crashed(tmp_path: Path
     as such when it appears, and compared like any other malformed keyword, in both directions."""
     for bad in ([{}], [[1]], ["a", {"x": 1}]):
         old, new = tmp_path / "old.json", tmp_path / "new.json"
-        old.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"},
-                                               "outputSchema": {"type": "object"}}]}))
-        new.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object", "required": bad},
-                                               "outputSchema": {"type": "object", "required": bad}}]}))
+        old.write_text(
+            json.dumps(
+                {"tools": [{"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}]}
+            )
+        )
+        new.write_text(
+            json.dumps(
+                {
+                    "tools": [
+                        {
+                            "name": "a",
+                            "inputSchema": {"type": "object", "required": bad},
+                            "outputSchema": {"type": "object", "required": bad},
+                        }
+                    ]
+                }
+            )
+        )
         for a, b in ((old, new), (new, old)):
             for mode in ("backward", "full"):
                 r = cli("diff", str(a), str(b), "--format", "json", "--mode", mode)
-                assert r.returncode in (0, 1) and "internal error" not in r.stderr and "Traceback" not in r.stderr, \
-                    (bad, a.name, mode, r.stderr)
+                assert r.returncode in (0, 1) and "internal error" not in r.stderr and "Traceback" not in r.stderr, (
+                    bad,
+                    a.name,
+                    mode,
+                    r.stderr,
+                )
                 rules = {(f["rule"], f["direction"]) for f in json.loads(r.stdout)["findings"]}
                 if a is old and mode == "backward":
                     assert ("schema-metaschema-invalid", "input") in rules, rules
@@ -140,8 +182,10 @@ def test_duplicate_json_keys_are_refused_in_every_json_input(tmp_path: Path):
     raw = tmp_path / "raw.json"
     raw.write_text('{"tools": [{"name": "a", "name": "b", "inputSchema": {"type": "object"}}]}')
     deep = tmp_path / "deep.json"
-    deep.write_text('{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": '
-                    '{"x": {"type": "string"}, "x": {"type": "integer"}}}}]}')
+    deep.write_text(
+        '{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": '
+        '{"x": {"type": "string"}, "x": {"type": "integer"}}}}]}'
+    )
     recording = tmp_path / "rec.json"
     rec = (ROOT / "fixtures" / "probe" / "demo-v2.recording.json").read_text(encoding="utf-8")
     assert '"format_version": 1,' in rec
@@ -154,8 +198,11 @@ def test_duplicate_json_keys_are_refused_in_every_json_input(tmp_path: Path):
         (("diff", str(deep), str(deep)), deep, "x"),
         (("lint", str(raw)), raw, "name"),
         (("history", str(raw), "--against", str(deep)), raw, "name"),
-        (("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--samples", str(recording)), recording,
-         "format_version"),
+        (
+            ("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--samples", str(recording)),
+            recording,
+            "format_version",
+        ),
         (("probe", "--replay", str(recording)), recording, "format_version"),
         (("probe", "--calls", str(calls), "--url", "http://127.0.0.1:9/mcp", "--timeout", "5"), calls, "tool"),
         (("snapshot", "--label", "x", "--store", str(tmp_path / "store"), "--from-file", str(raw)), raw, "name"),

@@ -30,28 +30,41 @@ def _both(doc_schema: Any, twin_schema: Any, kind: str = "draft-07") -> tuple[An
     """(answer without a twin, answer with one, the twin's own answer)."""
     doc, twin = SchemaDoc(doc_schema), SchemaDoc(twin_schema)
     identity = Identity(doc, twin)
-    return (_ajv_compile_problem(doc, kind), _ajv_compile_problem(doc, kind, (twin, identity.identical)),
-            _ajv_compile_problem(twin, kind))
+    return (
+        _ajv_compile_problem(doc, kind),
+        _ajv_compile_problem(doc, kind, (twin, identity.identical)),
+        _ajv_compile_problem(twin, kind),
+    )
 
 
 CASES = {
     # the twin's "if" has no then/else: Ajv never compiles it there, so the identical subtree is not known clean
     "if-without-then-in-twin": ({"if": copy.deepcopy(BAD), "then": {"minLength": 1}}, {"if": copy.deepcopy(BAD)}),
     # draft-07 ignores additionalItems beside a non-array items
-    "additional-items-ignored-in-twin": ({"items": [{}], "additionalItems": copy.deepcopy(BAD)},
-                                         {"items": {}, "additionalItems": copy.deepcopy(BAD)}),
+    "additional-items-ignored-in-twin": (
+        {"items": [{}], "additionalItems": copy.deepcopy(BAD)},
+        {"items": {}, "additionalItems": copy.deepcopy(BAD)},
+    ),
     # the twin's $ref reaches another $defs entry
-    "ref-to-another-def": ({"$ref": "#/$defs/b", "$defs": {"a": {"type": "string"}, "b": copy.deepcopy(BAD)}},
-                           {"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}, "b": copy.deepcopy(BAD)}}),
+    "ref-to-another-def": (
+        {"$ref": "#/$defs/b", "$defs": {"a": {"type": "string"}, "b": copy.deepcopy(BAD)}},
+        {"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}, "b": copy.deepcopy(BAD)}},
+    ),
     # a twin node with "then" alone: Ajv compiles neither "then" nor anything under it
-    "then-without-if-in-twin": ({"properties": {"x": {"if": {"minLength": 1}, "then": copy.deepcopy(BAD)}}},
-                                {"properties": {"x": {"then": copy.deepcopy(BAD)}}}),
+    "then-without-if-in-twin": (
+        {"properties": {"x": {"if": {"minLength": 1}, "then": copy.deepcopy(BAD)}}},
+        {"properties": {"x": {"then": copy.deepcopy(BAD)}}},
+    ),
     # a changed property with a problem beside identical ones
-    "changed-property": ({"properties": {"a": {"type": "string"}, "b": {"enum": []}}},
-                         {"properties": {"a": {"type": "string"}, "b": {"enum": ["x"]}}}),
+    "changed-property": (
+        {"properties": {"a": {"type": "string"}, "b": {"enum": []}}},
+        {"properties": {"a": {"type": "string"}, "b": {"enum": ["x"]}}},
+    ),
     # identical subtrees are skipped, the first problem is the one the full walk finds
-    "problem-after-identical": ({"properties": {"a": {"type": "string"}, "z": {"nullable": True}}},
-                                {"properties": {"a": {"type": "string"}}}),
+    "problem-after-identical": (
+        {"properties": {"a": {"type": "string"}, "z": {"nullable": True}}},
+        {"properties": {"a": {"type": "string"}}},
+    ),
 }
 
 
@@ -69,8 +82,12 @@ def test_a_tool_whose_old_schema_ajv_refuses_is_still_seen_through_the_pair() ->
     the new schema no longer compiles) gives the same findings with and without the fast paths."""
     from mcp_schema_audit import fastpaths
 
-    old = {"type": "object", "properties": {"a": {"type": "string"}}, "if": copy.deepcopy(BAD),
-           "then": {"required": ["a"]}}
+    old = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "if": copy.deepcopy(BAD),
+        "then": {"required": ["a"]},
+    }
     new = {"type": "object", "properties": {"a": {"type": "string"}}, "if": copy.deepcopy(BAD)}
     clear_caches()
     fast = [f.to_json() for f in compare_schemas(old, new, "output", "t")]
@@ -80,20 +97,36 @@ def test_a_tool_whose_old_schema_ajv_refuses_is_still_seen_through_the_pair() ->
 
 
 # -- property: problems anywhere, twins that differ anywhere ------------------------------------------------
-_problems = st.sampled_from([{"type": "strin"}, {"nullable": True}, {"enum": []}, {"id": "x"},
-                             {"maxLength": "3"}, {"pattern": "\\Z"}])
-_leaves = st.one_of(st.sampled_from([{"type": "string"}, {"type": "integer", "minimum": 0}, {"enum": ["a", "b"]},
-                                     {"description": "d"}, True, {}]), _problems)
-_schemas = st.recursive(_leaves, lambda inner: st.fixed_dictionaries({}, optional={
-    "type": st.just("object"),
-    "properties": st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
-    "anyOf": st.lists(inner, min_size=1, max_size=2),
-    "not": inner, "if": inner, "then": inner, "else": inner,
-    "items": st.one_of(inner, st.lists(inner, min_size=1, max_size=2)), "additionalItems": inner,
-    "additionalProperties": inner,
-    "$defs": st.fixed_dictionaries({"m": inner, "n": inner}),
-    "$ref": st.sampled_from(["#/$defs/m", "#/$defs/n"]),
-}), max_leaves=8)
+_problems = st.sampled_from(
+    [{"type": "strin"}, {"nullable": True}, {"enum": []}, {"id": "x"}, {"maxLength": "3"}, {"pattern": "\\Z"}]
+)
+_leaves = st.one_of(
+    st.sampled_from(
+        [{"type": "string"}, {"type": "integer", "minimum": 0}, {"enum": ["a", "b"]}, {"description": "d"}, True, {}]
+    ),
+    _problems,
+)
+_schemas = st.recursive(
+    _leaves,
+    lambda inner: st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.just("object"),
+            "properties": st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+            "anyOf": st.lists(inner, min_size=1, max_size=2),
+            "not": inner,
+            "if": inner,
+            "then": inner,
+            "else": inner,
+            "items": st.one_of(inner, st.lists(inner, min_size=1, max_size=2)),
+            "additionalItems": inner,
+            "additionalProperties": inner,
+            "$defs": st.fixed_dictionaries({"m": inner, "n": inner}),
+            "$ref": st.sampled_from(["#/$defs/m", "#/$defs/n"]),
+        },
+    ),
+    max_leaves=8,
+)
 
 
 def _mutate(schema: Any, data: st.DataObject) -> Any:
@@ -130,17 +163,44 @@ def test_twin_walk_answers_as_the_full_walk_on_drawn_pairs(schema: Any, data: st
 
 
 # -- the metaschema fast check that spares the walk ------------------------------------------------------------
-_more_problems = st.sampled_from([{"additionalItems": 5}, {"formatMaximum": 3}, {"type": []}, {"required": "a"},
-                                  {"items": [5]}, {"dependencies": {"a": ["b"]}}, {"$ref": "#/x", "x": BAD},
-                                  {"$ref": "#/properties/a"}, {"type": None}, {"minimum": "0"}])
-_any_schemas = st.recursive(st.one_of(_leaves, _more_problems), lambda inner: st.fixed_dictionaries({}, optional={
-    "type": st.just("object"), "properties": st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
-    "anyOf": st.lists(inner, min_size=1, max_size=2), "not": inner, "if": inner, "then": inner,
-    "items": st.one_of(inner, st.lists(inner, min_size=1, max_size=2)), "additionalItems": inner,
-    "$defs": st.fixed_dictionaries({"m": inner}), "definitions": st.fixed_dictionaries({"m": inner}),
-    "$ref": st.sampled_from(["#/$defs/m", "#/definitions/m", "#"]),
-}), max_leaves=6)
-_URIS = {"2020-12": "https://json-schema.org/draft/2020-12/schema", "draft-07": "http://json-schema.org/draft-07/schema#"}
+_more_problems = st.sampled_from(
+    [
+        {"additionalItems": 5},
+        {"formatMaximum": 3},
+        {"type": []},
+        {"required": "a"},
+        {"items": [5]},
+        {"dependencies": {"a": ["b"]}},
+        {"$ref": "#/x", "x": BAD},
+        {"$ref": "#/properties/a"},
+        {"type": None},
+        {"minimum": "0"},
+    ]
+)
+_any_schemas = st.recursive(
+    st.one_of(_leaves, _more_problems),
+    lambda inner: st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.just("object"),
+            "properties": st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+            "anyOf": st.lists(inner, min_size=1, max_size=2),
+            "not": inner,
+            "if": inner,
+            "then": inner,
+            "items": st.one_of(inner, st.lists(inner, min_size=1, max_size=2)),
+            "additionalItems": inner,
+            "$defs": st.fixed_dictionaries({"m": inner}),
+            "definitions": st.fixed_dictionaries({"m": inner}),
+            "$ref": st.sampled_from(["#/$defs/m", "#/definitions/m", "#"]),
+        },
+    ),
+    max_leaves=6,
+)
+_URIS = {
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+}
 
 
 @settings(max_examples=3000, deadline=None)
@@ -156,14 +216,17 @@ def test_schemas_the_fast_check_calls_clean_compile_in_every_ajv_class(schema: A
             assert _ajv_compile_problem(SchemaDoc(root), kind) is None, (root, kind)
 
 
-@pytest.mark.parametrize("schema,clean", [
-    ({"type": "object", "properties": {"id": {"type": "string"}}}, True),   # a property named id is no "id"
-    ({"type": "object", "properties": {"a": {"id": "x"}}}, False),
-    ({"enum": []}, False),
-    ({"properties": {"a": {"pattern": "^a"}}}, False),                      # ECMAScript's reading: the walk decides
-    ({"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}}}, True),
-    ({"$ref": "#/x", "x": {"type": "strin"}}, False),                       # a target the check does not visit
-])
+@pytest.mark.parametrize(
+    "schema,clean",
+    [
+        ({"type": "object", "properties": {"id": {"type": "string"}}}, True),  # a property named id is no "id"
+        ({"type": "object", "properties": {"a": {"id": "x"}}}, False),
+        ({"enum": []}, False),
+        ({"properties": {"a": {"pattern": "^a"}}}, False),  # ECMAScript's reading: the walk decides
+        ({"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}}}, True),
+        ({"$ref": "#/x", "x": {"type": "strin"}}, False),  # a target the check does not visit
+    ],
+)
 def test_fast_check_cases(schema: Any, clean: bool) -> None:
     from mcp_schema_audit.schema.metacheck import surely_valid
 

@@ -7,7 +7,7 @@ between versions (see ``fixtures/corpus/README.md``) must come out with the righ
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ def _version_key(path: Path) -> tuple[int, ...]:
 
 SERVERS = {d.name: sorted(d.glob("*.json"), key=_version_key) for d in sorted(CORPUS.iterdir()) if d.is_dir()}
 FILES = [f for files in SERVERS.values() for f in files]
-PAIRS = [(s, a.stem, b.stem) for s, files in SERVERS.items() for a, b in zip(files, files[1:])]
+PAIRS = [(s, a.stem, b.stem) for s, files in SERVERS.items() for a, b in zip(files, files[1:], strict=False)]
 
 
 def raw_tools(server: str, version: str) -> dict[str, dict[str, Any]]:
@@ -33,7 +33,7 @@ def raw_tools(server: str, version: str) -> dict[str, dict[str, Any]]:
     return {t["name"]: t for t in data["tools"]}
 
 
-@lru_cache(maxsize=None)
+@cache
 def diff(server: str, old: str, new: str) -> tuple[Any, ...]:
     from mcp_schema_audit.diff import diff_snapshots
     from mcp_schema_audit.snapshot import load_snapshot
@@ -103,12 +103,21 @@ def test_every_consecutive_pair_diffs(pair: tuple[str, str, str]) -> None:
         assert w is not None, (f.tool, f.rule, f.pointer)
         acc, rej = (n, o) if f.direction == "output" else (o, n)
         inst = w["instance"]
-        confirmed = [fm for fm in (False, True) if is_valid(acc, inst, formats=fm) and not is_valid(rej, inst, formats=fm)]
+        confirmed = [
+            fm for fm in (False, True) if is_valid(acc, inst, formats=fm) and not is_valid(rej, inst, formats=fm)
+        ]
         assert confirmed, (f.tool, f.rule, f.pointer, inst)
         cls = validator_for(rej, default=Draft202012Validator)
         checker = cls.FORMAT_CHECKER if confirmed[0] else None
         errors = [e.message for e in cls(rej, registry=Registry(), format_checker=checker).iter_errors(inst)]
-        assert len(errors) == 1 and w["error"].startswith(errors[0]), (f.tool, f.rule, f.pointer, inst, errors, w["error"])  # isolated witness
+        assert len(errors) == 1 and w["error"].startswith(errors[0]), (
+            f.tool,
+            f.rule,
+            f.pointer,
+            inst,
+            errors,
+            w["error"],
+        )  # isolated witness
 
 
 # ------------------------------------------------------------------------------------------------
@@ -137,9 +146,21 @@ def test_everything_rename_is_remove_plus_add() -> None:
 # ------------------------------------------------------------------------------------------------
 
 SENTRY_REMOVED = {
-    "create_dsn", "create_project", "create_team", "find_dsns", "find_releases", "find_teams", "get_doc",
-    "get_event_attachment", "get_issue_tag_values", "get_profile_details", "get_replay_details",
-    "search_docs", "search_issue_events", "update_project", "whoami",
+    "create_dsn",
+    "create_project",
+    "create_team",
+    "find_dsns",
+    "find_releases",
+    "find_teams",
+    "get_doc",
+    "get_event_attachment",
+    "get_issue_tag_values",
+    "get_profile_details",
+    "get_replay_details",
+    "search_docs",
+    "search_issue_events",
+    "update_project",
+    "whoami",
 }
 
 
@@ -159,10 +180,14 @@ def test_sentry_tools_removed_and_added(sentry: tuple[Any, ...]) -> None:
 def test_sentry_input_enum_gains_and_loses_values(sentry: tuple[Any, ...]) -> None:
     res = [f for f in sentry if f.tool == "get_sentry_resource" and f.direction == "input"]
     lost = [f for f in res if f.rule == "input-enum-value-removed"]
-    assert lost and all(f.severity == "breaking" and f.pointer.startswith("/properties/resourceType") for f in lost), brief(res)
+    assert lost and all(f.severity == "breaking" and f.pointer.startswith("/properties/resourceType") for f in lost), (
+        brief(res)
+    )
     assert {f.witness["instance"]["resourceType"] for f in lost} <= {"span", "breadcrumbs", "snapshotImage"}
     gained = [f for f in res if f.rule == "input-enum-value-added"]
-    assert gained and all(f.severity == "info" and f.pointer.startswith("/properties/resourceType") for f in gained), brief(res)
+    assert gained and all(f.severity == "info" and f.pointer.startswith("/properties/resourceType") for f in gained), (
+        brief(res)
+    )
     assert "monitor" in json.dumps([f.new for f in gained]) + " ".join(f.message for f in gained)
 
     sort = [f for f in sentry if f.tool == "search_issues" and f.pointer.startswith("/properties/sort")]
@@ -190,8 +215,15 @@ def test_sentry_equivalent_and_open_changes_are_not_alarms(sentry: tuple[Any, ..
     sort = [f for f in sentry if f.tool == "search_events" and f.pointer.startswith("/properties/sort")]
     assert all(f.severity == "info" for f in sort), brief(sort)
     # the input objects lost additionalProperties:false: every old call is still accepted
-    shared = {"analyze_issue_with_seer", "find_organizations", "find_projects", "get_sentry_resource", "search_events",
-              "search_issues", "update_issue"}
+    shared = {
+        "analyze_issue_with_seer",
+        "find_organizations",
+        "find_projects",
+        "get_sentry_resource",
+        "search_events",
+        "search_issues",
+        "update_issue",
+    }
     opened = {f.tool for f in sentry if f.rule == "input-object-opened" and f.pointer in ("", "/additionalProperties")}
     assert opened == shared, brief(sentry)
     assert all(f.severity == "info" for f in sentry if f.rule == "input-object-opened")
@@ -212,7 +244,9 @@ def test_memory_output_schemas_appear_and_inputs_open() -> None:
     added = by_rule(findings, "output-schema-added")
     assert set(added) == names and len(names) == 9, brief(findings)
     assert all(len(v) == 1 and v[0].severity == "info" for v in added.values())
-    opened = {f.tool for f in findings if f.rule == "input-object-opened" and f.pointer in ("", "/additionalProperties")}
+    opened = {
+        f.tool for f in findings if f.rule == "input-object-opened" and f.pointer in ("", "/additionalProperties")
+    }
     assert opened == names, brief(findings)
     assert not [f for f in findings if f.severity == "breaking"], brief(findings)
     # $schema draft-07 appears (default dialect was 2020-12), but no keyword of these schemas reads
@@ -241,7 +275,8 @@ def test_neo4j_output_schemas_with_refs_appear() -> None:
     findings = diff("mcp-neo4j-data-modeling", "0.1.1", "0.2.0")
     assert {f.tool for f in findings if f.rule == "output-schema-added"} == names and len(names) == 9
     assert {f.tool for f in findings if f.rule == "tool-description-changed"} == {
-        "get_node_cypher_ingest_query", "get_relationship_cypher_ingest_query",
+        "get_node_cypher_ingest_query",
+        "get_relationship_cypher_ingest_query",
     }
     # inputs only changed `title` annotations next to $ref: nothing above info
     assert all(f.severity == "info" for f in findings), brief(findings)

@@ -41,9 +41,13 @@ def _commands() -> dict[str, list[str]]:
 def test_every_command_and_flag_is_in_the_cli_reference(command: str):
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     # the command's own sections: from each heading naming it to the next heading
-    sections = [part for part in re.split(r"\n(?=## )", text) if re.match(rf"## `schema-audit {command}\b", part)
-                or f"`schema-audit {command} " in part.split("\n", 1)[0] or f"`schema-audit {command}`" in
-                part.split("\n", 1)[0]]
+    sections = [
+        part
+        for part in re.split(r"\n(?=## )", text)
+        if re.match(rf"## `schema-audit {command}\b", part)
+        or f"`schema-audit {command} " in part.split("\n", 1)[0]
+        or f"`schema-audit {command}`" in part.split("\n", 1)[0]
+    ]
     assert sections, f"docs/cli.md has no section for `schema-audit {command}`"
     text = "\n".join(sections)
     missing = [o for o in _commands()[command] if o not in ("--help",) and f"`{o}" not in text]
@@ -69,8 +73,11 @@ def test_ci_recipes_read_the_snapshot_the_store_recipe_commits():
     committed = {p for line in recipe.splitlines() if line.startswith("git add ") for p in line.split()[2:]}
     assert committed, recipe
     read = set()
-    for doc in (ci, (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"),
-                (ROOT / "action.yml").read_text(encoding="utf-8")):
+    for doc in (
+        ci,
+        (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"),
+        (ROOT / "action.yml").read_text(encoding="utf-8"),
+    ):
         read |= set(re.findall(r"git:origin/main:(\.schema-audit/[\w./-]+\.json)", doc))
     assert read and read <= committed, f"recipes read {sorted(read - committed)}, the store recipe commits {committed}"
 

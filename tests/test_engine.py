@@ -14,7 +14,7 @@ from mcp_schema_audit.findings import max_severity
 from mcp_schema_audit.snapshot import snapshot_from_data
 
 S = {"type": "string"}
-I = {"type": "integer"}
+I = {"type": "integer"}  # noqa: E741 (S, I: the schemas of the tables below)
 
 
 def obj(props: dict, required: list | None = None, closed: bool = False, **extra) -> dict:
@@ -37,59 +37,169 @@ def rules_of(findings, severity=None):
 
 CASES = [
     # (id, old, new, direction, expected breaking rule ids, expected max severity)
-    ("closed-output-gains-property", obj({"a": S}, ["a"], True), obj({"a": S, "b": S}, ["a"], True), "output",
-     ["output-property-added-to-closed-object"], "breaking"),
-    ("closed-by-unevaluated", obj({"a": S}, ["a"], unevaluatedProperties=False),
-     obj({"a": S, "b": S}, ["a"], unevaluatedProperties=False), "output",
-     ["output-property-added-to-closed-object"], "breaking"),
+    (
+        "closed-output-gains-property",
+        obj({"a": S}, ["a"], True),
+        obj({"a": S, "b": S}, ["a"], True),
+        "output",
+        ["output-property-added-to-closed-object"],
+        "breaking",
+    ),
+    (
+        "closed-by-unevaluated",
+        obj({"a": S}, ["a"], unevaluatedProperties=False),
+        obj({"a": S, "b": S}, ["a"], unevaluatedProperties=False),
+        "output",
+        ["output-property-added-to-closed-object"],
+        "breaking",
+    ),
     ("open-output-gains-property", obj({"a": S}), obj({"a": S, "b": S}), "output", [], "info"),
-    ("output-enum-widened", obj({"t": {"enum": ["a", "b"]}}), obj({"t": {"enum": ["a", "b", "c"]}}), "output",
-     ["output-enum-value-added"], "breaking"),
+    (
+        "output-enum-widened",
+        obj({"t": {"enum": ["a", "b"]}}),
+        obj({"t": {"enum": ["a", "b", "c"]}}),
+        "output",
+        ["output-enum-value-added"],
+        "breaking",
+    ),
     ("output-enum-narrowed", obj({"t": {"enum": ["a", "b"]}}), obj({"t": {"enum": ["a"]}}), "output", [], "info"),
     ("output-enum-dropped", obj({"t": {"type": "string", "enum": ["a"]}}), obj({"t": S}), "output", [], "warning"),
     ("output-enum-introduced", obj({"t": S}), obj({"t": {"type": "string", "enum": ["a"]}}), "output", [], "warning"),
-    ("output-const-changed", obj({"v": {"const": 1}}, ["v"]), obj({"v": {"const": 2}}, ["v"]), "output",
-     ["output-const-changed"], "breaking"),
-    ("output-nullable-added", obj({"a": S}, ["a"]), obj({"a": {"type": ["string", "null"]}}, ["a"]), "output",
-     ["output-type-widened"], "breaking"),
-    ("output-integer-to-number", obj({"n": I}, ["n"]), obj({"n": {"type": "number"}}, ["n"]), "output",
-     ["output-type-widened"], "breaking"),
+    (
+        "output-const-changed",
+        obj({"v": {"const": 1}}, ["v"]),
+        obj({"v": {"const": 2}}, ["v"]),
+        "output",
+        ["output-const-changed"],
+        "breaking",
+    ),
+    (
+        "output-nullable-added",
+        obj({"a": S}, ["a"]),
+        obj({"a": {"type": ["string", "null"]}}, ["a"]),
+        "output",
+        ["output-type-widened"],
+        "breaking",
+    ),
+    (
+        "output-integer-to-number",
+        obj({"n": I}, ["n"]),
+        obj({"n": {"type": "number"}}, ["n"]),
+        "output",
+        ["output-type-widened"],
+        "breaking",
+    ),
     ("output-number-to-integer", obj({"n": {"type": "number"}}), obj({"n": I}), "output", [], "info"),
-    ("output-required-made-optional", obj({"a": S, "b": S}, ["a", "b"]), obj({"a": S, "b": S}, ["a"]), "output",
-     ["output-required-removed"], "breaking"),
-    ("output-required-added", obj({"a": S, "b": S}, ["a"]), obj({"a": S, "b": S}, ["a", "b"]), "output", [],
-     "warning"),
+    (
+        "output-required-made-optional",
+        obj({"a": S, "b": S}, ["a", "b"]),
+        obj({"a": S, "b": S}, ["a"]),
+        "output",
+        ["output-required-removed"],
+        "breaking",
+    ),
+    ("output-required-added", obj({"a": S, "b": S}, ["a"]), obj({"a": S, "b": S}, ["a", "b"]), "output", [], "warning"),
     ("output-object-opened", obj({"a": S}, closed=True), obj({"a": S}), "output", [], "warning"),
     ("output-object-closed", obj({"a": S}), obj({"a": S}, closed=True), "output", [], "warning"),
-    ("output-maxlength-relaxed", obj({"a": {"type": "string", "maxLength": 3}}),
-     obj({"a": {"type": "string", "maxLength": 5}}), "output", ["output-constraint-relaxed"], "breaking"),
-    ("output-minimum-relaxed", obj({"n": {"type": "integer", "minimum": 5}}),
-     obj({"n": {"type": "integer", "minimum": 0}}), "output", ["output-constraint-relaxed"], "breaking"),
-    ("output-maxitems-relaxed", obj({"l": {"type": "array", "items": S, "maxItems": 1}}),
-     obj({"l": {"type": "array", "items": S, "maxItems": 3}}), "output", ["output-constraint-relaxed"], "breaking"),
-    ("output-pattern-relaxed", obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
-     obj({"s": {"type": "string", "pattern": "^[a-z0-9]+$"}}), "output", ["output-constraint-relaxed"], "breaking"),
-    ("deep-closed-array-items", obj({"l": {"type": "array", "items": obj({"x": S}, ["x"], True)}}, ["l"], True),
-     obj({"l": {"type": "array", "items": obj({"x": S, "r": S}, ["x"], True)}}, ["l"], True), "output",
-     ["output-property-added-to-closed-object"], "breaking"),
-    ("input-required-added", obj({"a": S}, ["a"]), obj({"a": S, "b": S}, ["a", "b"]), "input",
-     ["input-required-added"], "breaking"),
+    (
+        "output-maxlength-relaxed",
+        obj({"a": {"type": "string", "maxLength": 3}}),
+        obj({"a": {"type": "string", "maxLength": 5}}),
+        "output",
+        ["output-constraint-relaxed"],
+        "breaking",
+    ),
+    (
+        "output-minimum-relaxed",
+        obj({"n": {"type": "integer", "minimum": 5}}),
+        obj({"n": {"type": "integer", "minimum": 0}}),
+        "output",
+        ["output-constraint-relaxed"],
+        "breaking",
+    ),
+    (
+        "output-maxitems-relaxed",
+        obj({"l": {"type": "array", "items": S, "maxItems": 1}}),
+        obj({"l": {"type": "array", "items": S, "maxItems": 3}}),
+        "output",
+        ["output-constraint-relaxed"],
+        "breaking",
+    ),
+    (
+        "output-pattern-relaxed",
+        obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
+        obj({"s": {"type": "string", "pattern": "^[a-z0-9]+$"}}),
+        "output",
+        ["output-constraint-relaxed"],
+        "breaking",
+    ),
+    (
+        "deep-closed-array-items",
+        obj({"l": {"type": "array", "items": obj({"x": S}, ["x"], True)}}, ["l"], True),
+        obj({"l": {"type": "array", "items": obj({"x": S, "r": S}, ["x"], True)}}, ["l"], True),
+        "output",
+        ["output-property-added-to-closed-object"],
+        "breaking",
+    ),
+    (
+        "input-required-added",
+        obj({"a": S}, ["a"]),
+        obj({"a": S, "b": S}, ["a", "b"]),
+        "input",
+        ["input-required-added"],
+        "breaking",
+    ),
     ("input-optional-added", obj({"a": S}, ["a"]), obj({"a": S, "b": S}, ["a"]), "input", [], "info"),
-    ("input-closed-property-removed", obj({"a": S, "b": S}, closed=True), obj({"a": S}, closed=True), "input",
-     ["input-property-removed-from-closed-object"], "breaking"),
-    ("input-enum-narrowed", obj({"m": {"enum": ["x", "y"]}}), obj({"m": {"enum": ["x"]}}), "input",
-     ["input-enum-value-removed"], "breaking"),
+    (
+        "input-closed-property-removed",
+        obj({"a": S, "b": S}, closed=True),
+        obj({"a": S}, closed=True),
+        "input",
+        ["input-property-removed-from-closed-object"],
+        "breaking",
+    ),
+    (
+        "input-enum-narrowed",
+        obj({"m": {"enum": ["x", "y"]}}),
+        obj({"m": {"enum": ["x"]}}),
+        "input",
+        ["input-enum-value-removed"],
+        "breaking",
+    ),
     ("input-enum-widened", obj({"m": {"enum": ["x"]}}), obj({"m": {"enum": ["x", "y"]}}), "input", [], "info"),
-    ("input-type-narrowed", obj({"a": {"type": ["string", "integer"]}}), obj({"a": S}), "input",
-     ["input-type-narrowed"], "breaking"),
-    ("input-enum-introduced", obj({"a": S}), obj({"a": {"type": "string", "enum": ["x"]}}), "input",
-     ["input-enum-introduced"], "breaking"),
-    ("input-maxlength-tightened", obj({"a": {"type": "string", "maxLength": 9}}),
-     obj({"a": {"type": "string", "maxLength": 3}}), "input", ["input-constraint-tightened"], "breaking"),
+    (
+        "input-type-narrowed",
+        obj({"a": {"type": ["string", "integer"]}}),
+        obj({"a": S}),
+        "input",
+        ["input-type-narrowed"],
+        "breaking",
+    ),
+    (
+        "input-enum-introduced",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "enum": ["x"]}}),
+        "input",
+        ["input-enum-introduced"],
+        "breaking",
+    ),
+    (
+        "input-maxlength-tightened",
+        obj({"a": {"type": "string", "maxLength": 9}}),
+        obj({"a": {"type": "string", "maxLength": 3}}),
+        "input",
+        ["input-constraint-tightened"],
+        "breaking",
+    ),
     ("input-required-removed", obj({"a": S}, ["a"]), obj({"a": S}), "input", [], "info"),
-    ("input-oneof-overlap", obj({"v": {"oneOf": [S]}}, ["v"]),
-     obj({"v": {"oneOf": [S, {"type": "string", "maxLength": 5}]}}, ["v"]), "input", ["input-oneof-overlap"],
-     "breaking"),
+    (
+        "input-oneof-overlap",
+        obj({"v": {"oneOf": [S]}}, ["v"]),
+        obj({"v": {"oneOf": [S, {"type": "string", "maxLength": 5}]}}, ["v"]),
+        "input",
+        ["input-oneof-overlap"],
+        "breaking",
+    ),
 ]
 
 
@@ -113,18 +223,36 @@ def test_rule_case(old, new, direction, breaking, severity):
 EQUIVALENT = [
     ("true-vs-empty", obj({"a": True}), obj({"a": {}})),
     ("const-vs-enum", obj({"a": {"const": "x"}}), obj({"a": {"enum": ["x"]}})),
-    ("nullable-type-list-vs-anyof", obj({"a": {"type": ["string", "null"]}}),
-     obj({"a": {"anyOf": [S, {"type": "null"}]}})),
-    ("nullable-anyof-vs-oneof", obj({"a": {"anyOf": [S, {"type": "null"}]}}),
-     obj({"a": {"oneOf": [S, {"type": "null"}]}})),
-    ("ref-vs-inline", {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": obj({"x": S})}},
-     obj({"a": obj({"x": S})})),
-    ("reordered", obj({"a": {"enum": ["x", "y"]}, "b": {"anyOf": [S, I]}}, ["a", "b"]),
-     obj({"a": {"enum": ["y", "x"]}, "b": {"anyOf": [I, S]}}, ["b", "a"])),
-    ("annotations", obj({"a": {"type": "string", "title": "A", "description": "x", "examples": ["q"]}}),
-     obj({"a": {"type": "string", "title": "B", "description": "y", "default": "z"}})),
-    ("allof-merged", {"type": "object", "allOf": [obj({"a": S}, ["a"]), {"properties": {"b": I}}]},
-     obj({"a": S, "b": I}, ["a"])),
+    (
+        "nullable-type-list-vs-anyof",
+        obj({"a": {"type": ["string", "null"]}}),
+        obj({"a": {"anyOf": [S, {"type": "null"}]}}),
+    ),
+    (
+        "nullable-anyof-vs-oneof",
+        obj({"a": {"anyOf": [S, {"type": "null"}]}}),
+        obj({"a": {"oneOf": [S, {"type": "null"}]}}),
+    ),
+    (
+        "ref-vs-inline",
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": obj({"x": S})}},
+        obj({"a": obj({"x": S})}),
+    ),
+    (
+        "reordered",
+        obj({"a": {"enum": ["x", "y"]}, "b": {"anyOf": [S, I]}}, ["a", "b"]),
+        obj({"a": {"enum": ["y", "x"]}, "b": {"anyOf": [I, S]}}, ["b", "a"]),
+    ),
+    (
+        "annotations",
+        obj({"a": {"type": "string", "title": "A", "description": "x", "examples": ["q"]}}),
+        obj({"a": {"type": "string", "title": "B", "description": "y", "default": "z"}}),
+    ),
+    (
+        "allof-merged",
+        {"type": "object", "allOf": [obj({"a": S}, ["a"]), {"properties": {"b": I}}]},
+        obj({"a": S, "b": I}, ["a"]),
+    ),
 ]
 
 
@@ -154,7 +282,7 @@ def test_shared_subschema_is_compared_once_not_expanded():
     # 30 levels, each referencing the previous one twice: a tree expansion would be 2**30 nodes
     defs = {"L0": obj({"v": S}, ["v"], True)}
     for i in range(1, 30):
-        defs[f"L{i}"] = obj({"a": {"$ref": f"#/$defs/L{i-1}"}, "b": {"$ref": f"#/$defs/L{i-1}"}})
+        defs[f"L{i}"] = obj({"a": {"$ref": f"#/$defs/L{i - 1}"}, "b": {"$ref": f"#/$defs/L{i - 1}"}})
     old = {"$defs": defs, "$ref": "#/$defs/L29"}
     new_defs = dict(defs)
     new_defs["L0"] = obj({"v": S, "w": S}, ["v"], True)
@@ -203,14 +331,24 @@ def test_remote_ref_is_a_finding_not_a_request():
 
 
 def test_diff_snapshots_pairs_tools_and_orders_findings():
-    old = snapshot_from_data({"tools": [
-        {"name": "b", "inputSchema": obj({"x": S})},
-        {"name": "a", "inputSchema": obj({}), "description": "one"},
-    ]}, source="old")
-    new = snapshot_from_data({"tools": [
-        {"name": "a", "inputSchema": obj({}), "description": "two"},
-        {"name": "c", "inputSchema": obj({})},
-    ]}, source="new")
+    old = snapshot_from_data(
+        {
+            "tools": [
+                {"name": "b", "inputSchema": obj({"x": S})},
+                {"name": "a", "inputSchema": obj({}), "description": "one"},
+            ]
+        },
+        source="old",
+    )
+    new = snapshot_from_data(
+        {
+            "tools": [
+                {"name": "a", "inputSchema": obj({}), "description": "two"},
+                {"name": "c", "inputSchema": obj({})},
+            ]
+        },
+        source="new",
+    )
     findings = diff_snapshots(old, new)
     assert [(f.tool, f.rule, f.severity) for f in findings] == [
         ("a", "tool-description-changed", "info"),
@@ -255,33 +393,59 @@ def test_run_time_budget_is_a_last_resort_that_stops_the_run() -> None:
     budget that is not spent. A spent ``time_budget`` never changes findings: it stops the run (exit 4)."""
     from mcp_schema_audit.errors import ExitCode, RunTimeExceeded
 
-    old = snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": obj({"x": S})} for i in range(3)]
-                              + [{"name": "gone", "inputSchema": obj({})}]}, source="old")
-    new = snapshot_from_data({"tools": [{"name": f"t{i}", "inputSchema": obj({"x": S}, ["x"])} for i in range(3)]
-                              + [{"name": "added", "inputSchema": obj({})}]}, source="new")
+    old = snapshot_from_data(
+        {
+            "tools": [{"name": f"t{i}", "inputSchema": obj({"x": S})} for i in range(3)]
+            + [{"name": "gone", "inputSchema": obj({})}]
+        },
+        source="old",
+    )
+    new = snapshot_from_data(
+        {
+            "tools": [{"name": f"t{i}", "inputSchema": obj({"x": S}, ["x"])} for i in range(3)]
+            + [{"name": "added", "inputSchema": obj({})}]
+        },
+        source="new",
+    )
     full = diff_snapshots(old, new, time_budget=0)  # 0: no limit
-    assert {(f.tool, f.rule) for f in full if f.severity == "breaking"} >= {(f"t{i}", "input-required-added")
-                                                                           for i in range(3)}
+    assert {(f.tool, f.rule) for f in full if f.severity == "breaking"} >= {
+        (f"t{i}", "input-required-added") for i in range(3)
+    }
     assert [f.to_json() for f in diff_snapshots(old, new, time_budget=3600)] == [f.to_json() for f in full]
     with pytest.raises(RunTimeExceeded) as caught:
         diff_snapshots(old, new, time_budget=1e-9)
     assert caught.value.exit_code == ExitCode.INTERNAL and "--time-budget" in str(caught.value)
 
 
-@pytest.mark.parametrize(("direction", "old_value", "new_value"), [
-    ("output", {"enum": [0, 1]}, {"enum": [False, True]}),
-    ("input", {"enum": [True, "x"]}, {"enum": [1, "x"]}),
-    ("output", {"const": 1}, {"const": True}),
-    ("output", {"const": [1]}, {"const": [True]}),
-    ("output", {"enum": [{"k": 1}]}, {"enum": [{"k": True}]}),
-])
+@pytest.mark.parametrize(
+    ("direction", "old_value", "new_value"),
+    [
+        ("output", {"enum": [0, 1]}, {"enum": [False, True]}),
+        ("input", {"enum": [True, "x"]}, {"enum": [1, "x"]}),
+        ("output", {"const": 1}, {"const": True}),
+        ("output", {"const": [1]}, {"const": [True]}),
+        ("output", {"enum": [{"k": 1}]}, {"enum": [{"k": True}]}),
+    ],
+)
 def test_booleans_are_never_equal_to_numbers(direction, old_value, new_value) -> None:
     """JSON equality, not Python's (``True == 1``): a tool whose enum switches 0/1 to false/true changed,
     and the change breaks every host (was "No schema changes")."""
-    old = snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({"a": old_value}, ["a"]),
-                                         "outputSchema": obj({"a": old_value}, ["a"])}]}, source="old")
-    new = snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({"a": new_value}, ["a"]),
-                                         "outputSchema": obj({"a": new_value}, ["a"])}]}, source="new")
+    old = snapshot_from_data(
+        {
+            "tools": [
+                {"name": "t", "inputSchema": obj({"a": old_value}, ["a"]), "outputSchema": obj({"a": old_value}, ["a"])}
+            ]
+        },
+        source="old",
+    )
+    new = snapshot_from_data(
+        {
+            "tools": [
+                {"name": "t", "inputSchema": obj({"a": new_value}, ["a"]), "outputSchema": obj({"a": new_value}, ["a"])}
+            ]
+        },
+        source="new",
+    )
     breaking = [f for f in diff_snapshots(old, new) if f.severity == "breaking" and f.direction == direction]
     assert breaking, diff_snapshots(old, new)
     accepting, rejecting = (new_value, old_value) if direction == "output" else (old_value, new_value)
@@ -293,9 +457,15 @@ def test_booleans_are_never_equal_to_numbers(direction, old_value, new_value) ->
 def test_ref_to_an_embedded_id_is_resolved_not_invalid() -> None:
     """``{"$ref": "item"}`` under root ``$id`` https://ex.com/root names the subschema whose ``$id`` is "item"
     (JSON Schema Core 2020-12 §8.2.1): it is compared, not reported as an unresolvable (invalid) schema."""
+
     def out(t: str) -> dict:
-        return {"$id": "https://ex.com/root", "type": "object", "properties": {"a": {"$ref": "item"}},
-                "required": ["a"], "$defs": {"i": {"$id": "item", "type": t}}}
+        return {
+            "$id": "https://ex.com/root",
+            "type": "object",
+            "properties": {"a": {"$ref": "item"}},
+            "required": ["a"],
+            "$defs": {"i": {"$id": "item", "type": t}},
+        }
 
     findings = compare_schemas(out("integer"), out("number"), "output")
     assert [f.rule for f in findings if f.severity == "breaking"] == ["output-type-widened"], findings
@@ -304,8 +474,10 @@ def test_ref_to_an_embedded_id_is_resolved_not_invalid() -> None:
     assert valid(out("number"), w) and not valid(out("integer"), w)
     # a remote reference is still never fetched
     remote = {"$id": "https://ex.com/root", "type": "object", "properties": {"a": {"$ref": "https://ex.com/x.json"}}}
-    assert any(f.rule in ("schema-invalid", "schema-undecidable") for f in compare_schemas(remote, {**remote,
-                                                                                        "required": ["a"]}, "input"))
+    assert any(
+        f.rule in ("schema-invalid", "schema-undecidable")
+        for f in compare_schemas(remote, {**remote, "required": ["a"]}, "input")
+    )
 
 
 def test_union_branches_match_their_own_type_first() -> None:
@@ -313,8 +485,11 @@ def test_union_branches_match_their_own_type_first() -> None:
     with V's integer (not with number, which contains it), so no branch is left over as a spurious finding
     (found by the property test under CI load)."""
     listed = {"type": "object", "properties": {"id": {"type": ["number", "string", "integer"]}}}
-    union = {"type": "object", "properties": {"id": {"anyOf": [{"type": "integer"}, {"type": "number"},
-                                                               {"$ref": "#/$defs/D0"}]}}, "$defs": {"D0": S}}
+    union = {
+        "type": "object",
+        "properties": {"id": {"anyOf": [{"type": "integer"}, {"type": "number"}, {"$ref": "#/$defs/D0"}]}},
+        "$defs": {"D0": S},
+    }
     for direction in ("input", "output"):
         assert [f.rule for f in compare_schemas(listed, union, direction)] == ["schema-rewritten"], direction
         assert [f.rule for f in compare_schemas(union, listed, direction)] == ["schema-rewritten"], direction
@@ -323,16 +498,21 @@ def test_union_branches_match_their_own_type_first() -> None:
 def test_write_hints_mean_nothing_on_a_read_only_tool() -> None:
     """MCP ToolAnnotations: destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false".
     Dropping them from a tool that stays read-only is no finding; flipping them on a writing tool still is."""
-    def snap(source: str, **annotations: Any) -> Any:
-        return snapshot_from_data({"tools": [{"name": "t", "inputSchema": obj({}), "annotations": annotations}]},
-                                  source=source)
 
-    kept = diff_snapshots(snap("old", readOnlyHint=True, destructiveHint=False, idempotentHint=True),
-                          snap("new", readOnlyHint=True))
+    def snap(source: str, **annotations: Any) -> Any:
+        return snapshot_from_data(
+            {"tools": [{"name": "t", "inputSchema": obj({}), "annotations": annotations}]}, source=source
+        )
+
+    kept = diff_snapshots(
+        snap("old", readOnlyHint=True, destructiveHint=False, idempotentHint=True), snap("new", readOnlyHint=True)
+    )
     assert kept == []
-    riskier = diff_snapshots(snap("old", readOnlyHint=False, destructiveHint=False),
-                             snap("new", readOnlyHint=False, destructiveHint=True))
+    riskier = diff_snapshots(
+        snap("old", readOnlyHint=False, destructiveHint=False), snap("new", readOnlyHint=False, destructiveHint=True)
+    )
     assert [(f.rule, f.pointer, f.severity) for f in riskier] == [
-        ("tool-annotation-riskier", "/annotations/destructiveHint", "warning")]
+        ("tool-annotation-riskier", "/annotations/destructiveHint", "warning")
+    ]
     flipped = diff_snapshots(snap("old", readOnlyHint=True), snap("new", readOnlyHint=False, destructiveHint=True))
     assert [(f.rule, f.pointer) for f in flipped] == [("tool-annotation-riskier", "/annotations/readOnlyHint")]

@@ -5,6 +5,7 @@ Also: the pool keeps index order, really uses several processes, and brings a wo
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -32,7 +33,7 @@ def _versions(server: Path) -> list[Path]:
     return sorted(server.glob("*.json"), key=lambda p: tuple(int(x) for x in p.stem.split(".")))
 
 
-CORPUS_PAIRS = [(a, b) for d in sorted(CORPUS.iterdir()) if d.is_dir() for a, b in zip(_versions(d), _versions(d)[1:])]
+CORPUS_PAIRS = [(a, b) for d in sorted(CORPUS.iterdir()) if d.is_dir() for a, b in itertools.pairwise(_versions(d))]
 
 
 def _both_ways(old: Snapshot, new: Snapshot, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
@@ -58,7 +59,7 @@ def _case_catalogs() -> tuple[dict[str, Any], dict[str, Any]]:
         cases += [(c["id"], c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
     sides: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
     for ident, case in cases:
-        for side, schema in zip(sides, (case["old"], case["new"])):
+        for side, schema in zip(sides, (case["old"], case["new"]), strict=False):
             if case["direction"] == "input":
                 if schema is not None:
                     side.append({"name": ident, "inputSchema": schema})
@@ -71,8 +72,9 @@ def _case_catalogs() -> tuple[dict[str, Any], dict[str, Any]]:
 def test_case_reports_identical(monkeypatch: pytest.MonkeyPatch) -> None:
     old, new = _case_catalogs()
     assert len(old["tools"]) > 60
-    fast, slow = _both_ways(snapshot_from_data(old, source="old.json"), snapshot_from_data(new, source="new.json"),
-                            monkeypatch)
+    fast, slow = _both_ways(
+        snapshot_from_data(old, source="old.json"), snapshot_from_data(new, source="new.json"), monkeypatch
+    )
     assert {f["severity"] for f in json.loads(fast)["findings"]} >= {"breaking", "warning", "info"}
     assert fast == slow
 
@@ -171,33 +173,64 @@ def test_content_cache_bypassed_when_disabled() -> None:
 _D7 = "http://json-schema.org/draft-07/schema#"
 _ATTACKS = {
     # a list under $defs: the metaschema fast check must not vouch for what Ajv compiles through the $ref
-    "draft07-defs-list": ({"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
-                          {"$schema": _D7, "type": "object", "$defs": [{"type": "integer", "minItems": "x"}],
-                           "properties": {"a": {"$ref": "#/$defs/0"}}}),
+    "draft07-defs-list": (
+        {"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
+        {
+            "$schema": _D7,
+            "type": "object",
+            "$defs": [{"type": "integer", "minItems": "x"}],
+            "properties": {"a": {"$ref": "#/$defs/0"}},
+        },
+    ),
     # draft-07: $ref overrides the properties beside it (the narrowed error search must not look at them)
-    "draft07-ref-beside-properties": ({"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
-                                      {"$schema": _D7, "$ref": "#/definitions/A", "definitions": {"A": {
-                                          "type": "object"}}, "properties": {"a": {"type": "integer"}}}),
+    "draft07-ref-beside-properties": (
+        {"$schema": _D7, "type": "object", "properties": {"a": {"type": "string"}}},
+        {
+            "$schema": _D7,
+            "$ref": "#/definitions/A",
+            "definitions": {"A": {"type": "object"}},
+            "properties": {"a": {"type": "integer"}},
+        },
+    ),
     # ts-sdk-v1's rewritten copy moves allOf members: a pointer through them reads another place there
-    "pointer-through-shifted-allof": ({"type": "object", "properties": {"a": {"type": "string"}}},
-                                      {"type": "object", "properties": {"a": {"$ref": "#/$defs/A/allOf/0"}},
-                                       "$defs": {"A": {"$ref": "#/$defs/B", "type": "string",
-                                                       "allOf": [{"type": "integer"}]}, "B": {}}}),
+    "pointer-through-shifted-allof": (
+        {"type": "object", "properties": {"a": {"type": "string"}}},
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A/allOf/0"}},
+            "$defs": {"A": {"$ref": "#/$defs/B", "type": "string", "allOf": [{"type": "integer"}]}, "B": {}},
+        },
+    ),
     # anchors and dynamic references: ts-sdk-v1's draft-07 class reads neither
-    "anchor": ({"type": "object", "properties": {"a": {"type": "string"}}},
-               {"type": "object", "properties": {"a": {"$ref": "#s"}}, "$defs": {"s": {"$anchor": "s",
-                                                                                     "type": "integer"}}}),
-    "dynamic-ref": ({"type": "object", "properties": {"a": {"type": "string"}}},
-                    {"type": "object", "properties": {"a": {"$dynamicRef": "#s"}},
-                     "$defs": {"s": {"$dynamicAnchor": "s", "type": "integer"}}}),
+    "anchor": (
+        {"type": "object", "properties": {"a": {"type": "string"}}},
+        {"type": "object", "properties": {"a": {"$ref": "#s"}}, "$defs": {"s": {"$anchor": "s", "type": "integer"}}},
+    ),
+    "dynamic-ref": (
+        {"type": "object", "properties": {"a": {"type": "string"}}},
+        {
+            "type": "object",
+            "properties": {"a": {"$dynamicRef": "#s"}},
+            "$defs": {"s": {"$dynamicAnchor": "s", "type": "integer"}},
+        },
+    ),
     # identical subtrees have no finding, fast paths or not (a oneOf that accepts nothing, an in-place cycle)
-    "identical-oneof-overlap": ({"type": "object", "properties": {"b": {"oneOf": [{}, {}]}}},
-                                {"type": "object", "properties": {"b": {"oneOf": [{}, {}]}, "c": {}}}),
-    "identical-cycle": ({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {
-                            "oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}}},
-                        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "b": {
-                            "$ref": "#/$defs/A/anyOf/0"}}, "$defs": {"A": {
-                            "oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}}}),
+    "identical-oneof-overlap": (
+        {"type": "object", "properties": {"b": {"oneOf": [{}, {}]}}},
+        {"type": "object", "properties": {"b": {"oneOf": [{}, {}]}, "c": {}}},
+    ),
+    "identical-cycle": (
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}},
+        },
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A/anyOf/0"}},
+            "$defs": {"A": {"oneOf": [{"maximum": 0}, {"$ref": "#/properties/a"}], "$ref": "#/$defs/A"}},
+        },
+    ),
     # a boolean property schema: jsonschema reports false without the property's path
     "false-property": ({"type": "object", "properties": {"a": {}}}, {"type": "object", "properties": {"a": False}}),
 }

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.engine import compare_schemas
-from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.errors import SchemaAuditError
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report import Report, render_json, render_text
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.snapshot import Snapshot, canonical_json, parse_json_text, snapshot_from_data, tool_hash
@@ -39,8 +39,14 @@ from mcp_schema_audit.snapshot import Snapshot, canonical_json, parse_json_text,
 EXAMPLE_BUDGET_S = 5  #: watchdog: an example running longer than this is a hang
 SHRINK_BUDGET_S = 10  #: seconds hypothesis may spend shrinking one failure
 MEMORY_HEADROOM = 3 * 1024**3  #: address space the fuzz tests may add to the test process (bytes)
-FUZZ = settings(max_examples=250, deadline=timedelta(seconds=2), suppress_health_check=[HealthCheck.too_slow],
-                derandomize=True, database=None, phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
+FUZZ = settings(
+    max_examples=250,
+    deadline=timedelta(seconds=2),
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+)
 SEVERITIES = {"breaking", "warning", "info"}
 
 
@@ -129,7 +135,9 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
 # ---- strategies ------------------------------------------------------------------------------------
 
-KEYS = st.sampled_from(["a", "b", "id", "name", "x y", "", "$ref", "é", "\x1b[31m", "[bold]", "~1", "/"]) | st.text(max_size=4)
+KEYS = st.sampled_from(["a", "b", "id", "name", "x y", "", "$ref", "é", "\x1b[31m", "[bold]", "~1", "/"]) | st.text(
+    max_size=4
+)
 NUMBERS = st.one_of(
     st.integers(-(10**6), 10**6),
     st.integers(-(2**64), 2**64),
@@ -137,17 +145,56 @@ NUMBERS = st.one_of(
     st.sampled_from([0, -0.0, 0.5, 1e-300, 5e-324, 1e308, -1.7e308, 1.7976931348623157e308, 2**53 + 1, 10**300]),
 )
 SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, st.text(max_size=6))
-JSON_VALUES = st.recursive(SCALARS, lambda c: st.lists(c, max_size=3) | st.dictionaries(KEYS, c, max_size=3),
-                           max_leaves=6)
+JSON_VALUES = st.recursive(
+    SCALARS, lambda c: st.lists(c, max_size=3) | st.dictionaries(KEYS, c, max_size=3), max_leaves=6
+)
 TYPES = st.sampled_from(["string", "integer", "number", "boolean", "object", "array", "null"])
-PATTERNS = st.sampled_from(["^a", "^[a-z]+$", "\\d+", "", "(", "[z-a]", "(a+)+b", "^(a|aa)+$", "(?P<x>a)(?P=x)",
-                            "^\\p{L}$", "a{2,}", "(?i)abc"]) | st.text(max_size=4)
-REFS = st.sampled_from(["#", "#/$defs/a", "#/$defs/b", "#/properties/a", "#/properties/a/items", "#/nope", "#/$defs/a/0",
-                        "#a", "#/%ZZ", "#/$defs/~2", "http://127.0.0.1:9/x.json", "https://example.invalid/s#/a",
-                        "file:///etc/passwd", "other.json", "urn:x:y", ""])
-DIALECTS = st.sampled_from(["https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
-                            "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#",
-                            "http://127.0.0.1:9/meta", "nonsense"])
+PATTERNS = st.sampled_from(
+    [
+        "^a",
+        "^[a-z]+$",
+        "\\d+",
+        "",
+        "(",
+        "[z-a]",
+        "(a+)+b",
+        "^(a|aa)+$",
+        "(?P<x>a)(?P=x)",
+        "^\\p{L}$",
+        "a{2,}",
+        "(?i)abc",
+    ]
+) | st.text(max_size=4)
+REFS = st.sampled_from(
+    [
+        "#",
+        "#/$defs/a",
+        "#/$defs/b",
+        "#/properties/a",
+        "#/properties/a/items",
+        "#/nope",
+        "#/$defs/a/0",
+        "#a",
+        "#/%ZZ",
+        "#/$defs/~2",
+        "http://127.0.0.1:9/x.json",
+        "https://example.invalid/s#/a",
+        "file:///etc/passwd",
+        "other.json",
+        "urn:x:y",
+        "",
+    ]
+)
+DIALECTS = st.sampled_from(
+    [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-04/schema#",
+        "http://127.0.0.1:9/meta",
+        "nonsense",
+    ]
+)
 LENGTHS = st.integers(-2, 12) | st.sampled_from([0, 1, 10**4])
 
 
@@ -161,14 +208,21 @@ def _keyword_strategies(children: st.SearchStrategy[Any]) -> dict[str, st.Search
         "type": _mostly(TYPES | st.lists(TYPES, max_size=3)),
         "enum": _mostly(st.lists(JSON_VALUES, max_size=4)),
         "const": JSON_VALUES,
-        "minimum": _mostly(NUMBERS), "maximum": _mostly(NUMBERS),
-        "exclusiveMinimum": _mostly(NUMBERS | st.booleans()), "exclusiveMaximum": _mostly(NUMBERS | st.booleans()),
+        "minimum": _mostly(NUMBERS),
+        "maximum": _mostly(NUMBERS),
+        "exclusiveMinimum": _mostly(NUMBERS | st.booleans()),
+        "exclusiveMaximum": _mostly(NUMBERS | st.booleans()),
         "multipleOf": _mostly(NUMBERS),
-        "minLength": _mostly(LENGTHS), "maxLength": _mostly(LENGTHS),
-        "minItems": _mostly(LENGTHS), "maxItems": _mostly(LENGTHS),
-        "minProperties": _mostly(LENGTHS), "maxProperties": _mostly(LENGTHS),
+        "minLength": _mostly(LENGTHS),
+        "maxLength": _mostly(LENGTHS),
+        "minItems": _mostly(LENGTHS),
+        "maxItems": _mostly(LENGTHS),
+        "minProperties": _mostly(LENGTHS),
+        "maxProperties": _mostly(LENGTHS),
         "pattern": _mostly(PATTERNS),
-        "format": _mostly(st.sampled_from(["email", "uuid", "date-time", "uri", "int32", "int64", "regex", "ipv4", "bogus"])),
+        "format": _mostly(
+            st.sampled_from(["email", "uuid", "date-time", "uri", "int32", "int64", "regex", "ipv4", "bogus"])
+        ),
         "properties": _mostly(st.dictionaries(KEYS, children, max_size=3)),
         "patternProperties": _mostly(st.dictionaries(PATTERNS, children, max_size=2)),
         # a malformed required (or dependentRequired entry) may hold any JSON value, hashable or not
@@ -183,7 +237,8 @@ def _keyword_strategies(children: st.SearchStrategy[Any]) -> dict[str, st.Search
         "oneOf": _mostly(st.lists(children, max_size=3)),
         "allOf": _mostly(st.lists(children, max_size=2)),
         "not": children,
-        "if": children, "then": children,
+        "if": children,
+        "then": children,
         "$ref": _mostly(REFS),
         "$defs": _mostly(st.fixed_dictionaries({}, optional={"a": children, "b": children})),
         "$schema": _mostly(DIALECTS),
@@ -197,22 +252,36 @@ def _schema_dicts(children: st.SearchStrategy[Any], max_keys: int = 4) -> st.Sea
     """A schema object with up to ``max_keys`` keywords, each with a value of (mostly) the right kind."""
     strategies = _keyword_strategies(children)
     return st.lists(st.sampled_from(sorted(strategies)), max_size=max_keys, unique=True).flatmap(
-        lambda keys: st.fixed_dictionaries({k: strategies[k] for k in keys}))
+        lambda keys: st.fixed_dictionaries({k: strategies[k] for k in keys})
+    )
 
 
 SCHEMAS = st.recursive(st.booleans() | _schema_dicts(st.booleans()), _schema_dicts, max_leaves=12)
-OBJECT_SCHEMAS = st.builds(lambda extra: {**extra, "type": "object"} if isinstance(extra, dict) else extra,
-                           _schema_dicts(SCHEMAS))
+OBJECT_SCHEMAS = st.builds(
+    lambda extra: {**extra, "type": "object"} if isinstance(extra, dict) else extra, _schema_dicts(SCHEMAS)
+)
 
 
 def _tools(names: st.SearchStrategy[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
-    tool = st.fixed_dictionaries({"name": names}, optional={
-        "inputSchema": _mostly(OBJECT_SCHEMAS), "outputSchema": _mostly(SCHEMAS),
-        "description": _mostly(st.text(max_size=10)),
-        "annotations": _mostly(st.fixed_dictionaries({}, optional={h: _mostly(st.booleans()) for h in (
-            "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")})),
-        "title": st.text(max_size=4), "_meta": JSON_VALUES,
-    })
+    tool = st.fixed_dictionaries(
+        {"name": names},
+        optional={
+            "inputSchema": _mostly(OBJECT_SCHEMAS),
+            "outputSchema": _mostly(SCHEMAS),
+            "description": _mostly(st.text(max_size=10)),
+            "annotations": _mostly(
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        h: _mostly(st.booleans())
+                        for h in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+                    },
+                )
+            ),
+            "title": st.text(max_size=4),
+            "_meta": JSON_VALUES,
+        },
+    )
     return st.lists(tool, max_size=4)
 
 
@@ -220,13 +289,27 @@ TOOL_NAMES = st.sampled_from(["a", "b", "c", "\x1b[2J", "[link=x]y[/link]"])
 SNAPSHOT_SHAPED = st.one_of(
     st.builds(lambda t: {"tools": t}, _tools(TOOL_NAMES)),
     st.builds(lambda t: {"jsonrpc": "2.0", "id": 1, "result": {"tools": t, "nextCursor": None}}, _tools(TOOL_NAMES)),
-    st.builds(lambda t, v, extra: {"format": "schema-audit/snapshot", "format_version": v, "tools": t, **extra},
-              _tools(TOOL_NAMES), st.sampled_from([1, 1, 2, "1", None]),
-              st.fixed_dictionaries({}, optional={"label": JSON_VALUES, "server": JSON_VALUES, "meta": JSON_VALUES,
-                                                  "protocol_version": JSON_VALUES, "capabilities": JSON_VALUES,
-                                                  "transport": JSON_VALUES, "tool_hashes": JSON_VALUES})),
+    st.builds(
+        lambda t, v, extra: {"format": "schema-audit/snapshot", "format_version": v, "tools": t, **extra},
+        _tools(TOOL_NAMES),
+        st.sampled_from([1, 1, 2, "1", None]),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "label": JSON_VALUES,
+                "server": JSON_VALUES,
+                "meta": JSON_VALUES,
+                "protocol_version": JSON_VALUES,
+                "capabilities": JSON_VALUES,
+                "transport": JSON_VALUES,
+                "tool_hashes": JSON_VALUES,
+            },
+        ),
+    ),
     st.builds(lambda e: {"jsonrpc": "2.0", "id": 1, "error": e}, JSON_VALUES),
-    st.dictionaries(st.sampled_from(["tools", "result", "format", "error", "server", "serverInfo"]), JSON_VALUES, max_size=3),
+    st.dictionaries(
+        st.sampled_from(["tools", "result", "format", "error", "server", "serverInfo"]), JSON_VALUES, max_size=3
+    ),
     JSON_VALUES,
 )
 
@@ -324,7 +407,9 @@ def test_compare_schema_with_a_mutation_of_itself(old: Any, data: st.DataObject)
     with watchdog():
         for direction in ("input", "output"):
             _check_findings(compare_schemas(old, new, direction, "t"))
-        assert compare_schemas(old, json.loads(json.dumps(old)), "output", "t") == compare_schemas(old, old, "output", "t")
+        assert compare_schemas(old, json.loads(json.dumps(old)), "output", "t") == compare_schemas(
+            old, old, "output", "t"
+        )
 
 
 @settings(FUZZ, max_examples=150)
@@ -344,11 +429,10 @@ def test_diff_snapshots_and_reports(old_tools: list[Any], new_tools: list[Any]) 
 
 def test_fuzz_file_runs_in_process(no_network: list[Any]) -> None:
     """The watchdog and the no-network fixture themselves work (so a pass above means something)."""
-    with pytest.raises(AssertionError, match="longer than"):
-        with watchdog(0.2):
-            import re
+    with pytest.raises(AssertionError, match="longer than"), watchdog(0.2):
+        import re
 
-            re.search("(a+)+b", "a" * 40)  # catastrophic: only the watchdog ends it
+        re.search("(a+)+b", "a" * 40)  # catastrophic: only the watchdog ends it
     with pytest.raises(OSError, match="network access"):
         socket.create_connection(("127.0.0.1", 9), timeout=1)
     assert no_network == [("127.0.0.1", 9)]

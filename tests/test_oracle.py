@@ -54,8 +54,7 @@ def test_regions_leave_identical_properties_out() -> None:
     """A 500-property object with one changed property and one added: the oracle samples those two only."""
     props = {f"p{i}": {"type": "string", "maxLength": 10} for i in range(500)}
     old = obj(props, additionalProperties=False)
-    new = obj({**props, "p7": {"type": "string", "maxLength": 3}, "extra": S}, list(props),
-              additionalProperties=False)
+    new = obj({**props, "p7": {"type": "string", "maxLength": 3}, "extra": S}, list(props), additionalProperties=False)
     found = regions(new, old, Identity(SchemaDoc(new), SchemaDoc(old)))
     assert [(r.inst, r.keys) for r in found] == [([], ["extra"]), (["p7"], None)]
     findings = compare_schemas(old, new, "output")
@@ -64,7 +63,11 @@ def test_regions_leave_identical_properties_out() -> None:
 
 def test_the_oracle_is_deterministic() -> None:
     old = obj({"a": {"anyOf": [{"type": "integer", "minimum": 1}]}, "b": {"enum": ["x", "y"]}})
-    new = obj({"a": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "maximum": 1}]},
-               "b": {"enum": ["x", "y", "z"]}})
+    new = obj(
+        {
+            "a": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "maximum": 1}]},
+            "b": {"enum": ["x", "y", "z"]},
+        }
+    )
     runs = [[f.to_json() for f in compare_schemas(old, new, "output")] for _ in range(3)]
     assert runs[0] == runs[1] == runs[2]

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import PYTHON, ROOT, SERVERS, ServerProcess
+
 from mcp_schema_audit.snapshot import canonical_json
 
 #: one worker runs this module under pytest-xdist, so its module-scoped servers and probe runs start once
@@ -29,10 +28,14 @@ CLOSED_A = {**OPEN_A, "additionalProperties": False}
 ALL = ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]
 
 
-def _tool(name: str, out: Any = None, *, inp: Any = None, read_only: bool | None = None,
-          destructive: bool | None = None) -> dict[str, Any]:
-    tool: dict[str, Any] = {"name": name, "description": f"{name} tool",
-                            "inputSchema": inp or {"type": "object", "properties": {}}}
+def _tool(
+    name: str, out: Any = None, *, inp: Any = None, read_only: bool | None = None, destructive: bool | None = None
+) -> dict[str, Any]:
+    tool: dict[str, Any] = {
+        "name": name,
+        "description": f"{name} tool",
+        "inputSchema": inp or {"type": "object", "properties": {}},
+    }
     if out is not None:
         tool["outputSchema"] = out
     annotations = {k: v for k, v in (("readOnlyHint", read_only), ("destructiveHint", destructive)) if v is not None}
@@ -70,10 +73,18 @@ TOOLS = [
     _tool("enum_new", ENUM_NOW, read_only=True),
     _tool("array_sc", OPEN_A),
     _tool("destructive", OPEN_A, read_only=True, destructive=True),
-    _tool("needs_arg", OPEN_A, read_only=True,
-          inp={"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}),
-    _tool("const_arg", OPEN_A, read_only=True,
-          inp={"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast"]}}, "required": ["mode"]}),
+    _tool(
+        "needs_arg",
+        OPEN_A,
+        read_only=True,
+        inp={"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+    ),
+    _tool(
+        "const_arg",
+        OPEN_A,
+        read_only=True,
+        inp={"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast"]}}, "required": ["mode"]},
+    ),
     _tool("writer", OPEN_A),
     _tool("echo_env", OPEN_A, read_only=True),
 ]
@@ -95,8 +106,16 @@ RESULTS = {
     # a server that echoes its secret (an env value over stdio; the same env value, sent as a header, over HTTP)
     "echo_env": {"$expand": _result({"a": "token $SECRET_TOKEN", "$SECRET_TOKEN": 1})},
 }
-CALLS = {"calls": [{"tool": "no_sc"}, {"tool": "error_sc"}, {"tool": "rpc_err"}, {"tool": "slow"},
-                   {"tool": "array_sc"}, {"tool": "writer", "arguments": {"a": 1}, "id": "w1"}]}
+CALLS = {
+    "calls": [
+        {"tool": "no_sc"},
+        {"tool": "error_sc"},
+        {"tool": "rpc_err"},
+        {"tool": "slow"},
+        {"tool": "array_sc"},
+        {"tool": "writer", "arguments": {"a": 1}, "id": "w1"},
+    ]
+}
 AUTO_CALLED = {"closed_extra", "ok_tool", "format_bad", "no_text", "enum_new", "const_arg", "echo_env"}
 # (rule, tool) → hosts (None: not a host-confirmed finding)
 EXPECTED = {
@@ -122,13 +141,21 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def cli(*args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None,
-        limit_memory: bool = False) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None, limit_memory: bool = False
+) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
     full.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
-    return subprocess.run([PYTHON, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout, env=full, stdin=subprocess.DEVNULL,
-                          preexec_fn=_limit_memory if limit_memory else None)
+    return subprocess.run(
+        [PYTHON, "-m", "mcp_schema_audit", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_limit_memory if limit_memory else None,
+    )
 
 
 def _calls_made(log: Path) -> list[str]:
@@ -141,8 +168,9 @@ def _calls_made(log: Path) -> list[str]:
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the scenario, the calls file and the cached version v0 (a snapshot file)."""
     folder = tmp_path_factory.mktemp("probe")
-    (folder / "scenario.json").write_text(json.dumps({"name": "scenario", "version": "1.0.0", "tools": TOOLS,
-                                                      "results": RESULTS}))
+    (folder / "scenario.json").write_text(
+        json.dumps({"name": "scenario", "version": "1.0.0", "tools": TOOLS, "results": RESULTS})
+    )
     (folder / "calls.json").write_text(json.dumps(CALLS))
     cached = [t if t["name"] != "enum_new" else {**t, "outputSchema": ENUM_V0} for t in TOOLS]
     (folder / "v0.json").write_text(json.dumps({"tools": cached, "serverInfo": {"name": "scenario", "version": "0.9"}}))
@@ -157,9 +185,24 @@ def _server(work: Path, log: str) -> list[str]:
 def stdio_run(work: Path) -> dict[str, Any]:
     """One probe over stdio: calls file + --auto, against v0, recorded; the server's env holds a secret."""
     started = time.monotonic()
-    r = cli("probe", "--calls", "calls.json", "--auto", "--against", "v0.json", "--record", "rec.json",
-            "--call-timeout", "1", "--format", "json", "--env", f"SECRET_TOKEN={CANARY}", *_server(work, "stdio.log"),
-            cwd=work)
+    r = cli(
+        "probe",
+        "--calls",
+        "calls.json",
+        "--auto",
+        "--against",
+        "v0.json",
+        "--record",
+        "rec.json",
+        "--call-timeout",
+        "1",
+        "--format",
+        "json",
+        "--env",
+        f"SECRET_TOKEN={CANARY}",
+        *_server(work, "stdio.log"),
+        cwd=work,
+    )
     return {"r": r, "seconds": time.monotonic() - started, "log": work / "stdio.log"}
 
 
@@ -167,13 +210,36 @@ def stdio_run(work: Path) -> dict[str, Any]:
 def http_run(work: Path, http_server_factory: Any) -> dict[str, Any]:
     """The same probe over Streamable HTTP (a header carries a secret)."""
     log = work / "http.log"
-    server: ServerProcess = http_server_factory(lambda port: [PYTHON, str(SCENARIO_SERVER), "--scenario",
-                                                              str(work / "scenario.json"), "--http", str(port),
-                                                              "--log", str(log)],
-                                                env={"SECRET_TOKEN": CANARY})
-    r = cli("probe", "--calls", "calls.json", "--auto", "--against", "v0.json", "--call-timeout", "1",
-            "--format", "json", "--url", server.url("/mcp"), "--header", f"Authorization: Bearer {CANARY}",
-            cwd=work)
+    server: ServerProcess = http_server_factory(
+        lambda port: [
+            PYTHON,
+            str(SCENARIO_SERVER),
+            "--scenario",
+            str(work / "scenario.json"),
+            "--http",
+            str(port),
+            "--log",
+            str(log),
+        ],
+        env={"SECRET_TOKEN": CANARY},
+    )
+    r = cli(
+        "probe",
+        "--calls",
+        "calls.json",
+        "--auto",
+        "--against",
+        "v0.json",
+        "--call-timeout",
+        "1",
+        "--format",
+        "json",
+        "--url",
+        server.url("/mcp"),
+        "--header",
+        f"Authorization: Bearer {CANARY}",
+        cwd=work,
+    )
     return {"r": r, "log": log}
 
 
@@ -200,10 +266,14 @@ def test_every_finding(run: str, request: pytest.FixtureRequest) -> None:
     w = own["witness"]
     assert w["instance"] == {"a": "x", "svc": {"region": "eu-1"}}  # the real structuredContent
     assert w["accepted_by"] == "server" and w["call"] == "closed_extra" and w["source"] == "probe"
-    assert w["errors"]["python-sdk"] == ("RuntimeError: Invalid structured content returned by tool closed_extra: "
-                                         "Additional properties are not allowed ('svc' was unexpected)")
-    assert w["errors"]["ts-sdk-v1"] == ("MCP error -32602: Structured content does not match the tool's output "
-                                        "schema: data must NOT have additional properties")
+    assert w["errors"]["python-sdk"] == (
+        "RuntimeError: Invalid structured content returned by tool closed_extra: "
+        "Additional properties are not allowed ('svc' was unexpected)"
+    )
+    assert w["errors"]["ts-sdk-v1"] == (
+        "MCP error -32602: Structured content does not match the tool's output "
+        "schema: data must NOT have additional properties"
+    )
     fmt = got[("result-violates-own-schema", "format_bad")]
     assert fmt["pointer"] == "/properties/at/format" and 'must match format "date-time"' in fmt["witness"]["error"]
     cached = got[("result-rejected-by-cached-schema", "enum_new")]
@@ -224,7 +294,8 @@ def test_every_finding(run: str, request: pytest.FixtureRequest) -> None:
 def test_stdio_and_http_agree(stdio_run: dict[str, Any], http_run: dict[str, Any]) -> None:
     a, b = json.loads(stdio_run["r"].stdout), json.loads(http_run["r"].stdout)
     assert [(f["rule"], f["tool"], f["pointer"], f["fingerprint"]) for f in a["findings"]] == [
-        (f["rule"], f["tool"], f["pointer"], f["fingerprint"]) for f in b["findings"]]
+        (f["rule"], f["tool"], f["pointer"], f["fingerprint"]) for f in b["findings"]
+    ]
     assert a["new"]["protocol_version"] == b["new"]["protocol_version"] == "2025-11-25"
 
 
@@ -243,14 +314,18 @@ def test_auto_calls_only_what_is_listed_or_safe(stdio_run: dict[str, Any], http_
 
 @pytest.mark.live
 def test_dry_run_prints_the_plan_and_calls_nothing(work: Path) -> None:
-    r = cli("probe", "--calls", "calls.json", "--auto", "--dry-run", "--format", "json", *_server(work, "dry.log"),
-            cwd=work)
+    r = cli(
+        "probe", "--calls", "calls.json", "--auto", "--dry-run", "--format", "json", *_server(work, "dry.log"), cwd=work
+    )
     assert r.returncode == 0, r.stderr
     plan = json.loads(r.stdout)
-    assert [c["tool"] for c in plan["calls"]][:len(CALLS["calls"])] == [c["tool"] for c in CALLS["calls"]]
+    assert [c["tool"] for c in plan["calls"]][: len(CALLS["calls"])] == [c["tool"] for c in CALLS["calls"]]
     assert {c["tool"] for c in plan["calls"]} == {c["tool"] for c in CALLS["calls"]} | AUTO_CALLED
     auto = {c["tool"]: c for c in plan["calls"] if c["why"].startswith("--auto")}
-    assert auto["const_arg"]["arguments"] == {"mode": "fast"} and "mode from its only enum value" in auto["const_arg"]["why"]
+    assert (
+        auto["const_arg"]["arguments"] == {"mode": "fast"}
+        and "mode from its only enum value" in auto["const_arg"]["why"]
+    )
     skipped = {s["tool"]: s["why"] for s in plan["skipped"]}
     assert skipped["destructive"] == "annotated destructiveHint: true"
     assert skipped["needs_arg"].startswith("required argument 'id' has no const")
@@ -266,7 +341,9 @@ def test_dry_run_prints_the_plan_and_calls_nothing(work: Path) -> None:
 
 
 @pytest.mark.live
-def test_record_holds_the_listing_and_raw_results_and_replays_without_a_server(work: Path, stdio_run: dict[str, Any]) -> None:
+def test_record_holds_the_listing_and_raw_results_and_replays_without_a_server(
+    work: Path, stdio_run: dict[str, Any]
+) -> None:
     text = (work / "rec.json").read_text(encoding="utf-8")
     assert text == canonical_json(json.loads(text))  # canonical JSON
     assert CANARY not in text  # env values never stored (the server's error echoed it: scrubbed)
@@ -292,12 +369,14 @@ def test_record_holds_the_listing_and_raw_results_and_replays_without_a_server(w
     assert ("result-rejected-by-cached-schema", "enum_new") not in rules
     assert ("result-violates-own-schema", "closed_extra") in rules
     # a cached version that has none of the answering tools checks nothing: the report says so
-    (work / "other.json").write_text(json.dumps({"tools": [{"name": "ping", "inputSchema": {"type": "object"},
-                                                             "outputSchema": {"type": "object"}}]}))
+    (work / "other.json").write_text(
+        json.dumps({"tools": [{"name": "ping", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}]})
+    )
     r = cli("probe", "--replay", "rec.json", "--against", "other.json", "--format", "json", cwd=work)
     notes = json.loads(r.stdout)["notes"]
-    assert any(n.startswith("no result was checked against --against other: none of the tools that answered (")
-               for n in notes), notes
+    assert any(
+        n.startswith("no result was checked against --against other: none of the tools that answered (") for n in notes
+    ), notes
     r = cli("probe", "--replay", "rec.json", "--against", "v1.json", "--format", "json", cwd=work)
     assert not any("no result was checked" in n for n in json.loads(r.stdout)["notes"])
 
@@ -316,11 +395,16 @@ def test_samples_in_diff_and_history(work: Path, stdio_run: dict[str, Any]) -> N
     assert got[("result-violates-own-schema", "closed_extra")]["hosts"] == ALL
     assert not any(k[0].startswith("call-") for k in got)  # call outcomes are the probe's, not evidence
     # even where the comparison finds nothing: now -> now
-    same = _findings(json.loads(cli("diff", "now.json", "now.json", "--samples", "rec.json", "--format", "json",
-                                    cwd=work).stdout))
-    assert set(same) == {("result-violates-own-schema", "closed_extra"), ("result-violates-own-schema", "format_bad"),
-                         ("result-violates-own-schema", "error_sc"), ("result-missing-structured-content", "no_sc"),
-                         ("result-malformed", "array_sc")}
+    same = _findings(
+        json.loads(cli("diff", "now.json", "now.json", "--samples", "rec.json", "--format", "json", cwd=work).stdout)
+    )
+    assert set(same) == {
+        ("result-violates-own-schema", "closed_extra"),
+        ("result-violates-own-schema", "format_bad"),
+        ("result-violates-own-schema", "error_sc"),
+        ("result-missing-structured-content", "no_sc"),
+        ("result-malformed", "array_sc"),
+    }
     hist = cli("history", "now.json", "--against", "v0.json", "--samples", "rec.json", "--format", "json", cwd=work)
     assert hist.returncode == 1, hist.stderr
     data = json.loads(hist.stdout)
@@ -338,8 +422,13 @@ def test_samples_in_diff_and_history(work: Path, stdio_run: dict[str, Any]) -> N
 UNIQUE_ITEMS = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
 HOSTILE_TOOLS = [_tool(name, OPEN_A) for name in ("huge", "deep", "deep300", "garbage", "fine")]
 # deep300: JSON Python reads but the SDK's parser refuses (recursion limit): a call timeout too, not exit 3
-HOSTILE_RESULTS = {"huge": {"$huge_mb": 20}, "deep": {"$deep": 100000}, "deep300": {"$deep": 300},
-                   "garbage": {"$garbage": True}, "fine": _result({"a": "x"})}
+HOSTILE_RESULTS = {
+    "huge": {"$huge_mb": 20},
+    "deep": {"$deep": 100000},
+    "deep300": {"$deep": 300},
+    "garbage": {"$garbage": True},
+    "fine": _result({"a": "x"}),
+}
 
 
 @pytest.mark.live
@@ -347,9 +436,27 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
     (work / "hostile.json").write_text(json.dumps({"tools": HOSTILE_TOOLS, "results": HOSTILE_RESULTS}))
     (work / "hostile-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in HOSTILE_TOOLS]}))
     started = time.monotonic()
-    r = cli("probe", "--calls", "hostile-calls.json", "--call-timeout", "1.5", "--timeout", "60", "--format", "json",
-            "--record", "hostile-rec.json", "--", PYTHON, str(SCENARIO_SERVER), "--scenario", "hostile.json",
-            cwd=work, timeout=120, limit_memory=True)
+    r = cli(
+        "probe",
+        "--calls",
+        "hostile-calls.json",
+        "--call-timeout",
+        "1.5",
+        "--timeout",
+        "60",
+        "--format",
+        "json",
+        "--record",
+        "hostile-rec.json",
+        "--",
+        PYTHON,
+        str(SCENARIO_SERVER),
+        "--scenario",
+        "hostile.json",
+        cwd=work,
+        timeout=120,
+        limit_memory=True,
+    )
     seconds = time.monotonic() - started
     assert r.returncode == 0, r.stderr  # info and warning findings only: the gate passes
     assert "Traceback" not in r.stderr and seconds < 45
@@ -370,8 +477,21 @@ def test_a_large_unique_items_result_is_checked_at_once(work: Path) -> None:
     tools = [_tool("uniq", UNIQUE_ITEMS, read_only=True), _tool("twice", UNIQUE_ITEMS, read_only=True)]
     results = {"uniq": _result({"a": items}), "twice": _result({"a": [*items, {"j": [7], "i": 7.0}]})}
     (work / "uniq.json").write_text(json.dumps({"tools": tools, "results": results}))
-    r = cli("probe", "--auto", "--format", "json", "--timeout", "60", "--", PYTHON, str(SCENARIO_SERVER),
-            "--scenario", "uniq.json", cwd=work, timeout=120)
+    r = cli(
+        "probe",
+        "--auto",
+        "--format",
+        "json",
+        "--timeout",
+        "60",
+        "--",
+        PYTHON,
+        str(SCENARIO_SERVER),
+        "--scenario",
+        "uniq.json",
+        cwd=work,
+        timeout=120,
+    )
     assert r.returncode == 1, r.stderr  # "twice" breaks its own schema: the gate fails
     found = {(f["rule"], f["tool"]) for f in json.loads(r.stdout)["findings"]}
     assert ("result-violates-own-schema", "twice") in found  # {"i": 7.0, "j": [7]} repeats item 7
@@ -380,10 +500,23 @@ def test_a_large_unique_items_result_is_checked_at_once(work: Path) -> None:
 
 @pytest.mark.live
 def test_server_that_exits_mid_call_is_exit_3(work: Path) -> None:
-    (work / "exit.json").write_text(json.dumps({"tools": [_tool("boom", OPEN_A)], "results": {"boom": {"$exit": True}}}))
+    (work / "exit.json").write_text(
+        json.dumps({"tools": [_tool("boom", OPEN_A)], "results": {"boom": {"$exit": True}}})
+    )
     (work / "exit-calls.json").write_text(json.dumps({"calls": [{"tool": "boom"}]}))
-    r = cli("probe", "--calls", "exit-calls.json", "--record", "exit-rec.json", "--", PYTHON, str(SCENARIO_SERVER),
-            "--scenario", "exit.json", cwd=work)
+    r = cli(
+        "probe",
+        "--calls",
+        "exit-calls.json",
+        "--record",
+        "exit-rec.json",
+        "--",
+        PYTHON,
+        str(SCENARIO_SERVER),
+        "--scenario",
+        "exit.json",
+        cwd=work,
+    )
     assert r.returncode == 3, r.stderr
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("schema-audit: error:")]
     assert len(errors) == 1 and "tools/call 'boom'" in errors[0], r.stderr
@@ -398,16 +531,22 @@ def test_calls_file_naming_an_unlisted_tool_calls_nothing(work: Path) -> None:
     assert _calls_made(work / "typo.log") == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["probe", "--", "x"], "nothing to call: give --calls FILE and/or --auto"),
-    (["probe", "--auto"], "give a server to probe"),
-    (["probe", "--replay", "rec.json", "--auto"], "--auto does not apply to --replay"),
-    (["probe", "--replay", "rec.json", "--url", "http://127.0.0.1:9/mcp"], "--replay checks a recording without a server"),
-    (["probe", "--auto", "--against", "no-such-label", "--", "x"], "no snapshot 'no-such-label'"),
-    (["probe", "--calls", "bad-calls.json", "--", "x"], "bad-calls.json: calls[0]: unknown key 'tol'"),
-    (["probe", "--replay", "calls.json"], "not a probe recording"),
-    (["probe", "--auto", "--dry-run", "--format", "sarif", "--", "x"], "--format must be one of text, json"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["probe", "--", "x"], "nothing to call: give --calls FILE and/or --auto"),
+        (["probe", "--auto"], "give a server to probe"),
+        (["probe", "--replay", "rec.json", "--auto"], "--auto does not apply to --replay"),
+        (
+            ["probe", "--replay", "rec.json", "--url", "http://127.0.0.1:9/mcp"],
+            "--replay checks a recording without a server",
+        ),
+        (["probe", "--auto", "--against", "no-such-label", "--", "x"], "no snapshot 'no-such-label'"),
+        (["probe", "--calls", "bad-calls.json", "--", "x"], "bad-calls.json: calls[0]: unknown key 'tol'"),
+        (["probe", "--replay", "calls.json"], "not a probe recording"),
+        (["probe", "--auto", "--dry-run", "--format", "sarif", "--", "x"], "--format must be one of text, json"),
+    ],
+)
 def test_usage_errors_are_exit_2(work: Path, args: list[str], message: str) -> None:
     (work / "bad-calls.json").write_text(json.dumps({"calls": [{"tol": "x"}]}))
     r = cli(*args, cwd=work)
@@ -436,8 +575,9 @@ def test_a_result_over_the_size_limit_is_neither_checked_nor_kept(work: Path, mo
     (work / "big.json").write_text(json.dumps({"tools": [_tool("big", OPEN_A)], "results": {"big": {"$huge_mb": 2}}}))
     monkeypatch.setattr(calls, "MAX_RESULT_CHARS", 1024 * 1024)
     target = CaptureTarget("stdio", command=[PYTHON, str(SCENARIO_SERVER), "--scenario", str(work / "big.json")])
-    _listing, _planned, records = calls.probe_server(target, lambda _: [calls.PlannedCall("big", "big")],
-                                                     label="big", timeout_s=60, call_timeout_s=30)
+    _listing, _planned, records = calls.probe_server(
+        target, lambda _: [calls.PlannedCall("big", "big")], label="big", timeout_s=60, call_timeout_s=30
+    )
     assert records[0]["outcome"] == "too-large" and "result" not in records[0]
     assert records[0]["chars"] > 2 * 1024 * 1024 and call_summary(records[0])["outcome"] == "too-large"
 
@@ -450,15 +590,19 @@ def test_policy_applies_to_probe_findings(work: Path, stdio_run: dict[str, Any])
     fmt = got[("result-violates-own-schema", "format_bad")]
     assert fmt["severity"] == "info" and "not selected by --host" in fmt["reason"]  # only TS hosts check formats
     own = got[("result-violates-own-schema", "closed_extra")]
-    (work / "policy.toml").write_text(f'[severity]\n"result-text-missing" = "info"\n\n[[ignore]]\n'
-                                      f'fingerprint = "{own["fingerprint"]}"\nreason = "svc metadata is being removed"\n')
+    (work / "policy.toml").write_text(
+        f'[severity]\n"result-text-missing" = "info"\n\n[[ignore]]\n'
+        f'fingerprint = "{own["fingerprint"]}"\nreason = "svc metadata is being removed"\n'
+    )
     r = cli("probe", "--replay", "rec.json", "--config", "policy.toml", "--format", "json", cwd=work)
     data = json.loads(r.stdout)
     assert [i["finding"]["tool"] for i in data["ignored"]] == ["closed_extra"]
     assert _findings(data)[("result-text-missing", "no_text")]["severity"] == "info"
     assert cli("probe", "--replay", "rec.json", "--fail-on", "never", cwd=work).returncode == 0
     ignore = cli("probe", "--replay", "rec.json", "--against", "v0.json", "--format", "ignore", cwd=work)
-    assert ignore.returncode == 0 and ignore.stdout.count("[[ignore]]") == len(json.loads(stdio_run["r"].stdout)["findings"])
+    assert ignore.returncode == 0 and ignore.stdout.count("[[ignore]]") == len(
+        json.loads(stdio_run["r"].stdout)["findings"]
+    )
 
 
 # ---- a probe that checked nothing never passes silently -------------------------------------------------
@@ -467,9 +611,15 @@ def test_policy_applies_to_probe_findings(work: Path, stdio_run: dict[str, Any])
 @pytest.mark.live
 def test_auto_with_no_eligible_tool_warns_that_nothing_was_checked(work: Path) -> None:
     """No tool is annotated readOnlyHint: --auto calls nothing; the report says 0 calls and warns with next steps."""
-    tools = [_tool("writer", OPEN_A), _tool("needs", OPEN_A, read_only=True,
-                                            inp={"type": "object", "properties": {"id": {"type": "string"}},
-                                                 "required": ["id"]})]
+    tools = [
+        _tool("writer", OPEN_A),
+        _tool(
+            "needs",
+            OPEN_A,
+            read_only=True,
+            inp={"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+        ),
+    ]
     (work / "none.json").write_text(json.dumps({"tools": tools, "results": {"writer": _result({"a": "x"})}}))
     server = ["--", PYTHON, str(SCENARIO_SERVER), "--scenario", "none.json", "--log", str(work / "none.log")]
     r = cli("probe", "--auto", *server, cwd=work)
@@ -483,8 +633,7 @@ def test_auto_with_no_eligible_tool_warns_that_nothing_was_checked(work: Path) -
     assert _calls_made(work / "none.log") == []
     md = cli("probe", "--auto", "--format", "markdown", *server, cwd=work)
     assert md.returncode == 0, md.stderr
-    assert md.stdout.startswith("### ✅ schema-audit probe: 0 calls made, 0 checked · 0 breaking, 1 warning"), \
-        md.stdout
+    assert md.stdout.startswith("### ✅ schema-audit probe: 0 calls made, 0 checked · 0 breaking, 1 warning"), md.stdout
     assert "probe&#45;nothing&#45;checked" in md.stdout or "`probe-nothing-checked`" in md.stdout
     data = json.loads(cli("probe", "--auto", "--format", "json", *server, cwd=work).stdout)
     assert data["calls"] == [] and [f["rule"] for f in data["findings"]] == ["probe-nothing-checked"]
@@ -497,14 +646,17 @@ def test_probe_whose_calls_all_fail_or_have_no_schema_warns(work: Path) -> None:
     """Every call fails (isError, a JSON-RPC error) or returns a result no outputSchema covers: a warning that
     counts them, beside the per-call info findings; each call line says whether it was checked."""
     tools = [_tool("broken", OPEN_A), _tool("gone", OPEN_A), _tool("plain")]
-    results = {"broken": _result(is_error=True), "gone": {"$error": {"code": -32602, "message": "Invalid params"}},
-               "plain": _result()}
+    results = {
+        "broken": _result(is_error=True),
+        "gone": {"$error": {"code": -32602, "message": "Invalid params"}},
+        "plain": _result(),
+    }
     (work / "fails.json").write_text(json.dumps({"tools": tools, "results": results}))
-    (work / "fails-calls.json").write_text(json.dumps({"calls": [{"tool": "broken"}, {"tool": "gone"},
-                                                                 {"tool": "plain"}]}))
+    (work / "fails-calls.json").write_text(
+        json.dumps({"calls": [{"tool": "broken"}, {"tool": "gone"}, {"tool": "plain"}]})
+    )
     server = ["--", PYTHON, str(SCENARIO_SERVER), "--scenario", "fails.json"]
-    r = cli("probe", "--calls", "fails-calls.json", "--format", "json", "--record", "fails-rec.json", *server,
-            cwd=work)
+    r = cli("probe", "--calls", "fails-calls.json", "--format", "json", "--record", "fails-rec.json", *server, cwd=work)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert {c["id"]: c["checked"] for c in data["calls"]} == {"broken": False, "gone": False, "plain": False}
@@ -525,19 +677,37 @@ def test_cached_rejections_of_a_tool_without_an_output_schema_never_claim_one(wo
     """The tool dropped its outputSchema; a cached version still has one. The findings say the tool declares
     none now, never that "its current outputSchema accepts" the result."""
     tools = [_tool("plain"), _tool("loose"), _tool("wire")]
-    results = {"plain": _result(), "loose": _result({"a": 1}),
-               "wire": {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]}}
+    results = {
+        "plain": _result(),
+        "loose": _result({"a": 1}),
+        "wire": {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]},
+    }
     (work / "dropped.json").write_text(json.dumps({"tools": tools, "results": results}))
     (work / "dropped-v0.json").write_text(json.dumps({"tools": [_tool(t["name"], OPEN_A) for t in tools]}))
     (work / "dropped-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in tools]}))
-    r = cli("probe", "--calls", "dropped-calls.json", "--against", "dropped-v0.json", "--", PYTHON,
-            str(SCENARIO_SERVER), "--scenario", "dropped.json", cwd=work)
+    r = cli(
+        "probe",
+        "--calls",
+        "dropped-calls.json",
+        "--against",
+        "dropped-v0.json",
+        "--",
+        PYTHON,
+        str(SCENARIO_SERVER),
+        "--scenario",
+        "dropped.json",
+        cwd=work,
+    )
     assert r.returncode == 1, r.stderr
     assert "current outputSchema" not in r.stdout, r.stdout
-    assert ("call plain returned no structuredContent (isError false), which hosts that cached dropped-v0 reject "
-            "(python-sdk, ts-sdk-v1, ts-sdk-v2): their cached outputSchema needs it; the tool declares no "
-            "outputSchema now") in r.stdout
-    assert ("call loose returned a result hosts that cached dropped-v0 reject (python-sdk, ts-sdk-v1, ts-sdk-v2); "
-            "the tool declares no outputSchema now") in r.stdout
+    assert (
+        "call plain returned no structuredContent (isError false), which hosts that cached dropped-v0 reject "
+        "(python-sdk, ts-sdk-v1, ts-sdk-v2): their cached outputSchema needs it; the tool declares no "
+        "outputSchema now"
+    ) in r.stdout
+    assert (
+        "call loose returned a result hosts that cached dropped-v0 reject (python-sdk, ts-sdk-v1, ts-sdk-v2); "
+        "the tool declares no outputSchema now"
+    ) in r.stdout
     assert "sent by live (scenario 1.0.0) in call wire, rejected by the SDK clients (" in r.stdout
     assert "before any outputSchema" in r.stdout

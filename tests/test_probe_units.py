@@ -14,9 +14,9 @@ from mcp_schema_audit.capture.calls import PlannedCall
 from mcp_schema_audit.errors import InputError, UsageError
 from mcp_schema_audit.probe import Recording, cap_instance, check_records, load_recording, write_recording
 from mcp_schema_audit.probe.hosts import host_verdict, js_truthy, schema_pointer
-from mcp_schema_audit.schema.ajvtext import ajv_message
 from mcp_schema_audit.probe.plan import auto_arguments, load_calls_file, plan_calls, render_plan
 from mcp_schema_audit.schema import SchemaDoc
+from mcp_schema_audit.schema.ajvtext import ajv_message
 from mcp_schema_audit.snapshot import Snapshot, snapshot_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,22 +27,25 @@ def _errors(schema: Any, instance: Any, profile: str = "ts-sdk-v1") -> list[Any]
     return SchemaDoc(schema).errors(instance, profile)
 
 
-@pytest.mark.parametrize("schema, instance, text", [
-    ({"type": "string"}, 1, "data must be string"),
-    ({"type": ["string", "null"]}, 1, "data must be string,null"),
-    ({**A, "additionalProperties": False}, {"a": "x", "b": 1}, "data must NOT have additional properties"),
-    (A, {}, "data must have required property 'a'"),
-    ({"properties": {"s": {"enum": ["a"]}}}, {"s": "b"}, "data/s must be equal to one of the allowed values"),
-    ({"properties": {"s": {"const": "a"}}}, {"s": "b"}, "data/s must be equal to constant"),
-    ({"minimum": 3}, 1, "data must be >= 3"),
-    ({"exclusiveMaximum": 3}, 3, "data must be < 3"),
-    ({"maxLength": 2}, "abc", "data must NOT have more than 2 characters"),
-    ({"minItems": 2}, [1], "data must NOT have fewer than 2 items"),
-    ({"type": "string", "format": "date-time"}, "x", 'data must match format "date-time"'),
-    ({"pattern": "^a$"}, "b", 'data must match pattern "^a$"'),
-    ({"multipleOf": 2}, 3, "data must be multiple of 2"),
-    ({"properties": {"l": {"items": {"type": "integer"}}}}, {"l": [1, "x"]}, "data/l/1 must be integer"),
-])
+@pytest.mark.parametrize(
+    "schema, instance, text",
+    [
+        ({"type": "string"}, 1, "data must be string"),
+        ({"type": ["string", "null"]}, 1, "data must be string,null"),
+        ({**A, "additionalProperties": False}, {"a": "x", "b": 1}, "data must NOT have additional properties"),
+        (A, {}, "data must have required property 'a'"),
+        ({"properties": {"s": {"enum": ["a"]}}}, {"s": "b"}, "data/s must be equal to one of the allowed values"),
+        ({"properties": {"s": {"const": "a"}}}, {"s": "b"}, "data/s must be equal to constant"),
+        ({"minimum": 3}, 1, "data must be >= 3"),
+        ({"exclusiveMaximum": 3}, 3, "data must be < 3"),
+        ({"maxLength": 2}, "abc", "data must NOT have more than 2 characters"),
+        ({"minItems": 2}, [1], "data must NOT have fewer than 2 items"),
+        ({"type": "string", "format": "date-time"}, "x", 'data must match format "date-time"'),
+        ({"pattern": "^a$"}, "b", 'data must match pattern "^a$"'),
+        ({"multipleOf": 2}, 3, "data must be multiple of 2"),
+        ({"properties": {"l": {"items": {"type": "integer"}}}}, {"l": [1, "x"]}, "data/l/1 must be integer"),
+    ],
+)
 def test_ajv_messages(schema: Any, instance: Any, text: str) -> None:
     errors = _errors(schema, instance)
     assert errors and ajv_message(errors[0]) == text
@@ -50,7 +53,17 @@ def test_ajv_messages(schema: Any, instance: Any, text: str) -> None:
 
 def test_js_truthiness() -> None:
     assert [js_truthy(v) for v in (None, False, 0, 0.0, "", {}, [], "x", 1, True)] == [
-        False, False, False, False, False, True, True, True, True, True]
+        False,
+        False,
+        False,
+        False,
+        False,
+        True,
+        True,
+        True,
+        True,
+        True,
+    ]
 
 
 def test_host_verdicts_follow_each_client() -> None:
@@ -72,8 +85,16 @@ def test_host_verdicts_follow_each_client() -> None:
     assert kinds["null"] == {"python-sdk": "schema", "ts-sdk-v1": "wire", "ts-sdk-v2": "wire"}
     # python-sdk's objection to an array comes from its own wire model (the probe records it as sdk_error)
     assert kinds["array"] == {"python-sdk": "schema", "ts-sdk-v1": "wire", "ts-sdk-v2": "wire"}
-    assert host_verdict("python-sdk", "t", doc, {"content": [], "structuredContent": [1]},
-                        wire_error="structuredContent: Input should be a valid dictionary").kind == "wire"
+    assert (
+        host_verdict(
+            "python-sdk",
+            "t",
+            doc,
+            {"content": [], "structuredContent": [1]},
+            wire_error="structuredContent: Input should be a valid dictionary",
+        ).kind
+        == "wire"
+    )
     assert not host_verdict("python-sdk", "t", None, {"content": []}).rejected  # no outputSchema: nothing checked
     with pytest.raises(ValueError):
         host_verdict("ts-sdk-v9", "t", doc, {"content": []})
@@ -86,8 +107,11 @@ def test_a_schema_the_host_cannot_use_fails_every_call() -> None:
 
 
 def test_schema_pointer_resolves_ref_hops() -> None:
-    schema = {"type": "object", "properties": {"r": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]}},
-              "$defs": {"M": {"type": "object", "additionalProperties": False}}}
+    schema = {
+        "type": "object",
+        "properties": {"r": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]}},
+        "$defs": {"M": {"type": "object", "additionalProperties": False}},
+    }
     from jsonschema.exceptions import best_match
 
     best = best_match(_errors(schema, {"r": {"x": 1}}, "python-sdk"))
@@ -107,23 +131,40 @@ def _tool(name: str, annotations: Any = None, **inp: Any) -> dict[str, Any]:
 RO = {"readOnlyHint": True}
 
 
-@pytest.mark.parametrize("tool, arguments, why", [
-    (_tool("t", RO), {}, "read-only, no required arguments"),
-    (_tool("t"), None, "not annotated readOnlyHint: true"),
-    (_tool("t", {"readOnlyHint": "true"}), None, 'annotated readOnlyHint: "true" (only a literal true counts as read-only)'),
-    (_tool("t", {"readOnlyHint": True, "destructiveHint": True}), None, "annotated destructiveHint: true"),
-    (_tool("t", RO, properties={"a": {"const": 1}}, required=["a"]), {"a": 1}, "read-only, a from const"),
-    (_tool("t", RO, properties={"a": {"enum": ["x"]}}, required=["a"]), {"a": "x"}, "a from its only enum value"),
-    (_tool("t", RO, properties={"a": {"enum": ["x", "y"]}}, required=["a"]), None, "required argument 'a' has no"),
-    (_tool("t", RO, properties={"a": {"type": "integer", "default": 5}}, required=["a"]), {"a": 5}, "a from default"),
-    (_tool("t", RO, properties={"a": {"examples": ["e1", "e2"]}}, required=["a"]), {"a": "e1"}, "a from examples"),
-    (_tool("t", RO, properties={"a": {"$ref": "#/$defs/A"}}, required=["a"], **{"$defs": {"A": {"const": 2}}}),
-     {"a": 2}, "a from const"),
-    (_tool("t", RO, properties={"a": {"type": "integer", "default": "x"}}, required=["a"]), None,
-     "the filled arguments are invalid"),
-    (_tool("t", RO, required=["a"]), None, "required argument 'a' has no"),
-    (_tool("t", RO, properties={"o": {"type": "string"}}), {}, "no required arguments"),  # optional: left out
-])
+@pytest.mark.parametrize(
+    "tool, arguments, why",
+    [
+        (_tool("t", RO), {}, "read-only, no required arguments"),
+        (_tool("t"), None, "not annotated readOnlyHint: true"),
+        (
+            _tool("t", {"readOnlyHint": "true"}),
+            None,
+            'annotated readOnlyHint: "true" (only a literal true counts as read-only)',
+        ),
+        (_tool("t", {"readOnlyHint": True, "destructiveHint": True}), None, "annotated destructiveHint: true"),
+        (_tool("t", RO, properties={"a": {"const": 1}}, required=["a"]), {"a": 1}, "read-only, a from const"),
+        (_tool("t", RO, properties={"a": {"enum": ["x"]}}, required=["a"]), {"a": "x"}, "a from its only enum value"),
+        (_tool("t", RO, properties={"a": {"enum": ["x", "y"]}}, required=["a"]), None, "required argument 'a' has no"),
+        (
+            _tool("t", RO, properties={"a": {"type": "integer", "default": 5}}, required=["a"]),
+            {"a": 5},
+            "a from default",
+        ),
+        (_tool("t", RO, properties={"a": {"examples": ["e1", "e2"]}}, required=["a"]), {"a": "e1"}, "a from examples"),
+        (
+            _tool("t", RO, properties={"a": {"$ref": "#/$defs/A"}}, required=["a"], **{"$defs": {"A": {"const": 2}}}),
+            {"a": 2},
+            "a from const",
+        ),
+        (
+            _tool("t", RO, properties={"a": {"type": "integer", "default": "x"}}, required=["a"]),
+            None,
+            "the filled arguments are invalid",
+        ),
+        (_tool("t", RO, required=["a"]), None, "required argument 'a' has no"),
+        (_tool("t", RO, properties={"o": {"type": "string"}}), {}, "no required arguments"),  # optional: left out
+    ],
+)
 def test_auto_arguments(tool: dict[str, Any], arguments: Any, why: str) -> None:
     got, reason = auto_arguments(tool)
     assert got == arguments and why in reason, reason
@@ -131,7 +172,9 @@ def test_auto_arguments(tool: dict[str, Any], arguments: Any, why: str) -> None:
 
 def test_calls_file_forms_and_errors(tmp_path: Path) -> None:
     path = tmp_path / "calls.json"
-    path.write_text(json.dumps({"calls": [{"tool": "a"}, {"tool": "a", "arguments": {"x": 1}}, {"tool": "b", "id": "B"}]}))
+    path.write_text(
+        json.dumps({"calls": [{"tool": "a"}, {"tool": "a", "arguments": {"x": 1}}, {"tool": "b", "id": "B"}]})
+    )
     calls = load_calls_file(path)
     assert [(c.id, c.tool, c.arguments) for c in calls] == [("a", "a", {}), ("a#2", "a", {"x": 1}), ("B", "b", {})]
     for bad, message in [
@@ -172,8 +215,13 @@ def _listing(tools: list[dict[str, Any]]) -> Snapshot:
 
 
 def _record(call_id: str, tool: str, result: Any = None, **extra: Any) -> dict[str, Any]:
-    rec: dict[str, Any] = {"id": call_id, "tool": tool, "arguments": {}, "outcome": "result" if result is not None
-                           else extra.pop("outcome"), **extra}
+    rec: dict[str, Any] = {
+        "id": call_id,
+        "tool": tool,
+        "arguments": {},
+        "outcome": "result" if result is not None else extra.pop("outcome"),
+        **extra,
+    }
     if result is not None:
         rec["result"] = result
     return rec
@@ -182,13 +230,20 @@ def _record(call_id: str, tool: str, result: Any = None, **extra: Any) -> dict[s
 def test_one_finding_per_problem_naming_every_call_and_cohort() -> None:
     closed = {**A, "additionalProperties": False}
     now = _listing([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": A}])
-    cached = [snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": closed}]},
-                                 source=f"{label}.json", label=label) for label in ("v1", "v2")]
+    cached = [
+        snapshot_from_data(
+            {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": closed}]},
+            source=f"{label}.json",
+            label=label,
+        )
+        for label in ("v1", "v2")
+    ]
     text = [{"type": "text", "text": json.dumps({"a": "x", "b": 1})}]
     records = [_record(f"c{i}", "t", {"content": text, "structuredContent": {"a": "x", "b": 1}}) for i in range(3)]
     findings = check_records(now, records, cached)
-    assert [(f.rule, f.hosts) for f in findings] == [("result-rejected-by-cached-schema",
-                                                      ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"])]
+    assert [(f.rule, f.hosts) for f in findings] == [
+        ("result-rejected-by-cached-schema", ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"])
+    ]
     w = findings[0].witness
     assert w is not None and w["calls"] == ["c0", "c1", "c2"] and w["cohorts"] == ["v1", "v2"]
     assert findings[0].old_pointer == "/additionalProperties" and findings[0].new_pointer is None
@@ -198,8 +253,15 @@ def test_one_finding_per_problem_naming_every_call_and_cohort() -> None:
 
 
 def test_text_block_rules() -> None:
-    now = _listing([{"name": "t", "inputSchema": {"type": "object"},
-                     "outputSchema": {"type": "object", "properties": {"result": {"type": "integer"}}}}])
+    now = _listing(
+        [
+            {
+                "name": "t",
+                "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"result": {"type": "integer"}}},
+            }
+        ]
+    )
 
     def rules(result: dict[str, Any]) -> set[str]:
         return {f.rule for f in check_records(now, [_record("c", "t", result)], [])}
@@ -207,7 +269,8 @@ def test_text_block_rules() -> None:
     assert rules({"content": [{"type": "text", "text": '{"result": 3}'}], "structuredContent": {"result": 3}}) == set()
     assert rules({"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}}) == set()  # wrapper
     assert rules({"content": [{"type": "text", "text": "three"}], "structuredContent": {"result": 3}}) == {
-        "result-text-missing"}
+        "result-text-missing"
+    }
     assert rules({"content": [], "structuredContent": {"result": 3}}) == {"result-text-missing"}
 
 
@@ -241,8 +304,9 @@ def test_a_list_as_the_python_sdk_renders_it_carries_its_text() -> None:
         result = await server.call_tool(name, arguments)
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
-    listing = _listing([{"name": "alerts", "inputSchema": {"type": "object"}},
-                        {"name": "names", "inputSchema": {"type": "object"}}])
+    listing = _listing(
+        [{"name": "alerts", "inputSchema": {"type": "object"}}, {"name": "names", "inputSchema": {"type": "object"}}]
+    )
     for name, arguments in (("alerts", {"n": 2}), ("alerts", {"n": 0}), ("names", {})):
         result = asyncio.run(call(name, arguments))
         assert "structuredContent" in result, result
@@ -250,18 +314,22 @@ def test_a_list_as_the_python_sdk_renders_it_carries_its_text() -> None:
     # the items must be the list's own, in order, and every block text
     broken = {"content": [{"type": "text", "text": "x"}], "structuredContent": {"result": ["x", "y"]}}
     assert {f.rule for f in check_records(listing, [_record("c", "names", broken)], [])} == {"result-text-missing"}
-    swapped = {"content": [{"type": "text", "text": "y"}, {"type": "text", "text": "x"}],
-               "structuredContent": {"result": ["x", "y"]}}
+    swapped = {
+        "content": [{"type": "text", "text": "y"}, {"type": "text", "text": "x"}],
+        "structuredContent": {"result": ["x", "y"]},
+    }
     assert {f.rule for f in check_records(listing, [_record("c", "names", swapped)], [])} == {"result-text-missing"}
 
 
 def test_call_outcomes_are_one_finding_each() -> None:
     now = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
-    records = [_record("a", "t", outcome="timeout", error={"message": "no answer within 1 s"}),
-               _record("b", "t", outcome="not-called", error={"message": "the run's --timeout was spent"}),
-               _record("c", "t", outcome="rpc-error", error={"code": -32602, "message": "bad"}),
-               _record("d", "t", outcome="too-large", error={"message": "too big"}, chars=99),
-               _record("e", "t", {"content": [], "resultType": "input_required"})]
+    records = [
+        _record("a", "t", outcome="timeout", error={"message": "no answer within 1 s"}),
+        _record("b", "t", outcome="not-called", error={"message": "the run's --timeout was spent"}),
+        _record("c", "t", outcome="rpc-error", error={"code": -32602, "message": "bad"}),
+        _record("d", "t", outcome="too-large", error={"message": "too big"}, chars=99),
+        _record("e", "t", {"content": [], "resultType": "input_required"}),
+    ]
     got = [(f.rule, f.severity, f.message.split(": ", 2)[-1]) for f in check_records(now, records, [])]
     assert ("call-timeout", "info", "call a: no answer within 1 s") in got
     assert ("call-timeout", "info", "call b not made: the run's --timeout was spent") in got
@@ -306,8 +374,10 @@ def test_recording_round_trip_and_errors(tmp_path: Path) -> None:
         with pytest.raises(InputError, match=re.escape(message)):
             load_recording(path)
     with pytest.raises(InputError, match="NaN|cannot write"):
-        write_recording(Recording(snapshot=snap, calls=[_record("c", "t", {"content": [], "x": float("nan")})]),
-                        tmp_path / "nan.json")
+        write_recording(
+            Recording(snapshot=snap, calls=[_record("c", "t", {"content": [], "x": float("nan")})]),
+            tmp_path / "nan.json",
+        )
     assert not (tmp_path / "nan.json").exists()
 
 
@@ -326,14 +396,24 @@ def test_importing_probe_and_report_does_not_import_the_sdk() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, mcp_schema_audit.probe, mcp_schema_audit.probe.plan, mcp_schema_audit.capture.calls, "
-            "mcp_schema_audit.report, mcp_schema_audit.cli; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules")
+    code = (
+        "import sys, mcp_schema_audit.probe, mcp_schema_audit.probe.plan, mcp_schema_audit.capture.calls, "
+        "mcp_schema_audit.report, mcp_schema_audit.cli; assert 'mcp' not in sys.modules and 'anyio' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
 
 
-PROBE_RULES = ("result-violates-own-schema", "result-missing-structured-content", "result-malformed",
-               "result-rejected-by-cached-schema", "result-text-missing", "call-tool-error", "call-rpc-error",
-               "call-timeout", "call-result-too-large")
+PROBE_RULES = (
+    "result-violates-own-schema",
+    "result-missing-structured-content",
+    "result-malformed",
+    "result-rejected-by-cached-schema",
+    "result-text-missing",
+    "call-tool-error",
+    "call-rpc-error",
+    "call-timeout",
+    "call-result-too-large",
+)
 
 
 @pytest.mark.parametrize("rule_id", PROBE_RULES)

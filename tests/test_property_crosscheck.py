@@ -120,14 +120,21 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+from json_pointer import keyword_at, resolves, value_at
 from jsonschema.validators import Draft7Validator, Draft201909Validator, Draft202012Validator, validator_for
 from referencing import Registry
+from schema_mutations import (
+    AjvCompileError,
+    ajv_view,
+    close_objects,
+    for_hypothesis_jsonschema,
+    mutate,
+    render,
+    strip_nullable,
+    tool_model,
+)
 
 from mcp_schema_audit.engine import compare_schemas
-
-from json_pointer import keyword_at, resolves, value_at
-from schema_mutations import (AjvCompileError, ajv_view, close_objects, for_hypothesis_jsonschema, mutate, render,
-                              strip_nullable, tool_model)
 
 hypothesis_jsonschema = pytest.importorskip("hypothesis_jsonschema")
 
@@ -148,11 +155,12 @@ def _install_compat_shims() -> None:
        (always the default here) and the custom formats (none here), so ``__from_schema`` is
        memoized by canonical JSON for calls without custom formats.
     """
-    from hypothesis.internal.conjecture import utils as cu
     import hypothesis.strategies._internal.core as hcore
     import hypothesis_jsonschema._from_schema as hjs
+    from hypothesis.internal.conjecture import utils as cu
 
     if not hasattr(cu.many, "more") and not getattr(hjs.cu, "_schema_audit_shim", False):
+
         class LegacyMany:
             def __init__(self, data: Any, min_size: int, max_size: float, average_size: float) -> None:
                 self._many = cu.many(data, min_size=min_size, max_size=max_size, average_size=average_size)
@@ -182,8 +190,12 @@ def _install_compat_shims() -> None:
         def memoized_build(schema: Any, *, alphabet: Any, custom_formats: Any) -> Any:
             if custom_formats is not None and set(custom_formats) != {hjs._FORMATS_TOKEN}:
                 return build(schema, alphabet=alphabet, custom_formats=custom_formats)
-            key = (hjs.encode_canonical_json(schema), getattr(alphabet, "allow_x00", None),
-                   getattr(alphabet, "codec", None), custom_formats is None)
+            key = (
+                hjs.encode_canonical_json(schema),
+                getattr(alphabet, "allow_x00", None),
+                getattr(alphabet, "codec", None),
+                custom_formats is None,
+            )
             if key not in built:
                 if len(built) > 50_000:
                     built.clear()
@@ -214,8 +226,15 @@ from_schema = hypothesis_jsonschema.from_schema
 
 TOTAL = int(os.environ.get("SCHEMA_AUDIT_PBT_EXAMPLES", "2000"))
 #: share of TOTAL per test
-SHARE = {"equiv": 0.2, "respelled": 0.075, "fp": 0.25, "pointers": 0.05, "fn_output": 0.125, "fn_input": 0.125,
-         "strict": 0.175}
+SHARE = {
+    "equiv": 0.2,
+    "respelled": 0.075,
+    "fp": 0.25,
+    "pointers": 0.05,
+    "fn_output": 0.125,
+    "fn_input": 0.125,
+    "strict": 0.175,
+}
 #: instances drawn from P per pair in the false-negative tests
 INSTANCES_PER_PAIR = 2
 RANDOM = os.environ.get("SCHEMA_AUDIT_PBT_RANDOM", "") not in ("", "0")
@@ -239,8 +258,12 @@ def is_valid(schema: Any, instance: Any) -> bool:
 
 
 HOSTS = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
-_V2_CLASSES = {"Draft202012Validator": Draft202012Validator, "Draft201909Validator": Draft201909Validator,
-               "Draft7Validator": Draft7Validator, "Draft6Validator": Draft7Validator}
+_V2_CLASSES = {
+    "Draft202012Validator": Draft202012Validator,
+    "Draft201909Validator": Draft201909Validator,
+    "Draft7Validator": Draft7Validator,
+    "Draft6Validator": Draft7Validator,
+}
 
 
 def host_valid(schema: Any, instance: Any, host: str = "python-sdk") -> bool:
@@ -298,15 +321,43 @@ def show_findings(direction: str, findings: list[Any]) -> None:
 
 
 #: keywords a validator names as the reason of its own error (``error.validator``)
-SELF_REPORTING = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-                  "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-                  "minContains", "maxContains", "required", "minProperties", "maxProperties", "not"}
+SELF_REPORTING = {
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "not",
+}
 #: rules whose rejecting keyword holds a schema (a pointer ending in it may name the subschema instead)
-BY_RULE = {"output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
-           "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
-           "output-oneof-overlap": {"oneOf"}, "input-oneof-overlap": {"oneOf"}}
-_FAMILIES = [{"enum", "const"}, {"minimum", "exclusiveMinimum"}, {"maximum", "exclusiveMaximum"},
-             {"contains", "minContains", "maxContains"}, {"additionalProperties", "unevaluatedProperties"}]
+BY_RULE = {
+    "output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
+    "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
+    "output-oneof-overlap": {"oneOf"},
+    "input-oneof-overlap": {"oneOf"},
+}
+_FAMILIES = [
+    {"enum", "const"},
+    {"minimum", "exclusiveMinimum"},
+    {"maximum", "exclusiveMaximum"},
+    {"contains", "minContains", "maxContains"},
+    {"additionalProperties", "unevaluatedProperties"},
+]
 
 
 def _error_places(schema: Any, instance: Any) -> set[tuple[str, str]]:
@@ -327,7 +378,8 @@ def check_own_keyword(f: Any, v: Any) -> None:
     for an unrelated reason is not a witness of this finding."""
     rejecting_ptr = f.old_pointer if f.direction == "output" else f.new_pointer
     kws = ({keyword_at(p) for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
-        f.rule, set())
+        f.rule, set()
+    )
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}
     if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
@@ -342,9 +394,9 @@ def check_own_keyword(f: Any, v: Any) -> None:
     place = f.witness["instance_pointer"]
     places = {place, place.rsplit("/", 1)[0] if place else ""}
     found = _error_places(v, f.witness["instance"])
-    assert any((kw == k or any(kw in fam and k in fam for fam in _FAMILIES)) and at in places
-               for kw in kws for k, at in found), (
-        f"witness of {f.rule} at {f.pointer!r} is not rejected by {sorted(kws)} at {place!r}: {sorted(found)}")
+    assert any(
+        (kw == k or any(kw in fam and k in fam for fam in _FAMILIES)) and at in places for kw in kws for k, at in found
+    ), f"witness of {f.rule} at {f.pointer!r} is not rejected by {sorted(kws)} at {place!r}: {sorted(found)}"
 
 
 def check_fingerprints(findings: list[Any]) -> None:
@@ -369,12 +421,15 @@ def check_breaking_witnesses(findings: list[Any], old: Any, new: Any, direction:
         assert f.witness.get("accepted_by") == ("new" if direction == "output" else "old"), (f.rule, f.witness)
         assert host_valid(p, inst, "python-sdk") or host_valid(p, inst, "ts-sdk-v2"), (
             f"witness of {f.rule} at {f.pointer!r} is not a value P declares (rejected by P for both 2020-12 "
-            f"readers, python-sdk and ts-sdk-v2): {inst!r} (hosts {f.hosts})")
+            f"readers, python-sdk and ts-sdk-v2): {inst!r} (hosts {f.hosts})"
+        )
         for host in f.hosts or ["python-sdk"]:
             assert host_valid(p, inst, host), (
-                f"witness of {f.rule} at {f.pointer!r} is rejected by P for {host}: {inst!r} (hosts {f.hosts})")
+                f"witness of {f.rule} at {f.pointer!r} is rejected by P for {host}: {inst!r} (hosts {f.hosts})"
+            )
             assert not host_valid(v, inst, host), (
-                f"witness of {f.rule} at {f.pointer!r} is accepted by V for {host}: {inst!r} (hosts {f.hosts})")
+                f"witness of {f.rule} at {f.pointer!r} is accepted by V for {host}: {inst!r} (hosts {f.hosts})"
+            )
         check_own_keyword(f, v)
 
 
@@ -460,7 +515,9 @@ def respelled_pair(draw: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str,
 
 @pbt_settings("respelled")
 @given(respelled_pair())
-def test_verdict_independent_of_spelling(pair: tuple[dict[str, Any], dict[str, Any], dict[str, Any], list[str]]) -> None:
+def test_verdict_independent_of_spelling(
+    pair: tuple[dict[str, Any], dict[str, Any], dict[str, Any], list[str]],
+) -> None:
     """Equivalent spellings are not changes (DESIGN.md §2), so respelling the old schema of a real
     change must not change the verdict: the same highest severity, in both directions."""
     old, old2, new, labels = pair
@@ -477,8 +534,10 @@ def test_verdict_independent_of_spelling(pair: tuple[dict[str, Any], dict[str, A
         # the gate's part of the verdict (info may differ: a respelled schema is "rewritten", an equal one not)
         loud_a = _top([f for f in a if f.severity != "info"])
         loud_b = _top([f for f in b if f.severity != "info"])
-        assert loud_a == loud_b, (f"{direction}: verdict {loud_a} for old, {loud_b} for the same old schema "
-                                  f"respelled: {summary(a)} vs {summary(b)}")
+        assert loud_a == loud_b, (
+            f"{direction}: verdict {loud_a} for old, {loud_b} for the same old schema "
+            f"respelled: {summary(a)} vs {summary(b)}"
+        )
 
 
 # -- property 1: no false positives --------------------------------------------------------------------
@@ -518,8 +577,10 @@ def _no_false_negatives(data: st.DataObject, direction: str) -> None:
     event(f"{direction}: instance rejected by V: {bool(proofs)}; verdict {_top(findings)}")
     if proofs:
         host, instance = proofs[0]
-        assert loud, (f"{direction}: instance {instance!r} of P is rejected by V ({host} reading), but the engine "
-                      f"reported nothing above info: {summary(findings)}")
+        assert loud, (
+            f"{direction}: instance {instance!r} of P is rejected by V ({host} reading), but the engine "
+            f"reported nothing above info: {summary(findings)}"
+        )
 
 
 @pbt_settings("fn_output")
@@ -550,8 +611,11 @@ def test_proven_breaks_are_not_downgraded(data: st.DataObject) -> None:
     host, instance = proofs[0]
     assert any(f.severity in ("breaking", "warning") for f in findings), (
         f"{direction}: instance {instance!r} of P is rejected by V ({host} reading), but the engine reported "
-        f"nothing above info")
+        f"nothing above info"
+    )
     by_design = [f for f in findings if f.severity == "breaking" or (f.severity == "warning" and not f.reason)]
     downgraded = [f for f in findings if f.severity == "warning" and f.reason]
-    assert by_design, (f"{direction}: instance {instance!r} of P is rejected by V ({host} reading), but the engine "
-                       f"only reported downgraded warnings {[(f.rule, f.pointer, f.reason) for f in downgraded]}")
+    assert by_design, (
+        f"{direction}: instance {instance!r} of P is rejected by V ({host} reading), but the engine "
+        f"only reported downgraded warnings {[(f.rule, f.pointer, f.reason) for f in downgraded]}"
+    )

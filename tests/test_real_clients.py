@@ -28,12 +28,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import PYTHON, SERVERS
 
 HERE = Path(__file__).resolve().parent
@@ -68,37 +66,71 @@ PROBE_CASES: dict[str, tuple[Any, Any, bool]] = {
     "null-structured-content": (A, None, False),
     "array-structured-content": (A, [1, 2], False),
     "empty-object-missing-required": (A, {}, False),
-    "format-date-time-without-offset": (_obj({"at": {"type": "string", "format": "date-time"}}, ["at"]),
-                                        {"at": "2026-01-01T10:00:00"}, False),
+    "format-date-time-without-offset": (
+        _obj({"at": {"type": "string", "format": "date-time"}}, ["at"]),
+        {"at": "2026-01-01T10:00:00"},
+        False,
+    ),
     "format-email": (_obj({"e": {"type": "string", "format": "email"}}, ["e"]), {"e": "not an email"}, False),
     "enum-value-outside": (_obj({"s": {"enum": ["a", "b"]}}, ["s"]), {"s": "c"}, False),
     "const-differs": (_obj({"v": {"const": "1"}}, ["v"]), {"v": "2"}, False),
     "required-missing": (_obj({"a": {"type": "string"}, "b": {"type": "string"}}, ["a", "b"]), {"a": "x"}, False),
     "unevaluated-properties-2020": ({**A, "$schema": D2020, "unevaluatedProperties": False}, {"a": "x", "b": 1}, False),
-    "prefix-items-items-false": (_obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False}}, ["p"]),
-                                 {"p": [1]}, False),
-    "draft07-ref-sibling-maxlength": (_obj({"s": {"$ref": "#/definitions/S", "maxLength": 2}}, ["s"],
-                                           **{"$schema": D7, "definitions": {"S": {"type": "string"}}}),
-                                      {"s": "abc"}, False),
+    "prefix-items-items-false": (
+        _obj({"p": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False}}, ["p"]),
+        {"p": [1]},
+        False,
+    ),
+    "draft07-ref-sibling-maxlength": (
+        _obj(
+            {"s": {"$ref": "#/definitions/S", "maxLength": 2}},
+            ["s"],
+            **{"$schema": D7, "definitions": {"S": {"type": "string"}}},
+        ),
+        {"s": "abc"},
+        False,
+    ),
     "openapi-nullable": (_obj({"x": {"type": "string", "nullable": True}}, ["x"]), {"x": None}, False),
-    "anyof-ref-closed-extra": (_obj({"result": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]}}, ["result"],
-                                    **{"$defs": {"M": {**_obj({"id": {"type": "string"}}, ["id"]),
-                                                       "additionalProperties": False}}}),
-                               {"result": {"id": "x", "t": 1}}, False),
-    "integer-beyond-2-53": (_obj({"n": {"type": "integer", "maximum": 9007199254740992}}, ["n"]),
-                            {"n": 9007199254740993}, False),
+    "anyof-ref-closed-extra": (
+        _obj(
+            {"result": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]}},
+            ["result"],
+            **{"$defs": {"M": {**_obj({"id": {"type": "string"}}, ["id"]), "additionalProperties": False}}},
+        ),
+        {"result": {"id": "x", "t": 1}},
+        False,
+    ),
+    "integer-beyond-2-53": (
+        _obj({"n": {"type": "integer", "maximum": 9007199254740992}}, ["n"]),
+        {"n": 9007199254740993},
+        False,
+    ),
     "pattern-unicode-digit": (_obj({"n": {"type": "string", "pattern": "^\\d+$"}}, ["n"]), {"n": "\u0663"}, False),
-    "pattern-dollar-before-newline": (_obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]), {"s": "abc\n"},
-                                      False),
+    "pattern-dollar-before-newline": (
+        _obj({"s": {"type": "string", "pattern": "^[a-z]+$"}}, ["s"]),
+        {"s": "abc\n"},
+        False,
+    ),
     "float-one-as-integer": (_obj({"n": {"type": "integer"}}, ["n"]), {"n": 1.0}, False),
     "format-uri-relative": (_obj({"u": {"type": "string", "format": "uri"}}, ["u"]), {"u": "/relative/path"}, False),
     "dependent-required-2020": (_obj({"a": {}, "b": {}}, [], dependentRequired={"a": ["b"]}), {"a": 1}, False),
-    "min-contains-zero": (_obj({"l": {"type": "array", "contains": {"type": "string"}, "minContains": 0}}, ["l"]),
-                          {"l": [1]}, False),
+    "min-contains-zero": (
+        _obj({"l": {"type": "array", "contains": {"type": "string"}, "minContains": 0}}, ["l"]),
+        {"l": [1]},
+        False,
+    ),
     "unique-items-int-and-float": (_obj({"l": {"type": "array", "uniqueItems": True}}, ["l"]), {"l": [1, 1.0]}, False),
-    "allof-closed-branch": ({"type": "object", "allOf": [_obj({"a": {"type": "string"}}, ["a"]),
-                                       {"type": "object", "properties": {"b": {}}, "additionalProperties": False}]},
-                            {"a": "x", "b": 1}, False),
+    "allof-closed-branch": (
+        {
+            "type": "object",
+            "allOf": [
+                _obj({"a": {"type": "string"}}, ["a"]),
+                {"type": "object", "properties": {"b": {}}, "additionalProperties": False},
+            ],
+        },
+        {"a": "x", "b": 1},
+        False,
+    ),
     "draft04-dialect": ({**A, "$schema": "http://json-schema.org/draft-04/schema#"}, {"a": "x"}, False),
 }
 
@@ -159,8 +191,9 @@ def probed(server_command: list[str]) -> dict[str, dict[str, str]]:
     def plan(listing: Any) -> list[PlannedCall]:
         return [PlannedCall(t["name"], t["name"]) for t in listing.tools]
 
-    listing, _planned, records = probe_server(CaptureTarget("stdio", command=server_command), plan, label="cases",
-                                              timeout_s=120, call_timeout_s=20)
+    listing, _planned, records = probe_server(
+        CaptureTarget("stdio", command=server_command), plan, label="cases", timeout_s=120, call_timeout_s=20
+    )
     out: dict[str, dict[str, str]] = {t["name"]: {} for t in listing.tools}
     for f in check_records(listing, records, []):
         if f.rule in ("result-violates-own-schema", "result-missing-structured-content", "result-malformed"):
@@ -201,12 +234,17 @@ def sdk_prefix(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if NODE is None or NPM is None:
         pytest.skip("node and npm are needed to run the real TypeScript SDK clients")
     preset = os.environ.get("SCHEMA_AUDIT_SDK_PREFIX")
-    packages = {"ts-sdk-v1": ("@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk@1"),
-                "ts-sdk-v2": ("@modelcontextprotocol/client", "@modelcontextprotocol/client@2")}
+    packages = {
+        "ts-sdk-v1": ("@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk@1"),
+        "ts-sdk-v2": ("@modelcontextprotocol/client", "@modelcontextprotocol/client@2"),
+    }
 
     def installed(prefix: Path) -> dict[str, Path]:
-        return {p: prefix for p, (name, _) in packages.items()
-                if (prefix / "node_modules" / name / "package.json").is_file()}
+        return {
+            p: prefix
+            for p, (name, _) in packages.items()
+            if (prefix / "node_modules" / name / "package.json").is_file()
+        }
 
     if preset and "ts-sdk-v1" in installed(Path(preset)):
         return installed(Path(preset))
@@ -225,8 +263,13 @@ def sdk_prefix(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _ts_client(profile: str, prefix: Path, command: list[str]) -> tuple[str, dict[str, str | None]]:
     line = "v1" if profile == "ts-sdk-v1" else "v2"
-    proc = subprocess.run([NODE or "node", str(TS_CLIENT), line, *command], capture_output=True, text=True,
-                          timeout=180, env={**os.environ, "SDK_PREFIX": str(prefix)})
+    proc = subprocess.run(
+        [NODE or "node", str(TS_CLIENT), line, *command],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "SDK_PREFIX": str(prefix)},
+    )
     assert proc.returncode == 0, f"{profile} client failed: {proc.stderr[-2000:]}"
     rows = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.strip()]
     head, calls = rows[0], rows[1:]
@@ -260,8 +303,9 @@ def _table(predicted: dict[str, set[str]], real: dict[str, tuple[str, dict[str, 
     return rows
 
 
-def test_every_case_reaches_every_client(predicted: dict[str, set[str]],
-                                         real: dict[str, tuple[str, dict[str, str | None]]]) -> None:
+def test_every_case_reaches_every_client(
+    predicted: dict[str, set[str]], real: dict[str, tuple[str, dict[str, str | None]]]
+) -> None:
     table = os.environ.get("SCHEMA_AUDIT_AGREEMENT_TABLE")
     if table:
         Path(table).write_text("\n".join(_table(predicted, real)) + "\n", encoding="utf-8")
@@ -272,30 +316,44 @@ def test_every_case_reaches_every_client(predicted: dict[str, set[str]],
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
-def test_probe_predicts_exactly_the_real_rejections(case: str, predicted: dict[str, set[str]],
-                                                    real: dict[str, tuple[str, dict[str, str | None]]]) -> None:
+def test_probe_predicts_exactly_the_real_rejections(
+    case: str, predicted: dict[str, set[str]], real: dict[str, tuple[str, dict[str, str | None]]]
+) -> None:
     wrong = []
     for profile, (package, verdicts) in real.items():
         rejects = verdicts[case] is not None
         if rejects != (profile in predicted[case]):
-            wrong.append(f"{profile} ({package}) {'rejects' if rejects else 'accepts'} "
-                         f"({verdicts[case]}); the probe predicted {'rejects' if not rejects else 'accepts'}")
+            wrong.append(
+                f"{profile} ({package}) {'rejects' if rejects else 'accepts'} "
+                f"({verdicts[case]}); the probe predicted {'rejects' if not rejects else 'accepts'}"
+            )
     assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("case", [c for c, v in SHARED.items() if v[3] is not None])
-def test_engine_witness_hosts_are_the_real_rejecting_clients(case: str,
-                                                           real: dict[str, tuple[str, dict[str, str | None]]]) -> None:
+def test_engine_witness_hosts_are_the_real_rejecting_clients(
+    case: str, real: dict[str, tuple[str, dict[str, str | None]]]
+) -> None:
     hosts = set(SHARED[case][3] or [])
     rejecting = {p for p, (_pkg, verdicts) in real.items() if verdicts[case] is not None}
     # a profile whose client was not run (ts-sdk-v2 when its package did not install) is not judged
     assert hosts & set(real) == rejecting, f"engine hosts {sorted(hosts)}, real clients rejecting {sorted(rejecting)}"
 
 
-@pytest.mark.parametrize("case", ["closed-extra-field", "missing-structured-content", "enum-value-outside",
-                                  "required-missing", "format-email", "anyof-ref-closed-extra"])
-def test_real_messages_are_the_predicted_wording(case: str, probed: dict[str, dict[str, str]],
-                                                 real: dict[str, tuple[str, dict[str, str | None]]]) -> None:
+@pytest.mark.parametrize(
+    "case",
+    [
+        "closed-extra-field",
+        "missing-structured-content",
+        "enum-value-outside",
+        "required-missing",
+        "format-email",
+        "anyof-ref-closed-extra",
+    ],
+)
+def test_real_messages_are_the_predicted_wording(
+    case: str, probed: dict[str, dict[str, str]], real: dict[str, tuple[str, dict[str, str | None]]]
+) -> None:
     """The hosts' own words, as the probe's witnesses quote them: each real client's error starts with the
     predicted message (python-sdk appends jsonschema's 'Failed validating …' detail)."""
     for profile, (package, verdicts) in real.items():

@@ -49,8 +49,14 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
 UPDATE = os.environ.get("SCHEMA_AUDIT_UPDATE_GOLDEN") == "1"
-SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "github.txt",
-          "junit": "junit.xml"}
+SUFFIX = {
+    "text": "txt",
+    "json": "json",
+    "markdown": "md",
+    "sarif": "sarif",
+    "github": "github.txt",
+    "junit": "junit.xml",
+}
 assert set(SUFFIX) == set(RENDERERS)
 
 
@@ -61,8 +67,9 @@ def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def seed_report(fail_on: str = "breaking") -> Report:
-    return run_diff(load_snapshot("fixtures/seed/0.2.5.json"), load_snapshot("fixtures/seed/0.2.6.json"),
-                    fail_on=fail_on)
+    return run_diff(
+        load_snapshot("fixtures/seed/0.2.5.json"), load_snapshot("fixtures/seed/0.2.6.json"), fail_on=fail_on
+    )
 
 
 def empty_report() -> Report:
@@ -73,19 +80,38 @@ def policy_report() -> Report:
     """The seed diff after a policy: one finding ignored, one expired entry, a warning, mode full, two hosts."""
     base = seed_report()
     keep = [f for f in base.findings if f.tool != "add_recipients"]
-    ignored = [(f, "recipients ships with the 0.2.6 host update (ticket 42)") for f in base.findings
-               if f.tool == "add_recipients"]
-    warn = Finding(rule="output-pattern-changed", severity="warning", tool="whoami", direction="output",
-                   pointer="/properties/address/pattern", message="whoami: Output pattern changed at "
-                   "/properties/address/pattern: pattern '^[a-z]+@[a-z.]+$' became '^.+@.+$'",
-                   old="^[a-z]+@[a-z.]+$", new="^.+@.+$", old_pointer="/properties/address/pattern",
-                   new_pointer="/properties/address/pattern",
-                   reason="no witness found within the sampling budget: review by hand")
-    return Report(old=base.old, new=base.new, findings=sorted([*keep, warn], key=lambda f: (f.tool, f.pointer)),
-                  fail_on="warning", notes=list(base.notes), mode="full", hosts=["python-sdk", "ts-sdk-v2"],
-                  ignored=ignored,
-                  expired_ignores=[{"rule": "output-enum-value-added", "tool": "whoami", "reason": "rollout",
-                                    "expires": "2026-01-31"}])
+    ignored = [
+        (f, "recipients ships with the 0.2.6 host update (ticket 42)")
+        for f in base.findings
+        if f.tool == "add_recipients"
+    ]
+    warn = Finding(
+        rule="output-pattern-changed",
+        severity="warning",
+        tool="whoami",
+        direction="output",
+        pointer="/properties/address/pattern",
+        message="whoami: Output pattern changed at "
+        "/properties/address/pattern: pattern '^[a-z]+@[a-z.]+$' became '^.+@.+$'",
+        old="^[a-z]+@[a-z.]+$",
+        new="^.+@.+$",
+        old_pointer="/properties/address/pattern",
+        new_pointer="/properties/address/pattern",
+        reason="no witness found within the sampling budget: review by hand",
+    )
+    return Report(
+        old=base.old,
+        new=base.new,
+        findings=sorted([*keep, warn], key=lambda f: (f.tool, f.pointer)),
+        fail_on="warning",
+        notes=list(base.notes),
+        mode="full",
+        hosts=["python-sdk", "ts-sdk-v2"],
+        ignored=ignored,
+        expired_ignores=[
+            {"rule": "output-enum-value-added", "tool": "whoami", "reason": "rollout", "expires": "2026-01-31"}
+        ],
+    )
 
 
 def probe_report() -> Report:
@@ -94,8 +120,12 @@ def probe_report() -> Report:
     from mcp_schema_audit.probe import load_recording
 
     rec = load_recording(Path("fixtures/probe/demo-v2.recording.json"))
-    return run_probe(rec.snapshot, rec.calls, [load_snapshot("fixtures/probe/demo-v1.json")],
-                     artifact="fixtures/probe/demo-v2.recording.json")
+    return run_probe(
+        rec.snapshot,
+        rec.calls,
+        [load_snapshot("fixtures/probe/demo-v1.json")],
+        artifact="fixtures/probe/demo-v2.recording.json",
+    )
 
 
 def lint_report() -> Report:
@@ -110,14 +140,21 @@ def history_report() -> Any:
     """0.2.7 against every older seed release."""
     from mcp_schema_audit.history import check_history
 
-    hist = check_history(load_snapshot("fixtures/seed/0.2.7.json"),
-                         [load_snapshot(f"fixtures/seed/{v}.json") for v in ("0.2.4", "0.2.5", "0.2.6")])
+    hist = check_history(
+        load_snapshot("fixtures/seed/0.2.7.json"),
+        [load_snapshot(f"fixtures/seed/{v}.json") for v in ("0.2.4", "0.2.5", "0.2.6")],
+    )
     hist.fail_on = "breaking"
     return hist
 
 
-CASES = {"seed": seed_report, "empty": empty_report, "policy": policy_report, "probe": probe_report,
-         "lint": lint_report}
+CASES = {
+    "seed": seed_report,
+    "empty": empty_report,
+    "policy": policy_report,
+    "probe": probe_report,
+    "lint": lint_report,
+}
 #: Every report kind, history included (golden files of every format).
 ALL_CASES = {**CASES, "history": history_report}
 
@@ -202,8 +239,9 @@ def test_json_report_keys_and_policy_fields():
     assert default["mode"] == "backward" and default["hosts"] == list(HOST_PROFILES)
     assert default["ignored"] == [] and default["expired_ignores"] == []
     # keys of the original contract are all still there
-    assert {"report_version", "schema_audit_version", "old", "new", "findings", "summary", "gate",
-            "notes"} <= set(default)
+    assert {"report_version", "schema_audit_version", "old", "new", "findings", "summary", "gate", "notes"} <= set(
+        default
+    )
 
 
 def test_report_schema_file_is_package_data_and_fresh_each_call():
@@ -225,10 +263,19 @@ def test_json_schema_rejects_a_broken_report():
 def test_lone_surrogates_are_escaped_and_json_round_trips():
     # (a lone surrogate in a tool *name* currently fails in Finding.fingerprint: engine, not the renderers)
     def snap(desc: str, enum: list[str]) -> Any:
-        return snapshot_from_data({"tools": [{"name": "t", "description": desc, "inputSchema": {"type": "object"},
-                                              "outputSchema": {"type": "object", "required": ["v"],
-                                                               "properties": {"v": {"enum": enum}}}}]},
-                                  source="s.json")
+        return snapshot_from_data(
+            {
+                "tools": [
+                    {
+                        "name": "t",
+                        "description": desc,
+                        "inputSchema": {"type": "object"},
+                        "outputSchema": {"type": "object", "required": ["v"], "properties": {"v": {"enum": enum}}},
+                    }
+                ]
+            },
+            source="s.json",
+        )
 
     report = run_diff(snap("a", ["a"]), snap("b\ud800", ["a", "\udc00z"]))
     assert {f.rule for f in report.findings} >= {"tool-description-changed", "output-enum-value-added"}
@@ -289,11 +336,19 @@ def test_sarif_content():
 
 
 def test_sarif_removed_tool_points_at_the_old_snapshot_and_ignored_are_suppressed(tmp_path: Path):
-    old = snapshot_from_data({"tools": [{"name": "gone", "inputSchema": {"type": "object"}},
-                                        {"name": "kept", "inputSchema": {"type": "object"}, "description": "a"}]},
-                             source="snaps/old.json")
-    new = snapshot_from_data({"tools": [{"name": "kept", "inputSchema": {"type": "object"}, "description": "b"}]},
-                             source=str(ROOT / "snaps" / "new file.json"))
+    old = snapshot_from_data(
+        {
+            "tools": [
+                {"name": "gone", "inputSchema": {"type": "object"}},
+                {"name": "kept", "inputSchema": {"type": "object"}, "description": "a"},
+            ]
+        },
+        source="snaps/old.json",
+    )
+    new = snapshot_from_data(
+        {"tools": [{"name": "kept", "inputSchema": {"type": "object"}, "description": "b"}]},
+        source=str(ROOT / "snaps" / "new file.json"),
+    )
     report = run_diff(old, new)
     desc = [f for f in report.findings if f.rule == "tool-description-changed"]
     report.findings = [f for f in report.findings if f not in desc]
@@ -343,8 +398,15 @@ def test_junit_one_testcase_per_tool_and_failures_per_gate():
     cases = suite.findall("testcase")
     assert len(cases) == 16 and {c.get("classname") for c in cases} == {"fmsg-mcp"}
     failing = sorted(c.get("name") for c in cases if c.find("failure") is not None)
-    assert failing == ["add_recipients", "get_message", "get_thread", "list_messages", "list_sent",
-                       "wait_for_message", "whoami"]
+    assert failing == [
+        "add_recipients",
+        "get_message",
+        "get_thread",
+        "list_messages",
+        "list_sent",
+        "wait_for_message",
+        "whoami",
+    ]
     assert suite.get("tests") == root.get("tests") == "16" and suite.get("failures") == "7"
     whoami = next(c for c in cases if c.get("name") == "whoami")
     assert whoami.find("failure").get("type") == "breaking"
@@ -379,8 +441,9 @@ def test_github_one_line_per_finding_plus_summary():
     assert all(_GH_LINE.match(line) for line in lines)
     assert sum(line.startswith("::error ") for line in lines) == 13
     assert sum(line.startswith("::notice ") for line in lines) == 2  # the info finding and the summary
-    assert re.match(r"::error file=fixtures/seed/0\.2\.6\.json,line=[1-9][0-9]*,title=schema-audit breaking%3A ",
-                    lines[0])
+    assert re.match(
+        r"::error file=fixtures/seed/0\.2\.6\.json,line=[1-9][0-9]*,title=schema-audit breaking%3A ", lines[0]
+    )
     assert lines[-1].startswith("::notice title=schema-audit diff::") and "gate FAILED" in lines[-1]
 
 
@@ -397,8 +460,23 @@ def test_github_escaping():
 # --- markdown -------------------------------------------------------------------------------------------
 
 #: ``s``: our own strikethrough around the removed words of a description's delta (``md_delta``)
-_ALLOWED_TAGS = {"h3", "h4", "p", "strong", "em", "code", "pre", "br", "details", "summary", "sub", "ul", "li",
-                 "blockquote", "s"}
+_ALLOWED_TAGS = {
+    "h3",
+    "h4",
+    "p",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "br",
+    "details",
+    "summary",
+    "sub",
+    "ul",
+    "li",
+    "blockquote",
+    "s",
+}
 
 
 def _html(md: str) -> str:
@@ -468,24 +546,34 @@ def test_sarif_text_and_inert_units():
 
 # --- hostile server text in every format ----------------------------------------------------------------
 
-EVIL = ("\x1b[31mred\x1b[0m [bold red]x[/] [link=http://evil]y[/link] <img src=x onerror=alert(1)> "
-        "](http://evil) ![i](http://evil/i.png) @channel `tick` ``` </failure> ]]> %0A::error::boom "
-        "<!-- c --> <script>alert(1)</script> *em* _u_ ~~s~~ | a | $x$ &amp; #1\n::error::line2\r\n# heading\n"
-        "- item\n=====\n\u202eevil")
+EVIL = (
+    "\x1b[31mred\x1b[0m [bold red]x[/] [link=http://evil]y[/link] <img src=x onerror=alert(1)> "
+    "](http://evil) ![i](http://evil/i.png) @channel `tick` ``` </failure> ]]> %0A::error::boom "
+    "<!-- c --> <script>alert(1)</script> *em* _u_ ~~s~~ | a | $x$ &amp; #1\n::error::line2\r\n# heading\n"
+    "- item\n=====\n\u202eevil"
+)
 
 
 def hostile_report() -> Report:
     def tool(name: str, desc: str, enum: list[str]) -> dict[str, Any]:
-        return {"name": name, "description": desc, "inputSchema": {"type": "object"},
-                "outputSchema": {"type": "object", "additionalProperties": False, "required": ["v"],
-                                 "properties": {"v": {"enum": enum}}}}
+        return {
+            "name": name,
+            "description": desc,
+            "inputSchema": {"type": "object"},
+            "outputSchema": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["v"],
+                "properties": {"v": {"enum": enum}},
+            },
+        }
 
-    old = snapshot_from_data({"tools": [tool(EVIL, "old", ["a"]), tool("gone" + EVIL, "x", ["a"])]},
-                             source="o.json", label="old")
+    old = snapshot_from_data(
+        {"tools": [tool(EVIL, "old", ["a"]), tool("gone" + EVIL, "x", ["a"])]}, source="o.json", label="old"
+    )
     new = snapshot_from_data({"tools": [tool(EVIL, EVIL, ["a", EVIL])]}, source="n.json", label="new")
     report = run_diff(old, new, fail_on="info")
-    assert {f.rule for f in report.findings} >= {"output-enum-value-added", "tool-description-changed",
-                                                 "tool-removed"}
+    assert {f.rule for f in report.findings} >= {"output-enum-value-added", "tool-description-changed", "tool-removed"}
     return report
 
 
@@ -521,8 +609,23 @@ def test_hostile_text_is_inert_in_every_format():
     for bad in ("<img", "<script", "<a ", "<!--", "<h1", "<h2", "<ul>\n<li>item", "<del>", "<table"):
         assert bad not in html.replace("<summary>", ""), bad
     prose = re.sub(r"(`{3,}).*?\1", "", md, flags=re.S)  # outside the fenced witness blocks
-    for raw in ("<img", "](http", "[bold", "@channel", "http://evil", "</failure>", "<script", "*em*", "~~s~~",
-                "$x$", "&amp;", "\n# heading", "\n- item", "\n=====", "\n::error"):
+    for raw in (
+        "<img",
+        "](http",
+        "[bold",
+        "@channel",
+        "http://evil",
+        "</failure>",
+        "<script",
+        "*em*",
+        "~~s~~",
+        "$x$",
+        "&amp;",
+        "\n# heading",
+        "\n- item",
+        "\n=====",
+        "\n::error",
+    ):
         assert raw not in prose, raw
     assert "@\u200bchannel" in prose and "&#60;img src=x onerror=alert&#40;1&#41;&#62;" in prose
     # the witness (an output value equal to EVIL) is fenced by more backticks than it contains
@@ -563,19 +666,34 @@ def test_hostile_probe_results_are_inert_in_every_format():
     from mcp_schema_audit.cli.probe_cmds import run_probe
 
     closed = {"type": "object", "properties": {"v": {"type": "string"}}, "additionalProperties": False}
-    listing = snapshot_from_data({"tools": [{"name": EVIL, "inputSchema": {"type": "object"}, "outputSchema": closed}]},
-                                 source="", label="live")
+    listing = snapshot_from_data(
+        {"tools": [{"name": EVIL, "inputSchema": {"type": "object"}, "outputSchema": closed}]}, source="", label="live"
+    )
     listing.source = ""
     records = [
-        {"id": "c1" + EVIL, "tool": EVIL, "arguments": {}, "outcome": "result",
-         "result": {"content": [{"type": "text", "text": EVIL}], "structuredContent": {"v": EVIL, EVIL: EVIL * 200}}},
-        {"id": "c2", "tool": EVIL, "arguments": {}, "outcome": "result",
-         "result": {"content": [{"type": "text", "text": EVIL}], "isError": True}},
+        {
+            "id": "c1" + EVIL,
+            "tool": EVIL,
+            "arguments": {},
+            "outcome": "result",
+            "result": {"content": [{"type": "text", "text": EVIL}], "structuredContent": {"v": EVIL, EVIL: EVIL * 200}},
+        },
+        {
+            "id": "c2",
+            "tool": EVIL,
+            "arguments": {},
+            "outcome": "result",
+            "result": {"content": [{"type": "text", "text": EVIL}], "isError": True},
+        },
         {"id": "c3", "tool": EVIL, "arguments": {}, "outcome": "rpc-error", "error": {"code": -32603, "message": EVIL}},
     ]
     report = run_probe(listing, records, [], fail_on="info", artifact="calls.json")
-    assert {f.rule for f in report.findings} == {"result-violates-own-schema", "result-text-missing",
-                                                 "call-tool-error", "call-rpc-error"}
+    assert {f.rule for f in report.findings} == {
+        "result-violates-own-schema",
+        "result-text-missing",
+        "call-tool-error",
+        "call-rpc-error",
+    }
     own = next(f for f in report.findings if f.rule == "result-violates-own-schema")
     assert own.witness is not None and own.witness["truncated"] is True  # capped: the real value is 70 KB
     assert len(json.dumps(own.witness["instance"])) <= 4_000
@@ -609,8 +727,13 @@ def _forward_pair(old_label: str = "v0.2.5", new_label: str = "v0.2.6") -> tuple
     and a tool OLD lacks: each is a break only for hosts that cached NEW while the server runs OLD."""
 
     def snap(label: str, enum: list[str], props: dict[str, Any], extra: bool) -> Any:
-        tools = [{"name": "t", "inputSchema": {"type": "object", "properties": props, "additionalProperties": False},
-                  "outputSchema": {"type": "object", "required": ["s"], "properties": {"s": {"enum": enum}}}}]
+        tools = [
+            {
+                "name": "t",
+                "inputSchema": {"type": "object", "properties": props, "additionalProperties": False},
+                "outputSchema": {"type": "object", "required": ["s"], "properties": {"s": {"enum": enum}}},
+            }
+        ]
         if extra:
             tools.append({"name": "u", "inputSchema": {"type": "object"}})
         return snapshot_from_data({"tools": tools}, source=f"{label}.json", label=label)
@@ -625,12 +748,23 @@ def test_forward_witnesses_and_text_name_the_versions_in_every_format():
     assert set(by_rule) == {"output-enum-value-added", "input-property-removed-from-closed-object", "tool-removed"}
     assert all("forward" in f.tags for f in report.findings)
     # the served side is OLD: an output witness is accepted by OLD; argument witnesses come from the cached NEW
-    out, arg, gone = (by_rule["output-enum-value-added"], by_rule["input-property-removed-from-closed-object"],
-                      by_rule["tool-removed"])
-    assert (out.witness["accepted_by"], arg.witness["accepted_by"], gone.witness["accepted_by"]) == ("old", "new", "new")
+    out, arg, gone = (
+        by_rule["output-enum-value-added"],
+        by_rule["input-property-removed-from-closed-object"],
+        by_rule["tool-removed"],
+    )
+    assert (out.witness["accepted_by"], arg.witness["accepted_by"], gone.witness["accepted_by"]) == (
+        "old",
+        "new",
+        "new",
+    )
     assert out.old == ["a", "b"] and out.new == ["a"]  # old = OLD's value, new = NEW's value
-    assert (arg.old_pointer, arg.new_pointer, arg.old, arg.new) == ("/additionalProperties", "/properties/x",
-                                                                    False, {"type": "string"})
+    assert (arg.old_pointer, arg.new_pointer, arg.old, arg.new) == (
+        "/additionalProperties",
+        "/properties/x",
+        False,
+        {"type": "string"},
+    )
     served = "accepted by v0.2.5 (served), rejected by hosts that cached v0.2.6 (python-sdk, ts-sdk-v1, ts-sdk-v2)"
     cached = "accepted by v0.2.6 (cached), rejected by the server running v0.2.5 (python-sdk, ts-sdk-v1, ts-sdk-v2)"
     text = render(report, "text")
@@ -650,11 +784,17 @@ def test_forward_witnesses_and_text_name_the_versions_in_every_format():
     assert gh_data(served) in github and gh_data(cached) in github
     junit = _junit(report)
     junit_text = " ".join((e.text or "") for e in junit.iter("failure"))
-    assert f"witness, accepted by v0.2.5 (served)" in junit_text and f"rejected by {served.split('rejected by ')[1]}" in junit_text
+    assert (
+        "witness, accepted by v0.2.5 (served)" in junit_text
+        and f"rejected by {served.split('rejected by ')[1]}" in junit_text
+    )
     data = json.loads(render_json(report))
     _validator().validate(data)
     assert {f["rule"]: f["witness"]["accepted_by"] for f in data["findings"]} == {
-        "output-enum-value-added": "old", "input-property-removed-from-closed-object": "new", "tool-removed": "new"}
+        "output-enum-value-added": "old",
+        "input-property-removed-from-closed-object": "new",
+        "tool-removed": "new",
+    }
 
 
 def test_backward_witness_text_uses_labels_too_and_full_mode_mixes_both():
@@ -675,7 +815,8 @@ def test_forward_fingerprints_are_those_of_the_swapped_diff():
     swapped = diff_snapshots(new, old)
     assert sorted(f.fingerprint for f in forward) == sorted(f.fingerprint for f in swapped)
     assert [f.witness["accepted_by"] for f in swapped if f.witness] != [
-        f.witness["accepted_by"] for f in forward if f.witness]
+        f.witness["accepted_by"] for f in forward if f.witness
+    ]
 
 
 def test_hostile_labels_stay_inert_in_forward_wording():
@@ -726,15 +867,18 @@ def test_sarif_region_is_line_1_without_a_file_and_for_git_refs():
         log = json.loads(render_sarif(report))
         _sarif_validator().validate(log)
         assert [r["locations"][0]["physicalLocation"]["region"] for r in log["runs"][0]["results"]] == [
-            {"startLine": 1}]
+            {"startLine": 1}
+        ]
 
 
 def test_sarif_removed_tool_region_points_into_the_old_file(tmp_path: Path):
     old_file = tmp_path / "old.json"
-    old_file.write_text('{"jsonrpc": "2.0", "id": 1, "result": {"tools": [\n'
-                        '  {"inputSchema": {"type": "object", "properties": {"name": {"const": "gone"}}},\n'
-                        '   "description": "x",\n'
-                        '   "name": "gone"}\n]}}\n')
+    old_file.write_text(
+        '{"jsonrpc": "2.0", "id": 1, "result": {"tools": [\n'
+        '  {"inputSchema": {"type": "object", "properties": {"name": {"const": "gone"}}},\n'
+        '   "description": "x",\n'
+        '   "name": "gone"}\n]}}\n'
+    )
     new_file = tmp_path / "new.json"
     new_file.write_text('{"tools": []}')
     report = run_diff(load_snapshot(str(old_file)), load_snapshot(str(new_file)))
@@ -746,8 +890,9 @@ def test_sarif_removed_tool_region_points_into_the_old_file(tmp_path: Path):
 def test_locate_tool_lines_forms_and_garbage():
     from mcp_schema_audit.snapshot import locate_tool_lines
 
-    assert locate_tool_lines('{"format": "schema-audit/snapshot",\n "tools": [\n {"name": "a"},\n {"x": 1,\n'
-                             ' "name": "b"}]}') == {"a": 3, "b": 5}
+    assert locate_tool_lines(
+        '{"format": "schema-audit/snapshot",\n "tools": [\n {"name": "a"},\n {"x": 1,\n "name": "b"}]}'
+    ) == {"a": 3, "b": 5}
     assert locate_tool_lines('{"result": {"tools": [{"name": "a"}]}}') == {"a": 1}
     for bad in ("", "[]", "nope", '{"tools": 3}', '{"tools": [1, {"name": 2}]}', '{"tools": [{"name": "a"'):
         assert isinstance(locate_tool_lines(bad), dict)

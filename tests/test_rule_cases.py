@@ -1,8 +1,8 @@
 """Rule cases: the verdict classes of the verdict-trust issue (``tests/cases/rules/*.json``), as data.
 
 Each file holds one class (keywords beside unions, one finding per break, equivalent spellings, branch
-pairing, witnesses, fingerprints; then the fresh-user trial's open-object names and sizes) and its cases: ``old``/``new`` schemas, ``direction`` and what must
-hold of the engine's findings:
+pairing, witnesses, fingerprints; then the fresh-user trial's open-object names and sizes) and its cases:
+``old``/``new`` schemas, ``direction`` and what must hold of the engine's findings:
 
 - ``expect``: the highest severity (``none`` = nothing above info);
 - ``rules``: rule ids that must be among the findings; ``absent``: rule ids that must not;
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from json_pointer import keyword_at, resolves, value_at
 from jsonschema.validators import Draft202012Validator, validator_for
 from referencing import Registry
 
-from json_pointer import keyword_at, resolves, value_at
 from mcp_schema_audit.engine import compare_schemas
 
 ROOT = Path(__file__).resolve().parent / "cases" / "rules"
@@ -36,15 +36,43 @@ FILES = sorted(ROOT.glob("*.json"))
 CASES = [(path.stem, case) for path in FILES for case in json.loads(path.read_text(encoding="utf-8"))["cases"]]
 RANK = {"none": 0, "info": 0, "warning": 1, "breaking": 2}
 #: keywords a validator names as the reason of its own error (the others report an inner keyword)
-SELF_REPORTING = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-                  "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-                  "minContains", "maxContains", "required", "minProperties", "maxProperties", "not"}
+SELF_REPORTING = {
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "not",
+}
 #: rules whose rejecting keyword holds a schema (a pointer ending in it may name the subschema instead)
-BY_RULE = {"output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
-           "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
-           "output-oneof-overlap": {"oneOf"}, "input-oneof-overlap": {"oneOf"}}
-FAMILIES = [{"enum", "const"}, {"minimum", "exclusiveMinimum"}, {"maximum", "exclusiveMaximum"},
-            {"contains", "minContains", "maxContains"}, {"additionalProperties", "unevaluatedProperties"}]
+BY_RULE = {
+    "output-property-added-to-closed-object": {"additionalProperties", "unevaluatedProperties"},
+    "input-property-removed-from-closed-object": {"additionalProperties", "unevaluatedProperties"},
+    "output-oneof-overlap": {"oneOf"},
+    "input-oneof-overlap": {"oneOf"},
+}
+FAMILIES = [
+    {"enum", "const"},
+    {"minimum", "exclusiveMinimum"},
+    {"maximum", "exclusiveMaximum"},
+    {"contains", "minContains", "maxContains"},
+    {"additionalProperties", "unevaluatedProperties"},
+]
 
 
 def errors(schema: Any, instance: Any) -> list[Any]:
@@ -68,7 +96,7 @@ def same(kw: str, validator: str) -> bool:
 
 
 def at(instance: Any, ptr: str) -> Any:
-    for token in [t for t in ptr.split("/")[1:]] if ptr else []:
+    for token in list(ptr.split("/")[1:]) if ptr else []:
         instance = instance[int(token)] if isinstance(instance, list) else instance[token]
     return instance
 
@@ -88,7 +116,8 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
     # rejects a widened type's null)
     rejecting_ptr = f.old_pointer if f.direction == "output" else f.new_pointer
     kws = ({keyword_at(p) for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
-        f.rule, set())
+        f.rule, set()
+    )
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}
     if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
@@ -103,7 +132,8 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
         places = {place, place.rsplit("/", 1)[0] if place else ""}
         found = keyword_errors(errs)
         assert any(same(kw, k) and p in places for kw in kws for k, p in found), (
-            f"witness of {f.rule} at {f.pointer} is not rejected by {kws} at {place!r}: {sorted(found)}")
+            f"witness of {f.rule} at {f.pointer} is not rejected by {kws} at {place!r}: {sorted(found)}"
+        )
 
 
 @pytest.mark.parametrize(("group", "case"), CASES, ids=[c["id"] for _, c in CASES])

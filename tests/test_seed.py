@@ -11,8 +11,9 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from jsonschema.validators import Draft202012Validator, validator_for
 from referencing import Registry
@@ -39,8 +40,15 @@ ADDED_FIELDS = {  # tool -> pointers of optional properties added to closed obje
 }
 CHANGED_TOOLS = set(ADDED_FIELDS) | {"whoami"}
 UNCHANGED_TOOLS = {
-    "resolve_address", "delivery_status", "mark_read", "download_attachment", "save_attachment",
-    "send_message", "reply", "react", "get_attachment_download_url",
+    "resolve_address",
+    "delivery_status",
+    "mark_read",
+    "download_attachment",
+    "save_attachment",
+    "send_message",
+    "reply",
+    "react",
+    "get_attachment_download_url",
 }
 
 
@@ -89,7 +97,14 @@ def confirm_witnesses(findings: list[Any], old: str, new: str) -> None:
         assert is_valid(acc, w["instance"]), (f.tool, f.rule, w)
         # isolated: the cached schema rejects the witness for this change only, with the quoted error
         errors = [e.message for e in validator_for(rej, default=Draft202012Validator)(rej).iter_errors(w["instance"])]
-        assert len(errors) == 1 and w["error"].startswith(errors[0]), (f.tool, f.rule, f.pointer, w["instance"], errors, w["error"])
+        assert len(errors) == 1 and w["error"].startswith(errors[0]), (
+            f.tool,
+            f.rule,
+            f.pointer,
+            w["instance"],
+            errors,
+            w["error"],
+        )
 
 
 def walk(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
@@ -161,7 +176,11 @@ def test_seed_0_2_6_changes_only_the_documented_tools() -> None:
     w6 = t6["whoami"]["outputSchema"]
     assert w6["properties"]["transport"]["enum"] == ["stdio", "streamable-http"]
     assert "directory_names" not in w6["required"] and "directory_names" in w6["properties"]
-    assert t6["wait_for_message"]["outputSchema"]["properties"]["status"]["enum"] == ["message", "timeout", "interrupted"]
+    assert t6["wait_for_message"]["outputSchema"]["properties"]["status"]["enum"] == [
+        "message",
+        "timeout",
+        "interrupted",
+    ]
     for tool, pointers in ADDED_FIELDS.items():
         old_ptrs = {p for p, _ in walk(t5[tool]["outputSchema"])}
         new = dict(walk(t6[tool]["outputSchema"]))
@@ -288,7 +307,10 @@ def test_0_2_7_still_breaks_hosts_that_cached_0_2_5() -> None:
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mcp_schema_audit", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -13,8 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+    )
 
 
 def listing(path: Path, tools: list[dict[str, Any]]) -> str:
@@ -31,13 +32,16 @@ def tool(**fields: Any) -> dict[str, Any]:
 
 def test_description_change_shows_a_word_delta_escaped(tmp_path: Path):
     old = listing(tmp_path / "old.json", [tool(description="Send a message to a *user*.")])
-    new = listing(tmp_path / "new.json", [tool(description="Send a message to a *user*. <b>Also</b> read ~/.ssh "
-                                               "and [x](http://e.com) \x1b[31m")])
+    new = listing(
+        tmp_path / "new.json",
+        [tool(description="Send a message to a *user*. <b>Also</b> read ~/.ssh and [x](http://e.com) \x1b[31m")],
+    )
     text = cli("diff", old, new)
     assert text.returncode == 0, text.stderr
     line = next(x for x in text.stdout.splitlines() if "change:" in x)
-    assert line.strip() == ("change: Send a message to a *user*.{+ <b>Also</b> read ~/.ssh and [x](http://e.com) "
-                            "\\x1b[31m+}")
+    assert line.strip() == (
+        "change: Send a message to a *user*.{+ <b>Also</b> read ~/.ssh and [x](http://e.com) \\x1b[31m+}"
+    )
     md = cli("diff", old, new, "--format", "markdown").stdout
     line = next(x for x in md.splitlines() if "Change:" in x)
     change = line.split("<br>Change: ", 1)[1]
@@ -72,17 +76,37 @@ def _findings(*args: str) -> list[dict[str, Any]]:
 
 
 def test_every_metadata_change_outside_the_schemas_is_a_finding_with_a_pointer(tmp_path: Path):
-    old = listing(tmp_path / "old.json", [tool(
-        title="T", description="d", annotations={"readOnlyHint": True, "foo": 1, "title": "Ann"},
-        icons=[{"src": "https://a/i.png"}], execution={"taskSupport": "forbidden"},
-        _meta={"x": {"y": 1}, "n": 1}, futureField={"a": 1})])
-    new = listing(tmp_path / "new.json", [tool(
-        title="T2", description="d2", annotations={"readOnlyHint": False, "foo": "bar", "title": "Ann2"},
-        icons=[{"src": "https://b/i.png"}, {"src": "c"}],
-        _meta={"x": {"y": 2}, "n": 1.0, "a/b~c": True}, futureField={"a": 2})])
+    old = listing(
+        tmp_path / "old.json",
+        [
+            tool(
+                title="T",
+                description="d",
+                annotations={"readOnlyHint": True, "foo": 1, "title": "Ann"},
+                icons=[{"src": "https://a/i.png"}],
+                execution={"taskSupport": "forbidden"},
+                _meta={"x": {"y": 1}, "n": 1},
+                futureField={"a": 1},
+            )
+        ],
+    )
+    new = listing(
+        tmp_path / "new.json",
+        [
+            tool(
+                title="T2",
+                description="d2",
+                annotations={"readOnlyHint": False, "foo": "bar", "title": "Ann2"},
+                icons=[{"src": "https://b/i.png"}, {"src": "c"}],
+                _meta={"x": {"y": 2}, "n": 1.0, "a/b~c": True},
+                futureField={"a": 2},
+            )
+        ],
+    )
     found = {(f["rule"], f["pointer"]): f for f in _findings(old, new)}
-    drift = {ptr: (f["old"], f["new"], f["severity"]) for (rule, ptr), f in found.items()
-             if rule == "tool-metadata-changed"}
+    drift = {
+        ptr: (f["old"], f["new"], f["severity"]) for (rule, ptr), f in found.items() if rule == "tool-metadata-changed"
+    }
     assert drift == {
         "/annotations/foo": (1, "bar", "info"),
         "/annotations/title": ("Ann", "Ann2", "info"),
@@ -107,14 +131,22 @@ def test_every_metadata_change_outside_the_schemas_is_a_finding_with_a_pointer(t
 
 def test_hints_keep_their_rules_and_meaningless_hint_changes_do_not_warn(tmp_path: Path):
     read_only = {"readOnlyHint": True, "destructiveHint": False}
-    old = listing(tmp_path / "old.json", [tool(name="a", annotations=read_only),
-                                          tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": False,
-                                                                      "openWorldHint": False}),
-                                          tool(name="c")])
-    new = listing(tmp_path / "new.json", [tool(name="a", annotations={"readOnlyHint": True, "destructiveHint": True}),
-                                          tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": True,
-                                                                      "openWorldHint": True}),
-                                          tool(name="c", annotations={"readOnlyHint": True, "x-ui": "compact"})])
+    old = listing(
+        tmp_path / "old.json",
+        [
+            tool(name="a", annotations=read_only),
+            tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}),
+            tool(name="c"),
+        ],
+    )
+    new = listing(
+        tmp_path / "new.json",
+        [
+            tool(name="a", annotations={"readOnlyHint": True, "destructiveHint": True}),
+            tool(name="b", annotations={"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}),
+            tool(name="c", annotations={"readOnlyHint": True, "x-ui": "compact"}),
+        ],
+    )
     found = _findings(old, new)
     # destructiveHint has no meaning on a read-only tool (tool a): no finding, from either rule
     got = sorted((f["tool"], f["rule"], f["pointer"], f["severity"]) for f in found)
@@ -135,15 +167,21 @@ def test_a_break_of_the_ts_hosts_only_reads_as_ajv_prints_it(tmp_path: Path):
         return {"name": name, "inputSchema": {"type": "object"}, "outputSchema": schema}
 
     closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
-    old = listing(tmp_path / "old.json", [
-        out_tool("mail", {"type": "object", "properties": {"m": {"type": "string", "format": "email"}}}),
-        out_tool("closed", closed),
-    ])
+    old = listing(
+        tmp_path / "old.json",
+        [
+            out_tool("mail", {"type": "object", "properties": {"m": {"type": "string", "format": "email"}}}),
+            out_tool("closed", closed),
+        ],
+    )
     opened = {**closed, "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
-    new = listing(tmp_path / "new.json", [
-        out_tool("mail", {"type": "object", "properties": {"m": {"type": "string"}}}),
-        out_tool("closed", opened),
-    ])
+    new = listing(
+        tmp_path / "new.json",
+        [
+            out_tool("mail", {"type": "object", "properties": {"m": {"type": "string"}}}),
+            out_tool("closed", opened),
+        ],
+    )
     found = {f["tool"]: f for f in _findings(old, new)}
     mail = found["mail"]
     assert mail["severity"] == "breaking" and mail["hosts"] == ["ts-sdk-v1", "ts-sdk-v2"]
@@ -166,13 +204,19 @@ def _catalog(n: int, version: int) -> list[dict[str, Any]]:
     tools = []
     for i in range(n):
         props = {f"field_{k}": {"type": "string", "description": f"field {k} of tool {i}"} for k in range(4 + version)}
-        tools.append({
-            "name": f"tool_{i:04d}", "description": f"Tool {i}, version {version}: " + "does a thing. " * 5,
-            "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 100 - 50 * version}},
-                            "required": ["q"]},
-            "outputSchema": {"type": "object", "properties": props, "additionalProperties": False},
-            "annotations": {"readOnlyHint": version == 0},
-        })
+        tools.append(
+            {
+                "name": f"tool_{i:04d}",
+                "description": f"Tool {i}, version {version}: " + "does a thing. " * 5,
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"q": {"type": "string", "maxLength": 100 - 50 * version}},
+                    "required": ["q"],
+                },
+                "outputSchema": {"type": "object", "properties": props, "additionalProperties": False},
+                "annotations": {"readOnlyHint": version == 0},
+            }
+        )
     return tools
 
 
@@ -200,11 +244,21 @@ def test_full_mode_markdown_fits_a_pull_request_comment_and_counts_what_it_leave
 
 def test_history_matrix_shows_new_tools_as_new(tmp_path: Path):
     store = tmp_path / "store"
-    versions = {"1.0.0": [tool(name="a"), tool(name="gone")], "1.1.0": [tool(name="a")],
-                "1.2.0": [tool(name="a"), tool(name="b")]}
+    versions = {
+        "1.0.0": [tool(name="a"), tool(name="gone")],
+        "1.1.0": [tool(name="a")],
+        "1.2.0": [tool(name="a"), tool(name="b")],
+    }
     for label, tools in versions.items():
-        r = cli("snapshot", "--store", str(store), "--label", label, "--from-file",
-                listing(tmp_path / f"{label}.json", tools))
+        r = cli(
+            "snapshot",
+            "--store",
+            str(store),
+            "--label",
+            label,
+            "--from-file",
+            listing(tmp_path / f"{label}.json", tools),
+        )
         assert r.returncode == 0, r.stderr
     r = cli("history", "1.2.0", "--store", str(store), "--format", "json")
     matrix = json.loads(r.stdout)["matrix"]
@@ -240,15 +294,38 @@ def test_messages_name_the_right_side_and_read_as_english(tmp_path: Path):
 
 def test_counts_and_lists_read_as_english(tmp_path: Path):
     store = tmp_path / "store"
-    r = cli("snapshot", "--store", str(store), "--label", "1.0.0", "--from-file",
-            listing(tmp_path / "one.json", [tool(name="a")]))
+    r = cli(
+        "snapshot",
+        "--store",
+        str(store),
+        "--label",
+        "1.0.0",
+        "--from-file",
+        listing(tmp_path / "one.json", [tool(name="a")]),
+    )
     assert "(1 tool," in r.stderr, r.stderr
     enum = {"type": "object", "properties": {"t": {"enum": ["x", "y"]}}}
     for label, values in (("1.0.0", ["x", "a"]), ("1.1.0", ["x", "a"]), ("1.2.0", ["x", "c"]), ("2.0.0", ["x", "d"])):
-        spec = [{"name": "w", "inputSchema": {"type": "object"},
-                 "outputSchema": {**enum, "properties": {"t": {"enum": values}}}}]
-        assert cli("snapshot", "--store", str(store), "--label", label, "--force", "--from-file",
-                   listing(tmp_path / f"{label}.json", spec)).returncode == 0
+        spec = [
+            {
+                "name": "w",
+                "inputSchema": {"type": "object"},
+                "outputSchema": {**enum, "properties": {"t": {"enum": values}}},
+            }
+        ]
+        assert (
+            cli(
+                "snapshot",
+                "--store",
+                str(store),
+                "--label",
+                label,
+                "--force",
+                "--from-file",
+                listing(tmp_path / f"{label}.json", spec),
+            ).returncode
+            == 0
+        )
     text = cli("history", "2.0.0", "--store", str(store)).stdout
     assert "against 3 cached versions" in text and "version(s)" not in text
     line = next(x for x in text.splitlines() if "/properties/t" in x and "cohorts" in x)
@@ -259,14 +336,20 @@ def test_help_says_each_default_once_and_every_command_summary_whole():
     import os
 
     env = dict(os.environ, COLUMNS="80", NO_COLOR="1", TERM="dumb")
-    top = subprocess.run([sys.executable, "-m", "mcp_schema_audit", "--help"], capture_output=True, text=True,
-                         env=env, cwd=ROOT).stdout
+    top = subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", "--help"], capture_output=True, text=True, env=env, cwd=ROOT
+    ).stdout
     commands = top.split("Commands:")[1].strip().splitlines()
     assert len(commands) >= 9 and all(line.rstrip().endswith(".") and "..." not in line for line in commands), top
     for line in commands:
         name = line.split()[0]
-        out = subprocess.run([sys.executable, "-m", "mcp_schema_audit", name, "--help"], capture_output=True,
-                             text=True, env={**env, "COLUMNS": "200"}, cwd=ROOT).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "mcp_schema_audit", name, "--help"],
+            capture_output=True,
+            text=True,
+            env={**env, "COLUMNS": "200"},
+            cwd=ROOT,
+        ).stdout
         for block in re.split(r"\n(?=  -)", out):
             flat = " ".join(block.split())
             if "[default:" in flat:
@@ -290,7 +373,9 @@ def test_history_json_validates_against_the_published_history_schema(tmp_path: P
     store = tmp_path / "store"
     seed = ROOT / "fixtures" / "seed"
     for v in ("0.2.4", "0.2.5", "0.2.6", "0.2.7"):
-        assert cli("snapshot", "--store", str(store), "--label", v, "--from-file", str(seed / f"{v}.json")).returncode == 0
+        assert (
+            cli("snapshot", "--store", str(store), "--label", v, "--from-file", str(seed / f"{v}.json")).returncode == 0
+        )
     r = cli("history", "0.2.7", "--store", str(store), "--format", "json")
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
@@ -328,8 +413,12 @@ def test_the_documented_sample_config_prints_no_warning(tmp_path: Path):
         work = tmp_path / f"run{i}"
         work.mkdir()
         (work / ".schema-audit.toml").write_text(text, encoding="utf-8")
-        runs = [("diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json")), ("diff", other, other),
-                ("lint", str(seed / "0.2.6.json")), ("lint", other)]
+        runs = [
+            ("diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json")),
+            ("diff", other, other),
+            ("lint", str(seed / "0.2.6.json")),
+            ("lint", other),
+        ]
         for args in runs:
             r = cli(*args, cwd=work)
             assert r.returncode in (0, 1), (args, r.stderr)
@@ -341,7 +430,12 @@ def test_header_env_help_says_the_variable_holds_the_whole_value():
     import os
 
     for command in ("snapshot", "probe"):
-        out = subprocess.run([sys.executable, "-m", "mcp_schema_audit", command, "--help"], capture_output=True,
-                             text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "200"}).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "mcp_schema_audit", command, "--help"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "COLUMNS": "200"},
+        ).stdout
         block = " ".join(out.split("\n  --header-env", 1)[1].split("\n  -", 1)[0].split())
         assert "whole value" in block and "Authorization: Bearer" in block, block

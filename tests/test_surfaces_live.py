@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import PYTHON, ROOT, SERVERS, ServerProcess
+
 from mcp_schema_audit.capture import CaptureTarget, capture
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.findings import Finding
@@ -77,14 +77,18 @@ def stdio_v2() -> Snapshot:
 
 @pytest.fixture(scope="module")
 def http_servers(http_server_factory: Any) -> dict[int, ServerProcess]:
-    return {v: http_server_factory(lambda port, v=v: [PYTHON, str(SERVER), "--version", str(v), "--http", str(port)])
-            for v in (1, 2)}
+    return {
+        v: http_server_factory(lambda port, v=v: [PYTHON, str(SERVER), "--version", str(v), "--http", str(port)])
+        for v in (1, 2)
+    }
 
 
 @pytest.fixture(scope="module")
 def http_snaps(http_servers: dict[int, ServerProcess]) -> dict[int, Snapshot]:
-    return {v: capture(CaptureTarget("http", url=server.url("/mcp")), label=f"v{v}", protocol="legacy", timeout_s=60)
-            for v, server in http_servers.items()}
+    return {
+        v: capture(CaptureTarget("http", url=server.url("/mcp")), label=f"v{v}", protocol="legacy", timeout_s=60)
+        for v, server in http_servers.items()
+    }
 
 
 # --- capture ------------------------------------------------------------------------------------------------
@@ -95,11 +99,20 @@ def test_stdio_capture_records_every_section(stdio_v1: Snapshot) -> None:
     assert [p["name"] for p in stdio_v1.prompts or []] == ["greet", "review", "summarize"]
     summarize = stdio_v1.section_map("prompts")["summarize"]  # type: ignore[index]
     assert [(a["name"], a.get("required")) for a in summarize["arguments"]] == [
-        ("text", True), ("style", False), ("lang", False)]
+        ("text", True),
+        ("style", False),
+        ("lang", False),
+    ]
     assert [r["uri"] for r in stdio_v1.resources or []] == ["docs://license", "docs://readme"]
     templates = {t["name"]: t["uriTemplate"] for t in stdio_v1.resource_templates or []}
-    assert templates == {"archive": "archive://{year}/{month}", "doc": "docs://pages/{id}", "logs": "logs://{service}",
-                         "search_docs": "search://docs{?q}", "table": "tables://{name}", "user": "users://{uid}"}
+    assert templates == {
+        "archive": "archive://{year}/{month}",
+        "doc": "docs://pages/{id}",
+        "logs": "logs://{service}",
+        "search_docs": "search://docs{?q}",
+        "table": "tables://{name}",
+        "user": "users://{uid}",
+    }
     assert stdio_v1.instructions == "Documentation tools. Read docs://readme first."
     assert stdio_v1.capabilities["resources"] == {"listChanged": True, "subscribe": True}
     assert stdio_v1.meta["list_pages"] == {"prompts/list": 1, "resources/list": 1, "resources/templates/list": 1}
@@ -129,7 +142,11 @@ def test_server_without_prompts_or_resources_still_snapshots(stdio_v1: Snapshot)
     assert ("server-instructions-changed", "server", "instructions", "", "info") in removed
     added = keyed(diff_snapshots(v3, stdio_v1))
     # release 3 serves no subscriptions/listen either: tools.listChanged comes back with release 1
-    assert {k[3] for k in added if k[0] == "server-capability-added"} == {"/prompts", "/resources", "/tools/listChanged"}
+    assert {k[3] for k in added if k[0] == "server-capability-added"} == {
+        "/prompts",
+        "/resources",
+        "/tools/listChanged",
+    }
 
 
 def test_raw_pages_of_every_list_are_kept() -> None:
@@ -153,8 +170,11 @@ def test_every_rule_over_stdio(stdio_v1: Snapshot, stdio_v2: Snapshot) -> None:
             assert f.tool == "" and f.direction == f.surface and f.hosts == []
         if f.severity == "breaking":
             assert f.witness and f.witness["accepted_by"] == "old" and f.witness["error"], f.rule
-    assert all("security" in f.tags for f in findings if f.rule.endswith("description-changed")
-               or f.rule == "server-instructions-changed")
+    assert all(
+        "security" in f.tags
+        for f in findings
+        if f.rule.endswith("description-changed") or f.rule == "server-instructions-changed"
+    )
 
 
 def test_every_rule_over_http(http_snaps: dict[int, Snapshot]) -> None:
@@ -163,25 +183,32 @@ def test_every_rule_over_http(http_snaps: dict[int, Snapshot]) -> None:
 
 
 def _witnesses(old: Snapshot, new: Snapshot) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(f.rule, f.name): f.witness for f in diff_snapshots(old, new) if f.severity == "breaking"
-            and f.surface in ("prompt", "resource-template")}  # type: ignore[misc]
+    return {
+        (f.rule, f.name): f.witness
+        for f in diff_snapshots(old, new)
+        if f.severity == "breaking" and f.surface in ("prompt", "resource-template")
+    }  # type: ignore[misc]
 
 
-def test_witnesses_against_the_real_servers(http_servers: dict[int, ServerProcess],
-                                            http_snaps: dict[int, Snapshot]) -> None:
+def test_witnesses_against_the_real_servers(
+    http_servers: dict[int, ServerProcess], http_snaps: dict[int, Snapshot]
+) -> None:
     """What schema-audit says a cached host sends is accepted by release 1 and rejected (or misread) by 2."""
     import anyio
-
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.exceptions import MCPError
 
     witnesses = _witnesses(http_snaps[1], http_snaps[2])
-    assert set(witnesses) == {("prompt-removed", "review"), ("prompt-argument-made-required", "summarize"),
-                              ("prompt-argument-required-added", "summarize"), ("resource-template-removed", "archive"),
-                              ("resource-template-uri-changed", "doc"),
-                              ("resource-template-variable-renamed", "search_docs"),
-                              ("resource-template-variable-renamed", "user")}
+    assert set(witnesses) == {
+        ("prompt-removed", "review"),
+        ("prompt-argument-made-required", "summarize"),
+        ("prompt-argument-required-added", "summarize"),
+        ("resource-template-removed", "archive"),
+        ("resource-template-uri-changed", "doc"),
+        ("resource-template-variable-renamed", "search_docs"),
+        ("resource-template-variable-renamed", "user"),
+    }
 
     async def ask(version: int, kind: str, payload: Any) -> tuple[bool, str]:
         url = http_servers[version].url("/mcp")
@@ -221,12 +248,22 @@ def test_witnesses_against_the_real_servers(http_servers: dict[int, ServerProces
 
 def test_cli_snapshot_and_json_report(tmp_path: Path, http_servers: dict[int, ServerProcess]) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True,
-                              cwd=ROOT, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+        )
 
     for v in (1, 2):
-        r = cli("snapshot", "--out", str(tmp_path / f"v{v}.json"), "--label", f"v{v}", "--url",
-                http_servers[v].url("/mcp"), "--protocol", "legacy")
+        r = cli(
+            "snapshot",
+            "--out",
+            str(tmp_path / f"v{v}.json"),
+            "--label",
+            f"v{v}",
+            "--url",
+            http_servers[v].url("/mcp"),
+            "--protocol",
+            "legacy",
+        )
         assert r.returncode == 0, r.stderr
         assert "prompts" in r.stderr and "resource templates" in r.stderr
     snap = load_snapshot_file(tmp_path / "v1.json")

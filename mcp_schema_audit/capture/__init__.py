@@ -16,5 +16,12 @@ Never stored or printed: header values, environment values, URL credentials, the
 from mcp_schema_audit.capture.session import SERVER_INFO_META_KEY, capture
 from mcp_schema_audit.capture.target import PROTOCOLS, TRANSPORTS, CaptureTarget, connect_url_and_headers, redact_url
 
-__all__ = ["PROTOCOLS", "SERVER_INFO_META_KEY", "TRANSPORTS", "CaptureTarget", "capture", "connect_url_and_headers",
-           "redact_url"]
+__all__ = [
+    "PROTOCOLS",
+    "SERVER_INFO_META_KEY",
+    "TRANSPORTS",
+    "CaptureTarget",
+    "capture",
+    "connect_url_and_headers",
+    "redact_url",
+]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_schema_audit.capture.session import Connection, utc_now, list_tools, run_connected
+from mcp_schema_audit.capture.session import Connection, list_tools, run_connected, utc_now
 from mcp_schema_audit.capture.target import CaptureTarget, _check_arguments, _oneline, _scrub
 from mcp_schema_audit.jsontext import non_json_number_at
 from mcp_schema_audit.snapshot import Snapshot
@@ -45,9 +45,16 @@ class PlannedCall:
     why: str = ""
 
 
-def call_record(call: PlannedCall, outcome: str, *, result: dict[str, Any] | None = None,
-                error: dict[str, Any] | None = None, sdk_error: str | None = None,
-                duration_s: float | None = None, size: int | None = None) -> dict[str, Any]:
+def call_record(
+    call: PlannedCall,
+    outcome: str,
+    *,
+    result: dict[str, Any] | None = None,
+    error: dict[str, Any] | None = None,
+    sdk_error: str | None = None,
+    duration_s: float | None = None,
+    size: int | None = None,
+) -> dict[str, Any]:
     """The JSON-ready record of one call (the shape ``--record`` files hold in ``calls``):
 
     ``{"id", "tool", "arguments", "outcome", "result", "error", "sdk_error", "duration_s", "chars"}`` where
@@ -109,9 +116,7 @@ def probe_server(
         planned = plan(listing)
         if dry_run:
             return listing, planned, []
-        records = []
-        for call in planned:
-            records.append(await call_tool(conn, call, call_timeout_s))
+        records = [await call_tool(conn, call, call_timeout_s) for call in planned]
         return listing, planned, records
 
     return run_connected(target, protocol, timeout_s, work, clock_started=clock_started)
@@ -142,8 +147,10 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     except MCPError as exc:
         failure = exc
     except ValidationError as exc:
-        sdk_error = _clip(f"the SDK's {conn.version or ''} wire model rejects the result: "
-                          f"{exc.error_count()} validation error(s), first: {_first_error(exc)}")
+        sdk_error = _clip(
+            f"the SDK's {conn.version or ''} wire model rejects the result: "
+            f"{exc.error_count()} validation error(s), first: {_first_error(exc)}"
+        )
     duration = time.monotonic() - began
     sent = conn.log.sent.get("tools/call")
     reply = conn.log.reply(sent) if sent is not None and sent != before else None
@@ -152,14 +159,18 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
             raise failure  # the server went away: the run fails (exit 3)
         if failure is not None and failure.code == _CANCELLED_CODE:
             why = f"no answer within {_seconds(budget)} s" + (
-                " (the call timeout)" if budget >= call_timeout_s else " (what was left of the run's --timeout)")
+                " (the call timeout)" if budget >= call_timeout_s else " (what was left of the run's --timeout)"
+            )
             if conn.log.unparsable > unparsable:
-                why += (f"; meanwhile the server sent {conn.log.unparsable - unparsable} message(s) that are not "
-                        "JSON-RPC (not JSON, or nested too deeply to parse)")
+                why += (
+                    f"; meanwhile the server sent {conn.log.unparsable - unparsable} message(s) that are not "
+                    "JSON-RPC (not JSON, or nested too deeply to parse)"
+                )
             return call_record(call, "timeout", error={"message": why}, duration_s=duration)
         message = _oneline(str(failure)) if failure is not None else (sdk_error or "no reply was recorded")
-        return call_record(call, "rpc-error", error={"message": _scrub(_clip(message), conn.state.secrets)},
-                           duration_s=duration)
+        return call_record(
+            call, "rpc-error", error={"message": _scrub(_clip(message), conn.state.secrets)}, duration_s=duration
+        )
     result, error = reply
     if error is not None:
         error = {k: error[k] for k in ("code", "message", "data") if k in error}  # secrets: masked by the tap
@@ -171,13 +182,24 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     assert result is not None  # secrets: masked by the tap as the result arrived
     bad = conn.log.non_json_reply(sent)
     if bad is not None:
-        return call_record(call, "not-json", duration_s=duration,
-                           error={"message": f"the server sent a non-JSON number (NaN/Infinity) at {bad[1]}"})
+        return call_record(
+            call,
+            "not-json",
+            duration_s=duration,
+            error={"message": f"the server sent a non-JSON number (NaN/Infinity) at {bad[1]}"},
+        )
     size = _size(result)
     if size > MAX_RESULT_CHARS:
-        return call_record(call, "too-large", size=size, duration_s=duration,
-                           error={"message": f"the result is {size} characters of JSON, more than the "
-                                             f"{MAX_RESULT_CHARS} this probe checks or records"})
+        return call_record(
+            call,
+            "too-large",
+            size=size,
+            duration_s=duration,
+            error={
+                "message": f"the result is {size} characters of JSON, more than the "
+                f"{MAX_RESULT_CHARS} this probe checks or records"
+            },
+        )
     return call_record(call, "result", result=result, sdk_error=sdk_error, duration_s=duration)
 
 

@@ -18,7 +18,11 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 def _is_group(exc: BaseException) -> bool:
-    return isinstance(getattr(exc, "exceptions", None), (list, tuple)) and isinstance(exc, BaseException) and type(exc).__name__.endswith("ExceptionGroup")
+    return (
+        isinstance(getattr(exc, "exceptions", None), (list, tuple))
+        and isinstance(exc, BaseException)
+        and type(exc).__name__.endswith("ExceptionGroup")
+    )
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:
@@ -55,37 +59,54 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
             status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
             return CaptureError(f"{status} from {url}", hint=_http_hint(status, state.target.transport))
     if state.http_error is not None and state.target.transport != "stdio":
-        return CaptureError(f"{state.http_error} from {url} during {state.stage}",
-                            hint=_http_hint(state.http_error, state.target.transport))
+        return CaptureError(
+            f"{state.http_error} from {url} during {state.stage}",
+            hint=_http_hint(state.http_error, state.target.transport),
+        )
     for leaf in leaves:
         if isinstance(leaf, httpx2.ConnectError):
-            return CaptureError(f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}",
-                                hint="is the server running and listening on that host and port? Start it first "
-                                "(or give a stdio server's command after --)")
+            return CaptureError(
+                f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}",
+                hint="is the server running and listening on that host and port? Start it first "
+                "(or give a stdio server's command after --)",
+            )
         if isinstance(leaf, httpx2.TimeoutException):
             return CaptureError(f"HTTP timeout talking to {url} during {state.stage}")
         if isinstance(leaf, httpx2.HTTPError):
-            return CaptureError(f"HTTP error talking to {url} during {state.stage}: {_first_line(leaf) or type(leaf).__name__}")
+            return CaptureError(
+                f"HTTP error talking to {url} during {state.stage}: {_first_line(leaf) or type(leaf).__name__}"
+            )
     tail = _stderr_tail(state)
     for leaf in leaves:
         if isinstance(leaf, MCPError):
             sent = _sent_by_server(leaf, log)  # -32000/-32001 are also codes servers use for their own errors
             if leaf.code == -32000 and not sent:  # the SDK's CONNECTION_CLOSED: the server went away
                 if state.target.transport == "stdio":
-                    what = "server exited during the handshake" if state.stage == "the handshake" else f"server exited during {state.stage}"
+                    what = (
+                        "server exited during the handshake"
+                        if state.stage == "the handshake"
+                        else f"server exited during {state.stage}"
+                    )
                     noise = _stdout_noise(log)
                     if noise:
-                        return CaptureError(f"{what}; it wrote to stdout what is not JSON-RPC: {noise}"
-                                            + (f"; stderr: {tail}" if tail else ""),
-                                            hint="stdout must carry only JSON-RPC messages: is this an MCP server "
-                                            "over stdio, and does it log to stderr?")
+                        return CaptureError(
+                            f"{what}; it wrote to stdout what is not JSON-RPC: {noise}"
+                            + (f"; stderr: {tail}" if tail else ""),
+                            hint="stdout must carry only JSON-RPC messages: is this an MCP server "
+                            "over stdio, and does it log to stderr?",
+                        )
                     return CaptureError(f"{what}: {tail or '(no stderr output)'}")
                 return CaptureError(f"server closed the connection during {state.stage} ({url})")
             if leaf.code == -32001 and not sent:  # the SDK's REQUEST_TIMEOUT
-                return CaptureError(f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else ""))
-            hint = "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
-            return CaptureError(f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}",
-                                hint=hint)
+                return CaptureError(
+                    f"no answer during {state.stage}: {leaf.message}" + (f" | stderr: {tail}" if tail else "")
+                )
+            hint = (
+                "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
+            )
+            return CaptureError(
+                f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}", hint=hint
+            )
     for leaf in leaves:
         if isinstance(leaf, ValidationError):
             return CaptureError(
@@ -106,8 +127,10 @@ def _sent_by_server(error: BaseException, log: _WireLog | None) -> bool:
     if log is None:
         return False
     code, message = getattr(error, "code", None), getattr(error, "message", None)
-    return any(isinstance(err, dict) and err.get("code") == code and err.get("message") == message
-               for _m, _res, err, _rid in log.replies)
+    return any(
+        isinstance(err, dict) and err.get("code") == code and err.get("message") == message
+        for _m, _res, err, _rid in log.replies
+    )
 
 
 def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None) -> CaptureError:
@@ -150,8 +173,10 @@ def _http_hint(status_line: str, transport: str = "http") -> str | None:
     if status_line.startswith("HTTP 405") and transport == "http":
         return "the endpoint refuses POST, as a legacy HTTP+SSE endpoint does: try --sse URL instead of --url"
     if status_line.startswith("HTTP 400") and transport == "sse":
-        return ("the endpoint refused the SSE client's GET, as a Streamable HTTP endpoint does: "
-                "try --url URL instead of --sse")
+        return (
+            "the endpoint refused the SSE client's GET, as a Streamable HTTP endpoint does: "
+            "try --url URL instead of --sse"
+        )
     return None
 
 

@@ -1,4 +1,5 @@
-"""The stdio server's process tree and stderr tail: every descendant stopped at the end, the last lines kept for errors."""
+"""The stdio server's process tree and stderr tail: every descendant stopped at the end, the last lines kept for
+errors."""
 
 from __future__ import annotations
 
@@ -71,10 +72,8 @@ class _StderrTail:
 
     def close(self) -> None:
         """Close our copy of the write end and stop the reader thread (it exits within ~0.05 s)."""
-        try:
+        with contextlib.suppress(OSError):
             self.writer.close()
-        except OSError:
-            pass
         self._stop.set()
         self._thread.join(timeout=1.0)
 
@@ -126,7 +125,7 @@ class _ProcessTree:
         try:
             with open(f"/proc/{pid}/stat", "rb") as fh:
                 data = fh.read()
-            fields = data[data.rindex(b")") + 2:].split()
+            fields = data[data.rindex(b")") + 2 :].split()
             return fields[0].decode("ascii", "replace"), int(fields[1]), int(fields[19])
         except (OSError, ValueError, IndexError):
             return None
@@ -197,11 +196,8 @@ class _ProcessTree:
         """Record the descendants of the server and of every recorded descendant still alive."""
         if self.server is None:
             return
-        with self._lock:
-            try:
-                self._scan_locked()
-            except Exception:  # noqa: BLE001 - a vanished /proc entry or a parse error: skip this round
-                pass
+        with self._lock, contextlib.suppress(Exception):  # a vanished /proc entry or a parse error: skip this round
+            self._scan_locked()
 
     def _scan_locked(self) -> None:
         assert self.server is not None

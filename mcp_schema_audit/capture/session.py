@@ -29,8 +29,8 @@ from mcp_schema_audit.capture.target import (
     _check_arguments,
     _scrub,
     _secrets_of,
-    message_secrets,
     connect_url_and_headers,
+    message_secrets,
 )
 from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
 from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
@@ -64,8 +64,14 @@ class Connection:
 T = TypeVar("T")
 
 
-def run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
-                  work: Callable[[Connection], Awaitable[T]], *, clock_started: float | None = None) -> T:
+def run_connected(
+    target: CaptureTarget,
+    protocol: str,
+    timeout_s: float,
+    work: Callable[[Connection], Awaitable[T]],
+    *,
+    clock_started: float | None = None,
+) -> T:
     """Open one connection to ``target`` (spawn or connect, handshake), run ``await work(conn)``, disconnect.
 
     The one way ``capture`` and ``probe`` reach a server: transport, wire tap, SDK client, process tree and
@@ -82,8 +88,13 @@ def run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
     return anyio.run(_run_connected, target, protocol, timeout_s, work, clock_started)
 
 
-async def _run_connected(target: CaptureTarget, protocol: str, timeout_s: float,
-                         work: Callable[[Connection], Awaitable[T]], clock_started: float | None = None) -> T:
+async def _run_connected(
+    target: CaptureTarget,
+    protocol: str,
+    timeout_s: float,
+    work: Callable[[Connection], Awaitable[T]],
+    clock_started: float | None = None,
+) -> T:
     import anyio
 
     spent = 0.0 if clock_started is None else max(0.0, time.monotonic() - clock_started)
@@ -133,8 +144,15 @@ def _other_error(exc: BaseException) -> SchemaAuditError | None:
     return None
 
 
-async def _connected(target: CaptureTarget, protocol: str, timeout_s: float, deadline: float, state: _State,
-                     log: _WireLog, work: Callable[[Connection], Awaitable[T]]) -> T:
+async def _connected(
+    target: CaptureTarget,
+    protocol: str,
+    timeout_s: float,
+    deadline: float,
+    state: _State,
+    log: _WireLog,
+    work: Callable[[Connection], Awaitable[T]],
+) -> T:
     """Open the transport and the SDK client, learn the handshake, run ``work``."""
     from mcp import Client
     from mcp.types import Implementation
@@ -158,8 +176,15 @@ async def _connected(target: CaptureTarget, protocol: str, timeout_s: float, dea
                 handshake = _last(log.results("server/discover"))
             else:
                 handshake = await _discover_pinned(session, log)
-            conn = Connection(session=session, log=log, state=state, handshake=handshake,
-                              version=client.protocol_version, timeout_s=timeout_s, deadline=deadline)
+            conn = Connection(
+                session=session,
+                log=log,
+                state=state,
+                handshake=handshake,
+                version=client.protocol_version,
+                timeout_s=timeout_s,
+                deadline=deadline,
+            )
             return await work(conn)
 
 
@@ -231,8 +256,10 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     instructions = handshake.get("instructions")
     bad = conn.log.non_json_reply()
     if bad is not None:
-        raise CaptureError(f"the server sent a non-JSON number (NaN/Infinity) at {bad[0]} {bad[1]}: JSON has "
-                           "no such numbers, and hosts that parse strictly (JSON.parse) refuse the message")
+        raise CaptureError(
+            f"the server sent a non-JSON number (NaN/Infinity) at {bad[0]} {bad[1]}: JSON has "
+            "no such numbers, and hosts that parse strictly (JSON.parse) refuse the message"
+        )
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:
@@ -242,7 +269,9 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
         tools=tools,
         server=_server_info(handshake, first_page),
         protocol_version=conn.version,
-        capabilities=dict(handshake.get("capabilities") or {}) if isinstance(handshake.get("capabilities"), dict) else {},
+        capabilities=dict(handshake.get("capabilities") or {})
+        if isinstance(handshake.get("capabilities"), dict)
+        else {},
         transport=conn.state.target.transport,
         prompts=sections["prompts"],
         resources=sections["resources"],
@@ -261,7 +290,9 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     )
 
 
-async def _open_transport(target: CaptureTarget, timeout_s: float, state: _State, stack: contextlib.AsyncExitStack) -> Any:
+async def _open_transport(
+    target: CaptureTarget, timeout_s: float, state: _State, stack: contextlib.AsyncExitStack
+) -> Any:
     """The SDK transport context manager for ``target`` (not entered); HTTP clients go on ``stack``."""
     if target.transport == "stdio":
         from mcp import StdioServerParameters
@@ -326,18 +357,25 @@ async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
     try:
         await session.send_discover(version)
     except MCPError as exc:
-        raise CaptureError(f"the server does not speak protocol {version}: it answered server/discover with "
-                           f"error {exc.error.code}: {_first_line(exc)}", hint=hint) from None
+        raise CaptureError(
+            f"the server does not speak protocol {version}: it answered server/discover with "
+            f"error {exc.error.code}: {_first_line(exc)}",
+            hint=hint,
+        ) from None
     result = _last(log.results("server/discover", mark))
     supported = result.get("supportedVersions")
     if isinstance(supported, list) and version not in supported:
         shown = ", ".join(str(v) for v in supported[:8] if isinstance(v, str))
-        raise CaptureError(f"the server does not speak protocol {version}: server/discover lists only "
-                           f"{shown or 'no version'}", hint=hint)
+        raise CaptureError(
+            f"the server does not speak protocol {version}: server/discover lists only {shown or 'no version'}",
+            hint=hint,
+        )
     return result
 
 
-async def _walk_pages(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State) -> list[dict[str, Any]]:
+async def _walk_pages(
+    session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State
+) -> list[dict[str, Any]]:
     """Send ``tools/list`` until the raw result has no ``nextCursor``; return the raw results in order."""
     return await walk_list(session, log, "tools/list", "tools", version, max_pages, state)
 

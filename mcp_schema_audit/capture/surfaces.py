@@ -21,8 +21,11 @@ from mcp_schema_audit.snapshot import LIST_SECTIONS, check_section
 #: ``resources/templates/list`` with it; that is an empty list, not a failure.
 METHOD_NOT_FOUND = -32601
 #: List section → (method, the capability that announces it).
-_METHODS = {"prompts": ("prompts/list", "prompts"), "resources": ("resources/list", "resources"),
-            "resource_templates": ("resources/templates/list", "resources")}
+_METHODS = {
+    "prompts": ("prompts/list", "prompts"),
+    "resources": ("resources/list", "resources"),
+    "resource_templates": ("resources/templates/list", "resources"),
+}
 
 
 def _types(method: str) -> tuple[Any, Any]:
@@ -37,8 +40,9 @@ def _types(method: str) -> tuple[Any, Any]:
     }[method]
 
 
-async def walk_list(session: Any, log: _WireLog, method: str, key: str, version: str | None, max_pages: int,
-                    state: _State) -> list[dict[str, Any]]:
+async def walk_list(
+    session: Any, log: _WireLog, method: str, key: str, version: str | None, max_pages: int, state: _State
+) -> list[dict[str, Any]]:
     """Send list request ``method`` until the raw result has no ``nextCursor``; return the raw results in order.
 
     ``key`` is the result's list (``tools``, ``prompts``, ``resources``, ``resourceTemplates``). Raises
@@ -80,8 +84,9 @@ async def walk_list(session: Any, log: _WireLog, method: str, key: str, version:
         if not isinstance(next_cursor, str):
             raise CaptureError(f"{method} page {number} has a nextCursor that is not a string")
         if next_cursor in seen or next_cursor == cursor:
-            raise CaptureError(f"server repeated cursor {_short(next_cursor)} on {method} page {number}: "
-                               "paging would never end")
+            raise CaptureError(
+                f"server repeated cursor {_short(next_cursor)} on {method} page {number}: paging would never end"
+            )
         seen.add(next_cursor)
         cursor = next_cursor
 
@@ -91,8 +96,9 @@ def advertised(capabilities: dict[str, Any], capability: str) -> bool:
     return capabilities.get(capability) not in (None, False)
 
 
-async def walk_surfaces(session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State,
-                        capabilities: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+async def walk_surfaces(
+    session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State, capabilities: dict[str, Any]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Walk ``prompts/list``, ``resources/list`` and ``resources/templates/list`` (each only when its capability
     is advertised; a list not advertised is ``[]``: a host sees none).
 

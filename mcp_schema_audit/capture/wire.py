@@ -66,8 +66,11 @@ class _WireLog:
             message = json.loads(raw)
         except (ValueError, RecursionError):
             return
-        if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0" and ("result" in message or "error"
-                                                                                   in message)):
+        if not (
+            isinstance(message, dict)
+            and message.get("jsonrpc") == "2.0"
+            and ("result" in message or "error" in message)
+        ):
             return
         rid = message.get("id")
         if isinstance(rid, (str, int)) and not isinstance(rid, bool) and rid in self.methods:
@@ -76,12 +79,19 @@ class _WireLog:
                 return  # a probe call: it times out as a host's would (the call-timeout outcome), the run goes on
             reason = " ".join(why.split())[:200] or "not valid JSON"
             lowered = reason.lower()
-            hint = ("a lone UTF-16 surrogate escape (\\ud800 without its pair) is the usual cause: the server must "
-                    "send valid Unicode" if "surrogate" in lowered or "hex escape" in lowered else
-                    "the reply is nested deeper than the SDK's JSON parser goes" if "recursion" in lowered else
-                    "the server must send JSON the MCP SDK's parser accepts")
-            raise CaptureError(f"the server's reply to {method} cannot be read by an MCP client ({reason}); "
-                               "the SDK drops it, so hosts wait for it until they time out", hint=hint)
+            hint = (
+                "a lone UTF-16 surrogate escape (\\ud800 without its pair) is the usual cause: the server must "
+                "send valid Unicode"
+                if "surrogate" in lowered or "hex escape" in lowered
+                else "the reply is nested deeper than the SDK's JSON parser goes"
+                if "recursion" in lowered
+                else "the server must send JSON the MCP SDK's parser accepts"
+            )
+            raise CaptureError(
+                f"the server's reply to {method} cannot be read by an MCP client ({reason}); "
+                "the SDK drops it, so hosts wait for it until they time out",
+                hint=hint,
+            )
 
     def non_json_reply(self, request_id: Any = None) -> tuple[str, str] | None:
         """``(method, "result/pointer" or "error/pointer")`` of the first reply holding a number JSON cannot

@@ -10,7 +10,8 @@ import functools
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -24,6 +25,7 @@ def run_started() -> float:
     """When this command started (``time.monotonic()``): the process start under ``main()``, else (an
     in-process runner) the command's own start. ``--timeout`` counts from here."""
     return _clock.get("run", time.monotonic())
+
 
 app = typer.Typer(
     name="schema-audit",
@@ -52,8 +54,11 @@ class _Command(typer.core.TyperCommand):
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
-        return pieces + [param.metavar or (param.name or "").upper()
-                         for param in self.get_params(ctx) if param.param_type_name == "argument"]
+        return pieces + [
+            param.metavar or (param.name or "").upper()
+            for param in self.get_params(ctx)
+            if param.param_type_name == "argument"
+        ]
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         arguments, options = [], []
@@ -145,14 +150,18 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             raise typer.Exit(_no_room(exc)) from None
         except WallClockGuard as exc:
-            _err(f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
-                 "overloaded machine)")
+            _err(
+                f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
+                "overloaded machine)"
+            )
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
         except Exception as exc:  # a bug: never a traceback unless asked for
             if os.environ.get("SCHEMA_AUDIT_DEBUG"):
                 raise
-            _err(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
-                 "(set SCHEMA_AUDIT_DEBUG=1 for a traceback)")
+            _err(
+                f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
+                "(set SCHEMA_AUDIT_DEBUG=1 for a traceback)"
+            )
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper
@@ -181,8 +190,9 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Find MCP tool schema changes that break hosts holding a cached tools/list.
 
@@ -204,9 +214,15 @@ def _server_command_hint(exc: Exception, argv: list[str]) -> str:
         return ""
     if "--" in argv or command.name not in argv:
         return ""
-    tokens = argv[argv.index(command.name) + 1:]
-    takes_value = {opt for p in command.params if getattr(p, "param_type_name", "") == "option"
-                   and not getattr(p, "is_flag", False) and not getattr(p, "count", False) for opt in p.opts}
+    tokens = argv[argv.index(command.name) + 1 :]
+    takes_value = {
+        opt
+        for p in command.params
+        if getattr(p, "param_type_name", "") == "option"
+        and not getattr(p, "is_flag", False)
+        and not getattr(p, "count", False)
+        for opt in p.opts
+    }
     j = 0
     while j < len(tokens) and tokens[j].startswith("-"):
         j += 2 if tokens[j] in takes_value else 1

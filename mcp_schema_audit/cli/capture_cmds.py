@@ -8,7 +8,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -37,31 +36,45 @@ from mcp_schema_audit.words import plural
 @_command("Capture what an MCP server lists into a snapshot.")
 @_guarded
 def snapshot(
-    command: Optional[List[str]] = source.SERVER_COMMAND,
-    label: Optional[str] = typer.Option(None, "--label", "-l", metavar="LABEL",
-                                        help="Snapshot label, e.g. v0.2.6 (the file name in the store)."),
-    url: Optional[str] = source.URL,
-    sse: Optional[str] = source.SSE,
-    header: List[str] = source.HEADER,
-    header_env: List[str] = source.HEADER_ENV,
-    env: List[str] = source.ENV,
-    cwd: Optional[Path] = source.CWD,
+    command: list[str] | None = source.SERVER_COMMAND,
+    label: str | None = typer.Option(
+        None, "--label", "-l", metavar="LABEL", help="Snapshot label, e.g. v0.2.6 (the file name in the store)."
+    ),
+    url: str | None = source.URL,
+    sse: str | None = source.SSE,
+    header: list[str] = source.HEADER,
+    header_env: list[str] = source.HEADER_ENV,
+    env: list[str] = source.ENV,
+    cwd: Path | None = source.CWD,
     protocol: str = source.PROTOCOL,
     timeout: float = source.TIMEOUT,
     max_pages: int = source.MAX_PAGES,
-    store: Optional[Path] = typer.Option(None, "--store", metavar="DIR",
-                                         help="Snapshot store folder (default .schema-audit)."),
-    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP_SHORT),
-    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
-                                      help="Write the snapshot to this file ('-' = stdout) instead of the store."),
-    from_file: Optional[Path] = typer.Option(None, "--from-file", metavar="FILE", help=(
-        "Import a tools/list result instead of capturing: {\"tools\": [...]}, a JSON-RPC response, "
-        "or MCP Inspector CLI JSON; prompts, resources, resourceTemplates, capabilities and instructions "
-        "beside tools are kept too.")),
+    store: Path | None = typer.Option(
+        None, "--store", metavar="DIR", help="Snapshot store folder (default .schema-audit)."
+    ),
+    config: Path | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP_SHORT),
+    out: str | None = typer.Option(
+        None, "--out", "-o", metavar="FILE", help="Write the snapshot to this file ('-' = stdout) instead of the store."
+    ),
+    from_file: Path | None = typer.Option(
+        None,
+        "--from-file",
+        metavar="FILE",
+        help=(
+            'Import a tools/list result instead of capturing: {"tools": [...]}, a JSON-RPC response, '
+            "or MCP Inspector CLI JSON; prompts, resources, resourceTemplates, capabilities and instructions "
+            "beside tools are kept too."
+        ),
+    ),
     verbose: bool = source.VERBOSE,
-    force: bool = typer.Option(False, "--force", help=(
-        "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
-        "an existing one is an error (exit 2) and nothing is captured.")),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help=(
+            "Replace an existing snapshot: the label's file in the store, or the --out file. Without it, "
+            "an existing one is an error (exit 2) and nothing is captured."
+        ),
+    ),
 ) -> None:
     """Capture what an MCP server advertises (stdio, Streamable HTTP or SSE) into a snapshot: tools/list, and
     prompts/list, resources/list, resources/templates/list when it advertises them, its capabilities and
@@ -91,8 +104,7 @@ def snapshot(
     dest = target_path if out is not None else store_path(store, label or "")
     if dest is not None and not force and (dest.exists() or dest.is_symlink()):
         # checked before capturing: a release's snapshot is the baseline hosts cached; never lose it by accident
-        what = (f"snapshot {label!r} already exists in the store ({dest})" if out is None
-                else f"{dest} already exists")
+        what = f"snapshot {label!r} already exists in the store ({dest})" if out is None else f"{dest} already exists"
         raise UsageError(f"{what}; pass --force to replace it")
     if from_file is not None:
         snap = snapshot_from_data(read_json_file(from_file), source=str(from_file), label=label)
@@ -103,29 +115,40 @@ def snapshot(
         _quiet_sdk_logs(verbose)
         target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
         _err(f"capturing tools, prompts, resources and resource templates from {where} …")
-        snap = capture(target, label=label or "snapshot", protocol=protocol, timeout_s=timeout, max_pages=max_pages,
-                       clock_started=run_started())
+        snap = capture(
+            target,
+            label=label or "snapshot",
+            protocol=protocol,
+            timeout_s=timeout,
+            max_pages=max_pages,
+            clock_started=run_started(),
+        )
     text = canonical_json(snap.to_json(), "the snapshot to stdout" if out == "-" else str(dest))
     if out == "-":
         _write_output(text, "-")
         return
     atomic_write_text(dest, text, exclusive=not force)
     proto = snap.protocol_version or "unknown protocol"
-    counts = [plural(len(snap.tools), "tool")] + [plural(len(getattr(snap, s)), w) for s, w in (
-        ("prompts", "prompt"), ("resources", "resource"), ("resource_templates", "resource template"))
-        if getattr(snap, s) is not None]
+    counts = [plural(len(snap.tools), "tool")] + [
+        plural(len(getattr(snap, s)), w)
+        for s, w in (("prompts", "prompt"), ("resources", "resource"), ("resource_templates", "resource template"))
+        if getattr(snap, s) is not None
+    ]
     _err(f"wrote {dest} ({', '.join(counts)}, {proto})")
 
 
 @_command("Run the whole pipeline on the bundled mail server.")
 @_guarded
 def demo(
-    fail_on: str = typer.Option("never", "--fail-on", metavar="LEVEL",
-                                help="Gate for the demo's exit code (never: always exit 0)."),
-    keep: Optional[Path] = typer.Option(None, "--keep", metavar="DIR",
-                                        help="Keep the demo snapshots in this store folder."),
-    timeout: float = typer.Option(60.0, "--timeout", min=1.0, callback=source.at_most_a_day, metavar="SECONDS",
-                                 help="Seconds per capture."),
+    fail_on: str = typer.Option(
+        "never", "--fail-on", metavar="LEVEL", help="Gate for the demo's exit code (never: always exit 0)."
+    ),
+    keep: Path | None = typer.Option(
+        None, "--keep", metavar="DIR", help="Keep the demo snapshots in this store folder."
+    ),
+    timeout: float = typer.Option(
+        60.0, "--timeout", min=1.0, callback=source.at_most_a_day, metavar="SECONDS", help="Seconds per capture."
+    ),
     force: bool = typer.Option(False, "--force", help="With --keep: replace snapshots v1/v2 already in DIR."),
 ) -> None:
     """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them, then probe v2.
@@ -145,8 +168,10 @@ def demo(
     if keep is not None and not force:
         for label in ("v1", "v2"):
             if store_path(keep, label).exists():
-                raise UsageError(f"snapshot {label!r} already exists in the store ({store_path(keep, label)}); "
-                                 "pass --force to replace it, or --keep another folder")
+                raise UsageError(
+                    f"snapshot {label!r} already exists in the store ({store_path(keep, label)}); "
+                    "pass --force to replace it, or --keep another folder"
+                )
     store = keep if keep is not None else Path(tempfile.mkdtemp(prefix="schema-audit-demo-"))
     snaps = []
     _quiet_sdk_logs(False)
@@ -158,7 +183,9 @@ def demo(
             t0 = time.monotonic()
             snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
             atomic_write_text(store_path(store, label), canonical_json(snap.to_json(), str(store_path(store, label))))
-            _err(f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
+            _err(
+                f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s"
+            )
             snaps.append(snap)
         report = run_diff(snaps[0], snaps[1], fail_on=fail_on)
         tty = sys.stdout.isatty()
@@ -168,8 +195,12 @@ def demo(
         _err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
         t0 = time.monotonic()
         listing, _planned, records = probe_server(
-            CaptureTarget("stdio", command=cmd), lambda snap: plan_calls(snap, [], auto=True)[0], label="v2",
-            protocol="auto", timeout_s=timeout)
+            CaptureTarget("stdio", command=cmd),
+            lambda snap: plan_calls(snap, [], auto=True)[0],
+            label="v2",
+            protocol="auto",
+            timeout_s=timeout,
+        )
         _err(f"  {len(records)} calls, {time.monotonic() - t0:.1f} s")
         probed = run_probe(listing, records, [snaps[0]], fail_on=fail_on)
         sys.stdout.write("\n" + render_text(probed, color=color, width=width))

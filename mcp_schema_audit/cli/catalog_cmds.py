@@ -13,9 +13,13 @@ from mcp_schema_audit.errors import UsageError
 
 @_command("Print a published JSON Schema (report, history).")
 @_guarded
-def schema(what: str = typer.Argument(..., metavar="NAME",
-                                      help="report: the JSON Schema of 'diff|lint|probe --format json'; history: "
-                                           "that of 'history --format json'.")) -> None:
+def schema(
+    what: str = typer.Argument(
+        ...,
+        metavar="NAME",
+        help="report: the JSON Schema of 'diff|lint|probe --format json'; history: that of 'history --format json'.",
+    ),
+) -> None:
     """Print a published JSON Schema (report, history)."""
     import json
 
@@ -29,16 +33,19 @@ def schema(what: str = typer.Argument(..., metavar="NAME",
 
 @_command("List the rule catalog.")
 @_guarded
-def rules(fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT",
-                                  help=" | ".join(RULES_FORMATS) + ".")) -> None:
+def rules(
+    fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=" | ".join(RULES_FORMATS) + "."),
+) -> None:
     """List the rule catalog: id, direction (for tools input/output/tool; else the surface), default severity, title."""
     import json
 
     from mcp_schema_audit.rules import RULES
 
     if fmt == "json":
-        data = [{"id": r.id, "surface": r.surface, "direction": r.direction, "severity": r.severity, "title": r.title}
-                for r in RULES.values()]
+        data = [
+            {"id": r.id, "surface": r.surface, "direction": r.direction, "severity": r.severity, "title": r.title}
+            for r in RULES.values()
+        ]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     if fmt != "text":

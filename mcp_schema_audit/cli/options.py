@@ -9,7 +9,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 from mcp_schema_audit.cli.app import _err
 from mcp_schema_audit.errors import UsageError
@@ -49,7 +49,7 @@ def _quiet_sdk_logs(verbose: bool) -> None:
         log.propagate = False
 
 
-def _write_output(text: str, out: Optional[str]) -> None:
+def _write_output(text: str, out: str | None) -> None:
     """Write a report to stdout (``out`` None or ``-``) or atomically to the file ``out``. Raises
     ``BrokenPipeError`` when the reader of stdout went away, ``InputError`` when stdout or the file cannot take
     it (a full disk: ``cannot write the report to stdout: No space left on device``)."""
@@ -89,8 +89,9 @@ def _ref_parts(ref: str) -> tuple[str, list[str]]:
     return rev, parts
 
 
-def distinct_labels(old: Snapshot, new: Snapshot, old_ref: str, new_ref: str, old_label: Optional[str],
-                    new_label: Optional[str]) -> None:
+def distinct_labels(
+    old: Snapshot, new: Snapshot, old_ref: str, new_ref: str, old_label: str | None, new_label: str | None
+) -> None:
     """Set the labels the reports show for OLD and NEW: ``--old-label``/``--new-label`` when given; else, when
     both carry one label (``a/tools.json``, ``b/tools.json``), the shortest ends of their references that
     tell them apart (``a/tools``, ``b/tools``; for one path at two revisions ``main:tools``, ``HEAD:tools``).
@@ -111,10 +112,20 @@ def distinct_labels(old: Snapshot, new: Snapshot, old_ref: str, new_ref: str, ol
     new.label = new_label.strip() if new_label is not None else new.label
 
 
-def _settings(config: Optional[Path], fail_on: Optional[str], mode: Optional[str], host: List[str],
-              severity: List[str], store: Optional[Path], *, fmt: Optional[str] = None,
-              formats: tuple[str, ...] = (), config_format: bool = True, tools: List[str] = (),
-              exclude_tools: List[str] = ()) -> dict[str, Any]:
+def _settings(
+    config: Path | None,
+    fail_on: str | None,
+    mode: str | None,
+    host: list[str],
+    severity: list[str],
+    store: Path | None,
+    *,
+    fmt: str | None = None,
+    formats: tuple[str, ...] = (),
+    config_format: bool = True,
+    tools: list[str] = (),
+    exclude_tools: list[str] = (),
+) -> dict[str, Any]:
     """Merge flags over the config file over built-in defaults; validate every value (UsageError).
 
     Returns ``{"config", "fail_on", "mode", "hosts", "severity", "store", "format", "tools",
@@ -159,16 +170,20 @@ _SEVERITY_HELP = "Override a rule's severity: RULE=breaking|warning|info (repeat
 
 
 #: "60" is ``engine.RUN_TIME_BUDGET_S`` (kept literal so --help does not import the engine; a test checks it).
-_TIME_BUDGET_HELP = ("Last-resort guard: seconds the whole comparison may run (default 900; 0 = no limit). "
-                     "Verdicts never depend on time (every budget that bounds them counts work); past this "
-                     "guard the run stops with exit 4 and writes no report.")
+_TIME_BUDGET_HELP = (
+    "Last-resort guard: seconds the whole comparison may run (default 900; 0 = no limit). "
+    "Verdicts never depend on time (every budget that bounds them counts work); past this "
+    "guard the run stops with exit 4 and writes no report."
+)
 
 
-_JOBS_HELP = ("Processes to compare tools on (default: every core this process may use; 1 = one process). "
-              "Only catalogs with many changed tools are split; the report is the same either way.")
+_JOBS_HELP = (
+    "Processes to compare tools on (default: every core this process may use; 1 = one process). "
+    "Only catalogs with many changed tools are split; the report is the same either way."
+)
 
 
-def _jobs(jobs: Optional[int]) -> Optional[int]:
+def _jobs(jobs: int | None) -> int | None:
     """``--jobs`` checked: None (every available core) or an integer ≥ 1; raises ``UsageError``."""
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be a number of processes ≥ 1 (got {jobs})")
@@ -189,13 +204,20 @@ class _Progress:
         self.last = -1
         self.shown = 0.0
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=Console(stderr=True), auto_refresh=False, transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                auto_refresh=False,
+                transient=True,
+            )
             self.bar.start()
             self.task = self.bar.add_task(self.what, total=None)
         return self
@@ -221,7 +243,7 @@ class _Progress:
             self.bar.stop()
 
 
-def _budget(seconds: Optional[float]) -> Optional[float]:
+def _budget(seconds: float | None) -> float | None:
     """``--time-budget`` checked: None (the engine's default) or a finite number ≥ 0; raises ``UsageError``."""
     if seconds is None:
         return None
@@ -245,26 +267,34 @@ HISTORY_FORMATS = DIFF_FORMATS
 RULES_FORMATS = ("text", "json")
 
 
-_FORMATS_HELP = (" | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). "
-                 "Default: text, or the config file's format.")
+_FORMATS_HELP = (
+    " | ".join(DIFF_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0). "
+    "Default: text, or the config file's format."
+)
 
 
 _HISTORY_FORMATS_HELP = " | ".join(HISTORY_FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0)."
 
 
-_SAMPLES_HELP = ("A probe recording of NEW (probe --record FILE): every recorded result a cached (OLD) outputSchema "
-                 "rejects is a breaking finding with the real payload as its witness.")
+_SAMPLES_HELP = (
+    "A probe recording of NEW (probe --record FILE): every recorded result a cached (OLD) outputSchema "
+    "rejects is a breaking finding with the real payload as its witness."
+)
 
 
-_TOOL_HELP = ("Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
-              "Default: the config file's tools, else every tool.")
+_TOOL_HELP = (
+    "Only tools whose name matches this glob (fnmatch: * ? [seq]; case-sensitive; repeatable). "
+    "Default: the config file's tools, else every tool."
+)
 
 
-_EXCLUDE_TOOL_HELP = ("Leave out tools whose name matches this glob (repeatable; applied after --tool). "
-                      "Default: the config file's exclude_tools.")
+_EXCLUDE_TOOL_HELP = (
+    "Leave out tools whose name matches this glob (repeatable; applied after --tool). "
+    "Default: the config file's exclude_tools."
+)
 
 
-def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) -> tuple[List[Snapshot], List[str]]:
+def _tool_filter(snaps: list[Snapshot], include: list[str], exclude: list[str]) -> tuple[list[Snapshot], list[str]]:
     """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
 
     A glob that matches no tool name in any of ``snaps`` is a one-line warning on stderr, not an
@@ -285,15 +315,18 @@ def _tool_filter(snaps: List[Snapshot], include: List[str], exclude: List[str]) 
 
     kept = sum(1 for n in names if tool_selected(n, include, exclude))
     if names and not kept:
-        raise UsageError(f"the tool filters leave none of the {plural(len(names), 'tool')} in scope; check --tool/--exclude-tool "
-                         "(or tools/exclude_tools in the config file)")
+        raise UsageError(
+            f"the tool filters leave none of the {plural(len(names), 'tool')} in scope; check --tool/--exclude-tool "
+            "(or tools/exclude_tools in the config file)"
+        )
     parts = ([f"--tool {', '.join(include)}"] if include else []) + (
-        [f"--exclude-tool {', '.join(exclude)}"] if exclude else [])
+        [f"--exclude-tool {', '.join(exclude)}"] if exclude else []
+    )
     note = f"tool filter ({'; '.join(parts)}): {kept} of {plural(len(names), 'tool')} in scope"
     return [s.filtered(include, exclude) for s in snaps], [note]
 
 
-def _render(report: Any, fmt: str, output: Optional[str]) -> str:
+def _render(report: Any, fmt: str, output: str | None) -> str:
     """``report`` (a ``Report`` or a ``History``) in ``fmt``; ``text`` in colour on a terminal (unless
     ``NO_COLOR``); ``ignore``: ready-to-paste ``[[ignore]]`` entries. Raises ``UsageError`` for another format."""
     from mcp_schema_audit.report import RENDERERS, render
@@ -314,10 +347,20 @@ def _render(report: Any, fmt: str, output: Optional[str]) -> str:
     return RENDERERS[fmt](report)
 
 
-def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: str = "backward",
-             hosts: Optional[List[str]] = None, severity: Optional[dict[str, str]] = None,
-             ignore: Optional[list[Any]] = None, time_budget: Optional[float] = None, samples: Any = None,
-             jobs: Optional[int] = None, progress: Any = None) -> Any:
+def run_diff(
+    old: Snapshot,
+    new: Snapshot,
+    *,
+    fail_on: str = "breaking",
+    mode: str = "backward",
+    hosts: list[str] | None = None,
+    severity: dict[str, str] | None = None,
+    ignore: list[Any] | None = None,
+    time_budget: float | None = None,
+    samples: Any = None,
+    jobs: int | None = None,
+    progress: Any = None,
+) -> Any:
     """Diff two snapshots into a ``Report``: findings for ``mode``, then policy (hosts, severity, ignore).
 
     Findings are sorted by tool, direction, pointer, rule. ``time_budget``: seconds for the whole
@@ -334,8 +377,10 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
 
     notes = []
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
-        notes.append(f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
-                     "advertise different schemas per protocol era; compare snapshots of the same era")
+        notes.append(
+            f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
+            "advertise different schemas per protocol era; compare snapshots of the same era"
+        )
     from mcp_schema_audit.surfaces import uncompared_note
 
     note = uncompared_note(old, new)
@@ -346,13 +391,23 @@ def run_diff(old: Snapshot, new: Snapshot, *, fail_on: str = "breaking", mode: s
         from mcp_schema_audit.probe import samples_findings
 
         if mode == "forward":
-            raise UsageError("--samples holds results of NEW, checked against hosts that cached OLD: it does not "
-                             "apply to --mode forward (use backward or full)")
+            raise UsageError(
+                "--samples holds results of NEW, checked against hosts that cached OLD: it does not "
+                "apply to --mode forward (use backward or full)"
+            )
         found, sample_notes = samples_findings(samples, new, old)
         order = {"tool": 0, "input": 1, "output": 2}
         findings = sorted(findings + found, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
         notes += sample_notes
     result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
-    return Report(old=old, new=new, findings=result.findings, fail_on=fail_on, notes=notes, mode=mode,
-                  hosts=list(hosts) if hosts else list(HOST_PROFILES), ignored=result.ignored,
-                  expired_ignores=result.expired)
+    return Report(
+        old=old,
+        new=new,
+        findings=result.findings,
+        fail_on=fail_on,
+        notes=notes,
+        mode=mode,
+        hosts=list(hosts) if hosts else list(HOST_PROFILES),
+        ignored=result.ignored,
+        expired_ignores=result.expired,
+    )

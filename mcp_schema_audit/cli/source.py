@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 
@@ -14,24 +14,51 @@ from mcp_schema_audit.cli.options import _parse_pairs
 from mcp_schema_audit.errors import UsageError
 
 SERVER_COMMAND: Any = typer.Argument(
-    None, metavar="[-- SERVER_COMMAND...]", show_default=False,
-    help="stdio server: everything after -- is the command and its arguments.")
+    None,
+    metavar="[-- SERVER_COMMAND...]",
+    show_default=False,
+    help="stdio server: everything after -- is the command and its arguments.",
+)
 URL: Any = typer.Option(None, "--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
 SSE: Any = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL.")
-HEADER: Any = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
-                           help="HTTP header 'Name: value' (repeatable). Never stored or printed.")
-HEADER_ENV: Any = typer.Option([], "--header-env", metavar="NAME=ENV_VAR",
-                               help="HTTP header whose whole value is the environment variable ENV_VAR: "
-                                    "'Authorization=MCP_TOKEN' with MCP_TOKEN='Bearer abc…' sends 'Authorization: "
-                                    "Bearer abc…' (repeatable). Never stored or printed.")
-ENV: Any = typer.Option([], "--env", "-e", metavar="KEY=VALUE", help=(
-    "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
-    "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."))
+HEADER: Any = typer.Option(
+    [],
+    "--header",
+    "-H",
+    metavar="'NAME: VALUE'",
+    help="HTTP header 'Name: value' (repeatable). Never stored or printed.",
+)
+HEADER_ENV: Any = typer.Option(
+    [],
+    "--header-env",
+    metavar="NAME=ENV_VAR",
+    help="HTTP header whose whole value is the environment variable ENV_VAR: "
+    "'Authorization=MCP_TOKEN' with MCP_TOKEN='Bearer abc…' sends 'Authorization: "
+    "Bearer abc…' (repeatable). Never stored or printed.",
+)
+ENV: Any = typer.Option(
+    [],
+    "--env",
+    "-e",
+    metavar="KEY=VALUE",
+    help=(
+        "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
+        "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."
+    ),
+)
 CWD: Any = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server.")
-PROTOCOL: Any = typer.Option("auto", "--protocol", metavar="auto|legacy|2026-07-28", help=(
-    "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
-    "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."))
-def at_most_a_day(value: Optional[float]) -> Optional[float]:
+PROTOCOL: Any = typer.Option(
+    "auto",
+    "--protocol",
+    metavar="auto|legacy|2026-07-28",
+    help=(
+        "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
+        "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."
+    ),
+)
+
+
+def at_most_a_day(value: float | None) -> float | None:
     """Option callback: seconds beyond a day (``inf``, ``1e309``) are a mistake, never "wait forever"."""
     if value is not None and value != value:
         raise typer.BadParameter("nan is not a number of seconds")
@@ -42,13 +69,19 @@ def at_most_a_day(value: Optional[float]) -> Optional[float]:
 
 #: The longest --timeout/--call-timeout: a day.
 MAX_SECONDS = 86_400.0
-TIMEOUT: Any = typer.Option(60.0, "--timeout", min=0.1, callback=at_most_a_day, metavar="SECONDS",
-                            help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.")
+TIMEOUT: Any = typer.Option(
+    60.0,
+    "--timeout",
+    min=0.1,
+    callback=at_most_a_day,
+    metavar="SECONDS",
+    help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.",
+)
 MAX_PAGES: Any = typer.Option(1000, "--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
 VERBOSE: Any = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")
 
 
-def has_server(command: Optional[List[str]], url: Optional[str], sse: Optional[str]) -> bool:
+def has_server(command: list[str] | None, url: str | None, sse: str | None) -> bool:
     """True when a live server source was given (a command after ``--``, ``--url`` or ``--sse``)."""
     return bool(command) or bool(url) or bool(sse)
 
@@ -60,8 +93,15 @@ def check_protocol(protocol: str) -> str:
     return protocol
 
 
-def build_target(command: Optional[List[str]], url: Optional[str], sse: Optional[str], header: List[str],
-                 header_env: List[str], env: List[str], cwd: Optional[Path]) -> tuple[Any, str]:
+def build_target(
+    command: list[str] | None,
+    url: str | None,
+    sse: str | None,
+    header: list[str],
+    header_env: list[str],
+    env: list[str],
+    cwd: Path | None,
+) -> tuple[Any, str]:
     """``(CaptureTarget, where)`` for exactly one of ``command`` (stdio), ``url`` (Streamable HTTP) and ``sse``;
     ``where`` names it for progress lines (program name, or the URL with credentials and query values masked).
 
@@ -79,8 +119,9 @@ def build_target(command: Optional[List[str]], url: Optional[str], sse: Optional
             raise UsageError(f"--header-env {name}: environment variable {var} is not set")
         headers[name] = os.environ[var]
     if command:
-        target = CaptureTarget("stdio", command=list(command), env=_parse_pairs(env, "=", "--env"),
-                               cwd=str(cwd) if cwd else None)
+        target = CaptureTarget(
+            "stdio", command=list(command), env=_parse_pairs(env, "=", "--env"), cwd=str(cwd) if cwd else None
+        )
         return target, command[0]
     endpoint = url or sse or ""
     if not endpoint.lower().startswith(("http://", "https://")):

@@ -23,24 +23,52 @@ maxContains); draft-07 Validation §6.5.7 (dependencies).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import Cond, conditionals
-from mcp_schema_audit.engine.nodes import names
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
-from mcp_schema_audit.schema import RefError
+from mcp_schema_audit.engine.nodes import names
 from mcp_schema_audit.engine.sampler import MAX_SAMPLE_SIZE, NoSample, regex_examples, sample, string_candidates
+from mcp_schema_audit.schema import RefError
 
 #: Issue kinds that mean "P may declare a value V rejects" (or that the engine could not tell).
-UNSAFE_KINDS = frozenset({"enum-extra-p", "const-changed", "enum-only-v", "type-extra-p", "type-only-v",
-                          "prop-extra-p-closed", "required-extra-v", "opened-p", "looser-p", "format", "pattern",
-                          "branch-extra-p", "oneof-overlap", "undecidable", "invalid"})
+UNSAFE_KINDS = frozenset(
+    {
+        "enum-extra-p",
+        "const-changed",
+        "enum-only-v",
+        "type-extra-p",
+        "type-only-v",
+        "prop-extra-p-closed",
+        "required-extra-v",
+        "opened-p",
+        "looser-p",
+        "format",
+        "pattern",
+        "branch-extra-p",
+        "oneof-overlap",
+        "undecidable",
+        "invalid",
+    }
+)
 #: The same for plain set inclusion (inside ``not``): a key an open object merely tolerates counts too.
 SET_UNSAFE_KINDS = UNSAFE_KINDS | {"prop-extra-v"}
 _MISSING = object()
-_KEYWORDS = ("allOf", "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies", "contains",
-             "minContains", "maxContains")
+_KEYWORDS = (
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "contains",
+    "minContains",
+    "maxContains",
+)
 #: Longest array built while searching ``contains`` witnesses.
 _MAX_ARRAY = 100
 
@@ -75,8 +103,12 @@ class ApplicatorMixin:
         """All issues of this module's keywords at one node pair."""
         if not any(k in p or k in v for k in _KEYWORDS):
             return []  # the common case, kept cheap
-        return (self._all_of(p, v, depth) + self._not(p, v, depth) + self._conditionals(p, v, depth)
-                + self._contains(p, v, depth))
+        return (
+            self._all_of(p, v, depth)
+            + self._not(p, v, depth)
+            + self._conditionals(p, v, depth)
+            + self._contains(p, v, depth)
+        )
 
     # -- helpers --------------------------------------------------------------------------------------
     def _inside(self, p: Any, v: Any, depth: int, kinds: frozenset[str] = UNSAFE_KINDS) -> bool:
@@ -109,21 +141,20 @@ class ApplicatorMixin:
         props = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         if props:
             out.append(self._sample_p({**p, "required": list(props)}))  # type: ignore[attr-defined]
-        rest = {k: val for k, val in p.items() if k not in ("if", "then", "else", "not", "dependentSchemas",
-                                                            "dependencies", "contains")}
+        rest = {
+            k: val
+            for k, val in p.items()
+            if k not in ("if", "then", "else", "not", "dependentSchemas", "dependencies", "contains")
+        }
         for sub in extra:
-            try:
+            with contextlib.suppress(NoSample, RecursionError):
                 out.append(sample({"allOf": [rest, sub]}, self.p_doc))
-            except (NoSample, RecursionError):
-                pass
         for k in range(1, 4):
             chosen = self._choose(rest, k)
             if chosen is None:
                 break
-            try:
+            with contextlib.suppress(NoSample, RecursionError):
                 out.append(sample(chosen, self.p_doc))
-            except (NoSample, RecursionError):
-                pass
         return [x for x in out if x is not NO_WITNESS]
 
     def _choose(self, p: dict[str, Any], k: int) -> dict[str, Any] | None:
@@ -194,16 +225,22 @@ class ApplicatorMixin:
         if (canon(np_) == canon(nv) and not _has_ref(nv)) if np_ is not _MISSING and nv is not _MISSING else np_ is nv:
             return []
         if nv is _MISSING:
-            return [Issue("looser-v", ["not"], [], np_, None,
-                          "the {P} schema excludes the values its 'not' schema matches; the {V} schema does not")]
+            return [
+                Issue(
+                    "looser-v",
+                    ["not"],
+                    [],
+                    np_,
+                    None,
+                    "the {P} schema excludes the values its 'not' schema matches; the {V} schema does not",
+                )
+            ]
         p_steps = ["not"] if np_ is not _MISSING else []
         if np_ is not _MISSING and self._equivalent(np_, nv, depth):
             return []  # the same exclusion, spelled differently
         cands = [self._common(p, nv)] + self._samples_p(p)  # type: ignore[attr-defined]
-        try:
+        with contextlib.suppress(NoSample, RecursionError):
             cands.append(sample(nv, self.v_doc))
-        except (NoSample, RecursionError):
-            pass
         cands += self._values(p) or []  # type: ignore[attr-defined]
         try:
             n_node, _ = self._deref(nv, self.v_doc)  # type: ignore[attr-defined]
@@ -213,16 +250,45 @@ class ApplicatorMixin:
             pass
         w = self._pick_valid(p, v, cands)
         if w is not NO_WITNESS:
-            return [Issue("looser-p", p_steps, ["not"], None if np_ is _MISSING else np_, nv,
-                          f"the {{P}} schema allows {short(w)}, which the {{V}} schema's 'not' excludes", w)]
-        if self._disjoint(p, nv, depth) or (np_ is not _MISSING and self._swapped()._inside(
-                nv, np_, depth, SET_UNSAFE_KINDS)):
-            return [] if np_ is _MISSING else [Issue("looser-v", ["not"], ["not"], np_, nv,
-                                                     "'not' changed; the {P} schema still excludes every value "
-                                                     "the {V} schema's 'not' matches")]
-        return [Issue("undecidable", p_steps, ["not"], None if np_ is _MISSING else np_, nv,
-                      "'not' in the {V} schema: no value of the {P} schema it excludes was found, and none "
-                      "could be ruled out")]
+            return [
+                Issue(
+                    "looser-p",
+                    p_steps,
+                    ["not"],
+                    None if np_ is _MISSING else np_,
+                    nv,
+                    f"the {{P}} schema allows {short(w)}, which the {{V}} schema's 'not' excludes",
+                    w,
+                )
+            ]
+        if self._disjoint(p, nv, depth) or (
+            np_ is not _MISSING and self._swapped()._inside(nv, np_, depth, SET_UNSAFE_KINDS)
+        ):
+            return (
+                []
+                if np_ is _MISSING
+                else [
+                    Issue(
+                        "looser-v",
+                        ["not"],
+                        ["not"],
+                        np_,
+                        nv,
+                        "'not' changed; the {P} schema still excludes every value the {V} schema's 'not' matches",
+                    )
+                ]
+            )
+        return [
+            Issue(
+                "undecidable",
+                p_steps,
+                ["not"],
+                None if np_ is _MISSING else np_,
+                nv,
+                "'not' in the {V} schema: no value of the {P} schema it excludes was found, and none "
+                "could be ruled out",
+            )
+        ]
 
     def _disjoint(self, p: Any, n: Any, depth: int = 0) -> bool:
         """Proven: no value P's node declares matches ``n`` (a node of V's document)."""
@@ -244,9 +310,14 @@ class ApplicatorMixin:
                 return all(self._disjoint(p, {**base, **b} if isinstance(b, dict) else b, depth + 1) for b in n[kw])
         for doc, a, b in ((self.p_doc, p, n), (self.v_doc, n, p)):
             vals = self._values(a)  # type: ignore[attr-defined]
-            if vals is not None and len(vals) <= 1000 and all(
+            if (
+                vals is not None
+                and len(vals) <= 1000
+                and all(
                     self._valid(self.v_doc if doc is self.p_doc else self.p_doc, b, x) is False  # type: ignore[attr-defined]
-                    for x in vals):
+                    for x in vals
+                )
+            ):
                 return True
         tp, tn = self._types_of(p), self._types_of(n)  # type: ignore[attr-defined]
         if tp is not None and tn is not None and not self._types_overlap({"type": sorted(tp)}, {"type": sorted(tn)}):  # type: ignore[attr-defined]
@@ -275,38 +346,60 @@ class ApplicatorMixin:
         inputSchema rejects ``{"kind": "a"}``. The same conditional on both sides (same ``if``, same
         ``dependentSchemas`` key) compares ``then`` with ``then`` and ``else`` with ``else``.
         """
-        if all(canon(p.get(k)) == canon(v.get(k)) and not _has_ref(v.get(k)) for k in (
-                "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies")):
+        if all(
+            canon(p.get(k)) == canon(v.get(k)) and not _has_ref(v.get(k))
+            for k in ("if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies")
+        ):
             return []
         # P's draft-07 `dependencies` in a 2019-09/2020-12 schema bind only Ajv hosts: P is read without them
         pc = {c.key: c for c in conditionals(p, legacy=self.p_doc.dialect not in ("2020-12", "2019-09"))}
         vc = {c.key: c for c in conditionals(v)}
         for key, c in vc.items():  # the same test spelled differently (const ↔ one-value enum, $ref …)
             if key not in pc and c.steps == ["if"]:
-                twin = next((k for k, o in pc.items() if k not in vc and o.steps == ["if"]
-                             and self._equivalent(o.if_, c.if_, depth)), None)
+                twin = next(
+                    (
+                        k
+                        for k, o in pc.items()
+                        if k not in vc and o.steps == ["if"] and self._equivalent(o.if_, c.if_, depth)
+                    ),
+                    None,
+                )
                 if twin is not None:
                     pc[key] = pc.pop(twin)
         out: list[Issue] = []
         for key, c in pc.items():
             if key not in vc:
-                out.append(Issue("looser-v", c.steps, [], c.then, None,
-                                 "the {P} schema adds a condition the {V} schema does not have"))
+                out.append(
+                    Issue(
+                        "looser-v",
+                        c.steps,
+                        [],
+                        c.then,
+                        None,
+                        "the {P} schema adds a condition the {V} schema does not have",
+                    )
+                )
         for key, c in vc.items():
             mine = pc.get(key)
-            if mine is not None and canon((mine.then, mine.else_)) == canon((c.then, c.else_)) and not _has_ref(
-                    (c.if_, c.then, c.else_)):
+            if (
+                mine is not None
+                and canon((mine.then, mine.else_)) == canon((c.then, c.else_))
+                and not _has_ref((c.if_, c.then, c.else_))
+            ):
                 continue
             out += self._one_conditional(p, v, c, mine, depth)
         return out
 
-    def _one_conditional(self, p: dict[str, Any], v: dict[str, Any], c: Cond, mine: Cond | None,
-                         depth: int) -> list[Issue]:
+    def _one_conditional(
+        self, p: dict[str, Any], v: dict[str, Any], c: Cond, mine: Cond | None, depth: int
+    ) -> list[Issue]:
         out: list[Issue] = []
         branch_issues: list[Issue] = []  # unsafe issues between the matching then/else schemas
         if mine is not None:
-            for ps, vs, p_steps, v_steps in ((mine.then, c.then, mine.then_steps, c.then_steps),
-                                             (mine.else_, c.else_, mine.else_steps, c.else_steps)):
+            for ps, vs, p_steps, v_steps in (
+                (mine.then, c.then, mine.then_steps, c.then_steps),
+                (mine.else_, c.else_, mine.else_steps, c.else_steps),
+            ):
                 if ps is True and vs is True:
                     continue
                 got = self._child(p, p_steps, ps, v, v_steps, vs, depth)  # type: ignore[attr-defined]
@@ -323,8 +416,15 @@ class ApplicatorMixin:
         if common is not NO_WITNESS:
             triggers.insert(0, common)
         # values of P that fail V's condition (so V's else applies): what P declares and the condition rejects
-        others = [i.witness for i in self.compare(p, c.if_, depth + 1)  # type: ignore[attr-defined]
-                  if i.kind in UNSAFE_KINDS and i.witness is not NO_WITNESS] if c.else_ is not True else []
+        others = (
+            [
+                i.witness
+                for i in self.compare(p, c.if_, depth + 1)  # type: ignore[attr-defined]
+                if i.kind in UNSAFE_KINDS and i.witness is not NO_WITNESS
+            ]
+            if c.else_ is not True
+            else []
+        )
         cands: list[Any] = []
         for branch, bases in ((c.then, triggers), (c.else_, others + triggers)):
             if branch is True:
@@ -340,15 +440,32 @@ class ApplicatorMixin:
         w = self._pick_valid(p, v, cands)
         what = "if/then/else" if c.steps == ["if"] else f"{c.steps[0]} {c.steps[1]!r}"
         if w is not NO_WITNESS:
-            return out + [Issue("looser-p", mine.steps if mine else [], c.steps, mine.then if mine else None, c.then,
-                                f"the {{P}} schema allows {short(w)}, which fails the {{V}} schema's {what}", w)]
+            return out + [
+                Issue(
+                    "looser-p",
+                    mine.steps if mine else [],
+                    c.steps,
+                    mine.then if mine else None,
+                    c.then,
+                    f"the {{P}} schema allows {short(w)}, which fails the {{V}} schema's {what}",
+                    w,
+                )
+            ]
         then_ok = c.then is True or self._inside(p, c.then, depth) or self._disjoint(p, c.if_, depth)
         else_ok = c.else_ is True or self._inside(p, c.else_, depth) or self._inside(p, c.if_, depth)
         if then_ok and else_ok:
             return out
-        return out + [Issue("undecidable", mine.steps if mine else [], c.steps, mine.then if mine else None, c.then,
-                            f"the {{V}} schema's {what}: no value of the {{P}} schema failing it was found, "
-                            "and the {P} schema could not be proven to meet it")]
+        return out + [
+            Issue(
+                "undecidable",
+                mine.steps if mine else [],
+                c.steps,
+                mine.then if mine else None,
+                c.then,
+                f"the {{V}} schema's {what}: no value of the {{P}} schema failing it was found, "
+                "and the {P} schema could not be proven to meet it",
+            )
+        ]
 
     # -- contains -------------------------------------------------------------------------------------
     def _contains(self, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
@@ -373,16 +490,46 @@ class ApplicatorMixin:
         if cv is not _MISSING and min_v == 0 and max_v is None and not (cp is not _MISSING and min_p >= 1):
             # minContains: 0 makes contains vacuous where it is read; a draft-07 host (ts-sdk-v1) ignores
             # minContains and still requires one matching item
-            w = self._pick_any_profile(p, v, [[], *([x] for x in self._samples_p(p.get("items", {}) if isinstance(
-                p.get("items"), dict) else {}) if x is not NO_WITNESS)])  # type: ignore[attr-defined]
+            w = self._pick_any_profile(
+                p,
+                v,
+                [
+                    [],
+                    *(
+                        [x]
+                        for x in self._samples_p(p.get("items", {}) if isinstance(p.get("items"), dict) else {})
+                        if x is not NO_WITNESS
+                    ),
+                ],
+            )  # type: ignore[attr-defined]
             if w is not NO_WITNESS:
-                return [Issue("looser-p", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
-                              f"the {{P}} schema allows {short(w)}; hosts that ignore minContains: 0 (draft-07 "
-                              "Ajv) still require an item matching the {V} schema's 'contains'", w)]
+                return [
+                    Issue(
+                        "looser-p",
+                        p_steps,
+                        v_steps,
+                        cp if cp is not _MISSING else None,
+                        cv,
+                        f"the {{P}} schema allows {short(w)}; hosts that ignore minContains: 0 (draft-07 "
+                        "Ajv) still require an item matching the {V} schema's 'contains'",
+                        w,
+                    )
+                ]
         if cv is _MISSING or (min_v == 0 and max_v is None):
-            return [Issue("looser-v", p_steps, v_steps, cp if cp is not _MISSING else None, None,
-                          "the {P} schema requires items matching 'contains'; the {V} schema does not")] \
-                if cp is not _MISSING else []
+            return (
+                [
+                    Issue(
+                        "looser-v",
+                        p_steps,
+                        v_steps,
+                        cp if cp is not _MISSING else None,
+                        None,
+                        "the {P} schema requires items matching 'contains'; the {V} schema does not",
+                    )
+                ]
+                if cp is not _MISSING
+                else []
+            )
         same = cp is not _MISSING and self._equivalent(cp, cv, depth)
         if same and (min_p, max_p) == (min_v, max_v):
             return []  # the same contains, spelled differently
@@ -392,15 +539,20 @@ class ApplicatorMixin:
         outside = self._pick(items, cv, pool_any)  # type: ignore[attr-defined]
         mine = NO_WITNESS
         if cp is not _MISSING:
-            try:
+            with contextlib.suppress(NoSample, RecursionError):
                 mine = sample(cp, self.p_doc)
-            except (NoSample, RecursionError):
-                pass
         mine_out = NO_WITNESS  # an item P's contains declares that V's contains does not match
         if cp is not _MISSING:
             own = self._samples_p(cp) if isinstance(cp, dict) else []  # type: ignore[attr-defined]
-            mine_out = self._pick(cp, cv, [x for x in (*own, *string_candidates(), *pool_any)  # type: ignore[attr-defined]
-                                           if x is not NO_WITNESS])
+            mine_out = self._pick(
+                cp,
+                cv,
+                [
+                    x
+                    for x in (*own, *string_candidates(), *pool_any)  # type: ignore[attr-defined]
+                    if x is not NO_WITNESS
+                ],
+            )
         cands: list[Any] = [[]]
         pool = [x for x in (outside, mine, inside, mine_out) if x is not NO_WITNESS]
         for x in pool:
@@ -417,31 +569,82 @@ class ApplicatorMixin:
             head = []
             for slot in prefix:
                 own = self._sample_p(slot)  # type: ignore[attr-defined]
-                out = self._pick(slot, cv, [x for x in (*self._samples_p(slot), *pool_any)  # type: ignore[attr-defined]
-                                            if x is not NO_WITNESS]) if isinstance(slot, dict) else NO_WITNESS
+                out = (
+                    self._pick(
+                        slot,
+                        cv,
+                        [
+                            x
+                            for x in (*self._samples_p(slot), *pool_any)  # type: ignore[attr-defined]
+                            if x is not NO_WITNESS
+                        ],
+                    )
+                    if isinstance(slot, dict)
+                    else NO_WITNESS
+                )
                 head.append(out if out is not NO_WITNESS else own)
             if NO_WITNESS not in head:
-                cands += [head[:k] + tail for k in range(1, len(head) + 1) for tail in list(cands)[:12]
-                          if k == len(head) or not tail]
+                cands += [
+                    head[:k] + tail
+                    for k in range(1, len(head) + 1)
+                    for tail in list(cands)[:12]
+                    if k == len(head) or not tail
+                ]
         cands = [c for c in cands if len(c) <= min(_MAX_ARRAY, MAX_SAMPLE_SIZE)]
         w = self._pick_valid(p, v, cands)
         if w is not NO_WITNESS:
-            return [Issue("looser-p", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
-                          f"the {{P}} schema allows {short(w)}, which has too few or too many items matching the "
-                          "{V} schema's 'contains'", w)]
-        enough = min_v == 0 or (cp is not _MISSING and min_p >= min_v and self._inside(cp, cv, depth)) or (
-            # every item matches V's contains (the prefix slots too), and there are enough of them
-            _count(p, "minItems", 0) >= min_v and items is not False and self._inside(items, cv, depth)
-            and all(self._inside(x, cv, depth) for x in prefix))
-        few = max_v is None or _count(p, "maxItems", None) is not None and _count(p, "maxItems", 0) <= max_v or (
-            same and max_p is not None and max_p <= max_v) or (
-            self._disjoint(items, cv, depth))
+            return [
+                Issue(
+                    "looser-p",
+                    p_steps,
+                    v_steps,
+                    cp if cp is not _MISSING else None,
+                    cv,
+                    f"the {{P}} schema allows {short(w)}, which has too few or too many items matching the "
+                    "{V} schema's 'contains'",
+                    w,
+                )
+            ]
+        enough = (
+            min_v == 0
+            or (cp is not _MISSING and min_p >= min_v and self._inside(cp, cv, depth))
+            or (
+                # every item matches V's contains (the prefix slots too), and there are enough of them
+                _count(p, "minItems", 0) >= min_v
+                and items is not False
+                and self._inside(items, cv, depth)
+                and all(self._inside(x, cv, depth) for x in prefix)
+            )
+        )
+        few = (
+            max_v is None
+            or _count(p, "maxItems", None) is not None
+            and _count(p, "maxItems", 0) <= max_v
+            or (same and max_p is not None and max_p <= max_v)
+            or (self._disjoint(items, cv, depth))
+        )
         if enough and few:
-            return [Issue("looser-v", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
-                          "'contains' changed; every array of the {P} schema still meets the {V} schema's")]
-        return [Issue("undecidable", p_steps, v_steps, cp if cp is not _MISSING else None, cv,
-                      "'contains' in the {V} schema: no array of the {P} schema failing it was found, and none "
-                      "could be ruled out")]
+            return [
+                Issue(
+                    "looser-v",
+                    p_steps,
+                    v_steps,
+                    cp if cp is not _MISSING else None,
+                    cv,
+                    "'contains' changed; every array of the {P} schema still meets the {V} schema's",
+                )
+            ]
+        return [
+            Issue(
+                "undecidable",
+                p_steps,
+                v_steps,
+                cp if cp is not _MISSING else None,
+                cv,
+                "'contains' in the {V} schema: no array of the {P} schema failing it was found, and none "
+                "could be ruled out",
+            )
+        ]
 
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
@@ -460,5 +663,6 @@ def _has_ref(value: Any) -> bool:
 
 
 def pattern_keys(pattern: str, taken: Any = (), count: int = 2) -> list[str]:
-    """Up to ``count`` property names built from ``pattern`` (for ``patternProperties`` witnesses), none in ``taken``."""
+    """Up to ``count`` property names built from ``pattern`` (for ``patternProperties`` witnesses), none in
+    ``taken``."""
     return [k for k in regex_examples(pattern, count=max(count, 4)) if k not in taken][:count]

@@ -32,9 +32,12 @@ class ArraysMixin:
         pre = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) and doc.dialect == "2020-12" else []
         if "items" in node:
             return pre, "prefixItems", items, "items"
-        if "unevaluatedItems" in node and doc.dialect in ("2020-12", "2019-09") and not any(
-                k in node for k in ("contains", "allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef")) and (
-                not isinstance(node.get("prefixItems"), list) or doc.dialect == "2020-12"):
+        if (
+            "unevaluatedItems" in node
+            and doc.dialect in ("2020-12", "2019-09")
+            and not any(k in node for k in ("contains", "allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef"))
+            and (not isinstance(node.get("prefixItems"), list) or doc.dialect == "2020-12")
+        ):
             return pre, "prefixItems", node["unevaluatedItems"], "unevaluatedItems"
         return pre, "prefixItems", None, None
 
@@ -48,16 +51,33 @@ class ArraysMixin:
         for i in range(min(max(len(p_pre), len(v_pre)), p_len)):
             ps = p_pre[i] if i < len(p_pre) else (p_items if p_items is not None else True)
             vs = v_pre[i] if i < len(v_pre) else (v_items if v_items is not None else True)
-            out += self._child(p, [p_pk, i] if i < len(p_pre) else [p_ik] if p_ik else [], ps,
-                               v, [v_pk, i] if i < len(v_pre) else [v_ik] if v_ik else [], vs, depth, i,
-                               self._array_wrap(p, v, i))
+            out += self._child(
+                p,
+                [p_pk, i] if i < len(p_pre) else [p_ik] if p_ik else [],
+                ps,
+                v,
+                [v_pk, i] if i < len(v_pre) else [v_ik] if v_ik else [],
+                vs,
+                depth,
+                i,
+                self._array_wrap(p, v, i),
+            )
         if v_items is not None and v_items is not True or p_items is not None:
             ps = p_items if p_items is not None else True
             vs = v_items if v_items is not None else True
             idx = max(len(p_pre), len(v_pre))
             if not (ps is True and vs is True) and idx < p_len:
-                out += self._child(p, [p_ik] if p_ik else [], ps, v, [v_ik] if v_ik else [], vs, depth, idx,
-                                   self._array_wrap(p, v, idx))
+                out += self._child(
+                    p,
+                    [p_ik] if p_ik else [],
+                    ps,
+                    v,
+                    [v_ik] if v_ik else [],
+                    vs,
+                    depth,
+                    idx,
+                    self._array_wrap(p, v, idx),
+                )
         sizes = [0, 1, 2, _int(p.get("minItems"), 0), _int(v.get("minItems"), 1) - 1]
         if v_len < _NO_LIMIT:
             sizes.append(v_len + 1)
@@ -65,11 +85,18 @@ class ArraysMixin:
         out += self._bounds(p, v, "minItems", False, cands, p.get("minItems"), v.get("minItems"))
         if p_len != v_len and (p_len < _NO_LIMIT or v_len < _NO_LIMIT) and ("maxItems" in p or "maxItems" in v):
             # compared as the effective longest length, so items: false after the prefix ≡ maxItems: len(prefix)
-            got = self._bounds(p, v, "maxItems", True, cands, None if p_len == _NO_LIMIT else p_len,
-                               None if v_len == _NO_LIMIT else v_len,
-                               ["maxItems"] if "maxItems" in p else [p_ik] if p_ik else [],
-                               ["maxItems"] if "maxItems" in v else [v_ik] if v_ik else [],
-                               "maxItems" if "maxItems" in v else v_ik)
+            got = self._bounds(
+                p,
+                v,
+                "maxItems",
+                True,
+                cands,
+                None if p_len == _NO_LIMIT else p_len,
+                None if v_len == _NO_LIMIT else v_len,
+                ["maxItems"] if "maxItems" in p else [p_ik] if p_ik else [],
+                ["maxItems"] if "maxItems" in v else [v_ik] if v_ik else [],
+                "maxItems" if "maxItems" in v else v_ik,
+            )
             for issue in got:
                 issue.p_val, issue.v_val = p.get("maxItems"), v.get("maxItems")
             out += got
@@ -78,9 +105,18 @@ class ArraysMixin:
             item = self._first_item(p, p_pre, p_items)
             pairs = [[item, item]] if item is not NO_WITNESS else []
             w = self._pick(p, v, pairs + [c + c[-1:] for c in cands if c], "uniqueItems") if looser else NO_WITNESS
-            out.append(Issue("looser-p" if looser else "looser-v", ["uniqueItems"] if "uniqueItems" in p else [],
-                             ["uniqueItems"] if "uniqueItems" in v else [], p.get("uniqueItems"),
-                             v.get("uniqueItems"), "uniqueItems changed", w, delta={"keyword": "uniqueItems"}))
+            out.append(
+                Issue(
+                    "looser-p" if looser else "looser-v",
+                    ["uniqueItems"] if "uniqueItems" in p else [],
+                    ["uniqueItems"] if "uniqueItems" in v else [],
+                    p.get("uniqueItems"),
+                    v.get("uniqueItems"),
+                    "uniqueItems changed",
+                    w,
+                    delta={"keyword": "uniqueItems"},
+                )
+            )
         return out
 
     def _first_item(self, p: Any, p_pre: list[Any], p_items: Any) -> Any:
@@ -109,8 +145,13 @@ class ArraysMixin:
                     got = self._sample_p(p_pre[j])
                     arr.append(None if got is NO_WITNESS else got)
                 elif filler:
-                    arr.append(filler[(j - len(base)) % len(filler)] if not unique else
-                               filler[j - len(base)] if j - len(base) < len(filler) else filler[-1])
+                    arr.append(
+                        filler[(j - len(base)) % len(filler)]
+                        if not unique
+                        else filler[j - len(base)]
+                        if j - len(base) < len(filler)
+                        else filler[-1]
+                    )
             if len(arr) == n:
                 out.append(arr)
         return out
@@ -131,16 +172,25 @@ class ArraysMixin:
             out.append(x)
             return len(out) >= n
 
-        pools = [[first], self._values(schema) if isinstance(schema, dict) else None,
-                 string_candidates(), number_candidates(schema if isinstance(schema, dict) else {}, integer=True)]
+        pools = [
+            [first],
+            self._values(schema) if isinstance(schema, dict) else None,
+            string_candidates(),
+            number_candidates(schema if isinstance(schema, dict) else {}, integer=True),
+        ]
         for pool in pools:
             for x in pool or []:
                 if add(x):
                     return out
         kind = json_type(first) if first is not NO_WITNESS else "string"
         for i in range(n * 2 + 10):
-            x: Any = f"{first}{i}" if kind == "string" else i if kind in ("integer", "number") else (
-                {**first, "_": i} if kind == "object" else [i] if kind == "array" else NO_WITNESS)
+            x: Any = (
+                f"{first}{i}"
+                if kind == "string"
+                else i
+                if kind in ("integer", "number")
+                else ({**first, "_": i} if kind == "object" else [i] if kind == "array" else NO_WITNESS)
+            )
             if x is NO_WITNESS or add(x):
                 break
             if len(out) == 0 and i > 20:

@@ -70,26 +70,42 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     comparer = Comparer(p_doc, v_doc, root_type="object" if objects else None)
     # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
     identity = comparer.identity
-    old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output"
-                      else identity.identical)
+    old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
     try:
         issues = comparer.compare(p_doc.root, v_doc.root)
     except Budget as exc:
-        issues = [Issue("undecidable", [], [], None, None, f"{exc or 'work budget exceeded'}; this schema was not "
-                        "compared")]
+        issues = [
+            Issue("undecidable", [], [], None, None, f"{exc or 'work budget exceeded'}; this schema was not compared")
+        ]
     except RecursionError:
         issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
     except _MALFORMED as exc:
         # a keyword value of the wrong shape deep inside a stranger's schema: say so, never crash
-        issues = [Issue("undecidable", [], [], None, None, "the schema could not be compared (malformed keyword "
-                        f"value: {type(exc).__name__}); validate it with `schema-audit lint`")]
+        issues = [
+            Issue(
+                "undecidable",
+                [],
+                [],
+                None,
+                None,
+                "the schema could not be compared (malformed keyword "
+                f"value: {type(exc).__name__}); validate it with `schema-audit lint`",
+            )
+        ]
     seen: set[tuple[str, str, str]] = set()
     for issue in issues:
         try:
             f = issue_to_finding(issue, tool, direction, p_doc, v_doc)
         except (*_MALFORMED, RecursionError) as exc:
-            f = make_finding("schema-undecidable", tool, "", f"the witness could not be checked ({type(exc).__name__})",
-                             None, None, direction=direction)
+            f = make_finding(
+                "schema-undecidable",
+                tool,
+                "",
+                f"the witness could not be checked ({type(exc).__name__})",
+                None,
+                None,
+                direction=direction,
+            )
         key = (f.rule, f.pointer, f.message)
         if key not in seen:
             seen.add(key)
@@ -112,43 +128,90 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def _schema_level(old: Any, new: Any, old_doc: SchemaDoc, new_doc: SchemaDoc, direction: str,
-                  tool: str) -> list[Finding]:
+def _schema_level(
+    old: Any, new: Any, old_doc: SchemaDoc, new_doc: SchemaDoc, direction: str, tool: str
+) -> list[Finding]:
     """Findings about the whole schema: the dialect, an inputSchema root that stopped being an object, the
     FastMCP result envelope."""
     findings: list[Finding] = []
     if old_doc.dialect != new_doc.dialect:
         sensitive = dialect_sensitive([old, new], old_doc.dialect, new_doc.dialect)
         if sensitive == []:
-            findings.append(make_finding("dialect-changed-no-effect", tool, "/$schema",
-                                         f"dialect {old_doc.dialect} → {new_doc.dialect}; no keyword of this schema "
-                                         "reads differently", old_doc.dialect, new_doc.dialect, direction=direction))
+            findings.append(
+                make_finding(
+                    "dialect-changed-no-effect",
+                    tool,
+                    "/$schema",
+                    f"dialect {old_doc.dialect} → {new_doc.dialect}; no keyword of this schema reads differently",
+                    old_doc.dialect,
+                    new_doc.dialect,
+                    direction=direction,
+                )
+            )
         else:
-            which = (f"; {', '.join(sensitive)} read differently" if sensitive else
-                     "; an unknown dialect may read any keyword differently")
-            findings.append(make_finding("dialect-changed", tool, "/$schema",
-                                         f"dialect {old_doc.dialect} → {new_doc.dialect}{which}",
-                                         old_doc.dialect, new_doc.dialect, direction=direction))
-    if direction == "input" and isinstance(old, dict) and isinstance(new, dict) \
-            and old.get("type") == "object" and new.get("type") != "object":
-        f = make_finding("input-schema-not-object", tool, "/type",
-                         "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
-                         old.get("type"), new.get("type"), direction="input")
+            which = (
+                f"; {', '.join(sensitive)} read differently"
+                if sensitive
+                else "; an unknown dialect may read any keyword differently"
+            )
+            findings.append(
+                make_finding(
+                    "dialect-changed",
+                    tool,
+                    "/$schema",
+                    f"dialect {old_doc.dialect} → {new_doc.dialect}{which}",
+                    old_doc.dialect,
+                    new_doc.dialect,
+                    direction=direction,
+                )
+            )
+    if (
+        direction == "input"
+        and isinstance(old, dict)
+        and isinstance(new, dict)
+        and old.get("type") == "object"
+        and new.get("type") != "object"
+    ):
+        f = make_finding(
+            "input-schema-not-object",
+            tool,
+            "/type",
+            "inputSchema no longer has type 'object': SDK clients reject the whole tools/list",
+            old.get("type"),
+            new.get("type"),
+            direction="input",
+        )
         listing = {"name": tool, "inputSchema": new}
         if not SchemaDoc(_TOOL_LISTING_SCHEMA).errors(listing) or SchemaDoc(_TOOL_LISTING_SCHEMA).errors(
-                {"name": tool, "inputSchema": old}):
+            {"name": tool, "inputSchema": old}
+        ):
             f.severity, f.reason = "warning", "witness not confirmed against the SDK listing shape"
         else:
             f.hosts = list(HOST_PROFILES)
-            f.witness = {"instance": listing, "accepted_by": "old", "instance_pointer": "/inputSchema/type",
-                         "error": "inputSchema.type must be 'object': the SDK client rejects the whole tools/list"}
+            f.witness = {
+                "instance": listing,
+                "accepted_by": "old",
+                "instance_pointer": "/inputSchema/type",
+                "error": "inputSchema.type must be 'object': the SDK client rejects the whole tools/list",
+            }
         findings.append(f)
-    if direction == "output" and isinstance(old, dict) and isinstance(new, dict) \
-            and bool(old.get("x-fastmcp-wrap-result")) != bool(new.get("x-fastmcp-wrap-result")):
-        findings.append(make_finding("output-envelope-changed", tool, "/x-fastmcp-wrap-result",
-                                     "results are wrapped as {\"result\": …} on one side only",
-                                     old.get("x-fastmcp-wrap-result"), new.get("x-fastmcp-wrap-result"),
-                                     direction="output"))
+    if (
+        direction == "output"
+        and isinstance(old, dict)
+        and isinstance(new, dict)
+        and bool(old.get("x-fastmcp-wrap-result")) != bool(new.get("x-fastmcp-wrap-result"))
+    ):
+        findings.append(
+            make_finding(
+                "output-envelope-changed",
+                tool,
+                "/x-fastmcp-wrap-result",
+                'results are wrapped as {"result": …} on one side only',
+                old.get("x-fastmcp-wrap-result"),
+                new.get("x-fastmcp-wrap-result"),
+                direction="output",
+            )
+        )
     return findings
 
 
@@ -161,8 +224,15 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
         try:
             doc.check_cost()
         except SchemaCostError as exc:
-            f = make_finding("schema-undecidable", tool, "", f"the {side} {direction}Schema cannot be validated: {exc}",
-                             None, None, direction=direction)
+            f = make_finding(
+                "schema-undecidable",
+                tool,
+                "",
+                f"the {side} {direction}Schema cannot be validated: {exc}",
+                None,
+                None,
+                direction=direction,
+            )
             if not any(str(exc) in message for message in have):
                 f.reason = str(exc)
                 out.append(f)
@@ -170,8 +240,13 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
 
 
 #: The shape SDK clients require of a tools/list entry (MCP spec Tool.inputSchema: type "object").
-_TOOL_LISTING_SCHEMA = {"type": "object", "required": ["inputSchema"], "properties": {
-    "inputSchema": {"type": "object", "required": ["type"], "properties": {"type": {"const": "object"}}}}}
+_TOOL_LISTING_SCHEMA = {
+    "type": "object",
+    "required": ["inputSchema"],
+    "properties": {
+        "inputSchema": {"type": "object", "required": ["type"], "properties": {"type": {"const": "object"}}}
+    },
+}
 
 
 def removed_tool_finding(name: str, input_schema: Any) -> Finding:
@@ -181,7 +256,11 @@ def removed_tool_finding(name: str, input_schema: Any) -> Finding:
         args = sample(input_schema, SchemaDoc(input_schema))
     except (NoSample, RecursionError):
         args = {}
-    f.witness = {"instance": {"name": name, "arguments": args}, "accepted_by": "old",
-                 "error": f"Unknown tool: {name}", "instance_pointer": "/name"}
+    f.witness = {
+        "instance": {"name": name, "arguments": args},
+        "accepted_by": "old",
+        "error": f"Unknown tool: {name}",
+        "instance_pointer": "/name",
+    }
     f.hosts = list(HOST_PROFILES)
     return f

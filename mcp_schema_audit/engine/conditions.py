@@ -37,16 +37,29 @@ def conditionals(node: dict[str, Any], legacy: bool = True) -> list[Cond]:
     def add(c: Cond) -> None:
         if c.key in found:
             old = found[c.key]
-            found[c.key] = Cond(c.key, old.if_, {"allOf": [old.then, c.then]}, {"allOf": [old.else_, c.else_]},
-                                 old.then_steps, old.else_steps, old.steps)
+            found[c.key] = Cond(
+                c.key,
+                old.if_,
+                {"allOf": [old.then, c.then]},
+                {"allOf": [old.else_, c.else_]},
+                old.then_steps,
+                old.else_steps,
+                old.steps,
+            )
         else:
             found[c.key] = c
 
     if "if" in node and ("then" in node or "else" in node):
         test = node["if"]
         req = test.get("required") if isinstance(test, dict) else None
-        if isinstance(req, list) and len(req) == 1 and isinstance(req[0], str) and set(test) == {"required"} \
-                and "else" not in node and node.get("type") == "object":  # non-objects meet the if, not a dependency
+        if (
+            isinstance(req, list)
+            and len(req) == 1
+            and isinstance(req[0], str)
+            and set(test) == {"required"}
+            and "else" not in node
+            and node.get("type") == "object"
+        ):  # non-objects meet the if, not a dependency
             key = "dep:" + req[0]
         else:
             key = "if:" + canon(test)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at, pointer
+from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
@@ -59,18 +59,50 @@ for _k, (_o, _i) in _KINDS.items():
 _FULL_READERS = ("python-sdk", "ts-sdk-v2")
 #: Keywords a validator names as the reason of its own errors (``jsonschema``'s ``error.validator``); the
 #: rejections of ``propertyNames``, ``if``/``then``, ``dependentSchemas`` carry their inner keyword instead.
-_SELF_REPORTING = frozenset({
-    "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
-    "maxContains", "required",
-    "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties", "not", "items",
-    "prefixItems", "additionalItems", "unevaluatedItems", "anyOf", "oneOf", "dependentRequired",
-})
+_SELF_REPORTING = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "required",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "minProperties",
+        "maxProperties",
+        "not",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "anyOf",
+        "oneOf",
+        "dependentRequired",
+    }
+)
 _ALIASES = {"nullable": "type"}
 #: Keywords that report one another's rejections (``contains`` fails as ``minContains`` when some items match).
-_FAMILIES = [frozenset({"contains", "minContains", "maxContains"}), frozenset({"enum", "const"}),
-             frozenset({"additionalProperties", "unevaluatedProperties"}),
-             frozenset({"minimum", "exclusiveMinimum"}), frozenset({"maximum", "exclusiveMaximum"})]
+_FAMILIES = [
+    frozenset({"contains", "minContains", "maxContains"}),
+    frozenset({"enum", "const"}),
+    frozenset({"additionalProperties", "unevaluatedProperties"}),
+    frozenset({"minimum", "exclusiveMinimum"}),
+    frozenset({"maximum", "exclusiveMaximum"}),
+]
 
 
 def same_reason(kw: str, validator: str) -> bool:
@@ -190,8 +222,12 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         return
     f.hosts = hosts
     f.ajv_error = ajv_error[:500] if ajv_error and ajv_error != error else None
-    f.witness = {"instance": instance, "accepted_by": "new" if direction == "output" else "old",
-                 "error": error[:500], "instance_pointer": pointer(issue.inst)}
+    f.witness = {
+        "instance": instance,
+        "accepted_by": "new" if direction == "output" else "old",
+        "error": error[:500],
+        "instance_pointer": pointer(issue.inst),
+    }
 
 
 def _own_error(errors: list[Any], kw: str | None, inst: list[Any]) -> Any:

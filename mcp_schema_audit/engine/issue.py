@@ -57,9 +57,17 @@ def canon(value: Any) -> str:
 
 def same_value(a: Any, b: Any) -> bool:
     """JSON equality as JSON Schema's enum uses it (1 == 1.0, True != 1)."""
-    return json_type(a) == json_type(b) and canon(a) == canon(b) or (
-        isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
-        and not isinstance(b, bool) and a == b)
+    return (
+        json_type(a) == json_type(b)
+        and canon(a) == canon(b)
+        or (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and a == b
+        )
+    )
 
 
 def value_key(value: Any) -> str:
@@ -77,8 +85,9 @@ def short(value: Any, limit: int = 80) -> str:
 
 
 #: Keywords whose value maps names to subschemas (the next token is a name) or lists subschemas (an index).
-_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
-                    "dependentRequired"})
+_NAMED = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies", "dependentRequired"}
+)
 _LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items", "enum", "required", "type"})
 
 

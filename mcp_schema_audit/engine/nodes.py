@@ -15,28 +15,97 @@ from typing import Any
 #: Keywords that constrain values (JSON Schema draft-04 … 2020-12, plus OpenAPI ``nullable``, which Ajv
 #: honours). Everything else in a schema object is an annotation or an unknown keyword: it validates
 #: nothing and is dropped from normalized nodes.
-ASSERTIONS = frozenset({
-    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "format", "items", "prefixItems", "additionalItems", "unevaluatedItems",
-    "maxItems", "minItems", "uniqueItems", "contains", "maxContains", "minContains", "properties",
-    "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames", "maxProperties",
-    "minProperties", "required", "dependentRequired", "dependentSchemas", "dependencies", "allOf", "anyOf",
-    "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef", "nullable", "$id",
-})
+ASSERTIONS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "format",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "contains",
+        "maxContains",
+        "minContains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+        "nullable",
+        "$id",
+    }
+)
 #: Keywords that apply to one JSON type only (they constrain nothing of another type).
 STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
 NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
-ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "additionalItems", "unevaluatedItems", "maxItems", "minItems",
-                            "uniqueItems", "contains", "maxContains", "minContains"})
-OBJECT_KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
-                             "propertyNames", "maxProperties", "minProperties", "required", "dependentRequired",
-                             "dependentSchemas", "dependencies"})
+ARRAY_KEYWORDS = frozenset(
+    {
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "contains",
+        "maxContains",
+        "minContains",
+    }
+)
+OBJECT_KEYWORDS = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+    }
+)
 #: JSON type → the type-specific keywords that apply to it (``format`` reaches strings and numbers:
 #: ajv-formats has number formats).
 KEYWORDS_OF_TYPE = {
-    "string": STRING_KEYWORDS | {"format"}, "integer": NUMBER_KEYWORDS | {"format"},
-    "number": NUMBER_KEYWORDS | {"format"}, "array": ARRAY_KEYWORDS, "object": OBJECT_KEYWORDS,
-    "boolean": frozenset(), "null": frozenset(),
+    "string": STRING_KEYWORDS | {"format"},
+    "integer": NUMBER_KEYWORDS | {"format"},
+    "number": NUMBER_KEYWORDS | {"format"},
+    "array": ARRAY_KEYWORDS,
+    "object": OBJECT_KEYWORDS,
+    "boolean": frozenset(),
+    "null": frozenset(),
 }
 TYPED_KEYWORDS = STRING_KEYWORDS | NUMBER_KEYWORDS | ARRAY_KEYWORDS | OBJECT_KEYWORDS | {"format"}
 JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")

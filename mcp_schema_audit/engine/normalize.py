@@ -35,8 +35,15 @@ import math
 from typing import Any
 
 from mcp_schema_audit.engine.issue import Budget, canon, value_key
-from mcp_schema_audit.engine.nodes import (ASSERTIONS, KEYWORDS_OF_TYPE, TYPED_KEYWORDS, Node, Tokens,
-                                           union_branches, union_list)
+from mcp_schema_audit.engine.nodes import (
+    ASSERTIONS,
+    KEYWORDS_OF_TYPE,
+    TYPED_KEYWORDS,
+    Node,
+    Tokens,
+    union_branches,
+    union_list,
+)
 from mcp_schema_audit.schema import RefError, SchemaDoc, json_type
 
 #: Union branches one node may expand into; more → the comparison of that tool stops with a warning.
@@ -46,12 +53,29 @@ MAX_INPLACE_DEPTH = 32
 #: The interoperability limit of JSON numbers (RFC 7493 §2.2, I-JSON): ±(2^53−1).
 INTEROP_LIMIT = 2**53 - 1
 #: Bound keywords of which the stricter of two values holds when both apply.
-_STRICTER = {"minimum": max, "exclusiveMinimum": max, "minLength": max, "minItems": max, "minProperties": max,
-             "minContains": max, "maximum": min, "exclusiveMaximum": min, "maxLength": min, "maxItems": min,
-             "maxProperties": min, "maxContains": min}
+_STRICTER = {
+    "minimum": max,
+    "exclusiveMinimum": max,
+    "minLength": max,
+    "minItems": max,
+    "minProperties": max,
+    "minContains": max,
+    "maximum": min,
+    "exclusiveMaximum": min,
+    "maxLength": min,
+    "maxItems": min,
+    "maxProperties": min,
+    "maxContains": min,
+}
 #: Keywords whose value is a schema that accepts everything when it is ``true`` or ``{}``.
-_OPEN_WHEN_TRUE = ("additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems", "additionalItems",
-                   "propertyNames")
+_OPEN_WHEN_TRUE = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "unevaluatedItems",
+    "additionalItems",
+    "propertyNames",
+)
 _APPLICATORS = ("allOf", "anyOf", "oneOf", "$ref")
 #: Keywords some host profiles read differently (ECMAScript regexes, formats checked, Ajv's nullable).
 _HOST_SENSITIVE = ('"pattern', '"format"', '"nullable"', '"dependencies"')
@@ -108,9 +132,7 @@ def _meet_types(a: list[str], b: list[str]) -> list[str]:
     for t in a:
         if t in b:
             out.append(t)
-        elif t == "number" and "integer" in b:
-            out.append("integer")
-        elif t == "integer" and "number" in b:
+        elif t == "number" and "integer" in b or t == "integer" and "number" in b:
             out.append("integer")
     return list(dict.fromkeys(out))
 
@@ -281,12 +303,19 @@ class Normalizer:
         if types is not None and "enum" not in branch and "const" not in branch:
             for other in others:
                 ot = type_list(other)
-                if set(other) == {"type"} and ot is not None and other is not branch and all(
-                        t in ot or (t == "integer" and "number" in ot) for t in types):
+                if (
+                    set(other) == {"type"}
+                    and ot is not None
+                    and other is not branch
+                    and all(t in ot or (t == "integer" and "number" in ot) for t in types)
+                ):
                     return True
             return False
-        values = branch.get("enum") if isinstance(branch.get("enum"), list) else (
-            [branch["const"]] if "const" in branch else None)
+        values = (
+            branch.get("enum")
+            if isinstance(branch.get("enum"), list)
+            else ([branch["const"]] if "const" in branch else None)
+        )
         if values is None or len(values) > 1000:
             return False
         for other in others:
@@ -347,8 +376,15 @@ class Normalizer:
             elif k == "nullable":
                 r[k] = av is True and bv is True
             elif k == "dependentRequired" and isinstance(av, dict) and isinstance(bv, dict):
-                r[k] = {**av, **{key: union_list(av.get(key, []), val) if isinstance(val, list)
-                                 and isinstance(av.get(key, []), list) else val for key, val in bv.items()}}
+                r[k] = {
+                    **av,
+                    **{
+                        key: union_list(av.get(key, []), val)
+                        if isinstance(val, list) and isinstance(av.get(key, []), list)
+                        else val
+                        for key, val in bv.items()
+                    },
+                }
             elif k == "allOf" and isinstance(av, list) and isinstance(bv, list):
                 r[k] = [*av, *bv]
             elif k == "items" and isinstance(av, (dict, bool)) and isinstance(bv, (dict, bool)):
@@ -378,6 +414,7 @@ class Normalizer:
     def _meet_values(a: Node, b: Node) -> tuple[list[Any], str, Tokens] | None:
         """The common closed value set of ``a`` and ``b`` (``const``/``enum``): ``(values, keyword, origin)``,
         or None when neither side has one."""
+
         def values(n: Node) -> list[Any] | None:
             if "const" in n:
                 return [n["const"]]
@@ -409,7 +446,8 @@ class Normalizer:
         b_pat = b.get("patternProperties") if isinstance(b.get("patternProperties"), dict) else {}
         a_add, b_add = tolerant(a.get("additionalProperties", True)), tolerant(b.get("additionalProperties", True))
         scoped = (_closes(a_add) and any(k not in a_props for k in b_props)) or (
-            _closes(b_add) and any(k not in b_props for k in a_props))
+            _closes(b_add) and any(k not in b_props for k in a_props)
+        )
         if scoped and (a_pat or b_pat or "unevaluatedProperties" in a or "unevaluatedProperties" in b):
             return {k: b[k] for k in keys if k in b}
         props: dict[str, Any] = dict(a_props)
@@ -426,8 +464,9 @@ class Normalizer:
         if scoped and _closes(b_add):
             for key in a_props:
                 if key not in b_props:
-                    props[key] = self.conj_raw(a_props[key], a.where(["properties", key]), b_add,
-                                               b.where(["additionalProperties"]))
+                    props[key] = self.conj_raw(
+                        a_props[key], a.where(["properties", key]), b_add, b.where(["additionalProperties"])
+                    )
                     r.origin.setdefault(("properties", key), a.where(["properties", key]))
         if props:
             r["properties"] = props
@@ -435,8 +474,11 @@ class Normalizer:
                 r.origin.setdefault(("properties", key), a.where(["properties", key]))
         pats = dict(a_pat)
         for pat, bs in b_pat.items():
-            pats[pat] = self.conj_raw(a_pat[pat], a.where(["patternProperties", pat]), bs,
-                                      b.where(["patternProperties", pat])) if pat in a_pat else bs
+            pats[pat] = (
+                self.conj_raw(a_pat[pat], a.where(["patternProperties", pat]), bs, b.where(["patternProperties", pat]))
+                if pat in a_pat
+                else bs
+            )
             r.origin[("patternProperties", pat)] = b.where(["patternProperties", pat])
         if pats:
             r["patternProperties"] = pats
@@ -484,14 +526,25 @@ class Normalizer:
             if kw in node and tolerant(node[kw]) is True:
                 del node[kw]
         pn = node.get("propertyNames")
-        if isinstance(pn, dict) and set(k for k in pn if k in ASSERTIONS) == {"type"} and (
-                pn.get("type") == "string" or isinstance(pn.get("type"), list) and "string" in pn["type"]):
+        if (
+            isinstance(pn, dict)
+            and {k for k in pn if k in ASSERTIONS} == {"type"}
+            and (pn.get("type") == "string" or isinstance(pn.get("type"), list) and "string" in pn["type"])
+        ):
             del node["propertyNames"]  # property names are always strings
         for kw in ("minLength", "minItems", "minProperties"):
             if node.get(kw) == 0 and not isinstance(node.get(kw), bool):
                 del node[kw]
-        for kw, empty in (("required", []), ("properties", {}), ("patternProperties", {}), ("dependentRequired", {}),
-                          ("dependentSchemas", {}), ("uniqueItems", False), ("nullable", False), ("allOf", [])):
+        for kw, empty in (
+            ("required", []),
+            ("properties", {}),
+            ("patternProperties", {}),
+            ("dependentRequired", {}),
+            ("dependentSchemas", {}),
+            ("uniqueItems", False),
+            ("nullable", False),
+            ("allOf", []),
+        ):
             if kw in node and node[kw] == empty and type(node[kw]) is type(empty):
                 del node[kw]
         if node.get("minContains") == 1 and "contains" in node and not isinstance(node["minContains"], bool):
@@ -502,8 +555,9 @@ class Normalizer:
         types = type_list(node)
         if isinstance(node.get("type"), list) and types is not None and len(types) == 1:
             node["type"] = types[0]
-        values = node.get("enum") if isinstance(node.get("enum"), list) else (
-            [node["const"]] if "const" in node else None)
+        values = (
+            node.get("enum") if isinstance(node.get("enum"), list) else ([node["const"]] if "const" in node else None)
+        )
         if values is not None:
             return self._fold_values(node, values, types, merged)
         if types is not None:
@@ -560,14 +614,20 @@ class Normalizer:
                     exclusive = kw == excl or node.get(excl) is True
                     if exclusive and kw == incl:
                         continue  # draft-04 boolean exclusiveMinimum: handled with its number below
-                    v = (math.floor(x) + 1 if exclusive else math.ceil(x)) if lower else (
-                        math.ceil(x) - 1 if exclusive else math.floor(x))
+                    v = (
+                        (math.floor(x) + 1 if exclusive else math.ceil(x))
+                        if lower
+                        else (math.ceil(x) - 1 if exclusive else math.floor(x))
+                    )
                     if best is None or (v > best[0] if lower else v < best[0]):
                         best = (v, kw)
                 if isinstance(node.get(excl), bool) and is_number(node.get(incl)) and math.isfinite(node[incl]):
                     x = node[incl]
-                    v = (math.floor(x) + 1 if node[excl] else math.ceil(x)) if lower else (
-                        math.ceil(x) - 1 if node[excl] else math.floor(x))
+                    v = (
+                        (math.floor(x) + 1 if node[excl] else math.ceil(x))
+                        if lower
+                        else (math.ceil(x) - 1 if node[excl] else math.floor(x))
+                    )
                     if best is None or (v > best[0] if lower else v < best[0]):
                         best = (v, incl)
                 if best is None:
@@ -588,8 +648,9 @@ class Normalizer:
         branches = []
         for t in types:
             allowed = KEYWORDS_OF_TYPE.get(t, frozenset())
-            b = Node({k: v for k, v in node.items() if k not in TYPED_KEYWORDS or k in allowed}, node.at,
-                     dict(node.origin))
+            b = Node(
+                {k: v for k, v in node.items() if k not in TYPED_KEYWORDS or k in allowed}, node.at, dict(node.origin)
+            )
             b["type"] = t
             b.origin["type"] = node.where(["type"])
             if "null" in types:

@@ -30,13 +30,15 @@ def _regex_included(small: str, big: str) -> bool:
     if small == big:
         return True
     try:
-        from re import _constants as c, _parser as parser  # type: ignore[attr-defined]
+        from re import _constants as c  # type: ignore[attr-defined]
+        from re import _parser as parser
+
         b_items, s_items = list(parser.parse(big)), list(parser.parse(small))
     except (re.error, RecursionError, OverflowError, ValueError, ImportError):
         return False
     if not b_items or b_items[0] != (c.AT, c.AT_BEGINNING) or any(op != c.LITERAL for op, _ in b_items[1:]):
         return False
-    return s_items[:len(b_items)] == b_items
+    return s_items[: len(b_items)] == b_items
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -129,17 +131,41 @@ class ObjectsMixin:
             for pat in vpat:
                 for key in pattern_keys(pat, taken=pprops)[:1]:
                     if not any(_search(pp, key) for pp in ppat):
-                        out += self._declared_key(p, v, ["additionalProperties"] if "additionalProperties" in p
-                                                  else [], p_addl if p_addl is not True else {}, key, depth)
+                        out += self._declared_key(
+                            p,
+                            v,
+                            ["additionalProperties"] if "additionalProperties" in p else [],
+                            p_addl if p_addl is not True else {},
+                            key,
+                            depth,
+                        )
         for key, vs in vprops.items():
             if key in pprops:
                 continue
             if isinstance(p_addl, dict):
-                out += self._child(p, ["additionalProperties"], p_addl, v, ["properties", key], vs, depth, key,
-                                   self._obj_wrap(p, v, key))
+                out += self._child(
+                    p,
+                    ["additionalProperties"],
+                    p_addl,
+                    v,
+                    ["properties", key],
+                    vs,
+                    depth,
+                    key,
+                    self._obj_wrap(p, v, key),
+                )
             elif not (key in vreq and key not in preq):
-                out.append(Issue("prop-extra-v", [], ["properties", key], None, vs,
-                                 f"property {key!r} is listed only by the {{V}} schema", inst=[key]))
+                out.append(
+                    Issue(
+                        "prop-extra-v",
+                        [],
+                        ["properties", key],
+                        None,
+                        vs,
+                        f"property {key!r} is listed only by the {{V}} schema",
+                        inst=[key],
+                    )
+                )
         for key in [k for k in vreq if k not in preq]:
             base = self._common({**p, "type": "object"}, v)
             w = NO_WITNESS
@@ -147,15 +173,32 @@ class ObjectsMixin:
                 base = dict(base)
                 base.pop(key, None)
                 w = self._complete(p, base, {key})  # P's conditionals may ask for other keys without this one
-            out.append(Issue("required-extra-v", ["properties", key] if key in pprops else _kw_steps(p, "required"),
-                             ["properties", key] if key in vprops else ["required"], False, True,
-                             f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema", w, [key],
-                             delta={"property": key}))
+            out.append(
+                Issue(
+                    "required-extra-v",
+                    ["properties", key] if key in pprops else _kw_steps(p, "required"),
+                    ["properties", key] if key in vprops else ["required"],
+                    False,
+                    True,
+                    f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema",
+                    w,
+                    [key],
+                    delta={"property": key},
+                )
+            )
         for key in [k for k in preq if k not in vreq]:
-            out.append(Issue("required-extra-p", ["properties", key] if key in pprops else ["required"],
-                             ["properties", key] if key in vprops else _kw_steps(v, "required"), True, False,
-                             f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema", inst=[key],
-                             delta={"property": key}))
+            out.append(
+                Issue(
+                    "required-extra-p",
+                    ["properties", key] if key in pprops else ["required"],
+                    ["properties", key] if key in vprops else _kw_steps(v, "required"),
+                    True,
+                    False,
+                    f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema",
+                    inst=[key],
+                    delta={"property": key},
+                )
+            )
         out += self._closure(p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
         if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
             sized = self._sized_objects(p, v, pprops, p_addl)
@@ -164,8 +207,19 @@ class ObjectsMixin:
         out += self._property_names(p, v, pprops, p_addl, ppat)
         return out
 
-    def _pattern_property(self, p: Any, v: Any, pat: str, ps: Any, pprops: dict[str, Any], vpat: dict[str, Any],
-                          v_closed: str | None, v_addl: Any, depth: int, found: list[Issue]) -> list[Issue]:
+    def _pattern_property(
+        self,
+        p: Any,
+        v: Any,
+        pat: str,
+        ps: Any,
+        pprops: dict[str, Any],
+        vpat: dict[str, Any],
+        v_closed: str | None,
+        v_addl: Any,
+        depth: int,
+        found: list[Issue],
+    ) -> list[Issue]:
         """P's ``patternProperties`` regex ``pat``: property names built from it, compared like declared keys."""
         out: list[Issue] = []
         keys = self._pattern_keys(pat, pprops, v)
@@ -176,47 +230,113 @@ class ObjectsMixin:
                 return out  # one name proves it
         if keys and not any(_regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
             # every name tried is covered, but that does not prove the regex languages are included
-            out.append(Issue("pattern", ["patternProperties", pat], [], pat, sorted(vpat) or None,
-                             f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
-                             f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
-                             "inclusion is not proven"))
+            out.append(
+                Issue(
+                    "pattern",
+                    ["patternProperties", pat],
+                    [],
+                    pat,
+                    sorted(vpat) or None,
+                    f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
+                    f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
+                    "inclusion is not proven",
+                )
+            )
         if not keys and pat in vpat:
             out += self._child(p, ["patternProperties", pat], ps, v, ["patternProperties", pat], vpat[pat], depth)
         elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
-            out.append(Issue("undecidable", ["patternProperties", pat], [], ps, None,
-                             f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
-                             "built, so it is not compared with the {V} schema"))
+            out.append(
+                Issue(
+                    "undecidable",
+                    ["patternProperties", pat],
+                    [],
+                    ps,
+                    None,
+                    f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
+                    "built, so it is not compared with the {V} schema",
+                )
+            )
         return out
 
-    def _closure(self, p: Any, v: Any, p_closed: str | None, v_closed: str | None, p_addl: Any, v_addl: Any,
-                 pprops: dict[str, Any], vprops: dict[str, Any], depth: int) -> list[Issue]:
+    def _closure(
+        self,
+        p: Any,
+        v: Any,
+        p_closed: str | None,
+        v_closed: str | None,
+        p_addl: Any,
+        v_addl: Any,
+        pprops: dict[str, Any],
+        vprops: dict[str, Any],
+        depth: int,
+    ) -> list[Issue]:
         """The object opened, closed, or its ``additionalProperties`` schema changed."""
         if v_closed and not p_closed:
             if isinstance(p_addl, dict) and p_addl != {}:
                 extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
                 child = self._sample_p(p_addl)
                 w = self._obj_wrap(p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
-                return [Issue("prop-extra-p-closed", ["additionalProperties"], [v_closed], p_addl, False,
-                              "the {P} schema declares additional properties, the {V} object is closed", w, [extra])]
-            return [Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
-                          [v_closed], p.get("additionalProperties"), False,
-                          f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)")]
+                return [
+                    Issue(
+                        "prop-extra-p-closed",
+                        ["additionalProperties"],
+                        [v_closed],
+                        p_addl,
+                        False,
+                        "the {P} schema declares additional properties, the {V} object is closed",
+                        w,
+                        [extra],
+                    )
+                ]
+            return [
+                Issue(
+                    "opened-p",
+                    ["additionalProperties"] if "additionalProperties" in p else [],
+                    [v_closed],
+                    p.get("additionalProperties"),
+                    False,
+                    f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)",
+                )
+            ]
         if p_closed and not v_closed:
-            return [Issue("closed-p", [p_closed], ["additionalProperties"] if "additionalProperties" in v else [],
-                          False, v.get("additionalProperties"),
-                          f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema")]
+            return [
+                Issue(
+                    "closed-p",
+                    [p_closed],
+                    ["additionalProperties"] if "additionalProperties" in v else [],
+                    False,
+                    v.get("additionalProperties"),
+                    f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema",
+                )
+            ]
         if p_addl is True and isinstance(v_addl, dict) and not p_closed and not self._inside(True, v_addl, depth):
-            return [Issue("opened-p", ["additionalProperties"] if "additionalProperties" in p else [],
-                          ["additionalProperties"], p.get("additionalProperties"), v_addl,
-                          "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
-                          "not by the {P} schema's")]
+            return [
+                Issue(
+                    "opened-p",
+                    ["additionalProperties"] if "additionalProperties" in p else [],
+                    ["additionalProperties"],
+                    p.get("additionalProperties"),
+                    v_addl,
+                    "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
+                    "not by the {P} schema's",
+                )
+            ]
         if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
             # V's open object (additionalProperties true, {} or absent) reads as the schema {} there: P's values of
             # undeclared keys are compared with it, as a property P narrows from {} is (an enum introduced …)
             extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
             v_steps = ["additionalProperties"] if isinstance(v_addl, dict) or "additionalProperties" in v else []
-            return self._child(p, ["additionalProperties"], p_addl, v, v_steps, v_addl if v_addl is not True else {},
-                               depth, extra, self._obj_wrap(p, v, extra))
+            return self._child(
+                p,
+                ["additionalProperties"],
+                p_addl,
+                v,
+                v_steps,
+                v_addl if v_addl is not True else {},
+                depth,
+                extra,
+                self._obj_wrap(p, v, extra),
+            )
         return []
 
     def _sized_objects(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
@@ -247,8 +367,11 @@ class ObjectsMixin:
         """Property names matching ``pat`` (not in ``taken``), those V does not list for every host first: up to 3."""
         vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
         built = pattern_keys(pat, taken, count=8)
-        cands = built + _regex_dialect_candidates(built) + [
-            x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
+        cands = (
+            built
+            + _regex_dialect_candidates(built)
+            + [x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
+        )
         keys = [k for k in dict.fromkeys(cands) if k not in taken and any(_matches(pat, k))]
 
         def covered(k: str) -> int:
@@ -258,15 +381,29 @@ class ObjectsMixin:
                 return 2
             mine = _matches(pat, k)
             return sum(1 for d in (0, 1) if not mine[d] or any(_matches(pt, k)[d] for pt in vpat))
+
         return sorted(keys, key=lambda k: (covered(k), not (k.isascii() and k.isprintable())))[:3]
 
-    def _declared_key(self, p: Any, v: Any, p_steps: list[Any], ps: Any, key: str,
-                      depth: int, dialects: tuple[bool, bool] = (True, True)) -> list[Issue]:
+    def _declared_key(
+        self,
+        p: Any,
+        v: Any,
+        p_steps: list[Any],
+        ps: Any,
+        key: str,
+        depth: int,
+        dialects: tuple[bool, bool] = (True, True),
+    ) -> list[Issue]:
         """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
         applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
         vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
-        if not vpat and key in vprops and not isinstance(ps, Node) and not isinstance(
-                vprops[key], Node) and self.identity.identical(ps, vprops[key]):
+        if (
+            not vpat
+            and key in vprops
+            and not isinstance(ps, Node)
+            and not isinstance(vprops[key], Node)
+            and self.identity.identical(ps, vprops[key])
+        ):
             return []  # what the walk of the pair would answer at once (``compare``), without its set-up
         wrap = self._obj_wrap(p, v, key)
         targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
@@ -285,54 +422,114 @@ class ObjectsMixin:
             what = f"property {key!r}" if p_steps[:1] == ["properties"] else f"a property such as {key!r}"
             if targets:
                 what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
-            return out + [Issue("prop-extra-p-closed", p_steps, [v_closed], ps, False,
-                                f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object "
-                                f"({v_closed}: false)", w, [key])]
+            return out + [
+                Issue(
+                    "prop-extra-p-closed",
+                    p_steps,
+                    [v_closed],
+                    ps,
+                    False,
+                    f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)",
+                    w,
+                    [key],
+                )
+            ]
         if isinstance(v_addl, dict):
             return out + self._child(p, p_steps, ps, v, ["additionalProperties"], v_addl, depth, key, wrap)
         if targets:
             return out
         if p_steps[:1] == ["properties"]:
-            return [Issue("prop-extra-p-open", p_steps, [], ps, None,
-                          f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)", inst=[key])]
+            return [
+                Issue(
+                    "prop-extra-p-open",
+                    p_steps,
+                    [],
+                    ps,
+                    None,
+                    f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)",
+                    inst=[key],
+                )
+            ]
         return []
 
-    def _property_names(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any,
-                        ppat: dict[str, Any]) -> list[Issue]:
+    def _property_names(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any, ppat: dict[str, Any]) -> list[Issue]:
         """``propertyNames``: a property name P declares (or, with a map ``additionalProperties``/
         ``patternProperties``, may use) that V's ``propertyNames`` rejects."""
         pn, vn = p.get("propertyNames"), v.get("propertyNames")
         if canon(pn) == canon(vn):
             return []
         if vn is None:
-            return [Issue("looser-v", ["propertyNames"], [], pn, None,
-                          "the {P} schema restricts property names with propertyNames, the {V} schema does not")]
+            return [
+                Issue(
+                    "looser-v",
+                    ["propertyNames"],
+                    [],
+                    pn,
+                    None,
+                    "the {P} schema restricts property names with propertyNames, the {V} schema does not",
+                )
+            ]
         out: list[Issue] = []
         for key, ps in pprops.items():
             if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
                 child = self._sample_p(ps)
                 w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
-                out.append(Issue("looser-p", ["properties", key], ["propertyNames"], key, vn,
-                                 f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's "
-                                 "propertyNames", w, [key], delta={"property": key}))
+                out.append(
+                    Issue(
+                        "looser-p",
+                        ["properties", key],
+                        ["propertyNames"],
+                        key,
+                        vn,
+                        f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's propertyNames",
+                        w,
+                        [key],
+                        delta={"property": key},
+                    )
+                )
         if out:
             return out
         if p_addl is False and not ppat:
             return []  # every name P declares is accepted; P's closed object allows no other names
         # names P allows beyond its declared ones: its own propertyNames' values and pattern first (a widened
         # enum of names), then its patternProperties, then everyday names
-        names = _name_candidates(pn) + string_candidates(extra=("Key", "key-1", "1", "a b")) + [
-            k for pat in ppat for k in regex_examples(pat, count=4)]
+        names = (
+            _name_candidates(pn)
+            + string_candidates(extra=("Key", "key-1", "1", "a b"))
+            + [k for pat in ppat for k in regex_examples(pat, count=4)]
+        )
         for key in dict.fromkeys(names):
-            if key in pprops or self._valid(self.v_doc, vn, key) is not False or (
-                    pn is not None and not self._valid(self.p_doc, pn, key)):
+            if (
+                key in pprops
+                or self._valid(self.v_doc, vn, key) is not False
+                or (pn is not None and not self._valid(self.p_doc, pn, key))
+            ):
                 continue
             value_schema = next((s for pat, s in ppat.items() if _search(pat, key)), p_addl)
             child = self._sample_p(value_schema if value_schema is not True else {})
             w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
-            return [Issue("looser-p", _kw_steps(p, "propertyNames"), ["propertyNames"], pn, vn,
-                          f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's "
-                          "propertyNames", w, [key], delta={"keyword": "propertyNames"})]
-        return [Issue("undecidable", _kw_steps(p, "propertyNames"), ["propertyNames"], pn, vn,
-                      "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
-                      "the {P} schema allows was found that it rejects")]
+            return [
+                Issue(
+                    "looser-p",
+                    _kw_steps(p, "propertyNames"),
+                    ["propertyNames"],
+                    pn,
+                    vn,
+                    f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's "
+                    "propertyNames",
+                    w,
+                    [key],
+                    delta={"keyword": "propertyNames"},
+                )
+            ]
+        return [
+            Issue(
+                "undecidable",
+                _kw_steps(p, "propertyNames"),
+                ["propertyNames"],
+                pn,
+                vn,
+                "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
+                "the {P} schema allows was found that it rejects",
+            )
+        ]

@@ -38,9 +38,27 @@ MAX_REGIONS = 64
 #: Subschemas one drawn value may visit (alternatives and nesting multiply).
 _NODE_BUDGET = 2_000
 _INTEROP = 2**53 - 1
-_OBJECT_ONLY = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "dependentSchemas",
-                "dependentRequired", "dependencies", "minProperties", "maxProperties", "unevaluatedProperties",
-                "patternProperties", "propertyNames", "$recursiveRef")
+_OBJECT_ONLY = (
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$dynamicRef",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+    "patternProperties",
+    "propertyNames",
+    "$recursiveRef",
+)
+
 
 class _Region:
     """A place where P and V differ: their subschemas there, where that is in the instance, and (for an object
@@ -48,13 +66,21 @@ class _Region:
 
     __slots__ = ("p", "v", "inst", "keys", "p_at", "v_at")
 
-    def __init__(self, p: Any, v: Any, inst: list[Any], keys: list[str] | None, p_at: list[Any],
-                 v_at: list[Any]) -> None:
+    def __init__(
+        self, p: Any, v: Any, inst: list[Any], keys: list[str] | None, p_at: list[Any], v_at: list[Any]
+    ) -> None:
         self.p, self.v, self.inst, self.keys, self.p_at, self.v_at = p, v, inst, keys, p_at, v_at
 
 
-def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, depth: int = 0,
-            out: list[_Region] | None = None, at: tuple[list[Any], list[Any]] = ([], [])) -> list[_Region]:
+def regions(
+    p: Any,
+    v: Any,
+    ident: Identity,
+    inst: list[Any] | None = None,
+    depth: int = 0,
+    out: list[_Region] | None = None,
+    at: tuple[list[Any], list[Any]] = ([], []),
+) -> list[_Region]:
     """The regions where raw subschemas ``p`` and ``v`` differ, outermost first: object properties and array
     items are descended into while everything else about the node is the same; anything else is one region.
     ``at``: the schema locations (tokens) of ``p`` and ``v`` in their documents."""
@@ -71,42 +97,71 @@ def regions(p: Any, v: Any, ident: Identity, inst: list[Any] | None = None, dept
             pass
         else:
             return regions(pt, vt, ident, inst, depth + 1, out, (pt_at, vt_at))
-    plain = (isinstance(p, dict) and isinstance(v, dict) and depth < 32
-             and not any(k in p or k in v for k in _OBJECT_ONLY))
+    plain = (
+        isinstance(p, dict) and isinstance(v, dict) and depth < 32 and not any(k in p or k in v for k in _OBJECT_ONLY)
+    )
     if plain and type_set(p) == type_set(v) == {"object"}:
         pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
         vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
         # what else the node asserts (its $defs and annotations assert nothing about its values)
         # (a malformed ``required``, e.g. holding an object, stays with the rest: compared whole, never split)
-        rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k != "properties"
-                  and not (k == "required" and well_formed_names(x))}
-        rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k != "properties"
-                  and not (k == "required" and well_formed_names(x))}
+        rest_p = {
+            k: x
+            for k, x in p.items()
+            if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
+        }
+        rest_v = {
+            k: x
+            for k, x in v.items()
+            if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
+        }
         req_p, req_v = set(required_names(p.get("required"))), set(required_names(v.get("required")))
         if ident.identical(rest_p, rest_v):
-            changed = [k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)]
+            changed = [
+                k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)
+            ]
             if changed:
                 out.append(_Region(p, v, inst, changed, p_at, v_at))
             for k in pp:
                 if k in vp and k not in changed:
-                    regions(pp[k], vp[k], ident, [*inst, k], depth + 1, out,
-                            ([*p_at, "properties", k], [*v_at, "properties", k]))
+                    regions(
+                        pp[k],
+                        vp[k],
+                        ident,
+                        [*inst, k],
+                        depth + 1,
+                        out,
+                        ([*p_at, "properties", k], [*v_at, "properties", k]),
+                    )
             return out
-    if plain and type_set(p) == type_set(v) == {"array"} and isinstance(p.get("items"), dict) and \
-            isinstance(v.get("items"), dict) and "prefixItems" not in p and "prefixItems" not in v and "contains" not in p \
-            and "contains" not in v and not p.get("uniqueItems") and not v.get("uniqueItems"):
+    if (
+        plain
+        and type_set(p) == type_set(v) == {"array"}
+        and isinstance(p.get("items"), dict)
+        and isinstance(v.get("items"), dict)
+        and "prefixItems" not in p
+        and "prefixItems" not in v
+        and "contains" not in p
+        and "contains" not in v
+        and not p.get("uniqueItems")
+        and not v.get("uniqueItems")
+    ):
         rest_p = {k: x for k, x in p.items() if k in ASSERTIONS and k != "items"}
         rest_v = {k: x for k, x in v.items() if k in ASSERTIONS and k != "items"}
         if ident.identical(rest_p, rest_v) and not p.get("minItems"):
-            return regions(p["items"], v["items"], ident, [*inst, 0], depth + 1, out,
-                           ([*p_at, "items"], [*v_at, "items"]))
+            return regions(
+                p["items"], v["items"], ident, [*inst, 0], depth + 1, out, ([*p_at, "items"], [*v_at, "items"])
+            )
     out.append(_Region(p, v, inst, None, p_at, v_at))
     return out
 
 
 def _bare_ref(node: Any) -> bool:
-    return isinstance(node, dict) and isinstance(node.get("$ref"), str) and not any(
-        k in ASSERTIONS for k in node if k != "$ref")
+    return (
+        isinstance(node, dict)
+        and isinstance(node.get("$ref"), str)
+        and not any(k in ASSERTIONS for k in node if k != "$ref")
+    )
 
 
 def _target(doc: SchemaDoc, node: dict[str, Any], at: list[Any]) -> tuple[Any, list[Any]]:
@@ -126,8 +181,11 @@ class _Draw:
         self.visits = 0
 
     def pick(self, options: list[Any]) -> Any:
-        return options[(self.k + self.rng.randrange(len(options))) % len(options)] if self.k > 1 else (
-            options[0] if self.k == 0 else options[-1])
+        return (
+            options[(self.k + self.rng.randrange(len(options))) % len(options)]
+            if self.k > 1
+            else (options[0] if self.k == 0 else options[-1])
+        )
 
     def value(self, node: Any, depth: int = 0, keys: list[str] | None = None) -> Any:
         self.visits += 1
@@ -227,8 +285,11 @@ class _Draw:
         return self.pick([s for s in opts if len(s) >= lo and (hi is None or len(s) <= hi)] or ["a" * lo])
 
     def _array(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else (
-            node["items"] if isinstance(node.get("items"), list) else [])
+        prefix = (
+            node.get("prefixItems")
+            if isinstance(node.get("prefixItems"), list)
+            else (node["items"] if isinstance(node.get("items"), list) else [])
+        )
         items = node.get("items") if not isinstance(node.get("items"), list) else node.get("additionalItems", True)
         lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
         hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
@@ -276,9 +337,12 @@ def _num(x: Any) -> bool:
 
 
 def _implied(node: dict[str, Any]) -> list[str]:
-    for kws, t in ((("properties", "required", "additionalProperties"), "object"), (("items", "prefixItems"), "array"),
-                   (("minLength", "maxLength", "pattern", "format"), "string"),
-                   (("minimum", "maximum", "multipleOf"), "number")):
+    for kws, t in (
+        (("properties", "required", "additionalProperties"), "object"),
+        (("items", "prefixItems"), "array"),
+        (("minLength", "maxLength", "pattern", "format"), "string"),
+        (("minimum", "maximum", "multipleOf"), "number"),
+    ):
         if any(k in node for k in kws):
             return [t]
     return []
@@ -301,8 +365,14 @@ def _relates(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
 
 
-def oracle_findings(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str,
-                    direction: str, ident: Identity | None = None) -> list[Finding]:
+def oracle_findings(
+    findings: list[Finding],
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    tool: str,
+    direction: str,
+    ident: Identity | None = None,
+) -> list[Finding]:
     """The oracle's findings for one tool and direction whose schemas differ (see the module docstring).
 
     ``findings`` are the walk's; returns ``sampled-counterexample`` findings (breaking, confirmed per host
@@ -315,8 +385,9 @@ def oracle_findings(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc,
         return []
 
 
-def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str,
-            ident: Identity | None) -> list[Finding]:
+def _oracle(
+    findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str, ident: Identity | None
+) -> list[Finding]:
     try:
         p_doc.check_cost()
         v_doc.check_cost()
@@ -338,8 +409,9 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
         where = pointer(region.inst)
         if any(_relates(where, place) for place in places):
             continue  # a finding already speaks for this place: any rejection here is explained
-        if any(_relates(pointer(region.p_at if direction == "output" else region.v_at), place)
-               for place in schema_places):
+        if any(
+            _relates(pointer(region.p_at if direction == "output" else region.v_at), place) for place in schema_places
+        ):
             continue  # ... or for this place of the schema (a shared $defs entry)
         p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
         # hosts that read this region alike answer alike: one of them asks for all
@@ -372,8 +444,9 @@ def _oracle(findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: s
                 places.append(where)
                 break
     if not findings and not out and drawn:
-        f = make_finding("schema-rewritten", tool, "", f"rewritten: equivalent on {drawn} samples", None, None,
-                         direction=direction)
+        f = make_finding(
+            "schema-rewritten", tool, "", f"rewritten: equivalent on {drawn} samples", None, None, direction=direction
+        )
         out.append(f)
     return out
 
@@ -403,7 +476,8 @@ class _Checker:
         for host in self.hosts:
             try:
                 if not self._valid(self.v_doc, self.v_node, host, value) and self._valid(
-                        self.p_doc, self.p_node, host, value):
+                    self.p_doc, self.p_node, host, value
+                ):
                     return True
             except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
                 continue
@@ -441,8 +515,9 @@ def _embed(p_doc: SchemaDoc, inst: list[Any], value: Any) -> Any:
     return root
 
 
-def _confirmed(p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str, tool: str, direction: str,
-               where: str) -> Finding | None:
+def _confirmed(
+    p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str, tool: str, direction: str, where: str
+) -> Finding | None:
     """A ``sampled-counterexample`` finding when ``witness`` is a value P declares (a full reader accepts it) that
     V rejects for some host; None otherwise."""
     hosts: list[str] = []
@@ -461,11 +536,23 @@ def _confirmed(p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str
     if not hosts or not declared:
         return None
     side = "new" if direction == "output" else "cached"
-    f = make_finding("sampled-counterexample", tool, schema_ptr, f"a value the {side} schema declares at {where or '(root)'} "
-                     f"is rejected by the other side ({error[:200]}), and no other finding explains it", None, None,
-                     direction=direction, delta={"instance": where})
+    f = make_finding(
+        "sampled-counterexample",
+        tool,
+        schema_ptr,
+        f"a value the {side} schema declares at {where or '(root)'} "
+        f"is rejected by the other side ({error[:200]}), and no other finding explains it",
+        None,
+        None,
+        direction=direction,
+        delta={"instance": where},
+    )
     f.hosts = hosts
     f.instance_pointer = where
-    f.witness = {"instance": witness, "accepted_by": "new" if direction == "output" else "old",
-                 "error": error[:500], "instance_pointer": where}
+    f.witness = {
+        "instance": witness,
+        "accepted_by": "new" if direction == "output" else "old",
+        "error": error[:500],
+        "instance_pointer": where,
+    }
     return f

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mcp_schema_audit.schema.quick import quick_valid
-from mcp_schema_audit.engine.nodes import union_list
 from mcp_schema_audit.engine.conditions import conditionals
+from mcp_schema_audit.engine.nodes import union_list
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
+from mcp_schema_audit.schema.quick import quick_valid
 
 _TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
 #: A valid example per format (what a server of that format sends), used for samples and format witnesses.
@@ -65,10 +65,21 @@ def infer_types(schema: dict[str, Any]) -> list[str]:
     ts = type_set(schema)
     if ts is not None:
         return [t for t in _TYPE_PREFERENCE if t in ts]
-    for kw, t in (("properties", "object"), ("required", "object"), ("additionalProperties", "object"),
-                  ("items", "array"), ("prefixItems", "array"), ("minItems", "array"),
-                  ("minLength", "string"), ("maxLength", "string"), ("pattern", "string"), ("format", "string"),
-                  ("minimum", "number"), ("maximum", "number"), ("multipleOf", "number")):
+    for kw, t in (
+        ("properties", "object"),
+        ("required", "object"),
+        ("additionalProperties", "object"),
+        ("items", "array"),
+        ("prefixItems", "array"),
+        ("minItems", "array"),
+        ("minLength", "string"),
+        ("maxLength", "string"),
+        ("pattern", "string"),
+        ("format", "string"),
+        ("minimum", "number"),
+        ("maximum", "number"),
+        ("multipleOf", "number"),
+    ):
         if kw in schema:
             return [t]
     return []
@@ -180,8 +191,11 @@ def _beside(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | No
     merged = {**base, **branch}
     tb, tr = type_set(base), type_set(branch)
     if tb is not None and tr is not None:
-        both = [t for t in ("object", "string", "integer", "number", "boolean", "array", "null")
-                if (t in tb or (t == "integer" and "number" in tb)) and (t in tr or (t == "integer" and "number" in tr))]
+        both = [
+            t
+            for t in ("object", "string", "integer", "number", "boolean", "array", "null")
+            if (t in tb or (t == "integer" and "number" in tb)) and (t in tr or (t == "integer" and "number" in tr))
+        ]
         if not both:
             return None
         merged["type"] = both if len(both) > 1 else both[0]
@@ -198,7 +212,9 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
     try:
         excluded = doc.validator_for(node["not"])
         allowed = doc.validator().evolve(schema=rest)  # the rest of the node still holds (its type, its bounds)
-        candidates = [first] + [_sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))]
+        candidates = [first] + [
+            _sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))
+        ]
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
         for cand in candidates[:64]:
             if not excluded.is_valid(cand) and allowed.is_valid(cand):
@@ -251,8 +267,9 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
                 have = 0
             if have < need:
                 try:  # an item of the array's own items schema that also matches contains
-                    item = sample({"allOf": [items if isinstance(items, dict) else {}, node["contains"]]}, doc,
-                                  depth + 1)
+                    item = sample(
+                        {"allOf": [items if isinstance(items, dict) else {}, node["contains"]]}, doc, depth + 1
+                    )
                 except NoSample:
                     item = sample(node["contains"], doc, depth + 1)
                 hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
@@ -260,16 +277,18 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
                 others = [x for x in out if not any(x is k for k in keep)]
                 out = keep + [item] * (need - len(keep))
                 # back up to minItems: the items that do not match contains first (maxContains), then more matches
-                out += others[:max(lo - len(out), 0)]
+                out += others[: max(lo - len(out), 0)]
                 if len(out) < lo:
                     out += [item] * (lo - len(out))
                 if hi is not None:
-                    out = out[:max(hi, 0)]
+                    out = out[: max(hi, 0)]
         return out
     # object
     obj: dict[str, Any] = {}
     props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-    required = [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(node.get("required"), list) else []
+    required = (
+        [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(node.get("required"), list) else []
+    )
     for key in required:
         sub = props.get(key)
         if sub is None:
@@ -371,7 +390,9 @@ def _bound(node: dict[str, Any], incl: str, excl: str) -> tuple[float | None, bo
 
 def bound(node: dict[str, Any], which: str) -> tuple[float | None, bool]:
     """The lower (``which="min"``) or upper (``"max"``) numeric bound of ``node`` as (value, exclusive)."""
-    return _bound(node, "minimum", "exclusiveMinimum") if which == "min" else _bound(node, "maximum", "exclusiveMaximum")
+    return (
+        _bound(node, "minimum", "exclusiveMinimum") if which == "min" else _bound(node, "maximum", "exclusiveMaximum")
+    )
 
 
 def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str | None:
@@ -393,8 +414,14 @@ def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str |
 
 #: Characters picked for a character class, in preference order (printable ASCII first).
 _CLASS_PREFERENCE = "a_0xA-Z9 .:/zb1"
-_CATEGORY_SAMPLES = {"CATEGORY_DIGIT": "0", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_SPACE": " ",
-                     "CATEGORY_NOT_SPACE": "a", "CATEGORY_WORD": "a", "CATEGORY_NOT_WORD": "-"}
+_CATEGORY_SAMPLES = {
+    "CATEGORY_DIGIT": "0",
+    "CATEGORY_NOT_DIGIT": "a",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_SPACE": "a",
+    "CATEGORY_WORD": "a",
+    "CATEGORY_NOT_WORD": "-",
+}
 
 
 def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]:
@@ -410,7 +437,8 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
     from mcp_schema_audit.schema import safe_search
 
     try:
-        from re import _constants as c, _parser as parser  # type: ignore[attr-defined]  # 3.11+
+        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
+        from re import _parser as parser
     except ImportError:  # pragma: no cover - 3.10
         import sre_constants as c  # type: ignore[no-redef]
         import sre_parse as parser  # type: ignore[no-redef]
@@ -431,11 +459,23 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
                 elif op == c.RANGE:
                     hit = hit or av[0] <= ord(ch) <= av[1]
                 elif op == c.CATEGORY:
-                    hit = hit or bool(re.fullmatch(r"[%s]" % {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D",
-                                                          "CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S",
-                                                          "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}.get(
-                        str(av), r"\s\S"), ch))
+                    hit = hit or bool(
+                        re.fullmatch(
+                            r"[{}]".format(
+                                {
+                                    "CATEGORY_DIGIT": r"\d",
+                                    "CATEGORY_NOT_DIGIT": r"\D",
+                                    "CATEGORY_SPACE": r"\s",
+                                    "CATEGORY_NOT_SPACE": r"\S",
+                                    "CATEGORY_WORD": r"\w",
+                                    "CATEGORY_NOT_WORD": r"\W",
+                                }.get(str(av), r"\s\S")
+                            ),
+                            ch,
+                        )
+                    )
             return hit != negate
+
         pool = [chr(av) for op, av in items if op == c.LITERAL] + [chr(av[0]) for op, av in items if op == c.RANGE]
         pool += [_CATEGORY_SAMPLES.get(str(av), "a") for op, av in items if op == c.CATEGORY]
         fits = [ch for ch in dict.fromkeys(pool + list(_CLASS_PREFERENCE)) if ok(ch)]

@@ -11,6 +11,7 @@ still send it). For a V ``oneOf``, a value P declares that matches two V branche
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import replace
 from typing import Any
@@ -69,7 +70,7 @@ class UnionsMixin:
             results.append((pb, vi, trial, score))
             if vi is not None:
                 matched_v.add(vi)
-        for pb, vi, trial, score in results:
+        for pb, vi, trial, _ in results:
             hard = any(RULE_SEVERITY_FOR_KIND.get(i.kind) == "breaking" for i in trial)
             if vi is None or (hard and taken.get(vi, 0) > 0 and len(bp) > len(bv)):
                 issues.append(self._new_branch(pb, bv, v_node, vi is None and len(bv) == 1, trial))
@@ -83,11 +84,19 @@ class UnionsMixin:
             if vi not in matched_v:
                 pure = set(vb) <= {"type"}
                 kind = "type-extra-v" if pure else "branch-extra-v"
-                issues.append(Issue(kind, [], list(vb.where(["type"] if pure else [])), None,
-                                    vb.get("type") if pure else dict(vb),
-                                    f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
-                                    "counterpart in the {P} schema", v_abs=True,
-                                    delta={"branch": canon(vb)}))
+                issues.append(
+                    Issue(
+                        kind,
+                        [],
+                        list(vb.where(["type"] if pure else [])),
+                        None,
+                        vb.get("type") if pure else dict(vb),
+                        f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
+                        "counterpart in the {P} schema",
+                        v_abs=True,
+                        delta={"branch": canon(vb)},
+                    )
+                )
         if isinstance(v_node, Node) and isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
             issues.extend(self._oneof_overlap(bp, v_node))
         return issues
@@ -110,8 +119,11 @@ class UnionsMixin:
             if not hits and self._valid(self.v_doc, v_node, x) is False:  # type: ignore[attr-defined]
                 # a value of a JSON type no V branch takes is a type change, whatever P spells it with
                 v_types = [type_set(b) for b in bv]
-                same_type = [b for b, ts in zip(bv, v_types) if ts is None or json_type(x) in ts or (
-                    json_type(x) == "integer" and "number" in ts)]
+                same_type = [
+                    b
+                    for b, ts in zip(bv, v_types, strict=False)
+                    if ts is None or json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)
+                ]
                 typed = kw == "type" or not same_type
                 listed = any("enum" in b or "const" in b for b in bv)
                 if len(same_type) == 1 and not (listed and not typed):
@@ -126,15 +138,33 @@ class UnionsMixin:
                     if json_type(x) in typed_done:
                         continue
                     typed_done.add(json_type(x))
-                out.append(Issue(kind, p_path, here, pb.get(kw), bv[0].get(v_kw) if v_kw else None,
-                                 f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
-                                 x, p_abs=True, v_abs=bool(here),
-                                 delta={"type": json_type(x)} if typed else {"value": x}))
+                out.append(
+                    Issue(
+                        kind,
+                        p_path,
+                        here,
+                        pb.get(kw),
+                        bv[0].get(v_kw) if v_kw else None,
+                        f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+                        x,
+                        p_abs=True,
+                        v_abs=bool(here),
+                        delta={"type": json_type(x)} if typed else {"value": x},
+                    )
+                )
         if open_hits and kw != "type":
             # as for a single branch: a closed value set where the V side accepts any value of the type
-            out.append(Issue("enum-only-p", p_path, [], pb.get(kw), None,
-                             f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
-                             p_abs=True))
+            out.append(
+                Issue(
+                    "enum-only-p",
+                    p_path,
+                    [],
+                    pb.get(kw),
+                    None,
+                    f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
+                    p_abs=True,
+                )
+            )
         return out
 
     def _new_branch(self, pb: Node, bv: list[Any], v_node: Any, only_type: bool, trial: list[Issue]) -> Issue:
@@ -158,17 +188,30 @@ class UnionsMixin:
         kind = "type-extra-p" if pure or only_type else "branch-extra-p"
         what = short(pb.get("type")) if pure else "an alternative"
         v_steps = ["type"] if only_type and isinstance(v_node, Node) and "type" in v_node else []
-        return Issue(kind, list(pb.where(["type"] if pure and "type" in pb else [])), v_steps,
-                     pb.get("type") if pure else dict(pb), None,
-                     f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema", w, p_abs=True,
-                     delta={"branch": canon(pb)})
+        return Issue(
+            kind,
+            list(pb.where(["type"] if pure and "type" in pb else [])),
+            v_steps,
+            pb.get("type") if pure else dict(pb),
+            None,
+            f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+            w,
+            p_abs=True,
+            delta={"branch": canon(pb)},
+        )
 
     def _repick(self, issue: Issue, pb: Any, v_node: Any) -> Issue | None:
         """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
 
         None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
-        if issue.inst or issue.witness is NO_WITNESS or self._valid(  # type: ignore[attr-defined]
-                self.v_doc, v_node, issue.witness) is False:  # type: ignore[attr-defined]
+        if (
+            issue.inst
+            or issue.witness is NO_WITNESS
+            or self._valid(  # type: ignore[attr-defined]
+                self.v_doc, v_node, issue.witness
+            )
+            is False
+        ):  # type: ignore[attr-defined]
             return issue
         if issue.p_path[-1:] == ["nullable"]:
             return None
@@ -187,10 +230,8 @@ class UnionsMixin:
         branches = v_node["oneOf"]
         extra: list[Any] = []
         for b in branches:
-            try:
+            with contextlib.suppress(NoSample, RecursionError):
                 extra.append(sample(b, self.v_doc))  # type: ignore[attr-defined]
-            except (NoSample, RecursionError):
-                pass
             if isinstance(b, dict):
                 for kw in ("minLength", "maxLength"):
                     n = b.get(kw)
@@ -204,9 +245,18 @@ class UnionsMixin:
                     continue
                 hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, value)]  # type: ignore[attr-defined]
                 if len(hits) > 1:
-                    out.append(Issue("oneof-overlap", list(pb.where([])), ["oneOf"], None, None,
-                                     f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
-                                     value, p_abs=True))
+                    out.append(
+                        Issue(
+                            "oneof-overlap",
+                            list(pb.where([])),
+                            ["oneOf"],
+                            None,
+                            None,
+                            f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
+                            value,
+                            p_abs=True,
+                        )
+                    )
                     break
         return out
 
@@ -218,4 +268,3 @@ class UnionsMixin:
         ta2 = ta | ({"integer"} if "number" in ta else set())
         tb2 = tb | ({"integer"} if "number" in tb else set())
         return bool(ta2 & tb2)
-

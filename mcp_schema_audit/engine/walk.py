@@ -24,7 +24,6 @@ from mcp_schema_audit.engine.applicators import ApplicatorMixin
 from mcp_schema_audit.engine.arrays import ArraysMixin
 from mcp_schema_audit.engine.confirm import same_reason
 from mcp_schema_audit.engine.identity import Identity
-from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon, short
 from mcp_schema_audit.engine.nodes import Node, union_branches
 from mcp_schema_audit.engine.normalize import Normalizer
@@ -33,6 +32,7 @@ from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.scalars import ScalarsMixin
 from mcp_schema_audit.engine.unions import UnionsMixin
 from mcp_schema_audit.engine.witness import WitnessMixin
+from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.schema import DEFAULT_DIALECT, HOST_PROFILES, RefError, SchemaDoc, json_type
 from mcp_schema_audit.schema.doc import host_sensitive_text
 
@@ -164,8 +164,11 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         given), or ``NO_WITNESS`` (for host differences: formats, ECMAScript vs Python regexes, ``nullable``)."""
         for cand in [c for c in candidates if c is not NO_WITNESS][:64]:
             for prof in HOST_PROFILES:
-                if self._valid(self.p_doc, p, cand, prof) and self._valid(self.v_doc, v, cand, prof) is False and (
-                        kw is None or self._rejected_for(v, cand, kw, prof)):
+                if (
+                    self._valid(self.p_doc, p, cand, prof)
+                    and self._valid(self.v_doc, v, cand, prof) is False
+                    and (kw is None or self._rejected_for(v, cand, kw, prof))
+                ):
                     return cand
         return NO_WITNESS
 
@@ -189,8 +192,9 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         return normalizer.norm(raw, at)
 
     # -- walk ------------------------------------------------------------------------------------------------
-    def compare(self, p: Any, v: Any, depth: int = 0, p_at: tuple[Any, ...] | None = None,
-                v_at: tuple[Any, ...] | None = None) -> list[Issue]:
+    def compare(
+        self, p: Any, v: Any, depth: int = 0, p_at: tuple[Any, ...] | None = None, v_at: tuple[Any, ...] | None = None
+    ) -> list[Issue]:
         """Issues where P's node declares values V's node rejects (and informational differences), with
         absolute paths. ``p``/``v`` are raw subschemas located at ``p_at``/``v_at`` (or ``Node``s). A pair of
         identical raw subtrees (``identity``) has no issue and is not walked."""
@@ -211,8 +215,18 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
             return []
         self._tick()
         if depth > MAX_DEPTH:
-            return [Issue("undecidable", [], [], None, None, f"schemas nested deeper than {MAX_DEPTH} levels",
-                          p_abs=True, v_abs=True)]
+            return [
+                Issue(
+                    "undecidable",
+                    [],
+                    [],
+                    None,
+                    None,
+                    f"schemas nested deeper than {MAX_DEPTH} levels",
+                    p_abs=True,
+                    v_abs=True,
+                )
+            ]
         self.active.add(key)
         try:
             p_here = p_at if p_at is not None else getattr(pn, "at", ())
@@ -265,8 +279,18 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
                 out.append(i)
         return out
 
-    def _child(self, p: Node, p_steps: list[Any], ps: Any, v: Node, v_steps: list[Any], vs: Any, depth: int,
-               inst_step: Any = None, wrap: Any = None) -> list[Issue]:
+    def _child(
+        self,
+        p: Node,
+        p_steps: list[Any],
+        ps: Any,
+        v: Node,
+        v_steps: list[Any],
+        vs: Any,
+        depth: int,
+        inst_step: Any = None,
+        wrap: Any = None,
+    ) -> list[Issue]:
         """Compare P's subschema ``ps`` (at ``p_steps`` from ``p``) with V's ``vs`` (at ``v_steps`` from ``v``);
         the issues' witnesses are wrapped into ``p``'s instance by ``wrap`` (``inst_step`` is the key or index)."""
         issues = self.compare(ps, vs, depth + 1, p.where(p_steps), v.where(v_steps))
@@ -307,8 +331,13 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
             return issues
 
         def has(t: str) -> bool:
-            return common is None or t in common or (t == "number" and "integer" in common) or (
-                t == "integer" and "number" in common)
+            return (
+                common is None
+                or t in common
+                or (t == "number" and "integer" in common)
+                or (t == "integer" and "number" in common)
+            )
+
         if has("integer") or has("number"):
             issues += self._numbers(p, v, integer=common is not None and "number" not in common)
         if has("string"):
@@ -322,13 +351,22 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
         issues += self._limits(p, v)
         issues += self._applicators(p, v, depth)
         for kw in _UNMODELLED:
-            if kw == "unevaluatedItems" and all("unevaluatedItems" not in node or self._tuple(node, doc)[3] == kw
-                                                for node, doc in ((p, self.p_doc), (v, self.v_doc))):
+            if kw == "unevaluatedItems" and all(
+                "unevaluatedItems" not in node or self._tuple(node, doc)[3] == kw
+                for node, doc in ((p, self.p_doc), (v, self.v_doc))
+            ):
                 continue  # read as items by _tuple on both sides, compared by _arrays
-            if kw in p or kw in v:
-                if canon(p.get(kw)) != canon(v.get(kw)):
-                    issues.append(Issue("undecidable", [kw] if kw in p else [], [kw] if kw in v else [],
-                                         p.get(kw), v.get(kw), f"'{kw}' changed and is not modelled by the engine"))
+            if (kw in p or kw in v) and canon(p.get(kw)) != canon(v.get(kw)):
+                issues.append(
+                    Issue(
+                        "undecidable",
+                        [kw] if kw in p else [],
+                        [kw] if kw in v else [],
+                        p.get(kw),
+                        v.get(kw),
+                        f"'{kw}' changed and is not modelled by the engine",
+                    )
+                )
         return issues
 
     @staticmethod
@@ -341,11 +379,19 @@ class Comparer(ObjectsMixin, ArraysMixin, ScalarsMixin, UnionsMixin, WitnessMixi
                 continue
             if (kw in p or kw in v) and a is None and b is None:
                 continue
-            out.append(Issue("interop", [kw] if a is not None else [], [kw] if b is not None else [], a, b,
-                             f"{kw} {short(a) if a is not None else 'none'} in the {{P}} schema, "
-                             f"{short(b) if b is not None else 'none'} in the {{V}} schema: a bound at the "
-                             "interoperability limit ±(2^53−1) (RFC 7493 §2.2), which no real value reaches",
-                             delta={"keyword": kw}))
+            out.append(
+                Issue(
+                    "interop",
+                    [kw] if a is not None else [],
+                    [kw] if b is not None else [],
+                    a,
+                    b,
+                    f"{kw} {short(a) if a is not None else 'none'} in the {{P}} schema, "
+                    f"{short(b) if b is not None else 'none'} in the {{V}} schema: a bound at the "
+                    "interoperability limit ±(2^53−1) (RFC 7493 §2.2), which no real value reaches",
+                    delta={"keyword": kw},
+                )
+            )
         return out
 
     @staticmethod

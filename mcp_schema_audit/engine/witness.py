@@ -9,6 +9,7 @@ from mcp_schema_audit.engine.issue import NO_WITNESS
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.schema import RefError
 
+
 class WitnessMixin:
     """Witness assembly: a value valid on both sides around the part that differs."""
 
@@ -100,12 +101,18 @@ class WitnessMixin:
             # no room for another item (maxItems): the child itself must meet contains, keeping what it shows
             # where contains does not speak, or taking contains' values where it does ({"id": ""} → {"id": "a"});
             # a scalar child gives way to contains' own value (confirmation checks it still shows the change)
-            merged_children = ([{**kept, **child}, {**child, **kept}] if isinstance(child, dict) and
-                               isinstance(kept, dict) else [kept] if kept is not NO_WITNESS else [])
+            merged_children = (
+                [{**kept, **child}, {**child, **kept}]
+                if isinstance(child, dict) and isinstance(kept, dict)
+                else [kept]
+                if kept is not NO_WITNESS
+                else []
+            )
             for merged in merged_children:
-                if self._valid(self.p_doc, p, arr[:index] + [merged] + arr[index + 1:]):
-                    return arr[:index] + [merged] + arr[index + 1:]
+                if self._valid(self.p_doc, p, arr[:index] + [merged] + arr[index + 1 :]):
+                    return arr[:index] + [merged] + arr[index + 1 :]
             return arr
+
         return wrap
 
     def _obj_wrap(self, p: dict[str, Any], v: dict[str, Any], key: str, drop: str | None = None) -> Any:
@@ -116,6 +123,7 @@ class WitnessMixin:
             if drop is not None:
                 obj.pop(drop, None)
             return self._complete(p, obj, {key} | ({drop} if drop else set()))
+
         return wrap
 
     def _complete(self, p: dict[str, Any], obj: dict[str, Any], keep: set[str]) -> dict[str, Any]:
@@ -148,11 +156,15 @@ class WitnessMixin:
         """When ``required`` (the ``else`` branch's) names a key in ``keep`` that ``obj`` lacks, merge into ``obj``
         (in place) the properties of a sample of the ``if`` schema, keys in ``keep`` aside, so the ``if`` holds and
         the ``then`` branch (which must not require such a key either) applies. True when done."""
-        blocked = isinstance(required, list) and any(isinstance(k, str) and k in keep and k not in obj
-                                                     for k in required)
+        blocked = isinstance(required, list) and any(
+            isinstance(k, str) and k in keep and k not in obj for k in required
+        )
         then_req = c.then.get("required") if isinstance(c.then, dict) else None
-        if not blocked or not isinstance(c.if_, dict) or (isinstance(then_req, list) and any(
-                k in keep and k not in obj for k in then_req if isinstance(k, str))):
+        if (
+            not blocked
+            or not isinstance(c.if_, dict)
+            or (isinstance(then_req, list) and any(k in keep and k not in obj for k in then_req if isinstance(k, str)))
+        ):
             return False
         met = self._sample_p(c.if_)
         if not isinstance(met, dict):

@@ -16,8 +16,15 @@ from mcp_schema_audit.probe.check import call_summary, cap_instance, check_recor
 from mcp_schema_audit.probe.recording import Recording, load_recording, write_recording
 from mcp_schema_audit.snapshot import Snapshot, canonical_json
 
-__all__ = ["Recording", "call_summary", "cap_instance", "check_records", "load_recording", "samples_findings",
-           "write_recording"]
+__all__ = [
+    "Recording",
+    "call_summary",
+    "cap_instance",
+    "check_records",
+    "load_recording",
+    "samples_findings",
+    "write_recording",
+]
 
 
 def samples_findings(recording: Recording, new: Snapshot, cached: Snapshot) -> tuple[list[Finding], list[str]]:
@@ -32,16 +39,24 @@ def samples_findings(recording: Recording, new: Snapshot, cached: Snapshot) -> t
     notes: list[str] = []
     recorded = recording.snapshot.tool_map()
     current = new.tool_map()
-    differ = sorted(name for name, tool in recorded.items()
-                    if name in current and canonical_json(tool) != canonical_json(current[name]))
+    differ = sorted(
+        name
+        for name, tool in recorded.items()
+        if name in current and canonical_json(tool) != canonical_json(current[name])
+    )
     if differ:
         shown = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
-        notes.append(f"--samples {recording.source}: the recording's listing of {shown} differs from {new.label}'s: "
-                     f"was it recorded against {new.label}?")
+        notes.append(
+            f"--samples {recording.source}: the recording's listing of {shown} differs from {new.label}'s: "
+            f"was it recorded against {new.label}?"
+        )
     records = [r for r in recording.calls if r.get("tool") in current]
     unknown = sorted({str(r.get("tool")) for r in recording.calls if r.get("tool") not in current})
     if unknown:
-        notes.append(f"--samples {recording.source}: calls of tools {new.label} does not list are not checked: "
-                     + ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else ""))
+        notes.append(
+            f"--samples {recording.source}: calls of tools {new.label} does not list are not checked: "
+            + ", ".join(unknown[:5])
+            + (" …" if len(unknown) > 5 else "")
+        )
     findings = check_records(new, records, [cached], source="samples", outcomes=False, text_check=False)
     return findings, notes

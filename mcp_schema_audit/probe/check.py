@@ -68,8 +68,15 @@ def call_summary(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[Snapshot], *,
-                  source: str = "probe", outcomes: bool = True, text_check: bool = True) -> list[Finding]:
+def check_records(
+    served: Snapshot,
+    records: list[dict[str, Any]],
+    cached: list[Snapshot],
+    *,
+    source: str = "probe",
+    outcomes: bool = True,
+    text_check: bool = True,
+) -> list[Finding]:
     """Findings for the call ``records`` (``call_record`` shapes, call order) of the server whose listing is
     ``served``, against the tools' own ``outputSchema`` in ``served`` and each cached version in ``cached``
     (labels name the cohorts, in the order given).
@@ -100,12 +107,14 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
             continue
         wire_error = record.get("sdk_error") if isinstance(record.get("sdk_error"), str) else None
         own_doc = doc_of(-1, served, tool) if tool in tools else None
-        own: dict[str, Verdict] = {p: host_verdict(p, tool, own_doc, result, wire_error=wire_error)
-                                   for p in HOST_PROFILES}
+        own: dict[str, Verdict] = {
+            p: host_verdict(p, tool, own_doc, result, wire_error=wire_error) for p in HOST_PROFILES
+        }
         for profile, verdict in own.items():
             if verdict.rejected:
                 rule = {"missing": "result-missing-structured-content", "wire": "result-malformed"}.get(
-                    verdict.kind, "result-violates-own-schema")
+                    verdict.kind, "result-violates-own-schema"
+                )
                 _add(groups, rule, tool, verdict, profile, call_id, result, None, own_doc is not None)
         for i, snap in enumerate(cached):
             cached_doc = doc_of(i, snap, tool)
@@ -116,8 +125,17 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
                     continue  # already reported against the tool's own schema
                 verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error)
                 if verdict.rejected:
-                    _add(groups, "result-rejected-by-cached-schema", tool, verdict, profile, call_id, result,
-                         snap.label, own_doc is not None)
+                    _add(
+                        groups,
+                        "result-rejected-by-cached-schema",
+                        tool,
+                        verdict,
+                        profile,
+                        call_id,
+                        result,
+                        snap.label,
+                        own_doc is not None,
+                    )
         if text_check and "structuredContent" in result and result.get("isError") is not True:
             why = _text_problem(result)
             if why:
@@ -125,8 +143,18 @@ def check_records(served: Snapshot, records: list[dict[str, Any]], cached: list[
     out += [_finding(g, source) for g in groups.values()]
     for tool, calls in text_missing.items():
         ids = [c for c, _ in calls]
-        out.append(make_finding("result-text-missing", tool, "", f"{_ids(ids)}: {calls[0][1]}", None, None,
-                                direction="output", delta=None))
+        out.append(
+            make_finding(
+                "result-text-missing",
+                tool,
+                "",
+                f"{_ids(ids)}: {calls[0][1]}",
+                None,
+                None,
+                direction="output",
+                delta=None,
+            )
+        )
     return sorted(out, key=lambda f: (f.tool, _ORDER.get(f.direction, 3), f.pointer, f.rule, f.message))
 
 
@@ -143,14 +171,16 @@ def checked_calls(served: Snapshot, records: list[dict[str, Any]], cached: list[
         if result.get("isError") is True and not js_truthy(result.get("structuredContent")):
             continue
         tool = record.get("tool")
-        if any(isinstance(snap.tool_map().get(tool, {}).get("outputSchema"), (dict, bool))
-               for snap in [served, *cached]):
+        if any(
+            isinstance(snap.tool_map().get(tool, {}).get("outputSchema"), (dict, bool)) for snap in [served, *cached]
+        ):
             out.add(str(record.get("id")))
     return out
 
 
-def nothing_checked(summaries: list[dict[str, Any]], *, skipped: list[dict[str, str]] | None = None,
-                    auto: bool = False) -> Finding:
+def nothing_checked(
+    summaries: list[dict[str, Any]], *, skipped: list[dict[str, str]] | None = None, auto: bool = False
+) -> Finding:
     """The ``probe-nothing-checked`` warning of a run in which no call's result was checked against an
     outputSchema (``summaries``: ``call_summary`` lines with ``checked``): how many calls were planned, made
     and failed, why nothing was checked, and what to do about it. ``skipped``: the tools ``--auto`` left out
@@ -159,28 +189,39 @@ def nothing_checked(summaries: list[dict[str, Any]], *, skipped: list[dict[str, 
     made = sum(1 for c in summaries if c.get("outcome") != "not-called")
     failed = sum(1 for c in summaries if c.get("outcome") != "result")
     results = planned - failed
-    parts = [f"no call's result was checked against an outputSchema: {planned} call{'s' if planned != 1 else ''} "
-             f"planned, {made} made, {failed} failed"]
+    parts = [
+        f"no call's result was checked against an outputSchema: {planned} call{'s' if planned != 1 else ''} "
+        f"planned, {made} made, {failed} failed"
+    ]
     steps = []
     if planned == 0:
         if auto and skipped:
             shown = "; ".join(f"{s['tool']}: {s['why']}" for s in skipped[:3]) + (
-                f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+                f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+            )
             parts.append(f"--auto left out every tool ({shown})")
         elif auto:
             parts.append("the server lists no tool --auto may call")
-        steps = ["name the tools to call, with their arguments, in --calls FILE",
-                 "annotate read-only tools readOnlyHint: true so --auto may call them",
-                 "give the required arguments --auto cannot fill a const, single enum value, default or example"]
+        steps = [
+            "name the tools to call, with their arguments, in --calls FILE",
+            "annotate read-only tools readOnlyHint: true so --auto may call them",
+            "give the required arguments --auto cannot fill a const, single enum value, default or example",
+        ]
     else:
         if failed:
-            steps.append("fix the failing calls (their call-* findings say why), e.g. give the arguments each tool "
-                         "needs in --calls FILE")
+            steps.append(
+                "fix the failing calls (their call-* findings say why), e.g. give the arguments each tool "
+                "needs in --calls FILE"
+            )
         if results:
-            parts.append(f"{results} result{'s' if results != 1 else ''} of tools that declare no outputSchema "
-                         "here or in any --against version")
-            steps.append("call tools that declare an outputSchema (or check against a snapshot whose tools declare "
-                         "one with --against)")
+            parts.append(
+                f"{results} result{'s' if results != 1 else ''} of tools that declare no outputSchema "
+                "here or in any --against version"
+            )
+            steps.append(
+                "call tools that declare an outputSchema (or check against a snapshot whose tools declare "
+                "one with --against)"
+            )
         if auto:
             steps.append("annotate read-only tools readOnlyHint: true so --auto may call them")
     detail = "; ".join(parts) + ". Next: " + "; ".join(steps[:-1]) + ("; or " if len(steps) > 1 else "") + steps[-1]
@@ -189,14 +230,31 @@ def nothing_checked(summaries: list[dict[str, Any]], *, skipped: list[dict[str, 
     return finding
 
 
-def _add(groups: dict[tuple[str, ...], _Group], rule: str, tool: str, verdict: Verdict, profile: str, call_id: str,
-         result: dict[str, Any], cohort: str | None, own_schema: bool = True) -> None:
+def _add(
+    groups: dict[tuple[str, ...], _Group],
+    rule: str,
+    tool: str,
+    verdict: Verdict,
+    profile: str,
+    call_id: str,
+    result: dict[str, Any],
+    cohort: str | None,
+    own_schema: bool = True,
+) -> None:
     key = (rule, tool, verdict.kind, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword)
     group = groups.get(key)
     if group is None:
         instance = result.get("structuredContent") if verdict.kind in ("schema", "bad-schema") else _result_view(result)
-        group = groups[key] = _Group(rule, tool, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword,
-                                     instance, kind=verdict.kind, own_schema=own_schema)
+        group = groups[key] = _Group(
+            rule,
+            tool,
+            verdict.schema_pointer,
+            verdict.instance_pointer,
+            verdict.keyword,
+            instance,
+            kind=verdict.kind,
+            own_schema=own_schema,
+        )
     group.hosts.setdefault(profile, verdict.message)
     if call_id not in group.calls:
         group.calls.append(call_id)
@@ -215,28 +273,50 @@ def _finding(g: _Group, source: str) -> Finding:
         # say what the current listing holds: an outputSchema that accepts the result, or none at all
         cohorts = ", ".join(g.cohorts)
         if g.kind == "missing":
-            detail = (f"{calls} returned no structuredContent (isError false), which hosts that cached {cohorts} "
-                      f"reject ({', '.join(hosts)}): their cached outputSchema needs it"
-                      + ("" if g.own_schema else "; the tool declares no outputSchema now"))
+            detail = (
+                f"{calls} returned no structuredContent (isError false), which hosts that cached {cohorts} "
+                f"reject ({', '.join(hosts)}): their cached outputSchema needs it"
+                + ("" if g.own_schema else "; the tool declares no outputSchema now")
+            )
         elif g.own_schema:
-            detail = (f"{calls} returned a result its current outputSchema accepts and hosts that cached "
-                      f"{cohorts} reject ({', '.join(hosts)})")
+            detail = (
+                f"{calls} returned a result its current outputSchema accepts and hosts that cached "
+                f"{cohorts} reject ({', '.join(hosts)})"
+            )
         else:
-            detail = (f"{calls} returned a result hosts that cached {cohorts} reject ({', '.join(hosts)}); "
-                      "the tool declares no outputSchema now")
+            detail = (
+                f"{calls} returned a result hosts that cached {cohorts} reject ({', '.join(hosts)}); "
+                "the tool declares no outputSchema now"
+            )
     else:
         detail = f"{calls} returned a result its own outputSchema rejects ({', '.join(hosts)})"
     first = next(iter(g.hosts.values()))
     instance, truncated = cap_instance(g.instance)
-    witness: dict[str, Any] = {"instance": instance, "accepted_by": "server", "error": first,
-                               "errors": {p: g.hosts[p] for p in hosts}, "instance_pointer": g.instance_pointer,
-                               "call": g.calls[0], "calls": list(g.calls), "source": source}
+    witness: dict[str, Any] = {
+        "instance": instance,
+        "accepted_by": "server",
+        "error": first,
+        "errors": {p: g.hosts[p] for p in hosts},
+        "instance_pointer": g.instance_pointer,
+        "call": g.calls[0],
+        "calls": list(g.calls),
+        "source": source,
+    }
     if g.cohorts:
         witness["cohorts"] = list(g.cohorts)
     if truncated:
         witness["truncated"] = True
-    f = make_finding(g.rule, g.tool, g.pointer, detail, None, None, direction="output", witness=witness,
-                     delta={"keyword": g.keyword, "at": g.instance_pointer})
+    f = make_finding(
+        g.rule,
+        g.tool,
+        g.pointer,
+        detail,
+        None,
+        None,
+        direction="output",
+        witness=witness,
+        delta={"keyword": g.keyword, "at": g.instance_pointer},
+    )
     if g.cohorts:
         f.old_pointer = g.pointer
     else:
@@ -265,8 +345,11 @@ def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> 
 def _text_problem(result: dict[str, Any]) -> str:
     """Why ``result`` lacks the text block the spec asks for beside ``structuredContent`` (``""`` if it has one)."""
     content = result.get("content") if isinstance(result.get("content"), list) else []
-    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"
-             and isinstance(b.get("text"), str)]
+    texts = [
+        b.get("text")
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
     structured = result.get("structuredContent")
     wanted = {_canon(structured)}
     if isinstance(structured, dict) and list(structured) == ["result"]:
@@ -277,14 +360,20 @@ def _text_problem(result: dict[str, Any]) -> str:
                 return ""
         except (ValueError, RecursionError):
             continue
-    if isinstance(structured, dict) and list(structured) == ["result"] and isinstance(structured["result"], list) \
-            and len(texts) == len(content) == len(structured["result"]) \
-            and all(_same_item(text, item) for text, item in zip(texts, structured["result"])):
+    if (
+        isinstance(structured, dict)
+        and list(structured) == ["result"]
+        and isinstance(structured["result"], list)
+        and len(texts) == len(content) == len(structured["result"])
+        and all(_same_item(text, item) for text, item in zip(texts, structured["result"], strict=False))
+    ):
         return ""  # a returned list as the Python SDK renders it: one text block per item (none for an empty list)
     if not texts:
         return "structuredContent without any text content block (clients that ignore structuredContent see nothing)"
-    return (f"structuredContent without a text block carrying its JSON ({len(texts)} text block"
-            f"{'s' if len(texts) != 1 else ''}, none parses to the same JSON)")
+    return (
+        f"structuredContent without a text block carrying its JSON ({len(texts)} text block"
+        f"{'s' if len(texts) != 1 else ''}, none parses to the same JSON)"
+    )
 
 
 def _same_item(text: str, item: Any) -> bool:

@@ -41,8 +41,10 @@ PY_BAD_SCHEMA = "Invalid schema for tool {tool}: {message}"
 TS_BAD_SCHEMA = "MCP error -32602: Failed to validate structured content: {message}"
 TS2_MISSING = "Tool {tool} has an output schema but did not return structured content"
 TS2_INVALID = "Structured content does not match the tool's output schema: {message}"
-TS_NOT_OBJECT = ("ZodError: structuredContent: Invalid input: expected record, received {kind} (the result does not "
-                 "parse as a CallToolResult; the call throws before any schema check)")
+TS_NOT_OBJECT = (
+    "ZodError: structuredContent: Invalid input: expected record, received {kind} (the result does not "
+    "parse as a CallToolResult; the call throws before any schema check)"
+)
 TS2_NOT_OBJECT = "Invalid result for tools/call: structuredContent: Invalid input: expected record, received {kind}"
 _MESSAGE_CHARS = 500
 
@@ -65,8 +67,15 @@ class Verdict:
 
     __slots__ = ("instance_pointer", "keyword", "kind", "message", "rejected", "schema_pointer")
 
-    def __init__(self, rejected: bool, message: str = "", kind: str = "", schema_pointer: str = "",
-                 instance_pointer: str = "", keyword: str = "") -> None:
+    def __init__(
+        self,
+        rejected: bool,
+        message: str = "",
+        kind: str = "",
+        schema_pointer: str = "",
+        instance_pointer: str = "",
+        keyword: str = "",
+    ) -> None:
         self.rejected = rejected
         self.message = message[:_MESSAGE_CHARS]
         self.kind = kind
@@ -93,8 +102,9 @@ def js_truthy(value: Any) -> bool:
     return True
 
 
-def host_verdict(profile: str, tool: str, doc: SchemaDoc | None, result: dict[str, Any], *,
-                 wire_error: str | None = None) -> Verdict:
+def host_verdict(
+    profile: str, tool: str, doc: SchemaDoc | None, result: dict[str, Any], *, wire_error: str | None = None
+) -> Verdict:
     """What host ``profile`` does with ``result`` (a raw ``tools/call`` result) of ``tool`` when it holds the
     outputSchema ``doc`` (``None``: the tool has none, so only the result's own shape is checked).
     ``wire_error`` is the Python SDK's objection to the result's shape, if any. Never raises: a schema the
@@ -115,8 +125,11 @@ def wire_verdict(profile: str, result: dict[str, Any], wire_error: str | None = 
     parser takes it."""
     if profile == "python-sdk" and wire_error:
         return Verdict(True, f"pydantic ValidationError: {wire_error}", "wire")
-    if profile in ("ts-sdk-v1", "ts-sdk-v2") and "structuredContent" in result and \
-            not isinstance(result["structuredContent"], dict):
+    if (
+        profile in ("ts-sdk-v1", "ts-sdk-v2")
+        and "structuredContent" in result
+        and not isinstance(result["structuredContent"], dict)
+    ):
         template = TS_NOT_OBJECT if profile == "ts-sdk-v1" else TS2_NOT_OBJECT
         return Verdict(True, template.format(kind=_kind(result["structuredContent"])), "wire")
     if profile not in HOST_PROFILES:
@@ -165,8 +178,9 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
         errors = doc.errors(instance, profile)
     except RefError as exc:
         template = PY_BAD_SCHEMA if python else TS_BAD_SCHEMA
-        return Verdict(True, ("RuntimeError: " if python else "") + template.format(tool=tool, message=exc),
-                       "bad-schema")
+        return Verdict(
+            True, ("RuntimeError: " if python else "") + template.format(tool=tool, message=exc), "bad-schema"
+        )
     except (ValueError, RecursionError) as exc:
         what = f"{profile} cannot validate the result against this schema: {' '.join(str(exc).split())[:200]}"
         return Verdict(True, what, "bad-schema")
@@ -184,8 +198,14 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
     where = pointer(list(best.absolute_path))
     at = schema_pointer(doc, best)
     if python:
-        return Verdict(True, "RuntimeError: " + PY_INVALID.format(tool=tool, message=best.message), "schema",
-                       at, where, str(best.validator))
+        return Verdict(
+            True,
+            "RuntimeError: " + PY_INVALID.format(tool=tool, message=best.message),
+            "schema",
+            at,
+            where,
+            str(best.validator),
+        )
     text = ajv_text(errors)
     template = TS_INVALID if profile == "ts-sdk-v1" else TS2_INVALID
     return Verdict(True, template.format(message=text), "schema", at, where, str(best.validator))
@@ -214,4 +234,3 @@ def schema_pointer(doc: SchemaDoc, error: Any) -> str:
     except (RefError, KeyError, IndexError, TypeError):
         return pointer(tokens)
     return pointer(path)
-

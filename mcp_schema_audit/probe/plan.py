@@ -1,9 +1,9 @@
 """Which tools a probe calls, with which arguments: the calls file, and the ``--auto`` choice of safe tools.
 
 Nothing is called that the user did not list, or that ``--auto`` does not allow: a tool annotated
-``readOnlyHint: true`` (and ``destructiveHint`` absent or ``false``; both literal JSON booleans) whose required arguments can all be filled from
-its own ``inputSchema`` (``const``, a one-value ``enum``, ``default``, the first of ``examples``), the filled
-object valid under that schema. Anything else is skipped, with the reason.
+``readOnlyHint: true`` (and ``destructiveHint`` absent or ``false``; both literal JSON booleans) whose required
+arguments can all be filled from its own ``inputSchema`` (``const``, a one-value ``enum``, ``default``, the
+first of ``examples``), the filled object valid under that schema. Anything else is skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ def load_calls_file(path: Path) -> list[PlannedCall]:
     """
     data = read_json_file(path)
     if not isinstance(data, dict) or not isinstance(data.get("calls"), list):
-        raise InputError(f"{path}: a calls file is a JSON object with a 'calls' list, e.g. "
-                         '{"calls": [{"tool": "get_chart", "arguments": {"id": 1}}]}')
+        raise InputError(
+            f"{path}: a calls file is a JSON object with a 'calls' list, e.g. "
+            '{"calls": [{"tool": "get_chart", "arguments": {"id": 1}}]}'
+        )
     unknown = set(data) - {"calls", "$schema", "description"}
     if unknown:
         raise InputError(f"{path}: unknown key {sorted(unknown)[0]!r} (a calls file has 'calls')")
@@ -67,7 +69,9 @@ def load_calls_file(path: Path) -> list[PlannedCall]:
     return calls
 
 
-def plan_calls(listing: Snapshot, listed: list[PlannedCall], *, auto: bool) -> tuple[list[PlannedCall], list[dict[str, str]]]:
+def plan_calls(
+    listing: Snapshot, listed: list[PlannedCall], *, auto: bool
+) -> tuple[list[PlannedCall], list[dict[str, str]]]:
     """The calls to make on a server whose tools are ``listing``: every call of the calls file (``listed``,
     in order), then with ``auto`` one call per tool ``auto_arguments`` allows (by tool name), skipping tools
     the calls file already calls.
@@ -79,8 +83,10 @@ def plan_calls(listing: Snapshot, listed: list[PlannedCall], *, auto: bool) -> t
     tools = listing.tool_map()
     missing = sorted({c.tool for c in listed if c.tool not in tools})
     if missing:
-        raise UsageError(f"the calls file names tool(s) the server does not list: {', '.join(map(repr, missing))}"
-                         f" (it lists {len(tools)} tool{'s' if len(tools) != 1 else ''})")
+        raise UsageError(
+            f"the calls file names tool(s) the server does not list: {', '.join(map(repr, missing))}"
+            f" (it lists {len(tools)} tool{'s' if len(tools) != 1 else ''})"
+        )
     calls = list(listed)
     skipped: list[dict[str, str]] = []
     if auto:
@@ -112,8 +118,10 @@ def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     if annotations.get("readOnlyHint") is not True:
         if "readOnlyHint" in annotations and annotations["readOnlyHint"] is not False:
-            return None, (f"annotated readOnlyHint: {_shown(annotations['readOnlyHint'])} "
-                          "(only a literal true counts as read-only)")
+            return None, (
+                f"annotated readOnlyHint: {_shown(annotations['readOnlyHint'])} "
+                "(only a literal true counts as read-only)"
+            )
         return None, "not annotated readOnlyHint: true"
     if "destructiveHint" in annotations and annotations["destructiveHint"] is not False:
         hint = annotations["destructiveHint"]
@@ -183,8 +191,13 @@ def render_plan(calls: list[PlannedCall], skipped: list[dict[str, str]], fmt: st
     from mcp_schema_audit.report import json_text, one_line
 
     if fmt == "json":
-        return json_text({"calls": [{"id": c.id, "tool": c.tool, "arguments": c.arguments, "why": c.why}
-                                    for c in calls], "skipped": skipped}, sort_keys=True)
+        return json_text(
+            {
+                "calls": [{"id": c.id, "tool": c.tool, "arguments": c.arguments, "why": c.why} for c in calls],
+                "skipped": skipped,
+            },
+            sort_keys=True,
+        )
     lines = [f"probe plan (dry run, nothing is called): {len(calls)} call{'s' if len(calls) != 1 else ''}"]
     for c in calls:
         args = json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)

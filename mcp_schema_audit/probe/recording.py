@@ -43,9 +43,18 @@ class Recording:
     def to_json(self) -> dict[str, Any]:
         """The recording as a JSON-ready dict (see the module docstring)."""
         s = self.snapshot
-        return {"format": FORMAT_ID, "format_version": FORMAT_VERSION, "label": s.label, "server": s.server,
-                "protocol_version": s.protocol_version, "transport": s.transport, "capabilities": s.capabilities,
-                "tools": s.tools, "calls": self.calls, "meta": self.meta}
+        return {
+            "format": FORMAT_ID,
+            "format_version": FORMAT_VERSION,
+            "label": s.label,
+            "server": s.server,
+            "protocol_version": s.protocol_version,
+            "transport": s.transport,
+            "capabilities": s.capabilities,
+            "tools": s.tools,
+            "calls": self.calls,
+            "meta": self.meta,
+        }
 
 
 def write_recording(recording: Recording, path: Path) -> None:
@@ -65,8 +74,11 @@ def load_recording(path: Path) -> Recording:
     if not isinstance(data, dict) or data.get("format") != FORMAT_ID:
         raise InputError(f"{source}: not a probe recording (written by 'schema-audit probe --record FILE')")
     if data.get("format_version") != FORMAT_VERSION:
-        raise InputError(f"{source}: recording format_version {data.get('format_version')!r} is not supported "
-                         f"(this schema-audit reads {FORMAT_VERSION})", hint="upgrade schema-audit or record again")
+        raise InputError(
+            f"{source}: recording format_version {data.get('format_version')!r} is not supported "
+            f"(this schema-audit reads {FORMAT_VERSION})",
+            hint="upgrade schema-audit or record again",
+        )
     tools = check_tools(data.get("tools"), source)
     calls = data.get("calls")
     if not isinstance(calls, list):
@@ -84,9 +96,15 @@ def load_recording(path: Path) -> Recording:
             raise InputError(f"{source}: calls[{i}]: a 'result' outcome needs a result object")
     label = data.get("label") if isinstance(data.get("label"), str) and data.get("label") else path.stem
     proto = data.get("protocol_version")
-    snap = Snapshot(label=label, tools=tools, server=data.get("server") if isinstance(data.get("server"), dict) else {},
-                    protocol_version=proto if isinstance(proto, str) else None,
-                    capabilities=data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {},
-                    transport=str(data.get("transport") or "file"), meta={}, source="")
+    snap = Snapshot(
+        label=label,
+        tools=tools,
+        server=data.get("server") if isinstance(data.get("server"), dict) else {},
+        protocol_version=proto if isinstance(proto, str) else None,
+        capabilities=data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {},
+        transport=str(data.get("transport") or "file"),
+        meta={},
+        source="",
+    )
     meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
     return Recording(snapshot=snap, calls=calls, meta=meta, source=source)

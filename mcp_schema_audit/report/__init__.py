@@ -19,7 +19,8 @@ embedded links, workflow-command ``%``/newlines, XML via ElementTree).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mcp_schema_audit.report import github as _github
 from mcp_schema_audit.report import json as _json
@@ -76,7 +77,34 @@ def render(report: Any, fmt: str, *, color: bool = False, width: int = 120) -> s
     return RENDERERS[fmt](report)
 
 
-__all__ = ["FAIL_ON", "KINDS", "MARKDOWN_BUDGET", "RENDERERS", "REPORT_VERSION", "SARIF_SCHEMA_URI", "Report",
-           "artifact_uri", "gh_data", "gh_property", "inert", "json_text", "md_code", "md_escape", "md_fence",
-           "one_line", "render", "render_github", "render_json", "render_junit", "render_markdown", "render_sarif",
-           "render_text", "history_json_schema", "report_json_schema", "roles", "sarif_log", "sarif_text", "witness_sides"]
+__all__ = [
+    "FAIL_ON",
+    "KINDS",
+    "MARKDOWN_BUDGET",
+    "RENDERERS",
+    "REPORT_VERSION",
+    "SARIF_SCHEMA_URI",
+    "Report",
+    "artifact_uri",
+    "gh_data",
+    "gh_property",
+    "inert",
+    "json_text",
+    "md_code",
+    "md_escape",
+    "md_fence",
+    "one_line",
+    "render",
+    "render_github",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_sarif",
+    "render_text",
+    "history_json_schema",
+    "report_json_schema",
+    "roles",
+    "sarif_log",
+    "sarif_text",
+    "witness_sides",
+]

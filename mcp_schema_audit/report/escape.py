@@ -11,8 +11,10 @@ import re
 from typing import Any
 
 #: Control characters, bidi controls, zero-width characters, lone surrogates and XML non-characters.
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069"
-                     "\ufeff\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
+CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069"
+    "\ufeff\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]"
+)
 
 
 def inert(text: Any) -> str:
@@ -23,7 +25,9 @@ def inert(text: Any) -> str:
     UTF-8 and valid XML 1.0 character data (lone surrogates are escaped too).
     """
     s = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False, default=str)
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", s)
+    return CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", s
+    )
 
 
 def one_line(text: Any) -> str:
@@ -32,7 +36,8 @@ def one_line(text: Any) -> str:
 
 
 def json_text(value: Any, *, sort_keys: bool) -> str:
-    """JSON (indent 2, UTF-8 text, final newline) with every ``CONTROL`` character as a ``\\u`` escape (four hex digits).
+    """JSON (indent 2, UTF-8 text, final newline) with every ``CONTROL`` character as a ``\\u`` escape (four hex
+    digits).
 
     Strict: NaN or Infinity in ``value`` raises ``ValueError`` (a report is always valid JSON; capture keeps
     such numbers out). Control characters only occur inside strings, so the text parses back to the same value; bidi

@@ -64,17 +64,24 @@ def render_github(report: Report) -> str:
     lines = []
     for f in ordered(report.findings):
         snap, _uri, line = location_of(report, f)
-        uri = artifact_uri(report.artifact) if (report.kind == "probe" and snap is report.new and not snap.source
-                                                and report.artifact) else artifact_uri(snap.source)
+        uri = (
+            artifact_uri(report.artifact)
+            if (report.kind == "probe" and snap is report.new and not snap.source and report.artifact)
+            else artifact_uri(snap.source)
+        )
         props = _file_props(uri, line)
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {title(f)} [{f.rule}]')}")
         msg = plain_message(report, f, about(f), " | witness")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
-        lines.append(f"::warning title={gh_property('schema-audit expired ignore entry')}::"
-                     f"{gh_data('no longer applies: ' + describe_entry(entry))}")
-    lines.append(f"::notice title={gh_property('schema-audit ' + report.kind)}::"
-                 f"{gh_data(subject(report) + ': ' + summary_line(report))}")
+        lines.append(
+            f"::warning title={gh_property('schema-audit expired ignore entry')}::"
+            f"{gh_data('no longer applies: ' + describe_entry(entry))}"
+        )
+    lines.append(
+        f"::notice title={gh_property('schema-audit ' + report.kind)}::"
+        f"{gh_data(subject(report) + ': ' + summary_line(report))}"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -90,11 +97,13 @@ def render_history_github(hist: History) -> str:
         props = _file_props(artifact_uri(snap.source), line_of(snap, latest))
         rule_title = title(latest)
         props.append(f"title={gh_property(f'schema-audit {g.severity}: {rule_title} [{g.rule}]')}")
-        msg = (f"{g.about} {g.pointer or '(root)'}: "
-               f"{affects(g, labels, ('breaking', 'warning', 'info'))}")
+        msg = f"{g.about} {g.pointer or '(root)'}: {affects(g, labels, ('breaking', 'warning', 'info'))}"
         lines.append(f"::{_GH_COMMAND[g.severity]} {','.join(props)}::{gh_data(msg)}")
     verdict = "gate passed" if hist.passed else "gate FAILED"
-    summary = f"history: {hist.new.label} against {plural(len(labels), 'cached version')}: " + " · ".join(
-        cohort_counts(hist)) + f"; {verdict} (--fail-on {hist.fail_on})"
+    summary = (
+        f"history: {hist.new.label} against {plural(len(labels), 'cached version')}: "
+        + " · ".join(cohort_counts(hist))
+        + f"; {verdict} (--fail-on {hist.fail_on})"
+    )
     lines.append(f"::notice title={gh_property('schema-audit history')}::{gh_data(summary)}")
     return "\n".join(lines) + "\n"

@@ -38,12 +38,21 @@ def history_json(hist: History) -> dict[str, Any]:
     findings), ``findings`` (each finding once, with the cohorts it occurs in: ``GroupedFinding.to_json``),
     ``matrix``, ``conflicts``, ``notes`` and ``gate``."""
     return {
-        "report_version": REPORT_VERSION, "schema_audit_version": __version__, "kind": "history",
+        "report_version": REPORT_VERSION,
+        "schema_audit_version": __version__,
+        "kind": "history",
         "new": {**side_json(hist.new)},
-        "cohorts": [{**side_json(c),
-                     "summary": {s: sum(1 for f in hist.findings[c.label] if f.severity == s)
-                                 for s in ("breaking", "warning", "info")},
-                     "findings": [f.to_json() for f in hist.findings[c.label]]} for c in hist.cohorts],
+        "cohorts": [
+            {
+                **side_json(c),
+                "summary": {
+                    s: sum(1 for f in hist.findings[c.label] if f.severity == s)
+                    for s in ("breaking", "warning", "info")
+                },
+                "findings": [f.to_json() for f in hist.findings[c.label]],
+            }
+            for c in hist.cohorts
+        ],
         "findings": [g.to_json() for g in hist.grouped()],
         "matrix": hist.matrix(),
         "conflicts": [c.to_json() for c in hist.conflicts],
@@ -92,52 +101,97 @@ def history_json_schema() -> dict[str, Any]:
         "$id": "https://schema-audit.invalid/schemas/history-v1.json",
         "title": "schema-audit history JSON report (report_version 1)",
         "description": "Output of 'schema-audit history --format json': NEW checked against every cached version "
-                       "(cohort). Stable contract: keys are only ever added, so every object here admits keys it "
-                       "does not list.",
+        "(cohort). Stable contract: keys are only ever added, so every object here admits keys it "
+        "does not list.",
         "type": "object",
-        "required": ["report_version", "schema_audit_version", "kind", "new", "cohorts", "findings", "matrix",
-                     "conflicts", "notes", "gate"],
+        "required": [
+            "report_version",
+            "schema_audit_version",
+            "kind",
+            "new",
+            "cohorts",
+            "findings",
+            "matrix",
+            "conflicts",
+            "notes",
+            "gate",
+        ],
         "properties": {
             "report_version": props["report_version"],
             "schema_audit_version": props["schema_audit_version"],
             "kind": {"const": "history"},
             "new": {"$ref": "#/$defs/side", "description": "NEW: the version the server runs."},
             "cohorts": {
-                "type": "array", "description": "The cached versions NEW was checked against, oldest first.",
-                "items": {"$ref": "#/$defs/side", "required": ["summary", "findings"], "properties": {
-                    "summary": props["summary"],
-                    "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"},
-                                 "description": "This cohort's findings (backward: hosts cached it, the server "
-                                                "runs NEW)."}}},
+                "type": "array",
+                "description": "The cached versions NEW was checked against, oldest first.",
+                "items": {
+                    "$ref": "#/$defs/side",
+                    "required": ["summary", "findings"],
+                    "properties": {
+                        "summary": props["summary"],
+                        "findings": {
+                            "type": "array",
+                            "items": {"$ref": "#/$defs/finding"},
+                            "description": "This cohort's findings (backward: hosts cached it, the server runs NEW).",
+                        },
+                    },
+                },
             },
             "findings": {
-                "type": "array", "description": "Each finding once (by fingerprint) with the cohorts it occurs in.",
-                "items": {"type": "object", "required": ["rule", "tool", "surface", "name", "direction", "pointer",
-                                                         "fingerprint", "severity", "cohorts"],
-                          "properties": {
-                              "rule": {"type": "string"}, "tool": {"type": "string"}, "surface": {"type": "string"},
-                              "name": {"type": "string"}, "direction": {"type": "string"},
-                              "pointer": {"$ref": "#/$defs/pointer"},
-                              "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
-                              "severity": {**severity, "description": "The worst over its cohorts."},
-                              "cohorts": {"type": "object", "additionalProperties": severity,
-                                          "description": "Cohort label -> severity there."}}},
+                "type": "array",
+                "description": "Each finding once (by fingerprint) with the cohorts it occurs in.",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "rule",
+                        "tool",
+                        "surface",
+                        "name",
+                        "direction",
+                        "pointer",
+                        "fingerprint",
+                        "severity",
+                        "cohorts",
+                    ],
+                    "properties": {
+                        "rule": {"type": "string"},
+                        "tool": {"type": "string"},
+                        "surface": {"type": "string"},
+                        "name": {"type": "string"},
+                        "direction": {"type": "string"},
+                        "pointer": {"$ref": "#/$defs/pointer"},
+                        "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+                        "severity": {**severity, "description": "The worst over its cohorts."},
+                        "cohorts": {
+                            "type": "object",
+                            "additionalProperties": severity,
+                            "description": "Cohort label -> severity there.",
+                        },
+                    },
+                },
             },
             "matrix": {
                 "type": "object",
                 "description": "Row (a tool's name, or another item's subject such as 'prompt summarize') -> cohort "
-                               "label -> ok | new (the cohort did not have the tool) | absent (neither NEW nor the "
-                               "cohort has it) | warning | breaking.",
+                "label -> ok | new (the cohort did not have the tool) | absent (neither NEW nor the "
+                "cohort has it) | warning | breaking.",
                 "additionalProperties": {"type": "object", "additionalProperties": {"enum": list(MATRIX_CELLS)}},
             },
             "conflicts": {
                 "type": "array",
                 "description": "Positions where cohorts cache different value sets: any value outside the common "
-                               "ones breaks one of them.",
-                "items": {"type": "object", "required": ["tool", "pointer", "cohorts", "values", "common"],
-                          "properties": {"tool": {"type": "string"}, "pointer": {"$ref": "#/$defs/pointer"},
-                                         "cohorts": {"type": "array", "items": {"type": "string"}},
-                                         "values": {"type": "object"}, "common": {"type": "array"}}},
+                "ones breaks one of them.",
+                "items": {
+                    "type": "object",
+                    "required": ["tool", "pointer", "cohorts", "values", "common"],
+                    "properties": {
+                        "tool": {"type": "string"},
+                        "pointer": {"$ref": "#/$defs/pointer"},
+                        "cohorts": {"type": "array", "items": {"type": "string"}},
+                        "values": {"type": "object"},
+                        "common": {"type": "array"},
+                    },
+                },
             },
             "notes": props["notes"],
             "gate": props["gate"],

@@ -83,7 +83,8 @@ def _document(suite_name: str, props: list[tuple[str, str]], cases: list[tuple[s
 def render_junit(report: Report) -> str:
     """JUnit XML: one ``<testcase>`` per tool (a diff: old ∪ new; a lint: the snapshot's; a probe: the tools
     called), by name, then one per prompt, resource and resource template (``prompt summarize``) and
-    ``server capabilities``/``server instructions`` when they have findings; ``classname`` = the server's name (else NEW's label). A tool with findings at or above
+    ``server capabilities``/``server instructions`` when they have findings; ``classname`` = the server's name
+    (else NEW's label). A tool with findings at or above
     ``fail_on`` gets one ``<failure>`` (type = its highest severity) listing them; other findings and ignored
     ones go to ``<system-out>`` (a probe's calls of the tool too). The suite is named after what the report is
     (``schema-audit diff: A -> B``, ``schema-audit lint: A``, ``schema-audit probe: A, …``).
@@ -93,12 +94,18 @@ def render_junit(report: Report) -> str:
         names = {c.get("tool") for c in report.calls}
     else:
         names = {t.get("name") for t in report.new.tools} | (
-            {t.get("name") for t in report.old.tools} if report.old is not None else set())
-    tools = sorted(names | {f.tool for f in report.findings if f.surface == "tool"}
-                   | {f.tool for f, _ in report.ignored if f.surface == "tool"}, key=str)
+            {t.get("name") for t in report.old.tools} if report.old is not None else set()
+        )
+    tools = sorted(
+        names
+        | {f.tool for f in report.findings if f.surface == "tool"}
+        | {f.tool for f, _ in report.ignored if f.surface == "tool"},
+        key=str,
+    )
     # then one case per prompt, resource and resource template (and the server when it has findings)
     others = {f.subject for f in report.findings if f.surface != "tool"} | {
-        f.subject for f, _ in report.ignored if f.surface != "tool"}
+        f.subject for f, _ in report.ignored if f.surface != "tool"
+    }
     if report.kind != "probe":
         for surface, section in SECTION_OF.items():
             if surface != "tool":
@@ -107,8 +114,13 @@ def render_junit(report: Report) -> str:
     tools += sorted(others)
     server = report.new.server.get("name") if isinstance(report.new.server, dict) else None
     classname = server or report.new.label or "mcp-server"
-    props = [("schema-audit.version", __version__), ("kind", report.kind), ("mode", report.mode),
-             ("hosts", ",".join(report.hosts)), ("fail_on", report.fail_on)]
+    props = [
+        ("schema-audit.version", __version__),
+        ("kind", report.kind),
+        ("mode", report.mode),
+        ("hosts", ",".join(report.hosts)),
+        ("fail_on", report.fail_on),
+    ]
     props += [("old", report.old.label)] if report.old is not None else []
     props += [("new", report.new.label)]
     props += [("cached", ",".join(s.label for s in report.cached))] if report.kind == "probe" else []
@@ -120,13 +132,16 @@ def render_junit(report: Report) -> str:
         failure = None
         if bad:
             n = len(bad)
-            failure = (bad[0].severity,
-                       f"{n} finding{'s' if n != 1 else ''} at or above {report.fail_on}: "
-                       + "; ".join(f"{f.rule} at {_xml(f.pointer) or '(root)'}" for f in bad),
-                       "\n\n".join(_junit_entry(report, f) for f in bad))
+            failure = (
+                bad[0].severity,
+                f"{n} finding{'s' if n != 1 else ''} at or above {report.fail_on}: "
+                + "; ".join(f"{f.rule} at {_xml(f.pointer) or '(root)'}" for f in bad),
+                "\n\n".join(_junit_entry(report, f) for f in bad),
+            )
         out = [f"call {_xml(call_line(c))}" for c in report.calls if c.get("tool") == tool]
-        out += [_junit_entry(report, f) for f in rest] + [_junit_entry(report, f, r) for f, r in report.ignored
-                                                          if junit_case(f) == tool]
+        out += [_junit_entry(report, f) for f in rest] + [
+            _junit_entry(report, f, r) for f, r in report.ignored if junit_case(f) == tool
+        ]
         cases.append((classname, tool, failure, "\n\n".join(out)))
     return _document(f"schema-audit {headline(report)}", props, cases)
 
@@ -143,18 +158,33 @@ def render_history_junit(hist: History) -> str:
     cases = []
     for tool in hist.matrix():
         mine = [g for g in groups if (g.tool if g.surface == "tool" else g.about) == tool]
-        lines = [(g, f"[{g.severity}] {g.rule}: {g.direction} {_xml(g.pointer) or '(root)'}: "
-                     f"{_xml(affects(g, labels, ('breaking', 'warning', 'info')))}\n  fingerprint: {g.fingerprint}")
-                 for g in mine]
+        lines = [
+            (
+                g,
+                f"[{g.severity}] {g.rule}: {g.direction} {_xml(g.pointer) or '(root)'}: "
+                f"{_xml(affects(g, labels, ('breaking', 'warning', 'info')))}\n  fingerprint: {g.fingerprint}",
+            )
+            for g in mine
+        ]
         bad = [(g, text) for g, text in lines if SEVERITY_RANK[g.severity] >= limit]
         rest = [text for g, text in lines if SEVERITY_RANK[g.severity] < limit]
         failure = None
         if bad:
             n = len(bad)
-            failure = (bad[0][0].severity, f"{n} finding{'s' if n != 1 else ''} at or above {hist.fail_on}: "
-                       + "; ".join(f"{g.rule} at {_xml(g.pointer) or '(root)'}" for g, _ in bad),
-                       "\n\n".join(text for _, text in bad))
+            failure = (
+                bad[0][0].severity,
+                f"{n} finding{'s' if n != 1 else ''} at or above {hist.fail_on}: "
+                + "; ".join(f"{g.rule} at {_xml(g.pointer) or '(root)'}" for g, _ in bad),
+                "\n\n".join(text for _, text in bad),
+            )
         cases.append((classname, tool, failure, "\n\n".join(rest)))
-    props = [("schema-audit.version", __version__), ("kind", "history"), ("fail_on", hist.fail_on),
-             ("new", hist.new.label), ("cached", ",".join(labels))]
-    return _document(f"schema-audit history: {hist.new.label} against {plural(len(labels), 'cached version')}", props, cases)
+    props = [
+        ("schema-audit.version", __version__),
+        ("kind", "history"),
+        ("fail_on", hist.fail_on),
+        ("new", hist.new.label),
+        ("cached", ",".join(labels)),
+    ]
+    return _document(
+        f"schema-audit history: {hist.new.label} against {plural(len(labels), 'cached version')}", props, cases
+    )

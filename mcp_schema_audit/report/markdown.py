@@ -113,7 +113,7 @@ def md_delta(segments: list[tuple[str, str]]) -> str:
         else:
             mark = "~~" if kind == "removed" else "**"
             core = text.strip()
-            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+            lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
             out.append(f"{md_escape(lead)}{mark}{md_escape(core) if core else '␣'}{mark}{md_escape(trail)}")
     return "".join(out)
 
@@ -134,8 +134,10 @@ def md_about(f: Finding) -> str:
 
 def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     where = md_code(f.pointer) if f.pointer else "(root)"
-    block = (f"{_ICON[f.severity]} {md_about(f)} · {where} · "
-             f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
+    block = (
+        f"{_ICON[f.severity]} {md_about(f)} · {where} · "
+        f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}"
+    )
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if witness and f.witness:
@@ -145,8 +147,12 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
             what = "real result"
         accepted, rejected = witness_sides(report, f)
         summary = f"Witness: a {what} {md_escape(accepted)}, rejected by {md_escape(rejected)}"
-        body = [f"<details><summary>{summary}</summary>", "",
-                md_fence(instance_json(w.get("instance"), _MD_WITNESS_LIMIT), "json"), ""]
+        body = [
+            f"<details><summary>{summary}</summary>",
+            "",
+            md_fence(instance_json(w.get("instance"), _MD_WITNESS_LIMIT), "json"),
+            "",
+        ]
         if w.get("truncated"):
             body += ["(The instance is shortened: see the recording for the whole result.)", ""]
         if w.get("instance_pointer") not in (None, ""):
@@ -167,8 +173,11 @@ def _what(report: Report) -> str:
         base = f" against baseline **{md_escape(who(report.baseline))}**" if report.baseline is not None else ""
         return f"lint of **{md_escape(who(report.new))}**{base}"
     if report.kind == "probe":
-        cached = (" · cached versions: " + ", ".join(f"**{md_escape(s.label)}**" for s in report.cached)
-                  if report.cached else "")
+        cached = (
+            " · cached versions: " + ", ".join(f"**{md_escape(s.label)}**" for s in report.cached)
+            if report.cached
+            else ""
+        )
         return f"probe of **{md_escape(who(report.new))}**{cached}"
     assert report.old is not None
     return f"**{md_escape(who(report.old))}** → **{md_escape(who(report.new))}** · mode: {md_escape(report.mode)}"
@@ -188,8 +197,10 @@ def render_markdown(report: Report) -> str:
     verdict = "gate passed" if report.passed else "gate failed"
     ignored = f", {len(report.ignored)} ignored" if report.ignored else ""
     calls = f"{call_counts(report)} · " if report.kind == "probe" else ""
-    parts = [f"### {icon} schema-audit {report.kind}: {calls}{s['breaking']} breaking, {s['warning']} warning, "
-             f"{s['info']} info{ignored} — {verdict} (fail-on: {report.fail_on})"]
+    parts = [
+        f"### {icon} schema-audit {report.kind}: {calls}{s['breaking']} breaking, {s['warning']} warning, "
+        f"{s['info']} info{ignored} — {verdict} (fail-on: {report.fail_on})"
+    ]
     hosts = ", ".join(md_escape(h) for h in report.hosts)
     parts.append(f"{_what(report)} · hosts: {hosts}")
     for note in report.notes:
@@ -197,10 +208,14 @@ def render_markdown(report: Report) -> str:
     for entry in report.expired_ignores:
         parts.append(f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}")
     if report.calls:
-        parts.append("\n".join([f"<details><summary>{len(report.calls)} call{'s' if len(report.calls) != 1 else ''}"
-                                "</summary>", ""] + [f"- {md_escape(call_line(c))}" for c in report.calls[:200]]
-                               + ([f"- … {len(report.calls) - 200} more"] if len(report.calls) > 200 else [])
-                               + ["", "</details>"]))
+        parts.append(
+            "\n".join(
+                [f"<details><summary>{len(report.calls)} call{'s' if len(report.calls) != 1 else ''}</summary>", ""]
+                + [f"- {md_escape(call_line(c))}" for c in report.calls[:200]]
+                + ([f"- … {len(report.calls) - 200} more"] if len(report.calls) > 200 else [])
+                + ["", "</details>"]
+            )
+        )
     if not report.findings:
         what = "schema changes" if report.kind == "diff" else "findings"
         parts.append(f"No {what}." if not report.ignored else f"No {what} besides ignored findings.")
@@ -208,7 +223,7 @@ def render_markdown(report: Report) -> str:
     footer = f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>"
     # room kept for the footer and the line counting what was left out, so the whole stays within the budget
     room = MARKDOWN_BUDGET - len(footer) - _LEFT_OUT_CHARS - sum(len(p) + 2 for p in parts)
-    left_out = {sev: 0 for sev in SEVERITY_ORDER}
+    left_out = dict.fromkeys(SEVERITY_ORDER, 0)
     left_out_ignored = 0
 
     def add(text: str) -> bool:
@@ -234,8 +249,10 @@ def render_markdown(report: Report) -> str:
                 left_out[sev] += len(items) - i
                 full = True
                 break
-    for label, items in (("info finding", [(f, None) for f in by_sev["info"]]),
-                         ("finding ignored by the config", list(report.ignored))):
+    for label, items in (
+        ("info finding", [(f, None) for f in by_sev["info"]]),
+        ("finding ignored by the config", list(report.ignored)),
+    ):
         if not items:
             continue
         plural = "s" if len(items) != 1 else ""
@@ -247,8 +264,10 @@ def render_markdown(report: Report) -> str:
             if full:
                 break
             where = md_code(f.pointer) if f.pointer else "(root)"
-            line = (f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
-                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}")
+            line = (
+                f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
+                f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}"
+            )
             if reason is not None:
                 line += f" — ignored: {md_escape(reason)}"
             if size + len(line) + 1 > room:
@@ -268,8 +287,10 @@ def render_markdown(report: Report) -> str:
     if left_out_ignored:
         counts.append(f"{left_out_ignored} ignored")
     if counts:
-        parts.append(f"*{', '.join(counts)} more in the JSON report (`--format json`; SARIF too): left out here to "
-                     "fit a pull-request comment.*")
+        parts.append(
+            f"*{', '.join(counts)} more in the JSON report (`--format json`; SARIF too): left out here to "
+            "fit a pull-request comment.*"
+        )
     parts.append(footer)
     return "\n\n".join(parts) + "\n"
 
@@ -289,10 +310,12 @@ def render_history_markdown(hist: History) -> str:
     count = {s: sum(1 for g in groups if g.severity == s) for s in ("breaking", "warning", "info")}
     icon = "✅" if hist.passed else "❌"
     verdict = "gate passed" if hist.passed else "gate failed"
-    parts = [f"### {icon} schema-audit history: {md_escape(hist.new.label)} against {len(labels)} cached "
-             f"version{'s' if len(labels) != 1 else ''} — {count['breaking']} breaking, {count['warning']} warning, "
-             f"{count['info']} info — {verdict} (fail-on: {hist.fail_on})",
-             f"**{md_escape(who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}"]
+    parts = [
+        f"### {icon} schema-audit history: {md_escape(hist.new.label)} against {len(labels)} cached "
+        f"version{'s' if len(labels) != 1 else ''} — {count['breaking']} breaking, {count['warning']} warning, "
+        f"{count['info']} info — {verdict} (fail-on: {hist.fail_on})",
+        f"**{md_escape(who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}",
+    ]
     parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
     used = sum(len(x) + 2 for x in parts)
     hidden = 0
@@ -308,8 +331,10 @@ def render_history_markdown(hist: History) -> str:
     m = hist.matrix()
     rows = [(tool, row) for tool, row in m.items() if any(v in ("warning", "breaking") for v in row.values())]
     if rows:
-        table = ["| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
-                 "| --- | " + " | ".join("---" for _ in labels) + " |"]
+        table = [
+            "| tool | " + " | ".join(md_escape(x) for x in labels) + " |",
+            "| --- | " + " | ".join("---" for _ in labels) + " |",
+        ]
         size = used + sum(len(x) + 1 for x in table) + 100
         for i, (tool, row) in enumerate(rows):
             line = f"| {md_escape(tool)} | " + " | ".join(_CELL[row[x]] for x in labels) + " |"
@@ -329,10 +354,13 @@ def render_history_markdown(hist: History) -> str:
     if hist.conflicts:
         lines = [f"#### Conflicts ({len(hist.conflicts)})", ""]
         for c in hist.conflicts:
-            cached = "; ".join(f"{md_escape(lbl)} caches {md_code(json.dumps(v, ensure_ascii=False))}"
-                               for lbl, v in c.values.items())
-            lines.append(f"- **{md_escape(c.tool)}** {md_code(c.pointer) if c.pointer else '(root)'}: {cached}; "
-                         f"all of them accept only {md_code(json.dumps(c.common, ensure_ascii=False))}")
+            cached = "; ".join(
+                f"{md_escape(lbl)} caches {md_code(json.dumps(v, ensure_ascii=False))}" for lbl, v in c.values.items()
+            )
+            lines.append(
+                f"- **{md_escape(c.tool)}** {md_code(c.pointer) if c.pointer else '(root)'}: {cached}; "
+                f"all of them accept only {md_code(json.dumps(c.common, ensure_ascii=False))}"
+            )
         if not add("\n".join(lines)):
             hidden += len(hist.conflicts)
 
@@ -340,8 +368,10 @@ def render_history_markdown(hist: History) -> str:
         rule = RULES.get(g.rule)
         title = rule.title if rule is not None else g.rule
         where = md_code(g.pointer) if g.pointer else "(root)"
-        return (f"- {_ICON[g.severity]} {md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
-                f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}")
+        return (
+            f"- {_ICON[g.severity]} {md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
+            f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}"
+        )
 
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = [g for g in groups if g.severity == sev]
@@ -376,8 +406,10 @@ def render_history_markdown(hist: History) -> str:
         parts.append("No schema changes against any cached version.")
     if hidden:
         what = "row or finding" if hidden == 1 else "rows or findings"
-        parts.append(f"*{hidden} more {what} in the JSON report (`--format json`; SARIF too): left out here to fit "
-                     "a pull-request comment.*")
+        parts.append(
+            f"*{hidden} more {what} in the JSON report (`--format json`; SARIF too): left out here to fit "
+            "a pull-request comment.*"
+        )
     counts = " · ".join(md_escape(x) for x in cohort_counts(hist))
     parts.append(f"<sub>schema-audit {__version__} · {counts}</sub>")
     return "\n\n".join(parts) + "\n"

@@ -119,8 +119,13 @@ class Report:
 
 def side_json(s: Snapshot) -> dict[str, Any]:
     """``{"label", "server", "protocol_version", "source", "tool_count"}`` of one snapshot."""
-    return {"label": s.label, "server": s.server, "protocol_version": s.protocol_version, "source": s.source,
-            "tool_count": len(s.tools)}
+    return {
+        "label": s.label,
+        "server": s.server,
+        "protocol_version": s.protocol_version,
+        "source": s.source,
+        "tool_count": len(s.tools),
+    }
 
 
 # --- wording shared by several formats ------------------------------------------------------------------
@@ -136,15 +141,15 @@ def detail(f: Finding) -> str:
     msg = f.message
     prefix = ""
     if msg.startswith("[forward:") and "] " in msg:
-        prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2:]
+        prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2 :]
     rule = RULES.get(f.rule)
     head = f"{f.subject}: "
     if msg.startswith(head):
-        msg = msg[len(head):]
+        msg = msg[len(head) :]
         if rule is not None:
             lead = f"{rule.title} at {f.pointer or '(root)'}: "
             if msg.startswith(lead):
-                msg = msg[len(lead):]
+                msg = msg[len(lead) :]
     return prefix + msg
 
 
@@ -214,8 +219,11 @@ def describe_entry(entry: Any) -> str:
     """An ignore entry (``{"rule", "tool", "pointer", "direction", "fingerprint", "reason", "expires"}``) in words."""
     if not isinstance(entry, dict):
         return str(entry)
-    match = ", ".join(f"{k} {entry[k]}" for k in ("fingerprint", "rule", "tool", "direction", "pointer")
-                      if entry.get(k) not in (None, ""))
+    match = ", ".join(
+        f"{k} {entry[k]}"
+        for k in ("fingerprint", "rule", "tool", "direction", "pointer")
+        if entry.get(k) not in (None, "")
+    )
     extra = [f"reason: {entry['reason']}"] if entry.get("reason") else []
     if entry.get("expires"):
         extra.append(f"expired {entry['expires']}")
@@ -233,8 +241,13 @@ def summary_line(report: Report) -> str:
 
 
 #: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
-LISTING_RULES = ("input-schema-not-object", "output-schema-not-object", "schema-boolean-property",
-                 "output-schema-uncompilable", "schema-metaschema-invalid")
+LISTING_RULES = (
+    "input-schema-not-object",
+    "output-schema-not-object",
+    "schema-boolean-property",
+    "output-schema-uncompilable",
+    "schema-metaschema-invalid",
+)
 
 
 def roles(report: Report, f: Finding) -> tuple[str, str]:
@@ -319,8 +332,11 @@ def call_line(call: dict[str, Any]) -> str:
     """One probe call in words (raw text): ``c1 get_chart: result (structuredContent)`` / ``…: tool error: …``."""
     what = str(call.get("outcome", "?"))
     if call.get("outcome") == "result":
-        what = "result" + (" (isError)" if call.get("is_error") else "") + (
-            " with structuredContent" if call.get("structured") else " without structuredContent")
+        what = (
+            "result"
+            + (" (isError)" if call.get("is_error") else "")
+            + (" with structuredContent" if call.get("structured") else " without structuredContent")
+        )
         if call.get("checked") is False and not call.get("is_error"):
             what += " (not checked: no outputSchema)"
     message = call.get("message")

@@ -120,20 +120,37 @@ def location_of(report: Report, f: Finding) -> tuple[Snapshot, str, int]:
 
 def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_reason: str | None) -> dict[str, Any]:
     snap, uri, line = location_of(report, f)
-    text = plain_message(report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" and f.tool else f.subject,
-                         ". Witness")
+    text = plain_message(
+        report, f, f"{f.tool} ({f.direction})" if f.surface == "tool" and f.tool else f.subject, ". Witness"
+    )
     fqn = logical_name(f)
     # code scanning requires a region: the line of the tool's "name" in the snapshot file (1 when unknown,
     # e.g. for git:REF:PATH, whose content may differ from the working tree's file)
-    location = {"physicalLocation": {"artifactLocation": {"uri": uri},
-                                     "region": {"startLine": line}},
-                "logicalLocations": [{"name": inert(f.name), "fullyQualifiedName": inert(fqn),
-                                      "kind": "function" if f.surface == "tool" else "object"}]}
-    props: dict[str, Any] = {"tool": f.tool, "surface": f.surface, "name": f.name, "direction": f.direction,
-                             "pointer": f.pointer,
-                             "old_pointer": f.old_pointer, "new_pointer": f.new_pointer, "hosts": f.hosts,
-                             "severity": f.severity, "witness": f.witness, "old": f.old, "new": f.new,
-                             "snapshot": snap.label}
+    location = {
+        "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
+        "logicalLocations": [
+            {
+                "name": inert(f.name),
+                "fullyQualifiedName": inert(fqn),
+                "kind": "function" if f.surface == "tool" else "object",
+            }
+        ],
+    }
+    props: dict[str, Any] = {
+        "tool": f.tool,
+        "surface": f.surface,
+        "name": f.name,
+        "direction": f.direction,
+        "pointer": f.pointer,
+        "old_pointer": f.old_pointer,
+        "new_pointer": f.new_pointer,
+        "hosts": f.hosts,
+        "severity": f.severity,
+        "witness": f.witness,
+        "old": f.old,
+        "new": f.new,
+        "snapshot": snap.label,
+    }
     if f.reason:
         props["reason"] = f.reason
     if f.tags:
@@ -149,8 +166,9 @@ def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_rea
     if f.rule in index:
         result["ruleIndex"] = index[f.rule]
     if ignored_reason is not None:
-        result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                   "justification": sarif_text(ignored_reason)}]
+        result["suppressions"] = [
+            {"kind": "external", "status": "accepted", "justification": sarif_text(ignored_reason)}
+        ]
     return result
 
 
@@ -168,8 +186,13 @@ def render_sarif(report: Report) -> str:
     for f in [*report.findings, *(g for g, _ in report.ignored)]:
         if f.rule not in known:  # a rule outside the catalog (should not happen): still describe it
             known.add(f.rule)
-            rules.append({"id": f.rule, "shortDescription": {"text": f.rule},
-                          "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]}})
+            rules.append(
+                {
+                    "id": f.rule,
+                    "shortDescription": {"text": f.rule},
+                    "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
+                }
+            )
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = [_sarif_result(report, f, index, None) for f in ordered(report.findings)]
     results += [_sarif_result(report, f, index, reason) for f, reason in report.ignored]
@@ -186,8 +209,14 @@ def render_sarif(report: Report) -> str:
     if report.kind == "probe":
         props["cached"] = [side(s) for s in report.cached]
         props["calls"] = [dict(c) for c in report.calls]
-    props.update({"summary": report.summary, "gate": {"fail_on": report.fail_on, "passed": report.passed},
-                  "notes": [inert(n) for n in report.notes], "expired_ignores": report.expired_ignores})
+    props.update(
+        {
+            "summary": report.summary,
+            "gate": {"fail_on": report.fail_on, "passed": report.passed},
+            "notes": [inert(n) for n in report.notes],
+            "expired_ignores": report.expired_ignores,
+        }
+    )
     snaps, extra = report.snapshots(), []
     if report.kind == "probe" and report.artifact:
         extra = [report.artifact]  # the live listing has no file: its findings point at the artifact
@@ -195,8 +224,14 @@ def render_sarif(report: Report) -> str:
     return sarif_log(snaps, rules, results, props, extra_uris=extra)
 
 
-def sarif_log(snaps: list[Snapshot], rules: list[dict[str, Any]], results: list[dict[str, Any]],
-              properties: dict[str, Any], *, extra_uris: list[str] | tuple[str, ...] = ()) -> str:
+def sarif_log(
+    snaps: list[Snapshot],
+    rules: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    properties: dict[str, Any],
+    *,
+    extra_uris: list[str] | tuple[str, ...] = (),
+) -> str:
     """The SARIF 2.1.0 log text of one schema-audit run: ``snaps`` (then the files ``extra_uris`` name) become
     the artifacts (one per distinct URI, in order), ``rules`` the driver's rule descriptors, ``results`` and
     the run's ``properties`` as given. Shared by every report kind and history."""
@@ -208,14 +243,22 @@ def sarif_log(snaps: list[Snapshot], rules: list[dict[str, Any]], results: list[
     log = {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "schema-audit", "version": __version__, "semanticVersion": __version__,
-                                "rules": rules}},
-            "artifacts": artifacts,
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-            "properties": properties,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "schema-audit",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": rules,
+                    }
+                },
+                "artifacts": artifacts,
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+                "properties": properties,
+            }
+        ],
     }
     return json_text(log, sort_keys=False)
 
@@ -233,30 +276,67 @@ def render_history_sarif(hist: History) -> str:
     for g in hist.grouped():
         if g.rule not in index:  # a rule outside the catalog (should not happen): still describe it
             index[g.rule] = len(rules)
-            rules.append({"id": g.rule, "shortDescription": {"text": g.rule},
-                          "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]}})
+            rules.append(
+                {
+                    "id": g.rule,
+                    "shortDescription": {"text": g.rule},
+                    "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]},
+                }
+            )
         newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
         f = g.latest[newest]
         snap = snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])
         head = f"{g.tool} ({g.direction})" if g.surface == "tool" else f.subject
-        text = (f"{head} {g.pointer or '(root)'}: {affects(g, labels, ('breaking', 'warning', 'info'))}. "
-                f"Against {newest}: {detail(f)}")
+        text = (
+            f"{head} {g.pointer or '(root)'}: {affects(g, labels, ('breaking', 'warning', 'info'))}. "
+            f"Against {newest}: {detail(f)}"
+        )
         fqn = logical_name(f)
-        results.append({
-            "ruleId": g.rule,
-            "ruleIndex": index[g.rule],
-            "level": _SARIF_LEVEL[g.severity],
-            "message": {"text": sarif_text(text)},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(snap)},
-                                                "region": {"startLine": line_of(snap, f)}},
-                           "logicalLocations": [{"name": inert(g.name), "fullyQualifiedName": inert(fqn),
-                                                 "kind": "function" if g.surface == "tool" else "object"}]}],
-            "partialFingerprints": {"schemaAudit/v1": g.fingerprint},
-            "properties": {"tool": g.tool, "surface": g.surface, "name": g.name, "direction": g.direction,
-                           "pointer": g.pointer, "severity": g.severity,
-                           "cohorts": dict(g.cohorts), "snapshot": snap.label},
-        })
-    return sarif_log([hist.new, *hist.cohorts], rules, results, {
-        "kind": "history", "new": {"label": hist.new.label, "source": hist.new.source}, "cohorts": labels,
-        "matrix": hist.matrix(), "conflicts": [c.to_json() for c in hist.conflicts],
-        "gate": {"fail_on": hist.fail_on, "passed": hist.passed}, "notes": [inert(n) for n in hist.notes]})
+        results.append(
+            {
+                "ruleId": g.rule,
+                "ruleIndex": index[g.rule],
+                "level": _SARIF_LEVEL[g.severity],
+                "message": {"text": sarif_text(text)},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _sarif_uri(snap)},
+                            "region": {"startLine": line_of(snap, f)},
+                        },
+                        "logicalLocations": [
+                            {
+                                "name": inert(g.name),
+                                "fullyQualifiedName": inert(fqn),
+                                "kind": "function" if g.surface == "tool" else "object",
+                            }
+                        ],
+                    }
+                ],
+                "partialFingerprints": {"schemaAudit/v1": g.fingerprint},
+                "properties": {
+                    "tool": g.tool,
+                    "surface": g.surface,
+                    "name": g.name,
+                    "direction": g.direction,
+                    "pointer": g.pointer,
+                    "severity": g.severity,
+                    "cohorts": dict(g.cohorts),
+                    "snapshot": snap.label,
+                },
+            }
+        )
+    return sarif_log(
+        [hist.new, *hist.cohorts],
+        rules,
+        results,
+        {
+            "kind": "history",
+            "new": {"label": hist.new.label, "source": hist.new.source},
+            "cohorts": labels,
+            "matrix": hist.matrix(),
+            "conflicts": [c.to_json() for c in hist.conflicts],
+            "gate": {"fail_on": hist.fail_on, "passed": hist.passed},
+            "notes": [inert(n) for n in hist.notes],
+        },
+    )

@@ -89,8 +89,9 @@ class _Lines:
 
         buf = io.StringIO()
         # soft_wrap: never hard-wrap a line (CI logs and files keep whole lines; terminals wrap themselves)
-        console = Console(file=buf, width=self.width, force_terminal=True, highlight=False, emoji=False,
-                          markup=False, soft_wrap=True)
+        console = Console(
+            file=buf, width=self.width, force_terminal=True, highlight=False, emoji=False, markup=False, soft_wrap=True
+        )
         for line in self.lines:
             out = Text()
             for text, style in line.parts:
@@ -130,7 +131,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
             w = f.witness
             inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
             if len(inst) > _WITNESS_CHARS:
-                inst = inst[:_WITNESS_CHARS - 1] + "…"
+                inst = inst[: _WITNESS_CHARS - 1] + "…"
             console.print(_Text(f"         witness: {tx(inst)}", style="dim"))
             accepted, rejected = witness_sides(report, f)
             errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
@@ -139,17 +140,20 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
                 for host, message in errors.items():
                     console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
             else:
-                console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: "
-                                   f"{tx(w.get('error', ''))}", style="dim"))
+                console.print(
+                    _Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(w.get('error', ''))}", style="dim")
+                )
             how = fix(f.rule)
             if how:
                 console.print(_Text(f"         fix: {how}", style="dim"))
     for f, reason in report.ignored:
-        console.print(_Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: "
-                           f"{tx(reason)}", style="dim"))
+        console.print(
+            _Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: {tx(reason)}", style="dim")
+        )
     for entry in report.expired_ignores:
-        console.print(_Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}",
-                           style="yellow"))
+        console.print(
+            _Text(f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}", style="yellow")
+        )
     console.print(_Text(summary_line(report), style="bold" if not report.passed else ""))
     return console.getvalue()
 
@@ -167,24 +171,31 @@ def render_history_text(hist: History, width: int = 120) -> str:
     lines = [f"schema-audit history: {tx(hist.new.label)} against {plural(len(labels), 'cached version')}"]
     lines += [f"note: {tx(n)}" for n in hist.notes]
     lines.append("")
-    lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw)))
+    lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw, strict=False)))
     for tool, row in m.items():
-        lines.append(tx(tool).ljust(tw) + "  " + "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw)))
+        cells = "  ".join(row[lbl].ljust(w) for lbl, w in zip(labels, cw, strict=False))
+        lines.append(tx(tool).ljust(tw) + "  " + cells)
     if hist.conflicts:
-        lines += ["", "Conflicts (cohorts cache different value sets: each rejects values another accepts, so any "
-                      "value outside the common ones breaks one of them):"]
+        lines += [
+            "",
+            "Conflicts (cohorts cache different value sets: each rejects values another accepts, so any "
+            "value outside the common ones breaks one of them):",
+        ]
         for c in hist.conflicts:
             every = "both" if len(c.cohorts) == 2 else "all of them"
-            lines.append(f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(join_words(c.cohorts))} "
-                         f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; {every} accept only "
-                         f"{tx(json.dumps(c.common, ensure_ascii=False))}")
+            lines.append(
+                f"  {tx(c.tool)} {tx(c.pointer) or '(root)'}: cohorts {tx(join_words(c.cohorts))} "
+                f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; {every} accept only "
+                f"{tx(json.dumps(c.common, ensure_ascii=False))}"
+            )
     shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
     lines.append("")
     if shown:
         lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
         for g in shown:
-            lines.append(f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  "
-                         f"{tx(affects(g, labels))}")
+            lines.append(
+                f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  {tx(affects(g, labels))}"
+            )
     else:
         lines.append("No breaking or warning findings.")
     summary = " · ".join(tx(x) for x in cohort_counts(hist))

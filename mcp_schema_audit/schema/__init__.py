@@ -23,17 +23,61 @@ Every regex search, in every profile and keyword (``pattern``, ``patternProperti
 on a hostile pattern (``safe_search`` / ``ecma_search``).
 """
 
-from mcp_schema_audit.schema.compile import (AJV_COMPILE_MAX_NODES, INPLACE_BUDGET, SchemaCompileError, SchemaCostError,
-                                             inplace_cost)
-from mcp_schema_audit.schema.dialects import (DEFAULT_DIALECT, DIALECTS, HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError,
-                                              dialect_of, dialect_sensitive, json_type, subschemas, type_set)
+from mcp_schema_audit.schema.compile import (
+    AJV_COMPILE_MAX_NODES,
+    INPLACE_BUDGET,
+    SchemaCompileError,
+    SchemaCostError,
+    inplace_cost,
+)
+from mcp_schema_audit.schema.dialects import (
+    DEFAULT_DIALECT,
+    DIALECTS,
+    HOST_PROFILES,
+    MODERN_ONLY_KEYWORDS,
+    RefError,
+    dialect_of,
+    dialect_sensitive,
+    json_type,
+    subschemas,
+    type_set,
+)
 from mcp_schema_audit.schema.doc import SchemaDoc
 from mcp_schema_audit.schema.hosts import ajv_format_checker, js_numbers
-from mcp_schema_audit.schema.regex import (REGEX_STEP_BUDGET, REGEX_TIMEOUT_S, EcmaRegexError, RegexBudgetError,
-                                           ecma_compile_error, ecma_search, safe_search)
+from mcp_schema_audit.schema.regex import (
+    REGEX_STEP_BUDGET,
+    REGEX_TIMEOUT_S,
+    EcmaRegexError,
+    RegexBudgetError,
+    ecma_compile_error,
+    ecma_search,
+    safe_search,
+)
 
-__all__ = ["AJV_COMPILE_MAX_NODES", "DEFAULT_DIALECT", "DIALECTS", "HOST_PROFILES", "INPLACE_BUDGET",
-           "MODERN_ONLY_KEYWORDS", "REGEX_STEP_BUDGET", "REGEX_TIMEOUT_S", "EcmaRegexError", "RefError",
-           "RegexBudgetError", "SchemaCompileError", "SchemaCostError", "SchemaDoc", "ajv_format_checker",
-           "dialect_of", "dialect_sensitive", "ecma_compile_error", "ecma_search", "inplace_cost", "js_numbers", "json_type",
-           "safe_search", "subschemas", "type_set"]
+__all__ = [
+    "AJV_COMPILE_MAX_NODES",
+    "DEFAULT_DIALECT",
+    "DIALECTS",
+    "HOST_PROFILES",
+    "INPLACE_BUDGET",
+    "MODERN_ONLY_KEYWORDS",
+    "REGEX_STEP_BUDGET",
+    "REGEX_TIMEOUT_S",
+    "EcmaRegexError",
+    "RefError",
+    "RegexBudgetError",
+    "SchemaCompileError",
+    "SchemaCostError",
+    "SchemaDoc",
+    "ajv_format_checker",
+    "dialect_of",
+    "dialect_sensitive",
+    "ecma_compile_error",
+    "ecma_search",
+    "inplace_cost",
+    "js_numbers",
+    "json_type",
+    "safe_search",
+    "subschemas",
+    "type_set",
+]

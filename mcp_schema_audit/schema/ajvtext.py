@@ -67,9 +67,14 @@ def _ajv_text(error: Any) -> str:
     if kw in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         op = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[kw]
         return f"must be {op} {value}"
-    limits = {"minLength": ("fewer", "characters"), "maxLength": ("more", "characters"),
-              "minItems": ("fewer", "items"), "maxItems": ("more", "items"),
-              "minProperties": ("fewer", "properties"), "maxProperties": ("more", "properties")}
+    limits = {
+        "minLength": ("fewer", "characters"),
+        "maxLength": ("more", "characters"),
+        "minItems": ("fewer", "items"),
+        "maxItems": ("more", "items"),
+        "minProperties": ("fewer", "properties"),
+        "maxProperties": ("more", "properties"),
+    }
     if kw in limits:
         word, unit = limits[kw]
         return f"must NOT have {word} than {value} {unit}"
@@ -95,5 +100,5 @@ def _ajv_text(error: Any) -> str:
 def _quoted(message: str) -> str:
     """The property name jsonschema quotes first in ``message`` (``'x' is a required property``)."""
     if message.startswith("'") and "'" in message[1:]:
-        return message[1:message.index("'", 1)]
+        return message[1 : message.index("'", 1)]
     return message.split(" ")[0]

@@ -58,9 +58,25 @@ _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas",
 
 
 #: Keywords whose value is a subschema or a list of them.
-_SCHEMA_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "items", "prefixItems",
-                              "additionalItems", "unevaluatedItems", "contains", "additionalProperties",
-                              "unevaluatedProperties", "propertyNames"})
+_SCHEMA_KEYWORDS = frozenset(
+    {
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+    }
+)
 
 
 def inplace_cost(doc: SchemaDoc) -> float:
@@ -162,9 +178,14 @@ _PY_TYPES = {"array": (list,), "object": (dict,), "string": (str,), "boolean": (
 #: Per Ajv class, keyword → (the Python types its value may have, whether a bool is among them): Ajv's
 #: ``validSchemaType`` (lib/compile/util.ts) as one ``isinstance`` (a bool is an int to Python: a keyword whose
 #: value must be a number refuses one).
-_AJV_PY_TYPES = {kind: {kw: (tuple(t for name in names for t in _PY_TYPES[name]), "boolean" in names)
-                        for kw, names in table.items() if names}
-                 for kind, table in _AJV_SCHEMA_TYPES.items()}
+_AJV_PY_TYPES = {
+    kind: {
+        kw: (tuple(t for name in names for t in _PY_TYPES[name]), "boolean" in names)
+        for kw, names in table.items()
+        if names
+    }
+    for kind, table in _AJV_SCHEMA_TYPES.items()
+}
 
 
 def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] | None:
@@ -179,17 +200,19 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
         types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
         if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
             return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
-                json.dumps(x) if not isinstance(x, str) else x for x in types)
+                json.dumps(x) if not isinstance(x, str) else x for x in types
+            )
     if "null" in types:
-        if node.get("nullable", None) is False:
+        if node.get("nullable") is False:
             return ["nullable"], "type: null contradicts nullable: false"
     elif not types and "nullable" in node:
         return ["nullable"], '"nullable" cannot be used without "type"'
     # KeywordCxt constructor (lib/compile/validate/index.ts): "<keyword> value must be <schemaType>"
     for kw, value in node.items():
         allowed = py_types.get(kw)
-        if allowed is not None and (not isinstance(value, allowed[0]) or (value is True or value is False)
-                                    and not allowed[1]):
+        if allowed is not None and (
+            not isinstance(value, allowed[0]) or (value is True or value is False) and not allowed[1]
+        ):
             return [kw], f"{kw} value must be {json.dumps(list(table[kw]), separators=(',', ':'))}"
     if "id" in node:  # lib/vocabularies/core/id.ts
         return ["id"], 'NOT SUPPORTED: keyword "id", use "$id" for schema ID'
@@ -227,16 +250,29 @@ def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset
     if kind == "draft-07":
         return False
     members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
-    props_all = "additionalProperties" in node or any(isinstance(m, dict) and "additionalProperties" in m
-                                                      for m in members)
+    props_all = "additionalProperties" in node or any(
+        isinstance(m, dict) and "additionalProperties" in m for m in members
+    )
     return not props_all
 
 
 _AJV_ONE = ("not", "propertyNames", "additionalProperties", "contains")
 _AJV_MANY = ("allOf", "anyOf", "oneOf")
 _AJV_MAPS = ("properties", "patternProperties", "dependencies")
-_AJV_PARENTS = frozenset((*_AJV_ONE, *_AJV_MANY, *_AJV_MAPS, "if", "items", "prefixItems", "additionalItems",
-                          "dependentSchemas", "unevaluatedProperties", "unevaluatedItems"))
+_AJV_PARENTS = frozenset(
+    (
+        *_AJV_ONE,
+        *_AJV_MANY,
+        *_AJV_MAPS,
+        "if",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    )
+)
 
 
 def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[tuple[Any, ...], Any]]:
@@ -274,8 +310,9 @@ def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> l
         out.append((("items",), items))
     if kind != "draft-07":
         if isinstance(get("dependentSchemas"), dict):
-            out.extend((("dependentSchemas", k), sub) for k, sub in node["dependentSchemas"].items()
-                       if k != "__proto__")
+            out.extend(
+                (("dependentSchemas", k), sub) for k, sub in node["dependentSchemas"].items() if k != "__proto__"
+            )
         for kw in ("unevaluatedProperties", "unevaluatedItems"):
             if kw in node:
                 out.append(((kw,), node[kw]))
@@ -320,8 +357,10 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
         # the twin's walk went on into its node's compiled subschemas (none when it is always valid)
         walked = isinstance(mirror, dict) and not rules.isdisjoint(mirror)
         mirrored = dict(_ajv_subschemas(mirror, kind, rules)) if walked else {}
-        children = [((where, sub_tokens), sub, mirrored.get(sub_tokens))
-                    for sub_tokens, sub in _ajv_subschemas(node, kind, rules)]
+        children = [
+            ((where, sub_tokens), sub, mirrored.get(sub_tokens))
+            for sub_tokens, sub in _ajv_subschemas(node, kind, rules)
+        ]
         ref = node.get("$ref")
         if isinstance(ref, str):
             try:

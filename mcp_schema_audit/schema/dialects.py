@@ -30,8 +30,16 @@ HOST_PROFILES = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
 
 
 #: Keywords only 2020-12 (or 2019-09) validators enforce; ts-sdk-v1 (draft-07 Ajv) ignores them.
-MODERN_ONLY_KEYWORDS = ("prefixItems", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "dependentSchemas",
-                        "dependentRequired", "minContains", "maxContains")
+MODERN_ONLY_KEYWORDS = (
+    "prefixItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "$dynamicRef",
+    "dependentSchemas",
+    "dependentRequired",
+    "minContains",
+    "maxContains",
+)
 
 
 class RefError(Exception):
@@ -47,11 +55,28 @@ def _json_pointer(tokens: list[Any]) -> str:
 
 #: Keywords holding subschemas, in every dialect: name → "one", "list", "map" or "one_or_list".
 _SUBSCHEMA_KEYWORDS = {
-    "properties": "map", "patternProperties": "map", "$defs": "map", "definitions": "map", "dependentSchemas": "map",
-    "dependencies": "map", "items": "one_or_list", "prefixItems": "list", "allOf": "list", "anyOf": "list",
-    "oneOf": "list", "additionalProperties": "one", "unevaluatedProperties": "one", "unevaluatedItems": "one",
-    "contains": "one", "not": "one", "if": "one", "then": "one", "else": "one", "propertyNames": "one",
-    "additionalItems": "one", "contentSchema": "one",
+    "properties": "map",
+    "patternProperties": "map",
+    "$defs": "map",
+    "definitions": "map",
+    "dependentSchemas": "map",
+    "dependencies": "map",
+    "items": "one_or_list",
+    "prefixItems": "list",
+    "allOf": "list",
+    "anyOf": "list",
+    "oneOf": "list",
+    "additionalProperties": "one",
+    "unevaluatedProperties": "one",
+    "unevaluatedItems": "one",
+    "contains": "one",
+    "not": "one",
+    "if": "one",
+    "then": "one",
+    "else": "one",
+    "propertyNames": "one",
+    "additionalItems": "one",
+    "contentSchema": "one",
 }
 
 
@@ -133,10 +158,28 @@ _DIALECT_ORDER = ("draft-04", "draft-06", "draft-07", "2019-09", "2020-12")
 _CHANGED_AFTER = {
     "draft-04": {"exclusiveMinimum", "exclusiveMaximum", "const", "contains", "propertyNames", "id", "$id"},
     "draft-06": {"if", "then", "else"},
-    "draft-07": {"$ref+", "dependencies", "dependentRequired", "dependentSchemas", "unevaluatedProperties",
-                 "unevaluatedItems", "minContains", "maxContains", "$recursiveRef", "$recursiveAnchor"},
-    "2019-09": {"items[]", "additionalItems", "prefixItems", "unevaluatedItems", "$recursiveRef", "$recursiveAnchor",
-                "$dynamicRef", "$dynamicAnchor"},
+    "draft-07": {
+        "$ref+",
+        "dependencies",
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "minContains",
+        "maxContains",
+        "$recursiveRef",
+        "$recursiveAnchor",
+    },
+    "2019-09": {
+        "items[]",
+        "additionalItems",
+        "prefixItems",
+        "unevaluatedItems",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+    },
 }
 
 
@@ -161,7 +204,21 @@ def dialect_sensitive(schemas: list[Any], a: str, b: str) -> list[str] | None:
             found.update(k for k in node if k in changed)
             if isinstance(node.get("items"), list):
                 found.add("items[]")
-            if "$ref" in node and any(k not in ("$ref", "$schema", "$id", "$comment", "title", "description",
-                                                "$defs", "definitions", "examples", "default") for k in node):
+            if "$ref" in node and any(
+                k
+                not in (
+                    "$ref",
+                    "$schema",
+                    "$id",
+                    "$comment",
+                    "title",
+                    "description",
+                    "$defs",
+                    "definitions",
+                    "examples",
+                    "default",
+                )
+                for k in node
+            ):
                 found.add("$ref+")
     return sorted(k for k in found if k in changed)

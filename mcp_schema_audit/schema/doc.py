@@ -33,27 +33,49 @@ from mcp_schema_audit.schema.dialects import (
     _json_pointer,
     dialect_of,
 )
-from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
-from mcp_schema_audit.schema.quick import reader as quick_reader
 from mcp_schema_audit.schema.hosts import (
     _AJV_KIND,
     _ajv_ref_siblings,
     _host_class,
     ajv_format_checker,
 )
-
+from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
+from mcp_schema_audit.schema.quick import reader as quick_reader
 
 #: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
 #: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2019-09/2020-12-only keywords; regex dialects:
 #: ``pattern``, ``patternProperties``; formats checked by the TS profiles only; JavaScript arithmetic:
 #: ``multipleOf``), as they appear in canonical JSON text.
-HOST_SENSITIVE = ('"nullable"', '"dependencies"', '"pattern', '"format"', '"prefixItems"', '"unevaluated',
-                  '"dependentSchemas"', '"dependentRequired"', '"minContains"', '"maxContains"', '"items":false',
-                  '"items":[', '"propertyNames"', '"multipleOf"')
+HOST_SENSITIVE = (
+    '"nullable"',
+    '"dependencies"',
+    '"pattern',
+    '"format"',
+    '"prefixItems"',
+    '"unevaluated',
+    '"dependentSchemas"',
+    '"dependentRequired"',
+    '"minContains"',
+    '"maxContains"',
+    '"items":false',
+    '"items":[',
+    '"propertyNames"',
+    '"multipleOf"',
+)
 #: Keys (in canonical JSON text) that Ajv's draft-07 and 2020-12 classes compile differently: the keywords only
 #: one of them knows, ``items`` as an array, and ``patternProperties`` (whose keys only 2020-12 may skip).
-_AJV_KIND_SPECIFIC = ('"additionalItems"', '"$dynamic', '"$recursive', '"dependent', '"maxContains"', '"minContains"',
-                      '"prefixItems"', '"unevaluated', '"items":[', '"patternProperties"')
+_AJV_KIND_SPECIFIC = (
+    '"additionalItems"',
+    '"$dynamic',
+    '"$recursive',
+    '"dependent',
+    '"maxContains"',
+    '"minContains"',
+    '"prefixItems"',
+    '"unevaluated',
+    '"items":[',
+    '"patternProperties"',
+)
 
 
 def host_sensitive_text(text: str, root_schema_keys: int = 0) -> bool:
@@ -77,8 +99,16 @@ def _jsonschema_classes() -> tuple[dict[str, Any], Any]:
     )
     from jsonschema_specifications import REGISTRY
 
-    return ({"2020-12": Draft202012Validator, "2019-09": Draft201909Validator, "draft-07": Draft7Validator,
-             "draft-06": Draft6Validator, "draft-04": Draft4Validator}, REGISTRY)
+    return (
+        {
+            "2020-12": Draft202012Validator,
+            "2019-09": Draft201909Validator,
+            "draft-07": Draft7Validator,
+            "draft-06": Draft6Validator,
+            "draft-04": Draft4Validator,
+        },
+        REGISTRY,
+    )
 
 
 #: A run of 16 digits or more: an integer that long may be beyond what a JavaScript double holds exactly.
@@ -97,7 +127,8 @@ def _plain_refs(text: str) -> bool:
     if '"$' not in text:
         return True
     return not any(k in text for k in _MODERN_REFERENCES) and all(
-        DEFS_REF.fullmatch(ref) for ref in REF_IN_TEXT.findall(text))
+        DEFS_REF.fullmatch(ref) for ref in REF_IN_TEXT.findall(text)
+    )
 
 
 def js_inexact(text: str) -> bool:
@@ -137,8 +168,11 @@ class SchemaDoc:
             from referencing.jsonschema import DRAFT7, DRAFT202012
 
             spec = DRAFT7 if self.dialect in ("draft-07", "draft-06", "draft-04") else DRAFT202012
-            resource = Resource.from_contents(self.root, default_specification=spec) if isinstance(
-                self.root, dict) else Resource(contents=self.root, specification=spec)
+            resource = (
+                Resource.from_contents(self.root, default_specification=spec)
+                if isinstance(self.root, dict)
+                else Resource(contents=self.root, specification=spec)
+            )
             # the root's own $id is the base of relative refs, and embedded "$id"s are resources of their
             # own (crawled); nothing is ever retrieved: the registry has no retrieve function
             root_id = self.root.get("$id") if isinstance(self.root, dict) else None
@@ -222,9 +256,15 @@ class SchemaDoc:
         one); None when there is nothing to narrow (or fast paths are off). Not narrowed: past a node with ``$ref``,
         into a boolean schema or a nested ``$schema`` (see the loop), nor for the Ajv draft-07 class on a
         document with ``$ref`` (it validates a rewritten copy, ``hosts._ajv_ref_siblings``)."""
-        if not fastpaths.enabled() or not isinstance(instance, dict) or (
-                profile != "python-sdk" and _AJV_KIND.get(profile, lambda d: None)(self.dialect) == "draft-07"
-                and '"$ref"' in self.canonical):
+        if (
+            not fastpaths.enabled()
+            or not isinstance(instance, dict)
+            or (
+                profile != "python-sdk"
+                and _AJV_KIND.get(profile, lambda d: None)(self.dialect) == "draft-07"
+                and '"$ref"' in self.canonical
+            )
+        ):
             return None
         node, value, keys = self.root, instance, []
         while isinstance(node, dict) and isinstance(value, dict) and len(keys) < 32:
@@ -263,9 +303,14 @@ class SchemaDoc:
             return False  # every profile validates on its own
         if self._agree is None:
             text = self.canonical
-            self._agree = (self.dialect == DEFAULT_DIALECT and not host_sensitive_text(text, self.root_schema_keys)
-                           and not js_inexact(text) and _plain_refs(text) and self.compile_problem("ts-sdk-v1") is None
-                           and self.compile_problem("ts-sdk-v2") is None)
+            self._agree = (
+                self.dialect == DEFAULT_DIALECT
+                and not host_sensitive_text(text, self.root_schema_keys)
+                and not js_inexact(text)
+                and _plain_refs(text)
+                and self.compile_problem("ts-sdk-v1") is None
+                and self.compile_problem("ts-sdk-v2") is None
+            )
         return self._agree
 
     def agrees_at(self, node: Any) -> bool:
@@ -280,8 +325,7 @@ class SchemaDoc:
         text = canonical(node)
         if '"$ref"' in text or '"$dynamicRef"' in text:
             return False  # what the reference reaches is outside the node: the document did not agree
-        return not host_sensitive_text(text, int(node is self.root and self.root_schema_keys)) and not \
-            js_inexact(text)
+        return not host_sensitive_text(text, int(node is self.root and self.root_schema_keys)) and not js_inexact(text)
 
     def check_cost(self) -> None:
         """Raise ``SchemaCostError`` when no validator can run this document in bounded time: an in-place
@@ -291,11 +335,15 @@ class SchemaDoc:
             measure = '"$ref"' in self.canonical or '"unevaluated' in self.canonical
             self._cost = COST_CACHE.get(self.canonical, lambda: inplace_cost(self)) if measure else 0
         if self._cost == INPLACE_CYCLE:
-            raise SchemaCostError("an in-place $ref cycle (a schema that applies itself at the same instance "
-                                  "location through allOf/anyOf/not/if/$ref): validation never terminates")
+            raise SchemaCostError(
+                "an in-place $ref cycle (a schema that applies itself at the same instance "
+                "location through allOf/anyOf/not/if/$ref): validation never terminates"
+            )
         if self._cost > INPLACE_BUDGET:
-            raise SchemaCostError(f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
-                                  "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted")
+            raise SchemaCostError(
+                f"validation could evaluate over {INPLACE_BUDGET} subschemas at one place "
+                "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted"
+            )
 
     def validator(self, profile: str = "python-sdk") -> Any:
         """A jsonschema validator for the whole document as host ``profile`` would build it.
@@ -313,8 +361,10 @@ class SchemaDoc:
                 self._validators[profile] = self._build_validator(profile)
             except (AttributeError, TypeError, LookupError) as exc:
                 # e.g. a root "$id": 5 — ``referencing`` fails reading it, as the host's validator would
-                self._validators[profile] = (f"{profile} cannot compile the schema: {type(exc).__name__} while "
-                                             "reading its $id/$anchor/$schema keywords")
+                self._validators[profile] = (
+                    f"{profile} cannot compile the schema: {type(exc).__name__} while "
+                    "reading its $id/$anchor/$schema keywords"
+                )
         built = self._validators[profile]
         if isinstance(built, str):
             raise SchemaCompileError(built)
@@ -324,8 +374,12 @@ class SchemaDoc:
         """Raise as ``validator(profile)`` would, without building the validator where building it cannot fail:
         with the fast paths on, a document without ``$id`` (jsonschema reads no other keyword to build one), for
         a caller whose question ``quick`` may answer. Raises as ``validator`` does."""
-        if profile in self._validators or not fastpaths.enabled() or self.refs_root is None or (
-                profile != "python-sdk" and (profile not in _AJV_KIND or self.compile_problem(profile) is not None)):
+        if (
+            profile in self._validators
+            or not fastpaths.enabled()
+            or self.refs_root is None
+            or (profile != "python-sdk" and (profile not in _AJV_KIND or self.compile_problem(profile) is not None))
+        ):
             self.validator(profile)  # built (or its failure recorded) once, and raised from here
             return
         self.check_cost()
@@ -381,17 +435,23 @@ class SchemaDoc:
         """
         if profile == "python-sdk":
             # only a pattern can fail Python's compile; canonical text without one has none
-            found = COMPILE_CACHE.get(("python", self.canonical), lambda: _python_compile_problem(
-                self.root)) if '"pattern' in self.canonical else None
+            found = (
+                COMPILE_CACHE.get(("python", self.canonical), lambda: _python_compile_problem(self.root))
+                if '"pattern' in self.canonical
+                else None
+            )
         elif profile in _AJV_KIND:
             kind = self._ajv_kind(profile)
             if kind is None:
-                return "/$schema", (f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
-                                    "draft-07 Ajv class from $schema and throws for any other)")
+                return "/$schema", (
+                    f"unsupported dialect {self.dialect} (the SDK picks Ajv2020, Ajv2019 or the "
+                    "draft-07 Ajv class from $schema and throws for any other)"
+                )
             if fastpaths.enabled() and kind in ("draft-07", self.dialect) and self._ajv_surely_clean():
                 return None  # valid against its metaschema, with nothing beyond it Ajv refuses (metacheck)
-            found = COMPILE_CACHE.get((kind, self.canonical), lambda: _ajv_compile_problem(self, kind,
-                                                                                        self._clean_twin(profile, kind)))
+            found = COMPILE_CACHE.get(
+                (kind, self.canonical), lambda: _ajv_compile_problem(self, kind, self._clean_twin(profile, kind))
+            )
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         return None if found is None else (_json_pointer(found[0]), found[1])
@@ -400,8 +460,9 @@ class SchemaDoc:
         """True when no Ajv class can refuse to compile this document (``metacheck.surely_valid`` with ``ajv``):
         the compile walk would find nothing. Computed once."""
         if self._ajv_clean is None:
-            self._ajv_clean = surely_valid_cached(self.root, self.canonical, self.dialect, METASCHEMA_MAX_NODES,
-                                                  ajv=True)
+            self._ajv_clean = surely_valid_cached(
+                self.root, self.canonical, self.dialect, METASCHEMA_MAX_NODES, ajv=True
+            )
         return self._ajv_clean
 
     def _ajv_kind(self, profile: str) -> str | None:
@@ -430,8 +491,18 @@ class SchemaDoc:
             raise RefError(str(exc)) from exc
         except ValueError:
             raise
-        except (jexc.SchemaError, jexc.UnknownType, jexc.FormatError, re.error, ArithmeticError, RecursionError,
-                TypeError, AttributeError, KeyError, IndexError) as exc:
+        except (
+            jexc.SchemaError,
+            jexc.UnknownType,
+            jexc.FormatError,
+            re.error,
+            ArithmeticError,
+            RecursionError,
+            TypeError,
+            AttributeError,
+            KeyError,
+            IndexError,
+        ) as exc:
             detail = " ".join(str(exc).split())[:200]
             raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
 

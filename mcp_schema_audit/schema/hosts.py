@@ -112,16 +112,20 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
             ref = schema.get(kw)
             if ref is not None:
                 resolved = validator._resolver.lookup(ref)
-                keys.extend(evaluated_keys_2020(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
-                                                instance, resolved.contents))
+                keys.extend(
+                    evaluated_keys_2020(
+                        validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
+                        instance,
+                        resolved.contents,
+                    )
+                )
         properties = schema.get("properties")
         if validator.is_type(properties, "object"):
             keys += properties.keys() & instance.keys()
         for kw in ("additionalProperties", "unevaluatedProperties"):
             if (subschema := schema.get(kw)) is None:
                 continue
-            keys += (key for key, value in instance.items()
-                     if next(validator.descend(value, subschema), None) is None)
+            keys += (key for key, value in instance.items() if next(validator.descend(value, subschema), None) is None)
         return keys + applied_keys(evaluated_keys_2020, validator, instance, schema)
 
     def evaluated_keys_2019(validator: Any, instance: Any, schema: Any) -> list[Any]:
@@ -137,8 +141,11 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
         if "$recursiveRef" in schema:
             resolved_refs.append(lookup_recursive_ref(validator._resolver))
         for resolved in resolved_refs:
-            keys.extend(evaluated_keys_2019(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
-                                            instance, resolved.contents))
+            keys.extend(
+                evaluated_keys_2019(
+                    validator.evolve(schema=resolved.contents, _resolver=resolved.resolver), instance, resolved.contents
+                )
+            )
         for kw in ("properties", "additionalProperties", "unevaluatedProperties"):
             if kw in schema:
                 value = schema[kw]
@@ -165,8 +172,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                 error = "Unevaluated properties are not allowed (%s %s unexpected)"
                 yield ValidationError(error % _extras_msg(sorted(unevaluated, key=str)))
             else:
-                error = ("Unevaluated properties are not valid under the given schema "
-                         "(%s %s unevaluated and invalid)")
+                error = "Unevaluated properties are not valid under the given schema (%s %s unevaluated and invalid)"
                 yield ValidationError(error % _extras_msg(unevaluated))
 
     out = {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
@@ -219,7 +225,7 @@ def _jsonschema_unique(items: list[Any]) -> bool:
 
     try:
         ordered = sorted(unbool(item) for item in items)
-        return not any(equal(one, two) for one, two in zip(ordered, ordered[1:]))
+        return not any(equal(one, two) for one, two in zip(ordered, ordered[1:], strict=False))
     except TypeError:  # unorderable items (objects, mixed types): jsonschema's all-pairs path
         keys = [equality_key(item) for item in items]
         return len(set(keys)) == len(keys)
@@ -275,8 +281,16 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
 
 
 #: Keywords whose schema value and instance a TS host reads as JavaScript numbers (IEEE doubles).
-_JS_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const", "enum",
-                       "uniqueItems")
+_JS_NUMBER_KEYWORDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "const",
+    "enum",
+    "uniqueItems",
+)
 
 
 def js_numbers(value: Any) -> Any:
@@ -293,8 +307,10 @@ def js_numbers(value: Any) -> Any:
 
 def _as_js_numbers(keyword: Any) -> Any:
     """A jsonschema keyword function that sees its schema value and the instance as JavaScript does."""
+
     def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         return keyword(validator, js_numbers(value), js_numbers(instance), schema)
+
     return run
 
 
@@ -310,8 +326,10 @@ def _ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
         return [_ajv_ref_siblings(x, depth + 1) for x in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: (v if k in ("enum", "const", "default", "examples") else _ajv_ref_siblings(v, depth + 1))
-           for k, v in schema.items()}
+    out = {
+        k: (v if k in ("enum", "const", "default", "examples") else _ajv_ref_siblings(v, depth + 1))
+        for k, v in schema.items()
+    }
     if isinstance(out.get("$ref"), str) and len(out) > 1:
         ref = out.pop("$ref")
         out["allOf"] = [{"$ref": ref}] + (out["allOf"] if isinstance(out.get("allOf"), list) else [])
@@ -353,18 +371,23 @@ def ajv_format_checker() -> Any:
         checker = FormatChecker()
         for name, pattern in _FORMAT_PATTERNS.items():
             rx = re.compile(pattern, re.IGNORECASE)
-            checker.checkers[name] = ((lambda rx: lambda v: not isinstance(v, str) or bool(rx.match(v)))(rx), ())
+            checker.checkers[name] = ((lambda rx: lambda v: not isinstance(v, str) or bool(rx.match(v)))(rx), ())  # noqa: B023
 
         def int_range(bits: int) -> Any:
             lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-            return lambda v: not isinstance(v, (int, float)) or isinstance(v, bool) or (
-                float(v).is_integer() and lo <= v <= hi)
+            return lambda v: (
+                not isinstance(v, (int, float)) or isinstance(v, bool) or (float(v).is_integer() and lo <= v <= hi)
+            )
 
         checker.checkers["int32"] = (int_range(32), ())
         checker.checkers["int64"] = (int_range(64), ())
         # ajv-formats formats.ts ``regex``: no "\\Z" anchor, and ``new RegExp(str)`` (no ``u`` flag) compiles
-        checker.checkers["regex"] = (lambda v: not isinstance(v, str) or (
-            not _AJV_Z_ANCHOR.search(v) and ecma_compile_error(v, unicode=False) is None), ())
+        checker.checkers["regex"] = (
+            lambda v: (
+                not isinstance(v, str) or (not _AJV_Z_ANCHOR.search(v) and ecma_compile_error(v, unicode=False) is None)
+            ),
+            (),
+        )
         checker.checkers["float"] = (lambda v: True, ())
         checker.checkers["double"] = (lambda v: True, ())
         _AJV_FORMAT_CHECKER = checker
@@ -372,34 +395,73 @@ def ajv_format_checker() -> Any:
 
 
 _AJV_SCHEMA_TYPES_07: dict[str, tuple[str, ...]] = {
-    "$comment": (), "$ref": ("string",), "additionalItems": ("boolean", "object"),
-    "additionalProperties": ("boolean", "object"), "allOf": ("array",), "anyOf": ("array",), "const": (),
-    "contains": ("object", "boolean"), "dependencies": ("object",), "else": ("object", "boolean"), "enum": ("array",),
-    "exclusiveMaximum": ("number",), "exclusiveMinimum": ("number",), "format": ("string",),
-    "formatExclusiveMaximum": ("string",), "formatExclusiveMinimum": ("string",), "formatMaximum": ("string",),
-    "formatMinimum": ("string",), "id": (), "if": ("object", "boolean"), "items": ("object", "array", "boolean"),
-    "maxItems": ("number",), "maxLength": ("number",), "maxProperties": ("number",), "maximum": ("number",),
-    "minItems": ("number",), "minLength": ("number",), "minProperties": ("number",), "minimum": ("number",),
-    "multipleOf": ("number",), "not": ("object", "boolean"), "nullable": ("boolean",), "oneOf": ("array",),
-    "pattern": ("string",), "patternProperties": ("object",), "properties": ("object",),
-    "propertyNames": ("object", "boolean"), "required": ("array",), "then": ("object", "boolean"),
-    "type": ("string", "array"), "uniqueItems": ("boolean",),
+    "$comment": (),
+    "$ref": ("string",),
+    "additionalItems": ("boolean", "object"),
+    "additionalProperties": ("boolean", "object"),
+    "allOf": ("array",),
+    "anyOf": ("array",),
+    "const": (),
+    "contains": ("object", "boolean"),
+    "dependencies": ("object",),
+    "else": ("object", "boolean"),
+    "enum": ("array",),
+    "exclusiveMaximum": ("number",),
+    "exclusiveMinimum": ("number",),
+    "format": ("string",),
+    "formatExclusiveMaximum": ("string",),
+    "formatExclusiveMinimum": ("string",),
+    "formatMaximum": ("string",),
+    "formatMinimum": ("string",),
+    "id": (),
+    "if": ("object", "boolean"),
+    "items": ("object", "array", "boolean"),
+    "maxItems": ("number",),
+    "maxLength": ("number",),
+    "maxProperties": ("number",),
+    "maximum": ("number",),
+    "minItems": ("number",),
+    "minLength": ("number",),
+    "minProperties": ("number",),
+    "minimum": ("number",),
+    "multipleOf": ("number",),
+    "not": ("object", "boolean"),
+    "nullable": ("boolean",),
+    "oneOf": ("array",),
+    "pattern": ("string",),
+    "patternProperties": ("object",),
+    "properties": ("object",),
+    "propertyNames": ("object", "boolean"),
+    "required": ("array",),
+    "then": ("object", "boolean"),
+    "type": ("string", "array"),
+    "uniqueItems": ("boolean",),
 }
 
 
 _AJV_SCHEMA_TYPES_2019 = {
-    **_AJV_SCHEMA_TYPES_07, "$dynamicAnchor": ("string",), "$dynamicRef": ("string",),
-    "$recursiveAnchor": ("boolean",), "$recursiveRef": ("string",), "dependentRequired": ("object",),
-    "dependentSchemas": ("object",), "maxContains": ("number",), "minContains": ("number",),
-    "unevaluatedItems": ("boolean", "object"), "unevaluatedProperties": ("boolean", "object"),
+    **_AJV_SCHEMA_TYPES_07,
+    "$dynamicAnchor": ("string",),
+    "$dynamicRef": ("string",),
+    "$recursiveAnchor": ("boolean",),
+    "$recursiveRef": ("string",),
+    "dependentRequired": ("object",),
+    "dependentSchemas": ("object",),
+    "maxContains": ("number",),
+    "minContains": ("number",),
+    "unevaluatedItems": ("boolean", "object"),
+    "unevaluatedProperties": ("boolean", "object"),
 }
 
 
 _AJV_SCHEMA_TYPES = {
     "draft-07": _AJV_SCHEMA_TYPES_07,
     "2019-09": _AJV_SCHEMA_TYPES_2019,
-    "2020-12": {**{k: v for k, v in _AJV_SCHEMA_TYPES_2019.items() if k != "additionalItems"},
-                "items": ("object", "boolean"), "prefixItems": ("array",)},
+    "2020-12": {
+        **{k: v for k, v in _AJV_SCHEMA_TYPES_2019.items() if k != "additionalItems"},
+        "items": ("object", "boolean"),
+        "prefixItems": ("array",),
+    },
 }
 
 
@@ -409,8 +471,12 @@ _AJV_RULES = {kind: frozenset(table) for kind, table in _AJV_SCHEMA_TYPES.items(
 #: The Ajv class each profile compiles a schema of this dialect with (None: the host refuses the dialect).
 _AJV_KIND = {
     "ts-sdk-v1": lambda dialect: "draft-07",
-    "ts-sdk-v2": lambda dialect: {"2020-12": "2020-12", "2019-09": "2019-09", "draft-07": "draft-07",
-                                  "draft-06": "draft-07"}.get(dialect),
+    "ts-sdk-v2": lambda dialect: {
+        "2020-12": "2020-12",
+        "2019-09": "2019-09",
+        "draft-07": "draft-07",
+        "draft-06": "draft-07",
+    }.get(dialect),
 }
 
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mcp_schema_audit.fastpaths import ContentCache
-from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES, DEFS_REF
+from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES
+from mcp_schema_audit.schema.dialects import DEFS_REF
 
 _TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
@@ -53,8 +55,12 @@ def _unique_strings(x: Any) -> bool:
 def _type(x: Any) -> bool:
     if isinstance(x, str):
         return x in _TYPES
-    return (isinstance(x, list) and len(x) > 0 and all(isinstance(v, str) and v in _TYPES for v in x)
-            and len(set(x)) == len(x))
+    return (
+        isinstance(x, list)
+        and len(x) > 0
+        and all(isinstance(v, str) and v in _TYPES for v in x)
+        and len(set(x)) == len(x)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -91,39 +97,84 @@ def _dependencies(x: Any) -> bool:
 
 
 _COMMON: dict[str, Callable[[Any], bool]] = {
-    "type": _type, "enum": lambda x: isinstance(x, list), "multipleOf": lambda x: _num(x) and x > 0,
-    "maximum": _num, "exclusiveMaximum": _num, "minimum": _num, "exclusiveMinimum": _num,
-    "maxLength": _nonneg_int, "minLength": _nonneg_int, "pattern": _pattern, "maxItems": _nonneg_int,
-    "minItems": _nonneg_int, "uniqueItems": _bool, "maxProperties": _nonneg_int, "minProperties": _nonneg_int,
-    "required": _unique_strings, "properties": _schema_map, "patternProperties": _pattern_map,
-    "additionalProperties": _schema, "definitions": _schema_map, "dependencies": _dependencies,
-    "propertyNames": _schema, "contains": _schema, "allOf": _schema_array, "anyOf": _schema_array,
-    "oneOf": _schema_array, "not": _schema, "if": _schema, "then": _schema, "else": _schema,
-    "title": _string, "description": _string, "readOnly": _bool, "writeOnly": _bool,
-    "examples": lambda x: isinstance(x, list), "format": _string, "contentMediaType": _string,
-    "contentEncoding": _string, "$comment": _string,
+    "type": _type,
+    "enum": lambda x: isinstance(x, list),
+    "multipleOf": lambda x: _num(x) and x > 0,
+    "maximum": _num,
+    "exclusiveMaximum": _num,
+    "minimum": _num,
+    "exclusiveMinimum": _num,
+    "maxLength": _nonneg_int,
+    "minLength": _nonneg_int,
+    "pattern": _pattern,
+    "maxItems": _nonneg_int,
+    "minItems": _nonneg_int,
+    "uniqueItems": _bool,
+    "maxProperties": _nonneg_int,
+    "minProperties": _nonneg_int,
+    "required": _unique_strings,
+    "properties": _schema_map,
+    "patternProperties": _pattern_map,
+    "additionalProperties": _schema,
+    "definitions": _schema_map,
+    "dependencies": _dependencies,
+    "propertyNames": _schema,
+    "contains": _schema,
+    "allOf": _schema_array,
+    "anyOf": _schema_array,
+    "oneOf": _schema_array,
+    "not": _schema,
+    "if": _schema,
+    "then": _schema,
+    "else": _schema,
+    "title": _string,
+    "description": _string,
+    "readOnly": _bool,
+    "writeOnly": _bool,
+    "examples": lambda x: isinstance(x, list),
+    "format": _string,
+    "contentMediaType": _string,
+    "contentEncoding": _string,
+    "$comment": _string,
 }
 _CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "2020-12": {
         **_COMMON,
-        "$id": lambda x: isinstance(x, str) and bool(_ID_2020.match(x)), "$schema": _string, "$ref": _string,
-        "$anchor": lambda x: isinstance(x, str) and bool(_ANCHOR.match(x)), "$dynamicRef": _string,
+        "$id": lambda x: isinstance(x, str) and bool(_ID_2020.match(x)),
+        "$schema": _string,
+        "$ref": _string,
+        "$anchor": lambda x: isinstance(x, str) and bool(_ANCHOR.match(x)),
+        "$dynamicRef": _string,
         "$dynamicAnchor": lambda x: isinstance(x, str) and bool(_ANCHOR.match(x)),
         "$vocabulary": lambda x: isinstance(x, dict) and all(isinstance(v, bool) for v in x.values()),
-        "$defs": _schema_map, "prefixItems": _schema_array, "items": _schema, "dependentSchemas": _schema_map,
-        "unevaluatedItems": _schema, "unevaluatedProperties": _schema, "maxContains": _nonneg_int,
-        "minContains": _nonneg_int, "dependentRequired": _dependent_required, "deprecated": _bool,
-        "contentSchema": _schema, "$recursiveAnchor": _bool, "$recursiveRef": _string,
+        "$defs": _schema_map,
+        "prefixItems": _schema_array,
+        "items": _schema,
+        "dependentSchemas": _schema_map,
+        "unevaluatedItems": _schema,
+        "unevaluatedProperties": _schema,
+        "maxContains": _nonneg_int,
+        "minContains": _nonneg_int,
+        "dependentRequired": _dependent_required,
+        "deprecated": _bool,
+        "contentSchema": _schema,
+        "$recursiveAnchor": _bool,
+        "$recursiveRef": _string,
     },
     "draft-07": {
         **_COMMON,
-        "$id": _string, "$schema": _string, "$ref": _string,
-        "items": lambda x: _schema(x) or _schema_array(x), "additionalItems": _schema,
+        "$id": _string,
+        "$schema": _string,
+        "$ref": _string,
+        "items": lambda x: _schema(x) or _schema_array(x),
+        "additionalItems": _schema,
     },
 }
 #: Formats the metaschemas put on keyword values; the check below knows how to check "regex" only.
-_METASCHEMA_FORMATS = {"uri": ("$schema", "$vocabulary"), "uri-reference": ("$id", "$ref", "$dynamicRef",
-                                                                              "$recursiveRef")}
+_METASCHEMA_FORMATS = {
+    "uri": ("$schema", "$vocabulary"),
+    "uri-reference": ("$id", "$ref", "$dynamicRef", "$recursiveRef"),
+}
 
 
 def _unchecked_keywords(dialect: str) -> frozenset[str]:
@@ -136,17 +187,38 @@ def _unchecked_keywords(dialect: str) -> frozenset[str]:
     return frozenset(kw for fmt, kws in _METASCHEMA_FORMATS.items() if fmt in checkers for kw in kws)
 
 
-_UNCHECKED = {d: None for d in _CHECKS}
+_UNCHECKED = dict.fromkeys(_CHECKS)
 
 
 #: Keywords whose presence sends a schema to Ajv's compile walk (``compile._ajv_compile_problem``) even when it
 #: is valid against its metaschema: what Ajv refuses beyond it (``id``, ``nullable`` misuse, regexes ECMAScript
 #: cannot compile) and keywords Ajv's draft-07 class types that the 2020-12 metaschema leaves alone.
 _AJV_WALK_KEYWORDS = {
-    "2020-12": frozenset({"id", "nullable", "pattern", "patternProperties", "additionalItems", "formatMaximum",
-                          "formatMinimum", "formatExclusiveMaximum", "formatExclusiveMinimum"}),
-    "draft-07": frozenset({"id", "nullable", "pattern", "patternProperties", "formatMaximum", "formatMinimum",
-                           "formatExclusiveMaximum", "formatExclusiveMinimum"}),
+    "2020-12": frozenset(
+        {
+            "id",
+            "nullable",
+            "pattern",
+            "patternProperties",
+            "additionalItems",
+            "formatMaximum",
+            "formatMinimum",
+            "formatExclusiveMaximum",
+            "formatExclusiveMinimum",
+        }
+    ),
+    "draft-07": frozenset(
+        {
+            "id",
+            "nullable",
+            "pattern",
+            "patternProperties",
+            "formatMaximum",
+            "formatMinimum",
+            "formatExclusiveMaximum",
+            "formatExclusiveMinimum",
+        }
+    ),
 }
 
 
@@ -180,9 +252,13 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
             continue
         if not isinstance(node, dict):
             return False
-        if ajv and (not walk_free.isdisjoint(node) or node.get("enum") == [] or not isinstance(
-                node.get("$defs", node), dict) or not isinstance(node.get("definitions", node), dict) or (
-                "$ref" in node and not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"])))):
+        if ajv and (
+            not walk_free.isdisjoint(node)
+            or node.get("enum") == []
+            or not isinstance(node.get("$defs", node), dict)
+            or not isinstance(node.get("definitions", node), dict)
+            or ("$ref" in node and not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"])))
+        ):
             return False
         for kw, value in node.items():
             check = checks.get(kw)

@@ -13,7 +13,8 @@ The Ajv reading (``formats``: the TS profiles' format checker) answers as the TS
 (``schema.hosts``): formats asserted by that checker, and nothing answered where they differ from the
 python reading or from each other: an integer beyond 2**53 in the value or the node (JavaScript doubles),
 a ``$ref`` with siblings or to another place than the root or a ``$defs``/``definitions`` entry (Ajv's reading
-of siblings is emulated by rewriting the document, which moves such places), a ``$schema`` anywhere but the root of the validator's own schema (``whole``: it switches jsonschema's class).
+of siblings is emulated by rewriting the document, which moves such places), a ``$schema`` anywhere but the
+root of the validator's own schema (``whole``: it switches jsonschema's class).
 
 Its answers are those of ``jsonschema``'s own keyword functions (``jsonschema/_keywords.py``: same
 comparisons, same equality ``_utils.equal`` for scalars); the fast-path test runs every report with it on
@@ -29,11 +30,46 @@ from mcp_schema_audit.schema.dialects import DEFS_REF, JS_SAFE
 
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
 #: validators are built with ``format_checker=None``).
-_ANSWERED = frozenset({"type", "enum", "const", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
-                       "exclusiveMaximum", "properties", "required", "additionalProperties", "anyOf", "allOf",
-                       "oneOf", "not", "items", "minItems", "maxItems", "$ref", "$schema"})
-_IGNORED = frozenset({"title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
-                      "writeOnly", "format", "$defs", "definitions"})
+_ANSWERED = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "properties",
+        "required",
+        "additionalProperties",
+        "anyOf",
+        "allOf",
+        "oneOf",
+        "not",
+        "items",
+        "minItems",
+        "maxItems",
+        "$ref",
+        "$schema",
+    }
+)
+_IGNORED = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+        "$defs",
+        "definitions",
+    }
+)
 _KNOWN = _ANSWERED | _IGNORED
 #: Dialects whose jsonschema classes share these keywords' meaning (draft-04: boolean exclusive bounds, no
 #: ``const``, integers without ``1.0``: left to the validator).
@@ -43,18 +79,31 @@ _SCALARS = (str, int, float, bool, type(None))
 _REF_ALONE = frozenset({"draft-06", "draft-07"})
 #: ``$schema`` URIs (without a trailing ``#``) → dialect: a nested ``$schema`` switches jsonschema's validator
 #: class on the way down (``evolve`` → ``validator_for``); answered only when it names the same dialect.
-_SCHEMA_URIS = {"https://json-schema.org/draft/2020-12/schema": "2020-12",
-                "https://json-schema.org/draft/2019-09/schema": "2019-09",
-                "http://json-schema.org/draft-07/schema": "draft-07",
-                "http://json-schema.org/draft-06/schema": "draft-06"}
+_SCHEMA_URIS = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+}
 
 
 #: ``_is_type``'s answer per (type name, class of a value parsed from JSON), where the class alone decides (an
 #: integral float is an integer only by its value: left to ``_is_type``).
-_TYPE_HITS = {(name, cls): hit for name, hits in (
-    ("string", {str}), ("object", {dict}), ("array", {list}), ("boolean", {bool}), ("null", {type(None)}),
-    ("number", {int, float}), ("integer", {int})) for cls in (str, dict, list, bool, type(None), int, float)
-    for hit in [cls in hits] if not (name == "integer" and cls is float)}
+_TYPE_HITS = {
+    (name, cls): hit
+    for name, hits in (
+        ("string", {str}),
+        ("object", {dict}),
+        ("array", {list}),
+        ("boolean", {bool}),
+        ("null", {type(None)}),
+        ("number", {int, float}),
+        ("integer", {int}),
+    )
+    for cls in (str, dict, list, bool, type(None), int, float)
+    for hit in [cls in hits]
+    if not (name == "integer" and cls is float)
+}
 
 
 def _is_type(value: Any, name: str) -> bool | None:
@@ -73,7 +122,8 @@ def _is_type(value: Any, name: str) -> bool | None:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if name == "integer":
         return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer())
+            isinstance(value, float) and value.is_integer()
+        )
     return None
 
 
@@ -110,8 +160,16 @@ def _sized(node: dict[str, Any], size: int, low: str, high: str) -> bool | None:
     return ok
 
 
-def quick_valid(node: Any, value: Any, dialect: str, depth: int = 0, refs_root: Any = None, *,
-                formats: Any = None, whole: bool = False) -> bool | None:
+def quick_valid(
+    node: Any,
+    value: Any,
+    dialect: str,
+    depth: int = 0,
+    refs_root: Any = None,
+    *,
+    formats: Any = None,
+    whole: bool = False,
+) -> bool | None:
     """Is ``value`` (parsed JSON) valid under ``node`` for the python-sdk reading of ``dialect`` (or, with
     ``formats``, the Ajv reading of the Ajv class ``dialect`` names)?
 
@@ -131,8 +189,6 @@ def reader(dialect: str, refs_root: Any = None, formats: Any = None) -> _Reader:
     """A reading to ask many questions of (``_Reader.answer`` answers as ``quick_valid``); ``dialect`` must be
     one of ``_DIALECTS`` (else every answer is None)."""
     return _Reader(dialect if dialect in _DIALECTS else "", refs_root, formats, False)
-
-
 
 
 def _big_int(value: Any, depth: int) -> bool:
@@ -203,7 +259,9 @@ class _Reader:
         if "type" in node:
             types = node["type"]
             if types.__class__ is str and (types, value.__class__) in _TYPE_HITS:
-                ok = ok and _TYPE_HITS[types, value.__class__]  # the common case: one type name, a value parsed from JSON
+                ok = (
+                    ok and _TYPE_HITS[types, value.__class__]
+                )  # the common case: one type name, a value parsed from JSON
             else:
                 types = [types] if isinstance(types, str) else types
                 if not isinstance(types, list):
@@ -242,8 +300,15 @@ class _Reader:
                     limit = node[kw]
                     if not _bound(limit) or (ajv and _big_int(limit, 0)):
                         return None
-                    bad = (value < limit if kw == "minimum" else value > limit if kw == "maximum"
-                           else value <= limit if kw == "exclusiveMinimum" else value >= limit)
+                    bad = (
+                        value < limit
+                        if kw == "minimum"
+                        else value > limit
+                        if kw == "maximum"
+                        else value <= limit
+                        if kw == "exclusiveMinimum"
+                        else value >= limit
+                    )
                     ok = ok and not bad
         if isinstance(value, list):
             got = self._array(node, value, depth)
@@ -300,8 +365,11 @@ class _Reader:
         props = node.get("properties", {})
         required = node.get("required", [])
         extra = node.get("additionalProperties", True)
-        if not isinstance(props, dict) or not isinstance(required, list) or not (
-                extra is True or extra is False or isinstance(extra, dict)):
+        if (
+            not isinstance(props, dict)
+            or not isinstance(required, list)
+            or not (extra is True or extra is False or isinstance(extra, dict))
+        ):
             return None
         ok = True
         for name in required:

@@ -33,7 +33,11 @@ def _sre() -> tuple[Any, Any, set[Any]]:
     except ImportError:  # pragma: no cover - 3.10
         import sre_constants as c  # type: ignore[no-redef]
         import sre_parse as parser  # type: ignore[no-redef]
-    return c, parser, {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set())
+    return (
+        c,
+        parser,
+        {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set()),
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -113,9 +117,8 @@ def _nested_empty_loops(pattern: str) -> bool:
             elif op == c.SUBPATTERN:
                 if not nullable(av[-1]):
                     return False
-            elif op == getattr(c, "ATOMIC_GROUP", None):
-                if not nullable(av):
-                    return False
+            elif op == getattr(c, "ATOMIC_GROUP", None) and not nullable(av):
+                return False
         return True  # anchors, lookarounds, back-references (maybe empty) and the like match empty
 
     def found(items: Any, in_empty_loop: bool) -> bool:
@@ -135,9 +138,8 @@ def _nested_empty_loops(pattern: str) -> bool:
             elif op == getattr(c, "ATOMIC_GROUP", None):
                 if found(av, in_empty_loop):
                     return True
-            elif op == c.GROUPREF_EXISTS:
-                if any(sub is not None and found(sub, in_empty_loop) for sub in av[1:]):
-                    return True
+            elif op == c.GROUPREF_EXISTS and any(sub is not None and found(sub, in_empty_loop) for sub in av[1:]):
+                return True
         return False
 
     return found(parser.parse(pattern), False)
@@ -148,8 +150,9 @@ def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
     return _limit_for_shape(*_regex_shape(pattern), budget=budget)
 
 
-def _limit_for_shape(depth: int, alts: int, variable: int, anchored: bool = False,
-                     budget: int = REGEX_STEP_BUDGET) -> float:
+def _limit_for_shape(
+    depth: int, alts: int, variable: int, anchored: bool = False, budget: int = REGEX_STEP_BUDGET
+) -> float:
     """Longest text searched within ``budget`` steps by a pattern of this ``_regex_shape``."""
     if depth > 1 or (alts > 1 and variable):
         base = max(2, alts) ** max(1, depth - 1)
@@ -166,8 +169,10 @@ def _guarded(search: Any, pattern: str, text: str) -> Any:
     except TimeoutError:
         from mcp_schema_audit.errors import WallClockGuard
 
-        raise WallClockGuard(f"a pattern search ran longer than {REGEX_TIMEOUT_S:g} s ({pattern[:60]!r} on a "
-                             f"{len(text)}-character string), beyond the step budget's estimate") from None
+        raise WallClockGuard(
+            f"a pattern search ran longer than {REGEX_TIMEOUT_S:g} s ({pattern[:60]!r} on a "
+            f"{len(text)}-character string), beyond the step budget's estimate"
+        ) from None
 
 
 def safe_search(pattern: str, text: str) -> Any:
@@ -197,7 +202,8 @@ def safe_search(pattern: str, text: str) -> Any:
             return _guarded(compiled.search, pattern, text)
     if len(text) > limit:
         raise RegexBudgetError(
-            f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
+            f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string"
+        )
     return re.search(pattern, text)
 
 
@@ -208,8 +214,18 @@ _ES_DIGIT = ((0x30, 0x39),)
 _ES_WORD = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 
 
-_ES_SPACE = ((0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-             (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF))
+_ES_SPACE = (
+    (0x09, 0x0D),
+    (0x20, 0x20),
+    (0xA0, 0xA0),
+    (0x1680, 0x1680),
+    (0x2000, 0x200A),
+    (0x2028, 0x2029),
+    (0x202F, 0x202F),
+    (0x205F, 0x205F),
+    (0x3000, 0x3000),
+    (0xFEFF, 0xFEFF),
+)
 
 
 _ES_LINE_TERMINATORS = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
@@ -259,7 +275,7 @@ def _v8_syntax_error(pattern: str) -> str | None:
     while i < n:
         c = pattern[i]
         if c == "\\":
-            if not in_class and pattern[i + 1:i + 2] in ("b", "B") and _ES_QUANTIFIER_AFTER.match(pattern, i + 2):
+            if not in_class and pattern[i + 1 : i + 2] in ("b", "B") and _ES_QUANTIFIER_AFTER.match(pattern, i + 2):
                 return "Nothing to repeat"
             i += 2
             continue
@@ -270,11 +286,11 @@ def _v8_syntax_error(pattern: str) -> str | None:
         elif c == "(" and pattern.startswith("?", i + 1):
             if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
                 end = pattern.find(">", i)
-                name = pattern[i + 3:end] if end > 0 else ""
+                name = pattern[i + 3 : end] if end > 0 else ""
                 if name in names:
                     return "Duplicate capture group name"
                 names.add(name)
-            elif pattern[i + 2:i + 3] not in (":", "=", "!", "<"):
+            elif pattern[i + 2 : i + 3] not in (":", "=", "!", "<"):
                 return "Invalid group"
         i += 1
     return None
@@ -297,9 +313,9 @@ def _es_escape(p: str, i: int, in_class: bool) -> tuple[str, Any, int]:
     if c == "k":
         return "opaque", None, p.index(">", j) + 1
     if c.isdigit():
-        if c == "0" and not p[j:j + 1].isdigit():
+        if c == "0" and not p[j : j + 1].isdigit():
             return "char", 0, j
-        while p[j:j + 1].isdigit():
+        while p[j : j + 1].isdigit():
             j += 1
         return "opaque", None, j
     if c in _ES_CHAR_ESCAPES:
@@ -307,16 +323,20 @@ def _es_escape(p: str, i: int, in_class: bool) -> tuple[str, Any, int]:
     if c == "c":
         return "char", ord(p[j]) % 32, j + 1
     if c == "x":
-        return "char", int(p[j:j + 2], 16), j + 2
+        return "char", int(p[j : j + 2], 16), j + 2
     if c == "u":
         if p[j] == "{":
             end = p.index("}", j)
-            return "char", int(p[j + 1:end], 16), end + 1
-        cp = int(p[j:j + 4], 16)
+            return "char", int(p[j + 1 : end], 16), end + 1
+        cp = int(p[j : j + 4], 16)
         j += 4
-        if 0xD800 <= cp <= 0xDBFF and p.startswith("\\u", j) and all(
-                ch in "0123456789abcdefABCDEF" for ch in p[j + 2:j + 6]) and len(p) >= j + 6:
-            low = int(p[j + 2:j + 6], 16)
+        if (
+            0xD800 <= cp <= 0xDBFF
+            and p.startswith("\\u", j)
+            and all(ch in "0123456789abcdefABCDEF" for ch in p[j + 2 : j + 6])
+            and len(p) >= j + 6
+        ):
+            low = int(p[j + 2 : j + 6], 16)
             if 0xDC00 <= low <= 0xDFFF:  # with u, an escaped surrogate pair is one code point
                 return "char", 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), j + 6
         return "char", cp, j
@@ -367,11 +387,11 @@ def _clamp_quantifier(q: str) -> str:
     lo, comma, hi = q[1:-1].partition(",")
     lo_n = min(int(lo), 65_534)
     if not comma:
-        return "{%d}" % lo_n
+        return f"{{{lo_n}}}"
     if hi == "":
-        return "{%d,}" % lo_n
+        return f"{{{lo_n},}}"
     hi_n = max(min(int(hi), 65_535), lo_n + 1) if int(hi) > int(lo) else lo_n
-    return "{%d,%d}" % (lo_n, hi_n)
+    return f"{{{lo_n},{hi_n}}}"
 
 
 def _es_scan(p: str) -> tuple[str, str | None]:
@@ -420,7 +440,7 @@ def _es_scan(p: str) -> tuple[str, str | None]:
                 i = p.index(">", i) + 1 if p.startswith("(?<", i) else i + 1
         elif c in "*+?{":
             end = p.index("}", i) + 1 if c == "{" else i + 1
-            lazy = "?" if p[end:end + 1] == "?" else ""
+            lazy = "?" if p[end : end + 1] == "?" else ""
             skel.append(_clamp_quantifier(p[i:end]) + lazy)
             out.append(p[i:end] + lazy)
             i = end + len(lazy)
@@ -532,8 +552,8 @@ def ecma_search(pattern: str, text: str) -> bool:
     regress decides when the static estimate says the search is cheap (``len(text)`` within the
     pattern's ``REGEX_STEP_BUDGET`` limit); a longer text within the ``REGEX_GUARDED_BUDGET`` limit is
     searched with the exact ``regex``-package translation (under the last-resort guard); a longer one is
-    refused. The decision counts work, never seconds. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern Ajv cannot
-    compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
+    refused. The decision counts work, never seconds. Raises ``EcmaRegexError`` (a ``ValueError``) for a pattern
+    Ajv cannot compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
     translation, a lone surrogate in the pattern or text): callers treat that as undecided.
     """
     program = _ecma_program(pattern)
@@ -543,8 +563,7 @@ def ecma_search(pattern: str, text: str) -> bool:
         return program.regex.find(text) is not None
     if program.fallback is not None and len(text) <= program.fallback_limit:
         return _guarded(program.fallback.search, pattern, text) is not None
-    raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character "
-                           "string")
+    raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
 
 
 def _python_found(pattern: str, text: str) -> bool:

@@ -49,8 +49,11 @@ MAX_REQUESTS = 10_000
 MAX_SECONDS = 120.0
 STARTED = time.monotonic()
 TOOLS = [
-    {"name": "echo", "description": "Echo a string.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {
+        "name": "echo",
+        "description": "Echo a string.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    },
     {"name": "ping", "description": "Ping.", "inputSchema": {"type": "object", "properties": {}}},
 ]
 
@@ -67,8 +70,14 @@ def result(req_id: object, res: dict) -> dict:
 
 def handshake(req: dict) -> dict:
     version = (req.get("params") or {}).get("protocolVersion", "2025-06-18")
-    return result(req["id"], {"protocolVersion": version, "capabilities": {"tools": {}},
-                              "serverInfo": {"name": "hostile", "version": "0.0.1"}})
+    return result(
+        req["id"],
+        {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile", "version": "0.0.1"},
+        },
+    )
 
 
 def huge_page(req_id: object, megabytes: int) -> None:
@@ -88,9 +97,13 @@ def huge_page(req_id: object, megabytes: int) -> None:
 
 def spawn_and_linger(pid_file: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    child = subprocess.Popen([sys.executable, "-c",
-                              "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                              f"time.sleep({MAX_SECONDS})"])
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep({MAX_SECONDS})",
+        ]
+    )
     with open(pid_file, "w", encoding="utf-8") as fh:
         fh.write(f"{os.getpid()} {child.pid}\n")
     deadline = STARTED + MAX_SECONDS
@@ -102,8 +115,17 @@ def spawn_setsid_child(pid_file: str, ignore_term: bool) -> None:
     """Start the child (``--mode setsid-sleeper``) and wait until it has left our session."""
     with open(pid_file, "a", encoding="utf-8") as fh:
         fh.write(f"server {os.getpid()}\n")
-    subprocess.Popen([sys.executable, os.path.abspath(__file__), "--mode", "setsid-sleeper", "--pid-file", pid_file,
-                      *(["--ignore-term"] if ignore_term else [])])
+    subprocess.Popen(
+        [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--mode",
+            "setsid-sleeper",
+            "--pid-file",
+            pid_file,
+            *(["--ignore-term"] if ignore_term else []),
+        ]
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         with open(pid_file, encoding="utf-8") as fh:
@@ -177,7 +199,11 @@ def main() -> int:
             continue
         if mode == "exit-handshake":
             token = os.environ.get("SECRET_TOKEN")
-            print("hostile: FATAL cannot load config" + (f" (token {token})" if token else ""), file=sys.stderr, flush=True)
+            print(
+                "hostile: FATAL cannot load config" + (f" (token {token})" if token else ""),
+                file=sys.stderr,
+                flush=True,
+            )
             return 1
         if mode == "noise-then-ok":
             send("INFO this server logs to stdout (it should not)")
@@ -188,8 +214,13 @@ def main() -> int:
         elif method == "tools/list":
             pages += 1
             if mode == "list-error":
-                send({"jsonrpc": "2.0", "id": req_id, "error": {"code": args.error_code,
-                                                                 "message": "tool registry unavailable"}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": req_id,
+                        "error": {"code": args.error_code, "message": "tool registry unavailable"},
+                    }
+                )
             elif mode == "cursor-repeat":
                 send(result(req_id, {"tools": [dict(TOOLS[0], name=f"t{pages}")], "nextCursor": "again"}))
             elif mode == "endless-pages":
@@ -201,8 +232,10 @@ def main() -> int:
             elif mode == "not-a-list":
                 send(result(req_id, {"tools": "nope"}))
             elif mode == "surrogate":
-                send('{"jsonrpc": "2.0", "id": ' + json.dumps(req_id) + ', "result": {"tools": [{"name": "\\ud800", '
-                     '"inputSchema": {"type": "object"}}]}}')
+                send(
+                    '{"jsonrpc": "2.0", "id": ' + json.dumps(req_id) + ', "result": {"tools": [{"name": "\\ud800", '
+                    '"inputSchema": {"type": "object"}}]}}'
+                )
             else:
                 send(result(req_id, {"tools": TOOLS}))
         elif method == "ping":

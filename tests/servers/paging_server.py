@@ -23,7 +23,6 @@ import sys
 from typing import Any
 
 import anyio
-
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server

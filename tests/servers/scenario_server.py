@@ -38,8 +38,9 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 MAX_SECONDS = 300.0
 STARTED = time.monotonic()
@@ -53,21 +54,37 @@ def expand(value: Any, variables: dict[str, str]) -> Any:
     return json.loads(text)
 
 
-def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[str], None],
-            variables: dict[str, str] | None = None) -> str | None:
+def respond(
+    scenario: dict[str, Any],
+    request: dict[str, Any],
+    write: Callable[[str], None],
+    variables: dict[str, str] | None = None,
+) -> str | None:
     """The JSON text answering ``request`` (None for a notification or a directive that answers itself
     through ``write``, raw text chunks of the answer). ``variables``: more ``$NAME`` values (HTTP headers)."""
     variables = variables or {}
     if scenario.get("echo"):
-        scenario = {**scenario, **expand({k: scenario[k] for k in ("name", "version", "instructions", "tools")
-                                          if k in scenario}, variables)}
+        scenario = {
+            **scenario,
+            **expand(
+                {k: scenario[k] for k in ("name", "version", "instructions", "tools") if k in scenario}, variables
+            ),
+        }
     method, req_id = request.get("method"), request.get("id")
     params = request.get("params") or {}
     log = scenario.get("$log")
     if log and method:
         with open(log, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"method": method, "tool": params.get("name") if method == "tools/call" else None,
-                                 "arguments": params.get("arguments") if method == "tools/call" else None}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "method": method,
+                        "tool": params.get("name") if method == "tools/call" else None,
+                        "arguments": params.get("arguments") if method == "tools/call" else None,
+                    }
+                )
+                + "\n"
+            )
     if req_id is None:
         return None
 
@@ -79,11 +96,14 @@ def respond(scenario: dict[str, Any], request: dict[str, Any], write: Callable[[
 
     if method == "initialize":
         version = params.get("protocolVersion")
-        return result({"protocolVersion": version if version in SUPPORTED else "2025-11-25",
-                       "capabilities": {"tools": {"listChanged": False}},
-                       "serverInfo": {"name": scenario.get("name", "scenario"),
-                                      "version": scenario.get("version", "1.0.0")},
-                       **({"instructions": scenario["instructions"]} if "instructions" in scenario else {})})
+        return result(
+            {
+                "protocolVersion": version if version in SUPPORTED else "2025-11-25",
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": scenario.get("name", "scenario"), "version": scenario.get("version", "1.0.0")},
+                **({"instructions": scenario["instructions"]} if "instructions" in scenario else {}),
+            }
+        )
     if method == "ping":
         return result({})
     if method == "tools/list":
@@ -227,9 +247,15 @@ def serve_http(scenario: dict[str, Any], port: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", required=True, help="scenario JSON file")
-    parser.add_argument("--http", type=int, metavar="PORT", default=None, help="serve Streamable HTTP on 127.0.0.1:PORT")
-    parser.add_argument("--log", metavar="FILE", default=None,
-                        help="append one JSON line per request received (method; tool name and arguments of a call)")
+    parser.add_argument(
+        "--http", type=int, metavar="PORT", default=None, help="serve Streamable HTTP on 127.0.0.1:PORT"
+    )
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        default=None,
+        help="append one JSON line per request received (method; tool name and arguments of a call)",
+    )
     args = parser.parse_args()
     with open(args.scenario, encoding="utf-8") as fh:
         scenario = json.load(fh)

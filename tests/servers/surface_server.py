@@ -45,17 +45,25 @@ def build_mcpserver(version: int) -> Any:
     """The ``MCPServer`` of release 1 or 2."""
     from mcp.server.mcpserver import MCPServer
 
-    instructions = {1: "Documentation tools. Read docs://readme first.",
-                    2: "Documentation tools. Read docs://readme first. Prefer the v2 pages."}[version]
-    mcp = MCPServer("surface-docs", version=f"{version}.0.0", instructions=instructions,
-                    subscriptions=None if version == 1 else False)
+    instructions = {
+        1: "Documentation tools. Read docs://readme first.",
+        2: "Documentation tools. Read docs://readme first. Prefer the v2 pages.",
+    }[version]
+    mcp = MCPServer(
+        "surface-docs",
+        version=f"{version}.0.0",
+        instructions=instructions,
+        subscriptions=None if version == 1 else False,
+    )
     mcp.tool(name="search")(_tool_search)
 
     # ---- prompts ----
     if version == 1:
+
         @mcp.prompt(description="Summarize a text.")
-        def summarize(text: Annotated[str, Field(description="The text")], style: str = "plain",
-                      lang: str = "en") -> str:
+        def summarize(
+            text: Annotated[str, Field(description="The text")], style: str = "plain", lang: str = "en"
+        ) -> str:
             return f"Summarize ({style}, {lang}): {text}"
 
         @mcp.prompt(description="Review code.")
@@ -66,9 +74,11 @@ def build_mcpserver(version: int) -> Any:
         def greet(name: str) -> str:
             return f"Hello {name}"
     else:
+
         @mcp.prompt(description="Summarize a text in a given tone.")
-        def summarize(text: Annotated[str, Field(description="The text")], lang: str, tone: str,
-                      extra: str = "") -> str:
+        def summarize(
+            text: Annotated[str, Field(description="The text")], lang: str, tone: str, extra: str = ""
+        ) -> str:
             return f"Summarize ({tone}, {lang}): {text} {extra}"
 
         @mcp.prompt(description="Say hello.")
@@ -81,6 +91,7 @@ def build_mcpserver(version: int) -> Any:
 
     # ---- static resources ----
     if version == 1:
+
         @mcp.resource("docs://readme", name="readme", description="The README.", mime_type="text/plain")
         def readme() -> str:
             return "read me"
@@ -89,8 +100,8 @@ def build_mcpserver(version: int) -> Any:
         def license_() -> str:
             return "MIT"
     else:
-        @mcp.resource("docs://readme", name="readme", description="The README, in Markdown.",
-                      mime_type="text/markdown")
+
+        @mcp.resource("docs://readme", name="readme", description="The README, in Markdown.", mime_type="text/markdown")
         def readme() -> str:
             return "# read me"
 
@@ -100,6 +111,7 @@ def build_mcpserver(version: int) -> Any:
 
     # ---- resource templates ----
     if version == 1:
+
         @mcp.resource("docs://pages/{id}", name="doc", mime_type="text/markdown")
         def doc(id: str) -> str:
             return f"page {id}"
@@ -124,6 +136,7 @@ def build_mcpserver(version: int) -> Any:
         def table(name: str) -> str:
             return "a,b"
     else:
+
         @mcp.resource("docs://v2/pages/{id}", name="doc", mime_type="text/markdown")
         def doc(id: str) -> str:
             return f"page {id}"
@@ -140,19 +153,23 @@ def build_mcpserver(version: int) -> Any:
         def logs(service: str, level: str = "info") -> str:
             return f"{level} logs of {service}"
 
-        @mcp.resource("tables://{name}", name="table", description="A table as JSON rows.",
-                      mime_type="application/json")
+        @mcp.resource(
+            "tables://{name}", name="table", description="A table as JSON rows.", mime_type="application/json"
+        )
         def table(name: str) -> str:
             return "[]"
 
         @mcp.resource("reports://{rid}", name="report")
         def report(rid: str) -> str:
             return f"report {rid}"
+
     return mcp
 
 
-SEARCH_TOOL = {"name": "search", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}},
-                                                 "required": ["q"]}}
+SEARCH_TOOL = {
+    "name": "search",
+    "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+}
 
 #: Release 4's raw pages: list method → cursor → (items, next cursor).
 RAW_PAGES: dict[str, dict[str | None, tuple[list[dict[str, Any]], str | None]]] = {
@@ -208,8 +225,14 @@ def build_lowlevel(version: int) -> Any:
             result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
         return result
 
-    server = Server("surface-docs", version="4.0.0", on_list_tools=on_list_tools, on_list_prompts=empty_prompts,
-                    on_list_resources=empty_resources, on_list_resource_templates=empty_templates)
+    server = Server(
+        "surface-docs",
+        version="4.0.0",
+        on_list_tools=on_list_tools,
+        on_list_prompts=empty_prompts,
+        on_list_resources=empty_resources,
+        on_list_resource_templates=empty_templates,
+    )
     server.middleware.append(raw_lists)
     return server
 
