@@ -17,7 +17,7 @@ integer, an output ``anyOf`` reordered (equivalent).
 What is measured (medians of ``--runs`` interleaved runs, each in a fresh process)
 ------------------------------------------------------------------------------------
 - ``floor``: read both files and ``json.loads`` them: what any tool must do.
-- ``schema-audit``: ``load_snapshot`` both files, ``run_diff`` (every finding, witnesses confirmed, the
+- ``schema-audit``: ``load_snapshot`` both files, ``audit.diff_report`` (every finding, witnesses confirmed, the
   sampling oracle on), the JSON report rendered: the ``diff`` command without interpreter start-up.
 - ``jsoncompat``: read and parse both files, pair tools by name, skip identical ones (canonical JSON), and
   ``check_compat`` each changed tool's inputSchema (deserializer) and outputSchema (serializer).
@@ -186,13 +186,14 @@ def child_floor(a: str, b: str) -> dict[str, float]:
 
 
 def child_audit(a: str, b: str) -> dict[str, float]:
-    from mcp_schema_audit.cli import run_diff
+    from mcp_schema_audit.audit import diff_report
     from mcp_schema_audit.report import render
+    from mcp_schema_audit.settings import RunLimits, Settings
     from mcp_schema_audit.snapshot import load_snapshot
 
     t0 = time.perf_counter()
     old, new = load_snapshot(a), load_snapshot(b)
-    report = run_diff(old, new, time_budget=0)
+    report = diff_report(old, new, Settings(), RunLimits(time_budget=0))
     text = render(report, "json")
     return {
         "s": time.perf_counter() - t0,

@@ -22,8 +22,16 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=HERE, help="the schema-audit checkout to measure (default: this one)")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
-    from mcp_schema_audit.policy import diff_with_mode
     from mcp_schema_audit.snapshot import load_snapshot
+
+    try:
+        from mcp_schema_audit.diff import diff_with_mode as _with_mode
+        from mcp_schema_audit.settings import RunLimits
+
+        def diff_with_mode(old: Any, new: Any, mode: str, time_budget: float) -> Any:
+            return _with_mode(old, new, mode, RunLimits(time_budget=time_budget))
+    except ImportError:  # a checkout from before the audit core (--root)
+        from mcp_schema_audit.policy import diff_with_mode  # type: ignore[no-redef]
 
     corpus = HERE / "fixtures" / "corpus"
     counts: collections.Counter[str] = collections.Counter()

@@ -1,37 +1,37 @@
-"""Pairing two snapshots: every tool of either side, by name, through the compatibility engine.
+"""Pairing two snapshots: every tool of either side, by name, through the compatibility engine; and the
+compatibility modes (which side hosts cached).
 
 ``diff_snapshots`` is the one way from two ``Snapshot``s to findings: tools added and removed, tool
 metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``), the
 listing-time breakers a new listing introduces (``lint``), and everything else hosts cache: prompts,
-resources, resource templates, capabilities and instructions (``surfaces``).
+resources, resource templates, capabilities and instructions (``surfaces``). ``diff_with_mode`` runs it once
+per direction of the mode (``backward``, ``forward``, ``full``) and maps forward findings back to the
+snapshots as given.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding
-from mcp_schema_audit.errors import RunTimeExceeded
-from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.engine.compare import NEW_TOOL
+from mcp_schema_audit.errors import RunTimeExceeded, UsageError
+from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.parallel import ordered_map
+from mcp_schema_audit.rules import SYMMETRIC_RULES
+from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces import surface_findings
+from mcp_schema_audit.vocabulary import MODES, direction_rank
 
 
-def diff_snapshots(
-    old: Snapshot,
-    new: Snapshot,
-    *,
-    time_budget: float | None = None,
-    jobs: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[Finding]:
+def diff_snapshots(old: Snapshot, new: Snapshot, limits: RunLimits = RunLimits()) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
     Returns tool findings sorted by (tool, direction: tool < input < output, pointer, rule), then the
@@ -39,13 +39,14 @@ def diff_snapshots(
     the server; ``tool`` is ``""`` there). Removed tools are breaking (witness: arguments the cached
     inputSchema allows, now sent to an unknown tool). The findings depend on the two snapshots only: every
     budget that bounds a comparison counts work, and the order does not depend on how the work was shared.
-    ``time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``; ``0`` or negative: no limit) is a last-resort
+    ``limits.time_budget`` (seconds, default ``RUN_TIME_BUDGET_S``; ``0`` or negative: no limit) is a last-resort
     guard far above normal run times: past it, ``RunTimeExceeded`` is raised (exit 4) instead of any finding
-    being changed. ``jobs``: processes to compare tools on (``None``: every available core, when the
-    catalog is large enough to pay for it; see ``parallel``). ``progress(done, total)`` is called as tools
-    needing work are finished.
+    being changed. ``limits.jobs``: processes to compare tools on (``None``: every available core, when the
+    catalog is large enough to pay for it; see ``parallel``). ``limits.progress(done, total)`` is called as
+    tools needing work are finished.
     """
-    budget = RUN_TIME_BUDGET_S if time_budget is None else time_budget
+    budget = RUN_TIME_BUDGET_S if limits.time_budget is None else limits.time_budget
+    progress = limits.progress
     deadline = time.monotonic() + budget if budget > 0 else None
     om, nm = old.tool_map(), new.tool_map()
     out: list[Finding] = []
@@ -56,7 +57,7 @@ def diff_snapshots(
             out.append(removed_tool_finding(name, om[name].get("inputSchema", {})))
             continue
         if name not in om:
-            out.append(make_finding("tool-added", name, "", "new tool", None, name))
+            out.append(make_finding("tool-added", name, "", NEW_TOOL, None, name))
             work.append(name)
         elif not (fastpaths.enabled() and same_json(om[name], nm[name])) or not same_era:
             work.append(name)  # identical tools (exact JSON equality) on the same protocol need no work
@@ -70,12 +71,14 @@ def diff_snapshots(
         if progress is not None:
             progress(done, len(work))
 
-    for found in ordered_map(one, len(work), jobs=jobs, progress=report if progress is not None else None):
+    for found in ordered_map(one, len(work), jobs=limits.jobs, progress=report if progress is not None else None):
         out += found
-    order = {"tool": 0, "input": 1, "output": 2}
-    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule)) + surface_findings(
-        old, new
-    )
+    return sorted(out, key=tool_order) + surface_findings(old, new)
+
+
+def tool_order(f: Finding) -> tuple[str, int, str, str]:
+    """The order of tool findings in every report: tool, direction (tool < input < output), pointer, rule."""
+    return (f.tool, direction_rank(f.direction), f.pointer, f.rule)
 
 
 def _tool_findings(
@@ -118,6 +121,73 @@ def _new_listing_breakers(
     out = []
     for f in found:
         if (f.rule, f.pointer) not in before and (f.rule, f.pointer) not in have:
-            f.message += " (the host loses the whole tools/list)" if f.rule != "output-schema-uncompilable" else ""
+            if f.rule != "output-schema-uncompilable":
+                f.detail = f.detail.plus(" (the host loses the whole tools/list)")
             out.append(f)
     return out
+
+
+_SWAPPED = {"old": "new", "new": "old"}
+
+
+def diff_with_mode(
+    old: Snapshot,
+    new: Snapshot,
+    mode: str = "backward",
+    limits: RunLimits = RunLimits(),
+) -> list[Finding]:
+    """Findings for ``mode`` (docs/verdicts.md, "Direction and severity"): ``backward`` = hosts cached OLD, server
+    runs NEW; ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
+
+    Forward findings are computed by swapping the sides, then mapped back to the snapshots as given,
+    so that in every finding ``old`` means OLD and ``new`` means NEW: ``old``/``new`` (values),
+    ``old_pointer``/``new_pointer`` and the witness's ``accepted_by`` (``"old"`` when the OLD snapshot
+    accepts the witness: for an output witness the version the server runs, for an argument witness the
+    version hosts cached). ``pointer`` (and so the fingerprint) stays the location in the served (OLD)
+    schema. Each forward finding carries the tag ``forward`` and a message that names both versions by
+    label (``[forward: hosts cached NEW, server runs OLD] … the served OLD schema …``). ``limits`` apply to
+    each direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
+    """
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
+    out: list[Finding] = []
+    if mode in ("backward", "full"):
+        out += diff_snapshots(old, new, limits)
+    if mode in ("forward", "full"):
+        # a tool-level change (description, annotations) is one finding, whichever side is cached; so is a
+        # change of a prompt's, resource's or template's text or mimeType, or of the instructions
+        have = {(f.rule, f.tool, f.pointer) for f in out if f.direction == "tool"}
+        same = {(f.rule, f.surface, f.name, f.pointer) for f in out if f.rule in SYMMETRIC_RULES}
+        out += [
+            _as_forward(f, old, new)
+            for f in diff_snapshots(new, old, limits)
+            if not (
+                f.direction == "tool"
+                and f.rule not in ("tool-added", "tool-removed")
+                and (f.rule, f.tool, f.pointer) in have
+            )
+            and (f.rule, f.surface, f.name, f.pointer) not in same
+        ]
+    return out
+
+
+def _as_forward(f: Finding, old: Snapshot, new: Snapshot) -> Finding:
+    """A finding of ``diff_snapshots(new, old)`` (engine "old" = NEW, engine "new" = OLD) in the terms of the
+    command line: values, pointers and ``accepted_by`` swapped back; tag ``forward``; its words speak of the
+    cached NEW and the served OLD (``Finding.forward``: the role words are chosen when it is rendered)."""
+    g = replace(
+        f,
+        old=f.new,
+        new=f.old,
+        old_pointer=f.new_pointer,
+        new_pointer=f.old_pointer,
+        tags=[*f.tags, "forward"],
+        hosts=list(f.hosts),
+        delta=f.new if f.delta is NEW_SIDE else f.delta,
+        forward=(new.label, old.label),
+    )
+    if isinstance(f.witness, dict):
+        g.witness = dict(f.witness)
+        if g.witness.get("accepted_by") in _SWAPPED:
+            g.witness["accepted_by"] = _SWAPPED[g.witness["accepted_by"]]
+    return g

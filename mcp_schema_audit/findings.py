@@ -12,7 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_schema_audit.rules import RULES, SEVERITY_RANK
+from mcp_schema_audit.rules import RULES
+from mcp_schema_audit.vocabulary import SEVERITY_RANK, SURFACE_WORDS
+from mcp_schema_audit.wording import EMPTY, Text, forward_words
 
 
 class _NewSide:
@@ -26,18 +28,6 @@ class _NewSide:
 
 
 NEW_SIDE: Any = _NewSide()
-
-#: What a finding can be about: a tool, a prompt, a static resource, a resource template, or the server
-#: itself (its capabilities and instructions).
-SURFACES = ("tool", "prompt", "resource", "resource-template", "server")
-#: How each surface is named in messages.
-SURFACE_WORDS = {
-    "tool": "tool",
-    "prompt": "prompt",
-    "resource": "resource",
-    "resource-template": "resource template",
-    "server": "server",
-}
 
 
 def _canon(value: Any) -> str:
@@ -62,6 +52,11 @@ class Finding:
     ``tool`` is ``""``, ``direction`` is the surface and ``pointer`` is a JSON Pointer into the item as
     listed (the served version's listing when the item is there, else the cached one's; for the server's
     capabilities, into the capabilities object).
+
+    ``detail`` says what changed (a ``wording.Text``: our words, the values as data); ``message`` is the whole
+    sentence, rendered when read: ``<subject>: <rule title> at <pointer>: <detail>``, for a forward finding
+    (``forward``: the labels of the version hosts cached and the one the server runs) with the role words of
+    those versions and a ``[forward: …]`` lead.
     """
 
     rule: str
@@ -69,7 +64,7 @@ class Finding:
     tool: str
     direction: str
     pointer: str
-    message: str
+    detail: Text = EMPTY
     old: Any = None
     new: Any = None
     old_pointer: str | None = None
@@ -86,6 +81,8 @@ class Finding:
     #: shows it instead when ``--host`` keeps only TS profiles (not reported itself)
     ajv_error: str | None = None
     name: str = ""
+    #: ``(cached, served)`` labels of a forward finding (hosts cached NEW, the server runs OLD), else None
+    forward: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.surface == "tool" and not self.name:
@@ -100,6 +97,29 @@ class Finding:
         if self.surface == "tool":
             return self.tool or "probe run"
         return f"{SURFACE_WORDS.get(self.surface, self.surface)} {self.name}"
+
+    @property
+    def detail_text(self) -> str:
+        """What changed, in words (raw text): the detail rendered with this finding's role words, after the
+        ``[forward: hosts cached NEW, server runs OLD] `` lead of a forward finding."""
+        return self._lead() + self._words()
+
+    @property
+    def message(self) -> str:
+        """The whole sentence (raw text): ``<subject>: <rule title> at <pointer or (root)>: <detail>``, the
+        ``[forward: …]`` lead first for a forward finding."""
+        rule = RULES.get(self.rule)
+        head = f"{self.subject}: {rule.title if rule else self.rule} at {self.pointer or '(root)'}: "
+        return self._lead() + head + self._words()
+
+    def _lead(self) -> str:
+        if self.forward is None:
+            return ""
+        cached, served = self.forward
+        return f"[forward: hosts cached {cached}, server runs {served}] "
+
+    def _words(self) -> str:
+        return self.detail.render() if self.forward is None else self.detail.render(forward_words(*self.forward))
 
     @property
     def fingerprint(self) -> str:
@@ -149,7 +169,7 @@ def make_finding(
     rule_id: str,
     tool: str,
     ptr: str,
-    detail: str,
+    detail: str | Text,
     old: Any,
     new: Any,
     *,
@@ -157,10 +177,9 @@ def make_finding(
     witness: dict[str, Any] | None = None,
     delta: Any = NEW_SIDE,
 ) -> Finding:
-    """A ``Finding`` of catalog rule ``rule_id`` at pointer ``ptr`` with the rule's default severity.
-
-    The message reads ``"<tool>: <rule title> at <pointer or (root)>: <detail>"``. Raises ``KeyError`` for a
-    rule id not in the catalog.
+    """A ``Finding`` of catalog rule ``rule_id`` about tool ``tool`` at pointer ``ptr`` with the rule's default
+    severity. ``detail``: a ``Text``, or words of ours with no slot (a ``str``, shown as it is). Raises
+    ``KeyError`` for a rule id not in the catalog.
     """
     rule = RULES[rule_id]
     return Finding(
@@ -169,7 +188,7 @@ def make_finding(
         tool=tool,
         direction=direction or rule.direction,
         pointer=ptr,
-        message=f"{tool}: {rule.title} at {ptr or '(root)'}: {detail}",
+        detail=detail if isinstance(detail, Text) else Text.literal(detail),
         old=old,
         new=new,
         witness=witness,

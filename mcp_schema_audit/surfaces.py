@@ -21,23 +21,12 @@ import re
 from typing import Any
 
 from mcp_schema_audit import uritemplates
-from mcp_schema_audit.findings import NEW_SIDE, SURFACE_WORDS, Finding
+from mcp_schema_audit.findings import NEW_SIDE, Finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.vocabulary import SURFACE_ORDER
+from mcp_schema_audit.wording import Text
 
-#: Order of the surfaces in a report (tools come first, from ``diff``).
-SURFACE_ORDER = {"prompt": 1, "resource": 2, "resource-template": 3, "server": 4}
-#: Rules whose finding says the same whichever version hosts cached (``--mode full`` lists them once).
-SYMMETRIC_RULES = frozenset(
-    {
-        "prompt-description-changed",
-        "resource-description-changed",
-        "resource-template-description-changed",
-        "server-instructions-changed",
-        "resource-mime-type-changed",
-        "resource-template-mime-type-changed",
-    }
-)
 #: Template matches (URI × template) one comparison may run; past it, templates are left undecided.
 MATCH_BUDGET = 200_000
 #: Value a witness gives every prompt argument a cached host fills in (prompt arguments are strings).
@@ -69,7 +58,7 @@ def _finding(
     surface: str,
     name: str,
     ptr: str,
-    detail: str,
+    detail: str | Text,
     old: Any,
     new: Any,
     *,
@@ -81,16 +70,16 @@ def _finding(
 ) -> Finding:
     """A finding of catalog rule ``rule_id`` (default severity) about item ``name`` of ``surface``.
 
-    The message reads ``"<surface> <name>: <rule title> at <pointer or (root)>: <detail>"``."""
+    The message reads ``"<surface> <name>: <rule title> at <pointer or (root)>: <detail>"``; ``detail`` is words
+    of ours with the values already in them (shown as it is) or a ``wording.Text``."""
     rule = RULES[rule_id]
-    subject = f"{SURFACE_WORDS[surface]} {name}"
     return Finding(
         rule=rule_id,
         severity=rule.severity,
         tool="",
         direction=surface,
         pointer=ptr,
-        message=f"{subject}: {rule.title} at {ptr or '(root)'}: {detail}",
+        detail=detail if isinstance(detail, Text) else Text.literal(detail),
         old=old,
         new=new,
         old_pointer=old_pointer,

@@ -265,14 +265,6 @@ def test_snapshot_out_file_follows_the_same_rule(tmp_path: Path):
 # --- --format help lists exactly what each command accepts -----------------------------------------------
 
 
-def test_format_tuples_agree_with_the_renderers():
-    from mcp_schema_audit.cli import DIFF_FORMATS
-    from mcp_schema_audit.policy import REPORT_FORMATS
-    from mcp_schema_audit.report import RENDERERS
-
-    assert DIFF_FORMATS == REPORT_FORMATS == (*RENDERERS, "ignore")
-
-
 def _help_formats(command: str) -> list[str]:
     out = cli(command, "--help").stdout
     block = out[out.index("--format FORMAT") + len("--format FORMAT") :]

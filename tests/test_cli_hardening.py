@@ -103,6 +103,7 @@ def test_spent_time_budget_stops_the_run_before_listing_time_checks_change_anyth
     import pytest
 
     from mcp_schema_audit.errors import RunTimeExceeded
+    from mcp_schema_audit.settings import RunLimits
 
     def snap(kind: str, source: str):
         return snapshot_from_data(
@@ -110,8 +111,8 @@ def test_spent_time_budget_stops_the_run_before_listing_time_checks_change_anyth
         )
 
     with pytest.raises(RunTimeExceeded):
-        diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=1e-9)
-    full = diff_snapshots(snap("object", "old"), snap("string", "new"), time_budget=0)
+        diff_snapshots(snap("object", "old"), snap("string", "new"), RunLimits(time_budget=1e-9))
+    full = diff_snapshots(snap("object", "old"), snap("string", "new"), RunLimits(time_budget=0))
     assert any(f.severity == "breaking" for f in full)
 
 

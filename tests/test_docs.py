@@ -15,6 +15,7 @@ from mcp_schema_audit.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import gen_config_doc  # noqa: E402
 import gen_rules_doc  # noqa: E402
 
 
@@ -25,6 +26,15 @@ def test_rules_reference_is_generated_from_the_catalog():
     assert text == gen_rules_doc.render(), "docs/rules.md is out of date: run python scripts/gen_rules_doc.py"
     for rule_id in RULES:
         assert f"### `{rule_id}`" in text
+
+
+def test_config_key_table_is_generated_from_the_declarations():
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert text == gen_config_doc.rendered(text), "docs/cli.md's key table is stale: run scripts/gen_config_doc.py"
+    from mcp_schema_audit.config import KEYS
+
+    for key in KEYS:
+        assert f"| `{key.name}` |" in text
 
 
 def _commands() -> dict[str, list[str]]:

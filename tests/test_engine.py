@@ -392,6 +392,7 @@ def test_run_time_budget_is_a_last_resort_that_stops_the_run() -> None:
     """Budgets that decide verdicts count work: the same snapshots give the same findings with any wall-clock
     budget that is not spent. A spent ``time_budget`` never changes findings: it stops the run (exit 4)."""
     from mcp_schema_audit.errors import ExitCode, RunTimeExceeded
+    from mcp_schema_audit.settings import RunLimits
 
     old = snapshot_from_data(
         {
@@ -407,13 +408,13 @@ def test_run_time_budget_is_a_last_resort_that_stops_the_run() -> None:
         },
         source="new",
     )
-    full = diff_snapshots(old, new, time_budget=0)  # 0: no limit
+    full = diff_snapshots(old, new, RunLimits(time_budget=0))  # 0: no limit
     assert {(f.tool, f.rule) for f in full if f.severity == "breaking"} >= {
         (f"t{i}", "input-required-added") for i in range(3)
     }
-    assert [f.to_json() for f in diff_snapshots(old, new, time_budget=3600)] == [f.to_json() for f in full]
+    assert [f.to_json() for f in diff_snapshots(old, new, RunLimits(time_budget=3600))] == [f.to_json() for f in full]
     with pytest.raises(RunTimeExceeded) as caught:
-        diff_snapshots(old, new, time_budget=1e-9)
+        diff_snapshots(old, new, RunLimits(time_budget=1e-9))
     assert caught.value.exit_code == ExitCode.INTERNAL and "--time-budget" in str(caught.value)
 
 

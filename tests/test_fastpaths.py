@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runs import render, run_diff
 
 from mcp_schema_audit import fastpaths, parallel
-from mcp_schema_audit.cli.options import run_diff
+from mcp_schema_audit.audit import history_report
 from mcp_schema_audit.errors import RunTimeExceeded, WallClockGuard
-from mcp_schema_audit.history import check_history
-from mcp_schema_audit.report import render
+from mcp_schema_audit.settings import RunLimits, Settings
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot, snapshot_from_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,9 +93,9 @@ def test_history_identical(monkeypatch: pytest.MonkeyPatch) -> None:
     cats = catalogs(60)
     snaps = [snapshot_from_data({"tools": cats[k]}, source=f"{k}.json") for k in ("old", "typical", "rewrite")]
     monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 2)
-    fast = render(check_history(snaps[2], snaps[:2], time_budget=0, jobs=2), "json")
+    fast = render(history_report(snaps[2], snaps[:2], Settings(), RunLimits(time_budget=0, jobs=2)), "json")
     with fastpaths.disabled():
-        slow = render(check_history(snaps[2], snaps[:2], time_budget=0, jobs=1), "json")
+        slow = render(history_report(snaps[2], snaps[:2], Settings(), RunLimits(time_budget=0, jobs=1)), "json")
     assert fast == slow
 
 

@@ -27,12 +27,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from runs import render_json, render_text
 
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.engine import compare_schemas
 from mcp_schema_audit.errors import SchemaAuditError
 from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.report import Report, render_json, render_text
+from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.snapshot import Snapshot, canonical_json, parse_json_text, snapshot_from_data, tool_hash
 

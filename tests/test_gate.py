@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from mcp_schema_audit.config import IgnoreEntry, load_config
+from mcp_schema_audit.diff import diff_with_mode
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.history import order_snapshots, version_key
 from mcp_schema_audit.lint import lint_snapshot
-from mcp_schema_audit.policy import IgnoreEntry, apply_policy, diff_with_mode, load_config
+from mcp_schema_audit.policy import apply_policy
 from mcp_schema_audit.snapshot import load_snapshot, snapshot_from_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -634,10 +636,10 @@ def test_history_text_lists_each_finding_once_with_the_versions_it_affects(seed_
 
 
 def test_history_cohort_ranges_and_mixed_severities():
-    from mcp_schema_audit.history import GroupedFinding, _versions, affects
+    from mcp_schema_audit.report.cohorts import GroupedFinding, affects, version_ranges
 
     order = ["1", "2", "3", "4", "5", "6"]
-    assert _versions(["1", "2", "3", "5", "6"], order) == "1 to 3 (3 versions), 5, 6"
+    assert version_ranges(["1", "2", "3", "5", "6"], order) == "1 to 3 (3 versions), 5, 6"
     g = GroupedFinding("r", "t", "output", "", "0" * 16, cohorts={"1": "breaking", "2": "warning", "3": "breaking"})
     assert g.severity == "breaking" and g.at_least("breaking") == ["1", "3"]
     assert affects(g, order) == "affects 1, 3 (breaking); 2 (warning)"

@@ -1291,8 +1291,8 @@ def test_server_text_is_inert_in_text_report(tmp_path: Path) -> None:
 
 def test_server_text_is_inert_with_colour(tmp_path: Path) -> None:
     """With colour on (a tty), the only escapes are our own SGR styles; no OSC 8 link, no screen clear."""
-    from mcp_schema_audit.cli import run_diff
-    from mcp_schema_audit.report import render_text
+    from runs import render_text, run_diff
+
     from mcp_schema_audit.snapshot import load_snapshot
 
     old, new = _inert_files(tmp_path)

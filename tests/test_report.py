@@ -17,33 +17,29 @@ from typing import Any
 import jsonschema
 import pytest
 from markdown_it import MarkdownIt
-
-from mcp_schema_audit import __version__
-from mcp_schema_audit.cli import run_diff
-from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.report import (
-    MARKDOWN_BUDGET,
+from runs import (
     RENDERERS,
-    Report,
-    artifact_uri,
-    gh_data,
-    gh_property,
-    inert,
-    md_code,
-    md_escape,
-    md_fence,
     render_github,
     render_json,
     render_junit,
     render_markdown,
     render_sarif,
     render_text,
-    report_json_schema,
-    sarif_text,
+    run_diff,
 )
+
+from mcp_schema_audit import __version__
+from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.report.escape import inert
+from mcp_schema_audit.report.github import gh_data, gh_property
+from mcp_schema_audit.report.json import report_json_schema
+from mcp_schema_audit.report.markdown import MARKDOWN_BUDGET, md_code, md_escape, md_fence
+from mcp_schema_audit.report.model import Report
+from mcp_schema_audit.report.sarif import artifact_uri, sarif_text
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.schema import HOST_PROFILES
 from mcp_schema_audit.snapshot import load_snapshot, snapshot_from_data
+from mcp_schema_audit.wording import Text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -91,8 +87,7 @@ def policy_report() -> Report:
         tool="whoami",
         direction="output",
         pointer="/properties/address/pattern",
-        message="whoami: Output pattern changed at "
-        "/properties/address/pattern: pattern '^[a-z]+@[a-z.]+$' became '^.+@.+$'",
+        detail=Text.literal("pattern '^[a-z]+@[a-z.]+$' became '^.+@.+$'"),
         old="^[a-z]+@[a-z.]+$",
         new="^.+@.+$",
         old_pointer="/properties/address/pattern",
@@ -116,7 +111,8 @@ def policy_report() -> Report:
 
 def probe_report() -> Report:
     """The recorded probe of the demo server's release 2 (fixtures/probe), replayed against release 1."""
-    from mcp_schema_audit.cli.probe_cmds import run_probe
+    from runs import run_probe
+
     from mcp_schema_audit.probe import load_recording
 
     rec = load_recording(Path("fixtures/probe/demo-v2.recording.json"))
@@ -160,7 +156,7 @@ ALL_CASES = {**CASES, "history": history_report}
 
 
 def render(report: Any, fmt: str) -> str:
-    from mcp_schema_audit.report import render as render_any
+    from runs import render as render_any
 
     return render_any(report, fmt, color=False, width=120)
 
@@ -663,7 +659,7 @@ def test_hostile_text_is_inert_in_every_format():
 def test_hostile_probe_results_are_inert_in_every_format():
     """A probe whose tool name, results, tool error text and call ids are hostile: nothing renders, nothing
     starts a workflow command, JSON keeps the exact values, witnesses are fenced and capped."""
-    from mcp_schema_audit.cli.probe_cmds import run_probe
+    from runs import run_probe
 
     closed = {"type": "object", "properties": {"v": {"type": "string"}}, "additionalProperties": False}
     listing = snapshot_from_data(
@@ -859,7 +855,7 @@ def test_sarif_results_carry_a_region_at_the_tool_line():
 
 
 def test_sarif_region_is_line_1_without_a_file_and_for_git_refs():
-    from mcp_schema_audit.report import Report as _Report
+    from mcp_schema_audit.report.model import Report as _Report
 
     old = snapshot_from_data({"tools": [{"name": "gone", "inputSchema": {"type": "object"}}]}, source="", label="a")
     new = snapshot_from_data({"tools": []}, source="git:origin/main:snaps/new.json", label="b")

@@ -17,25 +17,21 @@ from typing import Any
 
 import jsonschema
 import pytest
+from runs import RENDERERS, render_text, run_diff
+from runs import render_markdown as render_history_markdown
+from runs import render_text as render_history_text
 
 from mcp_schema_audit import surfaces
-from mcp_schema_audit.cli.options import run_diff
-from mcp_schema_audit.diff import diff_snapshots
+from mcp_schema_audit.config import IgnoreEntry, parse_config
+from mcp_schema_audit.diff import diff_snapshots, diff_with_mode
 from mcp_schema_audit.errors import InputError, UsageError
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.history import check_history
 from mcp_schema_audit.lint import lint_snapshot
-from mcp_schema_audit.policy import (
-    IgnoreEntry,
-    _parse_config,
-    apply_policy,
-    diff_with_mode,
-    ignore_entries_toml,
-)
-from mcp_schema_audit.report import RENDERERS, Report, render_text, report_json_schema
-from mcp_schema_audit.report.json import history_json
-from mcp_schema_audit.report.markdown import render_history_markdown
-from mcp_schema_audit.report.text import render_history_text
+from mcp_schema_audit.policy import apply_policy
+from mcp_schema_audit.report.ignore import ignore_entries_toml
+from mcp_schema_audit.report.json import history_json, report_json_schema
+from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.snapshot import (
     SECTIONS,
@@ -416,7 +412,7 @@ def test_the_template_matcher_never_imports_the_sdk():
 def test_findings_carry_surface_and_name_and_distinct_fingerprints():
     findings = diff_snapshots(snap("v1"), snap("v2"))
     assert len({f.fingerprint for f in findings}) == len(findings)
-    tool = Finding(rule="tool-added", severity="info", tool="greet", direction="tool", pointer="", message="")
+    tool = Finding(rule="tool-added", severity="info", tool="greet", direction="tool", pointer="")
     assert tool.name == "greet" and tool.subject == "greet" and tool.to_json()["surface"] == "tool"
     prompt = next(f for f in findings if f.rule == "prompt-added")
     assert prompt.to_json()["tool"] == "" and prompt.to_json()["name"] == "translate"
@@ -429,7 +425,6 @@ def test_findings_carry_surface_and_name_and_distinct_fingerprints():
             tool="",
             direction="prompt",
             pointer="",
-            message="",
             surface="prompt",
             name="other",
         ).fingerprint
@@ -443,10 +438,10 @@ def test_ignore_entries_match_surface_and_name_and_tool_stays_for_tools():
     by_name = apply_policy(findings, ignore=[IgnoreEntry(reason="r", surface="prompt", name="summ*")])
     assert {f.rule for f, _ in by_name.ignored} >= {"prompt-argument-required-added", "prompt-argument-removed"}
     assert all(f.name == "summarize" for f, _ in by_name.ignored)
-    cfg = _parse_config({"ignore": [{"surface": "resource-template", "name": "doc", "reason": "moved in 2.0"}]}, "c")
+    cfg = parse_config({"ignore": [{"surface": "resource-template", "name": "doc", "reason": "moved in 2.0"}]}, "c")
     assert [f.rule for f, _ in apply_policy(findings, ignore=cfg.ignore).ignored] == ["resource-template-uri-changed"]
     with pytest.raises(UsageError, match="surface must be one of"):
-        _parse_config({"ignore": [{"surface": "prompts", "reason": "typo"}]}, "c")
+        parse_config({"ignore": [{"surface": "prompts", "reason": "typo"}]}, "c")
     toml = ignore_entries_toml([f for f in findings if f.rule == "prompt-removed"])
     assert '# breaking prompt-removed prompt "review" ""' in toml
 

@@ -1,13 +1,15 @@
-"""The ``schema-audit`` command line: parse options, run one stage pipeline, map every error to an exit code.
+"""The ``schema-audit`` command line: parse options, call the audit core, render, map every error to an exit code.
 
 Exit codes: 0 gate passed · 1 gate failed · 2 usage or input error · 3 capture error · 4 internal error.
 The report goes to stdout (or ``--output``); progress and errors go to stderr, one line each.
 
-``app`` holds the typer application; each ``*_cmds`` module registers its commands on it when imported.
+``app`` holds the typer application; each ``*_cmds`` module registers its commands on it when imported, in
+the order ``--help`` lists them.
 """
 
-from mcp_schema_audit.cli import capture_cmds, probe_cmds, compare_cmds, catalog_cmds  # noqa: F401, I001  (registers the commands, in this order)
+from mcp_schema_audit.cli import capture_cmds, catalog_cmds, compare_cmds, probe_cmds
 from mcp_schema_audit.cli.app import app, main
-from mcp_schema_audit.cli.options import DIFF_FORMATS, HISTORY_FORMATS, RULES_FORMATS, run_diff
 
-__all__ = ["DIFF_FORMATS", "HISTORY_FORMATS", "RULES_FORMATS", "app", "main", "run_diff"]
+_COMMAND_MODULES = (capture_cmds, probe_cmds, compare_cmds, catalog_cmds)  # imported for their registrations
+
+__all__ = ["app", "main"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import importlib
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 import typer
 
 from mcp_schema_audit import IMPORTED_AT, __version__
+from mcp_schema_audit.cli.common import err
 from mcp_schema_audit.errors import ExitCode, SchemaAuditError, WallClockGuard
 
 _clock: dict[str, float] = {}
@@ -27,7 +29,21 @@ def run_started() -> float:
     return _clock.get("run", time.monotonic())
 
 
+#: The commands, in the order the top-level ``--help`` lists them: capture, then judge, then the catalog.
+COMMAND_ORDER = ("snapshot", "demo", "probe", "diff", "history", "lint", "schema", "rules", "explain")
+
+
+class _Group(typer.core.TyperGroup):
+    """The command group: lists its commands in ``COMMAND_ORDER`` (any other after them, by name)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda n: (rank.get(n, len(rank)), n))
+
+
 app = typer.Typer(
+    cls=_Group,
     name="schema-audit",
     help="Find MCP tool schema changes that break hosts holding a cached tools/list.",
     no_args_is_help=True,
@@ -77,28 +93,22 @@ class _Command(typer.core.TyperCommand):
                     formatter.write_dl(rows)
 
 
-def _command(summary: str) -> Callable[[Callable[..., Any]], Any]:
-    """``@app.command()`` with the help formatting of :class:`_Command`; ``summary`` is the one line the top-level
-    ``--help`` lists (at most ``SUMMARY_CHARS`` characters, so click never cuts it with "...")."""
+def command(summary: str, help: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """Register a command on ``app``: ``summary`` is the one line the top-level ``--help`` lists (at most
+    ``SUMMARY_CHARS`` characters, so click never cuts it with "..."), ``help`` the command's own ``--help`` text
+    (default: its docstring);
+    the help formatting of :class:`_Command`; every exception of the body mapped to its exit code (``guarded``)."""
     if len(summary) > SUMMARY_CHARS:
         raise ValueError(f"command summary longer than {SUMMARY_CHARS} characters: {summary!r}")
-    return app.command(cls=_Command, short_help=summary)
+
+    def register(fn: Callable[..., Any]) -> Any:
+        return app.command(cls=_Command, short_help=summary, help=help)(guarded(fn))
+
+    return register
 
 
 #: Longest command summary: what fits beside the longest command name in an 80-column ``--help``.
 SUMMARY_CHARS = 60
-
-
-def _err(message: str) -> None:
-    """One line on stderr, control characters escaped; nothing (never an exception) when stderr cannot take it
-    (closed, a full disk): the exit code still tells."""
-    from mcp_schema_audit.report import inert
-
-    try:
-        sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 class _ClosedStdout:
@@ -129,8 +139,9 @@ class _ClosedStderr(_ClosedStdout):
 _FULL = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name)}
 
 
-def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a command body; map SchemaAuditError → its exit code, anything unexpected → 4 (one line)."""
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a command body; every exception it raises becomes one line on stderr and its exit code
+    (``exit_code_of``)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -138,33 +149,70 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except SchemaAuditError as exc:
-            _err(f"error: {exc.one_line()}")
-            raise typer.Exit(int(exc.exit_code)) from None
-        except KeyboardInterrupt as exc:
-            raise typer.Exit(_interrupted(exc)) from None
-        except BrokenPipeError:  # the reader of stdout went away (`| head -1`): end quietly, as other CLIs do
-            raise typer.Exit(_stdout_closed()) from None
-        except OSError as exc:
-            if exc.errno not in _FULL:
+        except BaseException as exc:
+            code = exit_code_of(exc)
+            if code is None:
                 raise
-            raise typer.Exit(_no_room(exc)) from None
-        except WallClockGuard as exc:
-            _err(
-                f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
-                "overloaded machine)"
-            )
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
-        except Exception as exc:  # a bug: never a traceback unless asked for
-            if os.environ.get("SCHEMA_AUDIT_DEBUG"):
-                raise
-            _err(
-                f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
-                "(set SCHEMA_AUDIT_DEBUG=1 for a traceback)"
-            )
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
+            raise typer.Exit(code) from None
 
     return wrapper
+
+
+def exit_code_of(exc: BaseException) -> int | None:
+    """The one place that maps an exception to an exit code (after saying what happened in one line on stderr):
+    a ``SchemaAuditError`` its own code, Ctrl-C 130, SIGTERM 143, a closed stdout 141, no room to write 2, the
+    last-resort time guard 4, a click usage error its own code (2), anything else 4 (a bug; never a traceback
+    unless ``SCHEMA_AUDIT_DEBUG`` is set). ``None``: let it propagate (``SystemExit``, or a bug under
+    ``SCHEMA_AUDIT_DEBUG``)."""
+    if isinstance(exc, SchemaAuditError):
+        err(f"error: {exc.one_line()}")
+        return int(exc.exit_code)
+    if isinstance(exc, KeyboardInterrupt):
+        return _interrupted(exc)
+    if isinstance(exc, BrokenPipeError):  # the reader of stdout went away (`| head -1`): end quietly
+        return _stdout_closed()
+    if isinstance(exc, OSError) and exc.errno in _FULL:
+        return _no_room(exc)
+    if isinstance(exc, WallClockGuard):
+        err(
+            f"error: {exc}; the run was stopped and no report was written (a pathological schema or an "
+            "overloaded machine)"
+        )
+        return int(ExitCode.INTERNAL)
+    if isinstance(exc, typer.Abort):
+        err("aborted")
+        return 130
+    if isinstance(exc, _CLICK.ClickException):
+        return _usage_error(exc)
+    if isinstance(exc, SystemExit) or not isinstance(exc, Exception) or os.environ.get("SCHEMA_AUDIT_DEBUG"):
+        return None
+    err(
+        f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
+        "(set SCHEMA_AUDIT_DEBUG=1 for a traceback)"
+    )
+    return int(ExitCode.INTERNAL)
+
+
+def _usage_error(exc: Any) -> int:
+    """A click/typer usage error in one line (``see 'schema-audit diff --help'``), with the fix for a server
+    option given before ``--``; its own exit code (2)."""
+    if isinstance(exc, _NO_ARGS_IS_HELP):
+        sys.stderr.write(exc.format_message() + "\n")
+        return 2
+    ctx = getattr(exc, "ctx", None)
+    hint = _server_command_hint(exc, sys.argv[1:])
+    if hint:  # not click's "Possible options": the option is the server's, not ours
+        err(f"error: no such option of schema-audit: {getattr(exc, 'option_name', '')}{hint}")
+    else:
+        err(f"error: {exc.format_message()}" + (f" (see '{ctx.command_path} --help')" if ctx is not None else ""))
+    return int(exc.exit_code)
+
+
+#: The click typer runs on: typer 0.28 vendors its own copy (``typer._click``), older typers use click itself;
+#: its exceptions are found through one typer exports, so ``isinstance`` works with either
+_CLICK: Any = importlib.import_module(typer.BadParameter.__module__)
+#: ``schema-audit`` with no command prints the help and exits 2 (click 8.2+ raises this; older clicks none)
+_NO_ARGS_IS_HELP: Any = getattr(_CLICK, "NoArgsIsHelpError", ())
 
 
 #: exit code after the reader of stdout went away: 128 + SIGPIPE, what a shell shows for ``yes | head -1``
@@ -210,7 +258,7 @@ def _server_command_hint(exc: Exception, argv: list[str]) -> str:
 
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command", None)
-    if type(exc).__name__ != "NoSuchOption" or command is None or command.name not in ("snapshot", "probe"):
+    if not isinstance(exc, _CLICK.NoSuchOption) or command is None or command.name not in ("snapshot", "probe"):
         return ""
     if "--" in argv or command.name not in argv:
         return ""
@@ -240,13 +288,13 @@ class Terminated(KeyboardInterrupt):
 def _interrupted(exc: KeyboardInterrupt) -> int:
     """Say how the run was stopped (one line) and return its exit code: 143 for SIGTERM, 130 for Ctrl-C."""
     terminated = isinstance(exc, Terminated)
-    _err("terminated" if terminated else "interrupted")
+    err("terminated" if terminated else "interrupted")
     return 143 if terminated else 130
 
 
 def _no_room(exc: OSError) -> int:
     """Say that the output found no room (a full disk: only writes raise these errnos) and return exit code 2."""
-    _err(f"error: cannot write the output: {exc.strerror or exc}")
+    err(f"error: cannot write the output: {exc.strerror or exc}")
     return int(ExitCode.USAGE)
 
 
@@ -273,38 +321,19 @@ def main() -> None:
     # Interpreter shutdown would otherwise collect every object of the SDK, pydantic and httpx once more
     # (0.2-0.3 s on a busy machine, after a timeout too): nothing left needs it, every file is closed.
     atexit.register(gc.freeze)
+    stdout = sys.stdout
     try:
         code = app(standalone_mode=False)
         sys.stdout.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
-    except BrokenPipeError:  # `schema-audit rules | head -1`: the reader went away; end quietly
-        sys.exit(_stdout_closed())
-    except OSError as exc:  # what click itself wrote to stdout (--help, rules) on a full disk
-        if exc.errno not in _FULL:
-            raise
-        sys.exit(_no_room(exc))
     except SystemExit as exc:
-        # click itself catches EPIPE (in --help, --version) and exits 1 after wrapping stdout: 1 means "gate
-        # failed" here, so give the closed pipe its own code
-        if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":
+        # click itself catches EPIPE (in --help, --version), wraps stdout and exits 1: 1 means "gate failed"
+        # here, so give the closed pipe its own code
+        if sys.stdout is not stdout:
             sys.exit(_stdout_closed())
         raise exc from None
-    except KeyboardInterrupt as exc:  # pragma: no cover - interactive
-        sys.exit(_interrupted(exc))
-    except Exception as exc:  # click/typer usage errors: one line, exit 2 (their own exit_code)
-        if type(exc).__name__ == "NoArgsIsHelpError":
-            sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
-            sys.exit(2)
-        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
-            ctx = getattr(exc, "ctx", None)
-            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            hint = _server_command_hint(exc, sys.argv[1:])
-            if hint:  # not click's "Possible options": the option is the server's, not ours
-                _err(f"error: no such option of schema-audit: {getattr(exc, 'option_name', '')}{hint}")
-                sys.exit(int(exc.exit_code))
-            _err(f"error: {exc.format_message()}{where}")
-            sys.exit(int(exc.exit_code))
-        if type(exc).__name__ == "Abort":
-            _err("aborted")
-            sys.exit(130)
-        raise
+    except BaseException as exc:
+        mapped = exit_code_of(exc)
+        if mapped is None:
+            raise
+        sys.exit(mapped)
     sys.exit(code if isinstance(code, int) else 0)

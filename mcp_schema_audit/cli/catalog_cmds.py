@@ -6,13 +6,14 @@ import sys
 
 import typer
 
-from mcp_schema_audit.cli.app import _command, _guarded
-from mcp_schema_audit.cli.options import RULES_FORMATS
+from mcp_schema_audit.cli.app import command
 from mcp_schema_audit.errors import UsageError
 
+#: What ``rules --format`` accepts.
+RULES_FORMATS = ("text", "json")
 
-@_command("Print a published JSON Schema (report, history).")
-@_guarded
+
+@command("Print a published JSON Schema (report, history).")
 def schema(
     what: str = typer.Argument(
         ...,
@@ -31,8 +32,7 @@ def schema(
     sys.stdout.write(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n")
 
 
-@_command("List the rule catalog.")
-@_guarded
+@command("List the rule catalog.")
 def rules(
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=" | ".join(RULES_FORMATS) + "."),
 ) -> None:
@@ -55,8 +55,7 @@ def rules(
         sys.stdout.write(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n")
 
 
-@_command("Explain a rule: rationale, example, host error, fix.")
-@_guarded
+@command("Explain a rule: rationale, example, host error, fix.")
 def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
     """Print a rule's rationale, a before/after example and the error a host raises."""
     from mcp_schema_audit.rules import RULES, unknown_rule_message

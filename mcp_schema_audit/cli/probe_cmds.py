@@ -1,164 +1,226 @@
-"""``probe``: call a server's tools and check the real results against its own and every cached outputSchema."""
+"""``probe``: call a server's tools and check the real results against its own and every cached outputSchema.
+
+The command parses its options into a ``ProbeRun``, checks their combination, gets the call records (from a live
+server through ``capture.calls.probe_server``, or from a ``--replay`` recording), has the audit core judge them
+(``audit.probe_report``), renders and exits with the gate's code.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from mcp_schema_audit.cli import source
-from mcp_schema_audit.cli.app import _command, _err, _guarded, run_started
-from mcp_schema_audit.cli.options import (
-    _CONFIG_HELP,
-    _FORMATS_HELP,
-    _HOST_HELP,
-    _SEVERITY_HELP,
-    _load,
-    _quiet_sdk_logs,
-    _render,
-    _settings,
-    _write_output,
-)
+from mcp_schema_audit.cli import params, source
+from mcp_schema_audit.cli.app import command, run_started
+from mcp_schema_audit.cli.common import err, gate_exit, load_ref, quiet_sdk_logs, render_for, settings_of, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.report.formats import formats_help
 from mcp_schema_audit.words import plural
 
-_CALL_TIMEOUT_S = 30.0
+_PROBE_HELP = """Call the server's tools and check what it really returns, against its own outputSchema and every
+cached one.
 
+Nothing is called that --calls does not list or --auto does not allow. Each real structuredContent is
+checked per host profile (python-sdk, ts-sdk-v1, ts-sdk-v2) as that SDK client would: against the
+tool's current outputSchema (result-violates-own-schema, result-missing-structured-content) and against
+each --against version (result-rejected-by-cached-schema: the proof that a release breaks cached hosts).
+Tool errors, JSON-RPC errors and timeouts are info findings; a server that exits or breaks the protocol
+is exit 3.
 
-@_command("Call the server's tools and check their real results.")
-@_guarded
-def probe(
-    command: list[str] | None = source.SERVER_COMMAND,
-    calls: Path | None = typer.Option(
-        None,
+Examples:
+
+\b
+  schema-audit probe --calls probe-calls.json -- node dist/index.js
+  schema-audit probe --auto --dry-run --url http://127.0.0.1:8000/mcp
+  schema-audit probe --calls probe-calls.json --against v0.2.5 --record run.json -- python server.py
+  schema-audit probe --replay run.json --against v0.2.6 --format markdown
+"""
+
+Calls = Annotated[
+    Path | None,
+    typer.Option(
         "--calls",
         metavar="FILE",
-        help=(
-            'The calls to make: {"calls": [{"tool": "get_chart", "arguments": {...}, "id": "optional name"}]}. '
-            "Only listed tools are called."
-        ),
+        help='The calls to make: {"calls": [{"tool": "get_chart", "arguments": '
+        '{...}, "id": "optional name"}]}. Only listed tools are called.',
     ),
-    auto: bool = typer.Option(
-        False,
+]
+Auto = Annotated[
+    bool,
+    typer.Option(
         "--auto",
-        help=(
-            "Also call tools annotated readOnlyHint: true (and not destructiveHint: true) whose required arguments "
-            "can all be filled from the schema's own const, single-value enum, default or examples; nothing else."
-        ),
+        help="Also call tools annotated readOnlyHint: true (and not destructiveHint: true) whose "
+        "required arguments can all be filled from the schema's own const, single-value enum, default or "
+        "examples; nothing else.",
     ),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help=("Connect and list the tools, print the plan (tool, arguments, why) and call nothing.")
+]
+DryRun = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run", help="Connect and list the tools, print the plan (tool, arguments, why) and call nothing."
     ),
-    against: list[str] = typer.Option(
-        [],
+]
+Against = Annotated[
+    list[str] | None,
+    typer.Option(
         "--against",
         metavar="SNAPSHOT",
-        help=(
-            "A cached version to check every real result against, as hosts holding it would: a store label, a "
-            "snapshot file or git:REF:PATH (repeatable)."
-        ),
+        help="A cached version to check every real result against, as "
+        "hosts holding it would: a store label, a snapshot file or git:REF:PATH (repeatable).",
     ),
-    record: Path | None = typer.Option(
-        None,
+]
+Record = Annotated[
+    Path | None,
+    typer.Option(
         "--record",
         metavar="FILE",
-        help=(
-            "Write what was seen (the listing and every call's raw result) to FILE: canonical JSON, atomically. "
-            "It holds real results."
-        ),
+        help="Write what was seen (the listing and every call's raw result) to "
+        "FILE: canonical JSON, atomically. It holds real results.",
     ),
-    replay: Path | None = typer.Option(
-        None,
-        "--replay",
-        metavar="FILE",
-        help=("Check a recording again without a server (e.g. against a newer --against)."),
+]
+Replay = Annotated[
+    Path | None,
+    typer.Option(
+        "--replay", metavar="FILE", help="Check a recording again without a server (e.g. against a newer --against)."
     ),
-    label: str | None = typer.Option(
-        None,
+]
+Label = Annotated[
+    str | None,
+    typer.Option(
         "--label",
         "-l",
         metavar="LABEL",
-        help=("Name of the probed version in the report (default: live; a recording's own label with --replay)."),
+        help="Name of the probed version in the report (default: live; a recording's own label with --replay).",
     ),
-    call_timeout: float = typer.Option(
-        _CALL_TIMEOUT_S,
+]
+CallTimeout = Annotated[
+    float,
+    typer.Option(
         "--call-timeout",
         min=0.1,
         callback=source.at_most_a_day,
         metavar="SECONDS",
         help="Seconds each call may take; --timeout bounds the whole run.",
     ),
-    url: str | None = source.URL,
-    sse: str | None = source.SSE,
-    header: list[str] = source.HEADER,
-    header_env: list[str] = source.HEADER_ENV,
-    env: list[str] = source.ENV,
-    cwd: Path | None = source.CWD,
-    protocol: str = source.PROTOCOL,
-    timeout: float = source.TIMEOUT,
-    max_pages: int = source.MAX_PAGES,
-    fmt: str | None = typer.Option(
-        None, "--format", "-f", metavar="FORMAT", help=_FORMATS_HELP + (" With --dry-run: text or json (the plan).")
+]
+ProbeFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help=formats_help() + ". Default: text, or the config file's format. With --dry-run: text or json (the plan).",
     ),
-    fail_on: str | None = typer.Option(
-        None,
-        "--fail-on",
-        metavar="LEVEL",
-        help=("breaking | warning | info | never: exit 1 when a finding is at or above it (default breaking)."),
+]
+ProbeStore = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        metavar="DIR",
+        help="Snapshot store folder for --against labels (default: the config file's store, else .schema-audit).",
     ),
-    host: list[str] = typer.Option([], "--host", metavar="NAME", help=_HOST_HELP),
-    severity: list[str] = typer.Option([], "--severity", metavar="RULE=LEVEL", help=_SEVERITY_HELP),
-    config: Path | None = typer.Option(None, "--config", metavar="FILE", help=_CONFIG_HELP),
-    store: Path | None = typer.Option(
-        None, "--store", metavar="DIR", help="Snapshot store folder for --against labels (default .schema-audit)."
+]
+ProbeOutput = Annotated[
+    str | None,
+    typer.Option(
+        "--output", metavar="FILE", help="Write the report (or the --dry-run plan) to this file (atomically)."
     ),
-    output: str | None = typer.Option(
-        None, "--output", metavar="FILE", help="Write the report (or the --dry-run plan) to this file (atomically)."
-    ),
-    verbose: bool = source.VERBOSE,
+]
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    """What ``probe`` was asked to do besides the server and the policy: the calls file, ``--auto``, ``--dry-run``,
+    ``--record``/``--replay`` files, the probed version's label and the seconds each call may take."""
+
+    calls: Path | None = None
+    auto: bool = False
+    dry_run: bool = False
+    record: Path | None = None
+    replay: Path | None = None
+    label: str | None = None
+    call_timeout: float = 30.0
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> ProbeRun:
+        """The run ``probe``'s parameters describe (``locals()`` of the command function)."""
+        return cls(**{f.name: options[f.name] for f in fields(cls)})
+
+
+@command("Call the server's tools and check their real results.", _PROBE_HELP)
+def probe(
+    command: source.ServerCommand = None,
+    calls: Calls = None,
+    auto: Auto = False,
+    dry_run: DryRun = False,
+    against: Against = None,
+    record: Record = None,
+    replay: Replay = None,
+    label: Label = None,
+    call_timeout: CallTimeout = 30.0,
+    url: source.Url = None,
+    sse: source.Sse = None,
+    header: source.Header = None,
+    header_env: source.HeaderEnv = None,
+    env: source.Env = None,
+    cwd: source.Cwd = None,
+    protocol: source.Protocol = "auto",
+    timeout: source.Timeout = 60.0,
+    max_pages: source.MaxPages = 1000,
+    fmt: ProbeFormat = None,
+    fail_on: params.FailOn = None,
+    host: params.Hosts = None,
+    severity: params.Severity = None,
+    config: params.Config = None,
+    store: ProbeStore = None,
+    output: ProbeOutput = None,
+    verbose: source.Verbose = False,
 ) -> None:
-    """Call the server's tools and check what it really returns, against its own outputSchema and every cached one.
+    options = locals()
+    settings = settings_of(options, formats=("text", "json") if dry_run else None, config_format=not dry_run)
+    server, run = source.ServerSource.of(options), ProbeRun.of(options)
+    _check(run, server)
+    report = _probe_report(run, server, [load_ref(ref, settings.store) for ref in against or []], settings, output)
+    write_output(render_for(report, settings.format, output), output)
+    raise typer.Exit(gate_exit(report.passed, settings.format))
 
-    Nothing is called that --calls does not list or --auto does not allow. Each real structuredContent is
-    checked per host profile (python-sdk, ts-sdk-v1, ts-sdk-v2) as that SDK client would: against the
-    tool's current outputSchema (result-violates-own-schema, result-missing-structured-content) and against
-    each --against version (result-rejected-by-cached-schema: the proof that a release breaks cached hosts).
-    Tool errors, JSON-RPC errors and timeouts are info findings; a server that exits or breaks the protocol
-    is exit 3.
 
-    Examples:
-
-    \b
-      schema-audit probe --calls probe-calls.json -- node dist/index.js
-      schema-audit probe --auto --dry-run --url http://127.0.0.1:8000/mcp
-      schema-audit probe --calls probe-calls.json --against v0.2.5 --record run.json -- python server.py
-      schema-audit probe --replay run.json --against v0.2.6 --format markdown
-    """
-    from mcp_schema_audit.policy import REPORT_FORMATS
-    from mcp_schema_audit.probe import load_recording
-    from mcp_schema_audit.probe.plan import load_calls_file, plan_calls, render_plan
-
-    formats = ("text", "json") if dry_run else REPORT_FORMATS
-    opts = _settings(config, fail_on, None, host, severity, store, fmt=fmt, formats=formats, config_format=not dry_run)
-    live = source.has_server(command, url, sse)
-    if replay is not None:
-        if live:
+def _check(run: ProbeRun, server: source.ServerSource) -> None:
+    """``UsageError`` for a combination of options that does not make a probe."""
+    if run.replay is not None:
+        if server.live:
             raise UsageError("--replay checks a recording without a server: drop the server command/--url/--sse")
-        for flag, given in (("--calls", calls), ("--auto", auto), ("--dry-run", dry_run), ("--record", record)):
+        for flag, given in (
+            ("--calls", run.calls),
+            ("--auto", run.auto),
+            ("--dry-run", run.dry_run),
+            ("--record", run.record),
+        ):
             if given:
                 raise UsageError(f"{flag} does not apply to --replay (a recording is checked as it was recorded)")
     else:
-        if not live:
+        if not server.live:
             raise UsageError("give a server to probe (-- SERVER_COMMAND..., --url or --sse) or --replay FILE")
-        if calls is None and not auto:
+        if run.calls is None and not run.auto:
             raise UsageError("nothing to call: give --calls FILE and/or --auto")
-        source.check_protocol(protocol)
-    if label is not None:
+        source.check_protocol(server.protocol)
+    if run.label is not None:
         from mcp_schema_audit.snapshot import check_label
 
-        check_label(label)
-    cached = [_load(ref, opts["store"]) for ref in against]
+        check_label(run.label)
+
+
+def _probe_report(
+    run: ProbeRun, server: source.ServerSource, cached: list[Any], settings: Any, output: str | None
+) -> Any:
+    """The judged probe: the call records of a replay or of a live run (``--dry-run`` prints the plan and ends the
+    run with exit 0 here), then ``audit.probe_report``; one line on stderr of what was made and checked."""
+    from mcp_schema_audit.audit import probe_report
+    from mcp_schema_audit.probe.plan import load_calls_file
+
     labels = [c.label for c in cached]
     if len(set(labels)) != len(labels):
         twice = sorted({x for x in labels if labels.count(x) > 1})
@@ -166,113 +228,80 @@ def probe(
             f"two --against versions carry the same label ({', '.join(map(repr, twice))}): give the "
             "snapshots distinct labels"
         )
-    listed = load_calls_file(calls) if calls is not None else []
-
-    if replay is not None:
-        rec = load_recording(replay)
-        listing, records = rec.snapshot, rec.calls
-        if label is not None:
-            listing.label = label
-        artifact = str(replay)
+    listed = load_calls_file(run.calls) if run.calls is not None else []
+    skipped: list[dict[str, str]] = []
+    if run.replay is not None:
+        listing, records, artifact = _replayed(run)
     else:
-        from mcp_schema_audit.capture.calls import probe_server
-
-        _quiet_sdk_logs(verbose)
-        target, where = source.build_target(command, url, sse, header, header_env, env, cwd)
-        skipped: list[dict[str, str]] = []
-
-        def plan(snapshot: Any) -> list[Any]:
-            chosen, left_out = plan_calls(snapshot, listed, auto=auto)
-            skipped.extend(left_out)
-            return chosen
-
-        _err(f"probing {where} …")
-        listing, planned, records = probe_server(
-            target,
-            plan,
-            label=label or "live",
-            protocol=protocol,
-            timeout_s=timeout,
-            call_timeout_s=call_timeout,
-            max_pages=max_pages,
-            dry_run=dry_run,
-            clock_started=run_started(),
-        )
-        if dry_run:
-            _write_output(render_plan(planned, skipped, opts["format"]), output)
-            raise typer.Exit(int(ExitCode.OK))
-        artifact = str(calls) if calls is not None else (str(record) if record is not None else None)
-        if record is not None:
-            _write_recording(record, listing, records)
-    report = run_probe(
+        listing, records = _live(run, server, listed, skipped, settings, output)
+        artifact = str(run.calls) if run.calls is not None else (str(run.record) if run.record is not None else None)
+    report = probe_report(
         listing,
         records,
         cached,
-        fail_on=opts["fail_on"],
-        hosts=opts["hosts"],
-        severity=opts["severity"],
-        ignore=opts["config"].ignore,
+        settings,
         artifact=artifact,
-        skipped=None if replay is not None else skipped,
-        auto=auto,
+        skipped=None if run.replay is not None else skipped,
+        auto=run.auto,
     )
     made = sum(1 for c in report.calls if c.get("outcome") != "not-called")
     checked = sum(1 for c in report.calls if c.get("checked"))
-    _err(
-        f"{plural(made, 'call')} made, {checked} checked against an outputSchema"
-        + (f"; --auto left out {plural(len(skipped), 'tool')}" if auto and replay is None else "")
+    left_out = f"; --auto left out {plural(len(skipped), 'tool')}" if run.auto and run.replay is None else ""
+    err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema{left_out}")
+    return report
+
+
+def _replayed(run: ProbeRun) -> tuple[Any, list[dict[str, Any]], str]:
+    """``(listing, call records, artifact)`` of the ``--replay`` recording (its label replaced by ``--label``)."""
+    from mcp_schema_audit.probe import load_recording
+
+    assert run.replay is not None
+    rec = load_recording(run.replay)
+    if run.label is not None:
+        rec.snapshot.label = run.label
+    return rec.snapshot, rec.calls, str(run.replay)
+
+
+def _live(
+    run: ProbeRun,
+    server: source.ServerSource,
+    listed: list[Any],
+    skipped: list[dict[str, str]],
+    settings: Any,
+    output: str | None,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """``(listing, call records)`` of a live probe: connect, list, plan (``listed`` calls and ``--auto``; what
+    ``--auto`` leaves out goes to ``skipped``), call; ``--record`` writes the recording. With ``--dry-run`` the plan
+    is written and the run ends (exit 0)."""
+    from mcp_schema_audit.capture.calls import probe_server
+    from mcp_schema_audit.probe.plan import plan_calls, render_plan
+
+    quiet_sdk_logs(server.verbose)
+    target, where = server.target()
+
+    def plan(snapshot: Any) -> list[Any]:
+        chosen, left_out = plan_calls(snapshot, listed, auto=run.auto)
+        skipped.extend(left_out)
+        return chosen
+
+    err(f"probing {where} …")
+    listing, planned, records = probe_server(
+        target,
+        plan,
+        label=run.label or "live",
+        protocol=server.protocol,
+        timeout_s=server.timeout,
+        call_timeout_s=run.call_timeout,
+        max_pages=server.max_pages,
+        dry_run=run.dry_run,
+        clock_started=run_started(),
     )
-    fmt = opts["format"]
-    _write_output(_render(report, fmt, output), output)
-    raise typer.Exit(int(ExitCode.OK if report.passed or fmt == "ignore" else ExitCode.GATE_FAILED))
-
-
-def run_probe(
-    listing: Any,
-    records: list[dict[str, Any]],
-    cached: list[Any],
-    *,
-    fail_on: str = "breaking",
-    hosts: list[str] | None = None,
-    severity: dict[str, str] | None = None,
-    ignore: list[Any] | None = None,
-    artifact: str | None = None,
-    skipped: list[dict[str, str]] | None = None,
-    auto: bool = False,
-) -> Any:
-    """The probe ``Report`` of call ``records`` made on the server whose listing is ``listing``: findings
-    (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy (hosts, severity,
-    ignore list), the calls summarized (each with ``checked``: its result was held against an outputSchema),
-    run-level notes. When no call's result was checked, a ``probe-nothing-checked`` warning says why and what
-    to do (``skipped``/``auto``: the tools ``--auto`` left out). ``artifact``: the calls file or recording that
-    SARIF and GitHub annotations point at."""
-    from mcp_schema_audit.policy import apply_policy
-    from mcp_schema_audit.probe import call_summary, check_records
-    from mcp_schema_audit.probe.check import checked_calls, nothing_checked
-    from mcp_schema_audit.report import Report
-    from mcp_schema_audit.schema import HOST_PROFILES
-
-    checked = checked_calls(listing, records, cached)
-    calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
-    findings = check_records(listing, records, cached)
-    if not checked:
-        findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
-    result = apply_policy(findings, severity=severity, hosts=hosts, ignore=ignore)
-    return Report(
-        old=None,
-        new=listing,
-        findings=result.findings,
-        fail_on=fail_on,
-        notes=_notes(listing, cached, records),
-        mode="backward",
-        hosts=list(hosts) if hosts else list(HOST_PROFILES),
-        ignored=result.ignored,
-        expired_ignores=result.expired,
-        kind="probe",
-        cached=list(cached),
-        calls=calls,
-        artifact=artifact,
-    )
+    if run.dry_run:
+        write_output(render_plan(planned, skipped, settings.format), output)
+        raise typer.Exit(int(ExitCode.OK))
+    if run.record is not None:
+        _write_recording(run.record, listing, records)
+    return listing, records
 
 
 def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) -> None:
@@ -280,10 +309,11 @@ def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) ->
     import importlib.metadata
 
     from mcp_schema_audit import __version__
+    from mcp_schema_audit.errors import CaptureError, InputError
     from mcp_schema_audit.probe import Recording, write_recording
 
     try:
-        sdk = importlib.metadata.version("mcp")
+        sdk: str | None = importlib.metadata.version("mcp")
     except importlib.metadata.PackageNotFoundError:
         sdk = None
     meta = {
@@ -292,34 +322,8 @@ def _write_recording(path: Path, listing: Any, records: list[dict[str, Any]]) ->
         "sdk_version": sdk,
         "pages": listing.meta.get("pages"),
     }
-    from mcp_schema_audit.errors import CaptureError, InputError
-
     try:
         write_recording(Recording(snapshot=listing, calls=records, meta=meta), path)
     except InputError as exc:  # the server sent what JSON cannot carry (NaN, a lone surrogate, deep nesting)
         raise CaptureError(f"cannot record the results in {path}: {exc.one_line()}") from None
-    _err(f"wrote {path} ({len(records)} call{'s' if len(records) != 1 else ''}; it holds real results)")
-
-
-def _notes(listing: Any, cached: list[Any], records: list[dict[str, Any]]) -> list[str]:
-    """Run-level remarks: cached versions of another protocol era or another server, cached versions against which
-    no result was checked (none of the tools that returned a result has an outputSchema there)."""
-    notes = []
-    answered = sorted({str(r.get("tool")) for r in records if r.get("outcome") == "result"})
-    for snap in cached:
-        declared = {t.get("name") for t in snap.tools if t.get("outputSchema") is not None}
-        if answered and declared.isdisjoint(answered):
-            shown = ", ".join(answered[:5]) + (" …" if len(answered) > 5 else "")
-            notes.append(
-                f"no result was checked against --against {snap.label}: none of the tools that answered "
-                f"({shown}) has an outputSchema there"
-            )
-        if snap.protocol_version and listing.protocol_version and snap.protocol_version != listing.protocol_version:
-            notes.append(
-                f"--against {snap.label} was captured at protocol {snap.protocol_version}, the probe ran at "
-                f"{listing.protocol_version}: servers may advertise different schemas per protocol era"
-            )
-        name, other = listing.server.get("name"), snap.server.get("name")
-        if name and other and name != other:
-            notes.append(f"--against {snap.label} is a snapshot of server {other!r}, the probed server is {name!r}")
-    return notes
+    err(f"wrote {path} ({len(records)} call{'s' if len(records) != 1 else ''}; it holds real results)")

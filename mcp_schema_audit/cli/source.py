@@ -5,57 +5,70 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from mcp_schema_audit.cli.options import _parse_pairs
+from mcp_schema_audit.cli.common import parse_pairs
 from mcp_schema_audit.errors import UsageError
 
-SERVER_COMMAND: Any = typer.Argument(
-    None,
-    metavar="[-- SERVER_COMMAND...]",
-    show_default=False,
-    help="stdio server: everything after -- is the command and its arguments.",
-)
-URL: Any = typer.Option(None, "--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
-SSE: Any = typer.Option(None, "--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL.")
-HEADER: Any = typer.Option(
-    [],
-    "--header",
-    "-H",
-    metavar="'NAME: VALUE'",
-    help="HTTP header 'Name: value' (repeatable). Never stored or printed.",
-)
-HEADER_ENV: Any = typer.Option(
-    [],
-    "--header-env",
-    metavar="NAME=ENV_VAR",
-    help="HTTP header whose whole value is the environment variable ENV_VAR: "
-    "'Authorization=MCP_TOKEN' with MCP_TOKEN='Bearer abc…' sends 'Authorization: "
-    "Bearer abc…' (repeatable). Never stored or printed.",
-)
-ENV: Any = typer.Option(
-    [],
-    "--env",
-    "-e",
-    metavar="KEY=VALUE",
-    help=(
-        "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
-        "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."
+ServerCommand = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[-- SERVER_COMMAND...]",
+        show_default=False,
+        help="stdio server: everything after -- is the command and its arguments.",
     ),
-)
-CWD: Any = typer.Option(None, "--cwd", metavar="DIR", help="Working directory of the stdio server.")
-PROTOCOL: Any = typer.Option(
-    "auto",
-    "--protocol",
-    metavar="auto|legacy|2026-07-28",
-    help=(
-        "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
-        "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."
+]
+Url = Annotated[
+    str | None, typer.Option("--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.")
+]
+Sse = Annotated[str | None, typer.Option("--sse", metavar="URL", help="Legacy HTTP+SSE endpoint URL.")]
+Header = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        "-H",
+        metavar="'NAME: VALUE'",
+        help="HTTP header 'Name: value' (repeatable). Never stored or printed.",
     ),
-)
+]
+HeaderEnv = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header-env",
+        metavar="NAME=ENV_VAR",
+        help="HTTP header whose whole value is the environment variable ENV_VAR: "
+        "'Authorization=MCP_TOKEN' with MCP_TOKEN='Bearer abc…' sends 'Authorization: "
+        "Bearer abc…' (repeatable). Never stored or printed.",
+    ),
+]
+Env = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--env",
+        "-e",
+        metavar="KEY=VALUE",
+        help=(
+            "KEY=VALUE for the stdio server (repeatable). The MCP SDK passes the server only HOME, LOGNAME, PATH, "
+            "SHELL, TERM and USER from this environment: pass anything else it needs here. Values are never stored."
+        ),
+    ),
+]
+Cwd = Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory of the stdio server.")]
+Protocol = Annotated[
+    str,
+    typer.Option(
+        "--protocol",
+        metavar="auto|legacy|2026-07-28",
+        help=(
+            "auto | legacy | 2026-07-28. auto probes server/discover and falls back to the initialize handshake; a "
+            "legacy server that ignores unknown requests costs the SDK's 10 s probe timeout (use legacy)."
+        ),
+    ),
+]
 
 
 def at_most_a_day(value: float | None) -> float | None:
@@ -69,16 +82,61 @@ def at_most_a_day(value: float | None) -> float | None:
 
 #: The longest --timeout/--call-timeout: a day.
 MAX_SECONDS = 86_400.0
-TIMEOUT: Any = typer.Option(
-    60.0,
-    "--timeout",
-    min=0.1,
-    callback=at_most_a_day,
-    metavar="SECONDS",
-    help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.",
-)
-MAX_PAGES: Any = typer.Option(1000, "--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
-VERBOSE: Any = typer.Option(False, "--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        callback=at_most_a_day,
+        metavar="SECONDS",
+        help="Seconds for the whole run: connect, handshake, tools/list (probe: and every call), disconnect.",
+    ),
+]
+MaxPages = Annotated[
+    int, typer.Option("--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
+]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")]
+
+
+@dataclass(frozen=True)
+class ServerSource:
+    """The server options of ``snapshot`` and ``probe`` as given: exactly one of ``command`` (stdio), ``url``
+    (Streamable HTTP) and ``sse``, with their headers (``NAME: VALUE``, ``NAME=ENV_VAR``), the stdio server's
+    environment (``KEY=VALUE``) and folder, the protocol, ``timeout`` (seconds for the whole run), ``max_pages``
+    and ``verbose`` (the SDK's own log on stderr)."""
+
+    command: list[str] | None = None
+    url: str | None = None
+    sse: str | None = None
+    header: tuple[str, ...] = ()
+    header_env: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    cwd: Path | None = None
+    protocol: str = "auto"
+    timeout: float = 60.0
+    max_pages: int = 1000
+    verbose: bool = False
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> ServerSource:
+        """The source a command's parameters name (``locals()`` of ``snapshot``/``probe``: ``command``, ``url``,
+        ``sse``, ``header``, ``header_env``, ``env``, ``cwd``, ``protocol``, ``timeout``, ``max_pages``,
+        ``verbose``; a repeatable option not given is None there)."""
+        values = {f.name: options[f.name] for f in fields(cls) if f.name in options}
+        for name in ("header", "header_env", "env"):
+            values[name] = tuple(values.get(name) or ())
+        return cls(**values)
+
+    @property
+    def live(self) -> bool:
+        """True when a live server was given (a command after ``--``, ``--url`` or ``--sse``)."""
+        return has_server(self.command, self.url, self.sse)
+
+    def target(self) -> tuple[Any, str]:
+        """``(CaptureTarget, where)``: see ``build_target``."""
+        return build_target(
+            self.command, self.url, self.sse, list(self.header), list(self.header_env), list(self.env), self.cwd
+        )
 
 
 def has_server(command: list[str] | None, url: str | None, sse: str | None) -> bool:
@@ -113,14 +171,14 @@ def build_target(
 
     if sum(1 for x in (bool(command), url, sse) if x) != 1:
         raise UsageError("give exactly one server: -- SERVER_COMMAND..., --url or --sse")
-    headers = _parse_pairs(header, ":", "--header")
-    for name, var in _parse_pairs(header_env, "=", "--header-env").items():
+    headers = parse_pairs(header, ":", "--header")
+    for name, var in parse_pairs(header_env, "=", "--header-env").items():
         if var not in os.environ:
             raise UsageError(f"--header-env {name}: environment variable {var} is not set")
         headers[name] = os.environ[var]
     if command:
         target = CaptureTarget(
-            "stdio", command=list(command), env=_parse_pairs(env, "=", "--env"), cwd=str(cwd) if cwd else None
+            "stdio", command=list(command), env=parse_pairs(env, "=", "--env"), cwd=str(cwd) if cwd else None
         )
         return target, command[0]
     endpoint = url or sse or ""

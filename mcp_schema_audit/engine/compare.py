@@ -26,6 +26,7 @@ from mcp_schema_audit.engine.walk import Comparer
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc, dialect_sensitive
+from mcp_schema_audit.wording import Text
 
 #: Seconds one ``diff_snapshots`` call may run before it stops with exit 4: a last-resort guard far above
 #: normal run times (the verdicts themselves are bounded by counted work, never by time).
@@ -49,7 +50,7 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     if direction == "input" and (old is None or new is None):
         # no inputSchema on a side means no tool on that side (every MCP tool has one)
         if old is None:
-            return [] if new is None else [make_finding("tool-added", tool, "", "new tool", None, tool)]
+            return [] if new is None else [make_finding("tool-added", tool, "", NEW_TOOL, None, tool)]
         return [removed_tool_finding(tool, old)]
     if direction == "output":
         if old is None and new is None:
@@ -249,9 +250,13 @@ _TOOL_LISTING_SCHEMA = {
 }
 
 
+#: The detail of ``tool-added``: a tool only the served version lists.
+NEW_TOOL = Text("{served_tool}")
+
+
 def removed_tool_finding(name: str, input_schema: Any) -> Finding:
     """``tool-removed`` with a witness: a call the cached inputSchema allows, now to an unknown tool."""
-    f = make_finding("tool-removed", name, "", "the new server no longer lists it", name, None)
+    f = make_finding("tool-removed", name, "", Text("the {served_server} no longer lists it"), name, None)
     try:
         args = sample(input_schema, SchemaDoc(input_schema))
     except (NoSample, RecursionError):

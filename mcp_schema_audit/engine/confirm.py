@@ -14,39 +14,14 @@ from typing import Any
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at, pointer
 from mcp_schema_audit.errors import WallClockGuard
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.rules import RULES
+from mcp_schema_audit.rules import RULES, kind_rules
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
 from mcp_schema_audit.schema.doc import js_inexact
+from mcp_schema_audit.wording import Text
 
-# neutral kind (P/V terms) → (rule id for outputs, rule id for inputs)
-_KINDS = {
-    "enum-extra-p": ("output-enum-value-added", "input-enum-value-removed"),
-    "enum-extra-v": ("output-enum-value-removed", "input-enum-value-added"),
-    "const-changed": ("output-const-changed", "input-const-changed"),
-    "enum-only-v": ("output-enum-removed", "input-enum-introduced"),
-    "enum-only-p": ("output-enum-introduced", "input-enum-removed"),
-    "type-extra-p": ("output-type-widened", "input-type-narrowed"),
-    "type-extra-v": ("output-type-narrowed", "input-type-widened"),
-    "type-only-v": ("output-type-removed", "input-type-narrowed"),
-    "prop-extra-p-closed": ("output-property-added-to-closed-object", "input-property-removed-from-closed-object"),
-    "prop-extra-p-open": ("output-property-added", "input-property-removed"),
-    "prop-extra-v": ("output-property-removed", "input-property-added"),
-    "required-extra-v": ("output-required-removed", "input-required-added"),
-    "required-extra-p": ("output-required-added", "input-required-removed"),
-    "opened-p": ("output-object-opened", "input-object-closed"),
-    "closed-p": ("output-object-closed", "input-object-opened"),
-    "looser-p": ("output-constraint-relaxed", "input-constraint-tightened"),
-    "looser-v": ("output-constraint-tightened", "input-constraint-relaxed"),
-    "format": ("output-format-changed", "input-format-changed"),
-    "pattern": ("output-pattern-changed", "input-pattern-changed"),
-    "branch-extra-p": ("output-union-branch-added", "input-union-branch-removed"),
-    "branch-extra-v": ("output-union-branch-removed", "input-union-branch-added"),
-    "oneof-overlap": ("output-oneof-overlap", "input-oneof-overlap"),
-    "interop": ("interop-bound-changed", "interop-bound-changed"),
-    "undecidable": ("schema-undecidable", "schema-undecidable"),
-    "invalid": ("schema-invalid", "schema-invalid"),
-}
+#: neutral kind (P/V terms) → (rule id for outputs, rule id for inputs): from the catalog's records
+_KINDS = kind_rules()
 
 RULE_SEVERITY_FOR_KIND = {k: RULES[v[0]].severity for k, v in _KINDS.items()}
 for _k, (_o, _i) in _KINDS.items():
@@ -143,9 +118,8 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     ptr = old_ptr if (new_bare and not old_bare) else new_ptr
     if issue.kind == "prop-extra-p-closed" and len(issue.p_path) >= 2 and issue.p_path[-2] == "properties":
         ptr = p_ptr  # the property itself (for inputs it exists only in the cached schema)
-    names = {"P": "new", "V": "cached"} if direction == "output" else {"P": "cached", "V": "new"}
-    detail = issue.detail.replace("{P}", names["P"]).replace("{V}", names["V"])
-    f = make_finding(rule_id, tool, ptr, detail, old_val, new_val, direction=direction)
+    roles = {"P": "served", "V": "cached"} if direction == "output" else {"P": "cached", "V": "served"}
+    f = make_finding(rule_id, tool, ptr, _text(issue.detail).with_roles(**roles), old_val, new_val, direction=direction)
     if issue.delta is not None:
         f.delta = _delta(issue.delta, "P" if direction == "output" else "V")
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
@@ -153,6 +127,15 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     if f.severity == "breaking":
         confirm(f, issue, direction, p_doc, v_doc)
     return f
+
+
+def _text(detail: Any) -> Text:
+    """An issue's detail as a ``Text`` whose ``{P}``/``{V}`` are role slots (a ``str`` detail: its other braces
+    literal)."""
+    if isinstance(detail, Text):
+        return detail
+    escaped = Text.literal(detail).template
+    return Text(escaped.replace("{{P}}", "{P}").replace("{{V}}", "{V}"))
 
 
 def _delta(delta: Any, new_side: str) -> Any:

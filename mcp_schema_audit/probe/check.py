@@ -225,9 +225,7 @@ def nothing_checked(
         if auto:
             steps.append("annotate read-only tools readOnlyHint: true so --auto may call them")
     detail = "; ".join(parts) + ". Next: " + "; ".join(steps[:-1]) + ("; or " if len(steps) > 1 else "") + steps[-1]
-    finding = make_finding("probe-nothing-checked", "", "", detail, None, None, delta=None)
-    finding.message = finding.subject + finding.message  # "probe run: …": about the run, no tool
-    return finding
+    return make_finding("probe-nothing-checked", "", "", detail, None, None, delta=None)  # "probe run: …"
 
 
 def _add(

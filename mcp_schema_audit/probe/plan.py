@@ -188,7 +188,7 @@ def render_plan(calls: list[PlannedCall], skipped: list[dict[str, str]], fmt: st
     """The ``--dry-run`` output: each call (id, tool, arguments as JSON, why) in order, then the tools ``--auto``
     skipped with the reason; ``fmt`` ``"json"`` gives ``{"calls": [{"id", "tool", "arguments", "why"}],
     "skipped": [{"tool", "why"}]}``. Server text is inert."""
-    from mcp_schema_audit.report import json_text, one_line
+    from mcp_schema_audit.report.escape import json_text, one_line
 
     if fmt == "json":
         return json_text(

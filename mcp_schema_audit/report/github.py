@@ -10,9 +10,10 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from mcp_schema_audit.history import History, affects, cohort_counts
 from mcp_schema_audit.locate import about, line_of, snapshot_of_item
+from mcp_schema_audit.report.cohorts import History, affects, cohort_counts
 from mcp_schema_audit.report.escape import inert
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
     describe_entry,
@@ -38,13 +39,6 @@ def gh_property(text: Any) -> str:
     return gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report: Report | History) -> str:
-    """The workflow commands of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_github(report)
-    return render_github(report)
-
-
 def _file_props(uri: str | None, line: int) -> list[str]:
     """``file=`` and ``line=`` for a repository-relative artifact URI (none for a URL or a ``file:`` URI)."""
     if uri is None or "://" in uri or uri.startswith("file:"):
@@ -52,7 +46,7 @@ def _file_props(uri: str | None, line: int) -> list[str]:
     return [f"file={gh_property(urllib.parse.unquote(uri))}", f"line={line}"]
 
 
-def render_github(report: Report) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` line per finding.
 
     Each line names the snapshot file (``file=``, with ``line=`` of the tool's ``"name"`` as in SARIF; for a
@@ -85,7 +79,7 @@ def render_github(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_history_github(hist: History) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """One annotation per finding of a history (each once, level = its worst severity, with the cached versions
     it affects), located in NEW's snapshot file at the tool's line (the newest cohort's for a tool NEW no longer
     lists); then a ``::notice`` with the counts per cohort and the gate."""

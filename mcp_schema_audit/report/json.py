@@ -12,19 +12,13 @@ import json
 from typing import Any
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.history import History
+from mcp_schema_audit.report.cohorts import History
 from mcp_schema_audit.report.escape import json_text
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import REPORT_VERSION, Report, side_json
 
 
-def render(report: Report | History) -> str:
-    """The JSON text of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_json(report)
-    return render_json(report)
-
-
-def render_json(report: Report) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """Canonical JSON of ``Report.to_json()`` with a final newline.
 
     Control, bidi and zero-width characters and lone surrogates from the input are written as JSON
@@ -36,8 +30,10 @@ def render_json(report: Report) -> str:
 def history_json(hist: History) -> dict[str, Any]:
     """The JSON form of a history run: ``kind`` (``"history"``), ``new``, ``cohorts`` (each with its summary and
     findings), ``findings`` (each finding once, with the cohorts it occurs in: ``GroupedFinding.to_json``),
-    ``matrix``, ``conflicts``, ``notes`` and ``gate``."""
-    return {
+    ``matrix``, ``conflicts``, ``notes`` and ``gate``; when the config's policy suppressed findings, ``ignored``
+    (each with its ``reason`` and the ``cohort`` it was found against), and ``expired_ignores`` when entries
+    expired."""
+    out = {
         "report_version": REPORT_VERSION,
         "schema_audit_version": __version__,
         "kind": "history",
@@ -59,9 +55,14 @@ def history_json(hist: History) -> dict[str, Any]:
         "notes": list(hist.notes),
         "gate": {"fail_on": hist.fail_on, "passed": hist.passed},
     }
+    if hist.ignored:
+        out["ignored"] = [{"finding": f.to_json(), "reason": r, "cohort": c} for f, r, c in hist.ignored]
+    if hist.expired_ignores:
+        out["expired_ignores"] = list(hist.expired_ignores)
+    return out
 
 
-def render_history_json(hist: History) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """``history_json`` as JSON text (indent 2, sorted keys, control characters as ``\\u`` escapes)."""
     return json_text(history_json(hist), sort_keys=True)
 
@@ -74,7 +75,7 @@ def _schema_text() -> str:
 
 
 def report_json_schema() -> dict[str, Any]:
-    """The JSON Schema (2020-12) of ``render_json`` output (a fresh dict each call).
+    """The JSON Schema (2020-12) of ``render_report`` output (a fresh dict each call).
 
     Loaded from the package data file ``mcp_schema_audit/report_schema.json``. Objects allow keys
     the schema does not list, because the report only ever gains keys.
@@ -87,7 +88,7 @@ MATRIX_CELLS = ("ok", "new", "absent", "warning", "breaking")
 
 
 def history_json_schema() -> dict[str, Any]:
-    """The JSON Schema (2020-12) of ``render_history_json`` output (``history --format json``), a fresh dict.
+    """The JSON Schema (2020-12) of ``render_history`` output (``history --format json``), a fresh dict.
 
     Built on the report schema's definitions (``side``, ``finding`` …, and its ``summary``, ``gate`` and
     ``notes``), so the two contracts cannot drift apart; objects admit keys they do not list (keys are only
@@ -195,6 +196,17 @@ def history_json_schema() -> dict[str, Any]:
             },
             "notes": props["notes"],
             "gate": props["gate"],
+            "ignored": {
+                **props["ignored"],
+                "description": "Present when the ignore list suppressed findings: each with the matching entry's "
+                "reason and the cohort it was found against.",
+                "items": {
+                    **props["ignored"]["items"],
+                    "required": [*props["ignored"]["items"]["required"], "cohort"],
+                    "properties": {**props["ignored"]["items"]["properties"], "cohort": {"type": "string"}},
+                },
+            },
+            "expired_ignores": {**props["expired_ignores"], "description": "Present when ignore entries expired."},
         },
         "$defs": report["$defs"],
     }

@@ -11,10 +11,11 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from mcp_schema_audit import __version__
-from mcp_schema_audit.findings import SURFACE_WORDS, Finding
-from mcp_schema_audit.history import History, affects
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.locate import SECTION_OF, junit_case
+from mcp_schema_audit.report.cohorts import History, affects
 from mcp_schema_audit.report.escape import one_line
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
     call_line,
@@ -24,19 +25,13 @@ from mcp_schema_audit.report.model import (
     witness_sides,
 )
 from mcp_schema_audit.rules import SEVERITY_RANK
+from mcp_schema_audit.vocabulary import SURFACE_WORDS
 from mcp_schema_audit.words import plural
 
 
 def _xml(text: Any) -> str:
     """Server text for XML: one line, valid XML 1.0 characters (ElementTree escapes ``& < > "``)."""
     return one_line(text)
-
-
-def render(report: Report | History) -> str:
-    """The JUnit XML of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_junit(report)
-    return render_junit(report)
 
 
 def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
@@ -80,7 +75,7 @@ def _document(suite_name: str, props: list[tuple[str, str]], cases: list[tuple[s
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def render_junit(report: Report) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """JUnit XML: one ``<testcase>`` per tool (a diff: old ∪ new; a lint: the snapshot's; a probe: the tools
     called), by name, then one per prompt, resource and resource template (``prompt summarize``) and
     ``server capabilities``/``server instructions`` when they have findings; ``classname`` = the server's name
@@ -146,7 +141,7 @@ def render_junit(report: Report) -> str:
     return _document(f"schema-audit {headline(report)}", props, cases)
 
 
-def render_history_junit(hist: History) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """JUnit XML of a history: one ``<testcase>`` per tool of NEW and the cached versions; a tool with a finding
     at or above the gate in some cohort fails, listing each such finding once with the cached versions it
     affects; the rest go to ``<system-out>``."""

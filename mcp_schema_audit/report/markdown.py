@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.history import (
+from mcp_schema_audit.report.cohorts import (
     GroupedFinding,
     History,
     affects,
@@ -22,8 +22,8 @@ from mcp_schema_audit.history import (
     is_tool_row,
 )
 from mcp_schema_audit.report.escape import instance_json, one_line
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
-    SEVERITY_ORDER,
     Report,
     call_counts,
     call_line,
@@ -36,14 +36,7 @@ from mcp_schema_audit.report.model import (
 )
 from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.rules import RULES
-
-
-def render(report: Report | History) -> str:
-    """The Markdown text of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_markdown(report)
-    return render_markdown(report)
-
+from mcp_schema_audit.vocabulary import SEVERITIES
 
 #: Characters written as numeric character references: inline Markdown syntax, HTML, GitHub math ($)
 #: and table pipes. References are decoded as literal text in Markdown and in HTML blocks alike.
@@ -183,7 +176,7 @@ def _what(report: Report) -> str:
     return f"**{md_escape(who(report.old))}** → **{md_escape(who(report.new))}** · mode: {md_escape(report.mode)}"
 
 
-def render_markdown(report: Report) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """A pull-request comment: summary line first, then breaking, warnings, info (collapsed), ignored.
 
     Witnesses are collapsible ``<details>`` blocks with the instance as a JSON code block and the
@@ -223,7 +216,7 @@ def render_markdown(report: Report) -> str:
     footer = f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>"
     # room kept for the footer and the line counting what was left out, so the whole stays within the budget
     room = MARKDOWN_BUDGET - len(footer) - _LEFT_OUT_CHARS - sum(len(p) + 2 for p in parts)
-    left_out = dict.fromkeys(SEVERITY_ORDER, 0)
+    left_out = dict.fromkeys(SEVERITIES, 0)
     left_out_ignored = 0
 
     def add(text: str) -> bool:
@@ -234,7 +227,7 @@ def render_markdown(report: Report) -> str:
         room -= len(text) + 2
         return True
 
-    by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITY_ORDER}
+    by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITIES}
     full = False  # once a finding is left out, every finding after it (lower or equal severity) is too
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = by_sev[sev]
@@ -298,7 +291,7 @@ def render_markdown(report: Report) -> str:
 _CELL = {"ok": "✅ ok", "new": "🆕 new", "absent": "— absent", "warning": "🟡 warning", "breaking": "🔴 breaking"}
 
 
-def render_history_markdown(hist: History) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """A pull-request comment: verdict line, the matrix (tools with a warning or break only), conflicts,
     each breaking/warning finding once with the cached versions it affects, info findings collapsed.
 
@@ -310,13 +303,18 @@ def render_history_markdown(hist: History) -> str:
     count = {s: sum(1 for g in groups if g.severity == s) for s in ("breaking", "warning", "info")}
     icon = "✅" if hist.passed else "❌"
     verdict = "gate passed" if hist.passed else "gate failed"
+    ignored = f", {len(hist.ignored)} ignored" if hist.ignored else ""
     parts = [
         f"### {icon} schema-audit history: {md_escape(hist.new.label)} against {len(labels)} cached "
         f"version{'s' if len(labels) != 1 else ''} — {count['breaking']} breaking, {count['warning']} warning, "
-        f"{count['info']} info — {verdict} (fail-on: {hist.fail_on})",
+        f"{count['info']} info{ignored} — {verdict} (fail-on: {hist.fail_on})",
         f"**{md_escape(who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}",
     ]
     parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
+    parts += [
+        f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}"
+        for entry in hist.expired_ignores
+    ]
     used = sum(len(x) + 2 for x in parts)
     hidden = 0
 
@@ -402,8 +400,23 @@ def render_history_markdown(hist: History) -> str:
         lines += ["", "</details>"]
         if not add("\n".join(lines)):
             hidden += len(infos)
+    if hist.ignored:
+        lines = [
+            f"<details><summary>{len(hist.ignored)} finding{'s' if len(hist.ignored) != 1 else ''} ignored by "
+            "the config</summary>",
+            "",
+        ]
+        for f, reason, cohort in hist.ignored:
+            where = md_code(f.pointer) if f.pointer else "(root)"
+            lines.append(f"- {md_escape(cohort)}: {md_about(f)} · {where} (`{f.rule}`) — ignored: {md_escape(reason)}")
+        if not add("\n".join([*lines, "", "</details>"])):
+            hidden += len(hist.ignored)
     if not groups:
-        parts.append("No schema changes against any cached version.")
+        parts.append(
+            "No schema changes against any cached version."
+            if not hist.ignored
+            else "No schema changes against any cached version besides ignored findings."
+        )
     if hidden:
         what = "row or finding" if hidden == 1 else "rows or findings"
         parts.append(

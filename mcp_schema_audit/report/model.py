@@ -1,7 +1,7 @@
 """The report every format renders (a diff of two versions, a lint of one snapshot, a probe of one server),
 and what several formats share: ordering, wording of findings and witnesses, where a finding is located.
 
-A history of N cohorts is :class:`mcp_schema_audit.history.History`; the format modules render both.
+A history of N cohorts is :class:`mcp_schema_audit.report.cohorts.History`; the format modules render both.
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ from typing import Any
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding, summarize
 from mcp_schema_audit.locate import snapshot_of_item
-from mcp_schema_audit.rules import RULES, SEVERITY_RANK
-from mcp_schema_audit.schema import HOST_PROFILES
+from mcp_schema_audit.rules import LISTING_RULES, RULES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.vocabulary import SDK_PROFILES, SEVERITY_RANK
 from mcp_schema_audit.words import plural
 
 REPORT_VERSION = 1
-FAIL_ON = ("breaking", "warning", "info", "never")
 KINDS = ("diff", "lint", "probe")
-SEVERITY_ORDER = ("breaking", "warning", "info")
 
 
 @dataclass
@@ -46,7 +44,7 @@ class Report:
     fail_on: str = "breaking"
     notes: list[str] = field(default_factory=list)  #: run-level remarks (e.g. protocol versions differ)
     mode: str = "backward"
-    hosts: list[str] = field(default_factory=lambda: list(HOST_PROFILES))
+    hosts: list[str] = field(default_factory=lambda: list(SDK_PROFILES))
     ignored: list[tuple[Finding, str]] = field(default_factory=list)
     expired_ignores: list[dict[str, Any]] = field(default_factory=list)
     kind: str = "diff"
@@ -137,20 +135,8 @@ def ordered(findings: list[Finding]) -> list[Finding]:
 
 
 def detail(f: Finding) -> str:
-    """The finding's message without the ``tool: Title at pointer: `` prefix the engine puts first."""
-    msg = f.message
-    prefix = ""
-    if msg.startswith("[forward:") and "] " in msg:
-        prefix, msg = msg[: msg.index("] ") + 2], msg[msg.index("] ") + 2 :]
-    rule = RULES.get(f.rule)
-    head = f"{f.subject}: "
-    if msg.startswith(head):
-        msg = msg[len(head) :]
-        if rule is not None:
-            lead = f"{rule.title} at {f.pointer or '(root)'}: "
-            if msg.startswith(lead):
-                msg = msg[len(lead) :]
-    return prefix + msg
+    """What changed, in words (raw text): ``Finding.detail_text`` (the ``[forward: …]`` lead, then the detail)."""
+    return f.detail_text
 
 
 def title(f: Finding) -> str:
@@ -238,16 +224,6 @@ def summary_line(report: Report) -> str:
     if report.ignored:
         line += f"; {len(report.ignored)} ignored"
     return line
-
-
-#: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
-LISTING_RULES = (
-    "input-schema-not-object",
-    "output-schema-not-object",
-    "schema-boolean-property",
-    "output-schema-uncompilable",
-    "schema-metaschema-invalid",
-)
 
 
 def roles(report: Report, f: Finding) -> tuple[str, str]:

@@ -15,9 +15,10 @@ from typing import Any
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.history import History, affects
 from mcp_schema_audit.locate import line_of, logical_name, snapshot_of_item
+from mcp_schema_audit.report.cohorts import History, affects
 from mcp_schema_audit.report.escape import inert, json_text, one_line
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.markdown import md_code, md_escape, md_fence
 from mcp_schema_audit.report.model import (
     Report,
@@ -29,14 +30,6 @@ from mcp_schema_audit.report.model import (
 )
 from mcp_schema_audit.rules import RULES, Rule
 from mcp_schema_audit.snapshot import Snapshot
-
-
-def render(report: Report | History) -> str:
-    """The SARIF text of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_sarif(report)
-    return render_sarif(report)
-
 
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _SARIF_LEVEL = {"breaking": "error", "warning": "warning", "info": "note"}
@@ -172,7 +165,7 @@ def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_rea
     return result
 
 
-def render_sarif(report: Report) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """SARIF 2.1.0: one run, ``tool.driver`` = schema-audit with the whole rule catalog, one result per finding.
 
     Ignored findings are results with an external, accepted ``suppression`` (justification = the
@@ -263,7 +256,7 @@ def sarif_log(
     return json_text(log, sort_keys=False)
 
 
-def render_history_sarif(hist: History) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """SARIF 2.1.0: one run, the rule catalog, one result per finding (grouped over cohorts, level = its worst
     severity), located in NEW's snapshot file (the newest cohort's for a tool NEW no longer lists) with
     ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the

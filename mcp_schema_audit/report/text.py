@@ -11,9 +11,10 @@ import io
 import json
 from typing import Any
 
-from mcp_schema_audit.history import History, affects, cohort_counts
 from mcp_schema_audit.locate import about
+from mcp_schema_audit.report.cohorts import History, affects, cohort_counts
 from mcp_schema_audit.report.escape import one_line
+from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
     call_line,
@@ -52,13 +53,6 @@ def text_delta_line(segments: list[tuple[str, str]]) -> str:
         start, end = _TEXT_MARKS[kind]
         out.append(f"{start}{tx(text)}{end}")
     return "".join(out)
-
-
-def render(report: Report | History, *, color: bool = False, width: int = 120) -> str:
-    """The text form of ``report`` (a ``Report`` or a ``History``)."""
-    if isinstance(report, History):
-        return render_history_text(report, width=width)
-    return render_text(report, color=color, width=width)
 
 
 class _Text:
@@ -100,10 +94,10 @@ class _Lines:
         return buf.getvalue()
 
 
-def render_text(report: Report, *, color: bool = False, width: int = 120) -> str:
+def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     """A human report: what it is, notes, (probe: the calls,) one entry per finding (breaking first) with
-    witnesses, ignored findings, expired ignore entries, the summary line."""
-    console = _Lines(color, width)
+    witnesses, ignored findings, expired ignore entries, the summary line. ``options``: colour and width."""
+    console = _Lines(options.color, options.width)
     console.print(_Text(f"schema-audit {tx(headline(report))}"))
     for note in report.notes:
         console.print(_Text(f"note: {tx(note)}", style="yellow"))
@@ -158,7 +152,7 @@ def render_text(report: Report, *, color: bool = False, width: int = 120) -> str
     return console.getvalue()
 
 
-def render_history_text(hist: History, width: int = 120) -> str:
+def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     """Plain text: the matrix, the conflicts, then each breaking or warning finding once with the cached
     versions it affects, and a summary per cohort with the gate.
 
@@ -198,7 +192,17 @@ def render_history_text(hist: History, width: int = 120) -> str:
             )
     else:
         lines.append("No breaking or warning findings.")
+    lines += [
+        f"ignored  {tx(cohort)}: {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: {tx(reason)}"
+        for f, reason, cohort in hist.ignored
+    ]
+    lines += [
+        f"warning: expired ignore entry no longer applies: {tx(describe_entry(entry))}"
+        for entry in hist.expired_ignores
+    ]
     summary = " · ".join(tx(x) for x in cohort_counts(hist))
     summary += f"; {'gate passed' if hist.passed else 'gate FAILED'} (--fail-on {hist.fail_on})"
+    if hist.ignored:
+        summary += f"; {len(hist.ignored)} ignored"
     lines += ["", summary]
     return "\n".join(lines) + "\n"

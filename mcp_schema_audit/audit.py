@@ -1,0 +1,213 @@
+"""The audit core: the one place where a run is assembled, from its inputs to a report.
+
+Every command that judges goes through here (``diff``, ``history``, ``lint``, ``probe``, the demo, and the
+GitHub Action through the command line): the comparison (``diff.diff_with_mode``, ``history.check_history``,
+``lint.lint_snapshot``, ``probe.check_records``), the real results of ``--samples``, the run-level notes, then
+policy (``judge``: host profiles, severity overrides, the ignore list) and the ``Report`` (or ``History``) that
+a format renders. The command line only parses options, calls one function here, renders and maps the outcome
+to an exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mcp_schema_audit.diff import diff_with_mode, tool_order
+from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.history import check_history
+from mcp_schema_audit.policy import PolicyResult, apply_policy
+from mcp_schema_audit.report.cohorts import History
+from mcp_schema_audit.report.model import Report
+from mcp_schema_audit.settings import RunLimits, Settings
+from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces import uncompared_note
+from mcp_schema_audit.vocabulary import SDK_PROFILES
+
+
+def judge(
+    findings: list[Finding], settings: Settings, *, entries: Iterable[Any] | None = None, hosts: bool = True
+) -> PolicyResult:
+    """``findings`` after the policy of ``settings``: host restriction (unless ``hosts`` is False), severity
+    overrides, then the ignore list (``entries``, default the config's ``[[ignore]]``). Order is kept."""
+    return apply_policy(
+        findings,
+        severity=dict(settings.severity),
+        hosts=list(settings.hosts) if hosts and settings.hosts else None,
+        ignore=list(settings.ignore if entries is None else entries),
+    )
+
+
+def diff_report(
+    old: Snapshot,
+    new: Snapshot,
+    settings: Settings = Settings(),
+    limits: RunLimits = RunLimits(),
+    *,
+    samples: Any = None,
+    notes: Sequence[str] = (),
+) -> Report:
+    """OLD and NEW compared for ``settings.mode``, policy applied: the ``diff`` report.
+
+    Findings are sorted by tool, direction, pointer, rule (then the other surfaces). ``samples`` (a
+    ``probe.Recording`` of NEW's real results, ``--samples``) adds a breaking finding for every recorded result
+    OLD's outputSchema (or NEW's own) rejects, with the real payload as its witness, even where the schema
+    comparison found nothing. ``notes`` (e.g. the tool filter in effect) follow the run's own notes. Raises
+    ``UsageError`` for ``samples`` with mode ``forward`` (the recording holds NEW's results; forward hosts
+    cached NEW), ``RunTimeExceeded`` past ``limits.time_budget``."""
+    run_notes = _diff_notes(old, new)
+    findings = diff_with_mode(old, new, settings.mode, limits)
+    if samples is not None:
+        from mcp_schema_audit.probe import samples_findings
+
+        if settings.mode == "forward":
+            raise UsageError(
+                "--samples holds results of NEW, checked against hosts that cached OLD: it does not "
+                "apply to --mode forward (use backward or full)"
+            )
+        found, sample_notes = samples_findings(samples, new, old)
+        findings = sorted(findings + found, key=tool_order)
+        run_notes += sample_notes
+    result = judge(findings, settings)
+    return Report(
+        old=old,
+        new=new,
+        findings=result.findings,
+        fail_on=settings.fail_on,
+        notes=run_notes + list(notes),
+        mode=settings.mode,
+        hosts=list(settings.hosts or SDK_PROFILES),
+        ignored=result.ignored,
+        expired_ignores=result.expired,
+    )
+
+
+def _diff_notes(old: Snapshot, new: Snapshot) -> list[str]:
+    """Run-level remarks of a diff: protocol eras that differ, surfaces listed on one side only."""
+    notes = []
+    if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
+        notes.append(
+            f"protocol versions differ ({old.protocol_version} vs {new.protocol_version}): servers may "
+            "advertise different schemas per protocol era; compare snapshots of the same era"
+        )
+    note = uncompared_note(old, new)
+    if note:
+        notes.append(note)
+    return notes
+
+
+def history_report(
+    new: Snapshot,
+    cohorts: list[Snapshot],
+    settings: Settings = Settings(),
+    limits: RunLimits = RunLimits(),
+    *,
+    samples: Any = None,
+    notes: Sequence[str] = (),
+) -> History:
+    """NEW checked against every cohort (``cohorts``, oldest first), policy applied to each cohort's findings
+    exactly as ``diff_report`` applies it (host profiles, ``[severity]``, ``[[ignore]]``): the ``history``
+    report. ``samples`` as in ``diff_report``, per cohort; ``notes`` follow the run's own notes, then the
+    surfaces a cohort does not list. Conflicts between cohorts are found before policy (they are facts about
+    the cached value sets, whatever severity the user gives them)."""
+    hist = check_history(new, cohorts, limits, samples=samples)
+    hist.notes += list(notes) + [n for n in (uncompared_note(c, new) for c in cohorts) if n]
+    for c in cohorts:
+        result = judge(hist.findings[c.label], settings)
+        hist.findings[c.label] = result.findings
+        hist.ignored += [(f, reason, c.label) for f, reason in result.ignored]
+        hist.expired_ignores = result.expired
+    hist.fail_on = settings.fail_on
+    hist.hosts = list(settings.hosts or SDK_PROFILES)
+    return hist
+
+
+def lint_report(
+    snap: Snapshot, settings: Settings = Settings(), *, baseline: Snapshot | None = None, notes: Sequence[str] = ()
+) -> Report:
+    """The hazards of one snapshot (``lint.lint_snapshot``, with ``baseline``'s output required sets), policy
+    applied: severity overrides, then ``[[allow]]`` and ``[[ignore]]`` entries (lint judges no host profile)."""
+    from mcp_schema_audit.lint import lint_snapshot
+
+    result = judge(
+        lint_snapshot(snap, baseline=baseline), settings, entries=[*settings.allow, *settings.ignore], hosts=False
+    )
+    return Report(
+        old=baseline or snap,
+        new=snap,
+        findings=result.findings,
+        fail_on=settings.fail_on,
+        notes=list(notes),
+        kind="lint",
+        baseline=baseline,
+        mode="lint",
+        ignored=result.ignored,
+        expired_ignores=result.expired,
+    )
+
+
+def probe_report(
+    listing: Snapshot,
+    records: list[dict[str, Any]],
+    cached: list[Snapshot],
+    settings: Settings = Settings(),
+    *,
+    artifact: str | None = None,
+    skipped: list[dict[str, str]] | None = None,
+    auto: bool = False,
+) -> Report:
+    """The probe report of call ``records`` made on the server whose listing is ``listing``: findings
+    (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy, the calls
+    summarized (each with ``checked``: its result was held against an outputSchema), run-level notes. When no
+    call's result was checked, a ``probe-nothing-checked`` warning says why and what to do (``skipped``/``auto``:
+    the tools ``--auto`` left out). ``artifact``: the calls file or recording that SARIF and GitHub annotations
+    point at."""
+    from mcp_schema_audit.probe import call_summary, check_records
+    from mcp_schema_audit.probe.check import checked_calls, nothing_checked
+
+    checked = checked_calls(listing, records, cached)
+    calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
+    findings = check_records(listing, records, cached)
+    if not checked:
+        findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
+    result = judge(findings, settings)
+    return Report(
+        old=None,
+        new=listing,
+        findings=result.findings,
+        fail_on=settings.fail_on,
+        notes=_probe_notes(listing, cached, records),
+        mode="backward",
+        hosts=list(settings.hosts or SDK_PROFILES),
+        ignored=result.ignored,
+        expired_ignores=result.expired,
+        kind="probe",
+        cached=list(cached),
+        calls=calls,
+        artifact=artifact,
+    )
+
+
+def _probe_notes(listing: Snapshot, cached: list[Snapshot], records: list[dict[str, Any]]) -> list[str]:
+    """Run-level remarks of a probe: cached versions of another protocol era or another server, cached versions
+    against which no result was checked (none of the tools that returned a result has an outputSchema there)."""
+    notes = []
+    answered = sorted({str(r.get("tool")) for r in records if r.get("outcome") == "result"})
+    for snap in cached:
+        declared = {t.get("name") for t in snap.tools if t.get("outputSchema") is not None}
+        if answered and declared.isdisjoint(answered):
+            shown = ", ".join(answered[:5]) + (" …" if len(answered) > 5 else "")
+            notes.append(
+                f"no result was checked against --against {snap.label}: none of the tools that answered "
+                f"({shown}) has an outputSchema there"
+            )
+        if snap.protocol_version and listing.protocol_version and snap.protocol_version != listing.protocol_version:
+            notes.append(
+                f"--against {snap.label} was captured at protocol {snap.protocol_version}, the probe ran at "
+                f"{listing.protocol_version}: servers may advertise different schemas per protocol era"
+            )
+        name, other = listing.server.get("name"), snap.server.get("name")
+        if name and other and name != other:
+            notes.append(f"--against {snap.label} is a snapshot of server {other!r}, the probed server is {name!r}")
+    return notes

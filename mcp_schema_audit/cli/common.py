@@ -1,0 +1,283 @@
+"""What the commands share besides their options: one-line messages on stderr, reading snapshot references,
+the labels and tool filter of a comparison, the progress bar, rendering and writing a report, the exit code of
+a gate."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.words import join_words, plural
+
+
+def err(message: str) -> None:
+    """One line on stderr (``schema-audit: …``), control characters escaped; nothing (never an exception) when
+    stderr cannot take it (closed, a full disk): the exit code still tells."""
+    from mcp_schema_audit.report.escape import inert
+
+    try:
+        sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def parse_pairs(values: Sequence[str], sep: str, what: str) -> dict[str, str]:
+    """``NAME<sep>VALUE`` items as a dict (for ``sep`` ``:`` the value is stripped too). Raises ``UsageError``
+    naming the flag ``what`` for an item without ``sep`` or with an empty name."""
+    out: dict[str, str] = {}
+    for item in values:
+        if sep not in item:
+            raise UsageError(f"{what} must look like NAME{sep}VALUE (got an entry without '{sep}')")
+        k, v = item.split(sep, 1)
+        k, v = k.strip(), v.strip() if sep == ":" else v
+        if not k:
+            raise UsageError(f"{what} has an empty name")
+        out[k] = v
+    return out
+
+
+def quiet_sdk_logs(verbose: bool) -> None:
+    """The SDK logs parse failures of server stdout noise with tracebacks: keep them off stderr unless -v."""
+    import logging
+
+    log = logging.getLogger("mcp")
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    else:
+        log.addHandler(logging.NullHandler())
+        log.propagate = False
+
+
+def write_output(text: str, out: str | None) -> None:
+    """Write a report to stdout (``out`` None or ``-``) or atomically to the file ``out``. Raises
+    ``BrokenPipeError`` when the reader of stdout went away, ``InputError`` when stdout or the file cannot take
+    it (a full disk: ``cannot write the report to stdout: No space left on device``)."""
+    from mcp_schema_audit.errors import InputError
+    from mcp_schema_audit.snapshot import atomic_write_text
+
+    if out in (None, "-"):
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise InputError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
+    elif not out.strip():
+        raise UsageError("--output needs a file name (or - for stdout)")
+    else:
+        atomic_write_text(Path(out), text)
+
+
+def render_for(report: Any, fmt: str, output: str | None) -> str:
+    """``report`` (a ``Report`` or a ``History``) in ``fmt``: ``text`` in colour on a terminal (unless
+    ``NO_COLOR``) and as wide as it; every other format as it is. Raises ``UsageError`` for an unknown format."""
+    from mcp_schema_audit.report.formats import FORMATS, RenderOptions, render
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    tty = fmt == "text" and output is None and sys.stdout.isatty()
+    width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+    return render(report, fmt, RenderOptions(color=tty and "NO_COLOR" not in os.environ, width=width))
+
+
+def gate_exit(passed: bool, fmt: str) -> int:
+    """The exit code of a judged run: 0 when the gate passed or the format is not a gate (``ignore``), else 1."""
+    from mcp_schema_audit.report.formats import FORMATS
+
+    return int(ExitCode.OK if passed or not FORMATS[fmt].gate else ExitCode.GATE_FAILED)
+
+
+def load_ref(ref: str, store: Path) -> Any:
+    """The ``Snapshot`` a reference names: a label in the store, a snapshot or tools/list file, or
+    ``git:REF:PATH``. Raises ``InputError``/``UsageError``."""
+    from mcp_schema_audit.gitref import is_git_ref, load_git_snapshot
+    from mcp_schema_audit.snapshot import load_snapshot
+
+    return load_git_snapshot(ref) if is_git_ref(ref) else load_snapshot(ref, store=store)
+
+
+def _ref_parts(ref: str) -> tuple[str, list[str]]:
+    """A snapshot reference as (git revision or ``""``, path components with ``.json`` dropped)."""
+    rev = ""
+    if ref.startswith("git:") and ref.count(":") >= 2:
+        rev, ref = ref[4:].split(":", 1)
+    parts = [p for p in ref.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if parts and parts[-1].endswith(".json"):
+        parts[-1] = parts[-1][: -len(".json")]
+    return rev, parts
+
+
+def distinct_labels(
+    old: Any, new: Any, old_ref: str, new_ref: str, old_label: str | None, new_label: str | None
+) -> None:
+    """Set the labels the reports show for OLD and NEW: ``--old-label``/``--new-label`` when given; else, when
+    both carry one label (``a/tools.json``, ``b/tools.json``), the shortest ends of their references that
+    tell them apart (``a/tools``, ``b/tools``; for one path at two revisions ``main:tools``, ``HEAD:tools``).
+    Raises ``UsageError`` for an empty or multi-line label."""
+    for flag, value in (("--old-label", old_label), ("--new-label", new_label)):
+        if value is not None and (not value.strip() or len(value.splitlines()) > 1 or len(value) > 200):
+            raise UsageError(f"{flag} must be one line of text, 1 to 200 characters (got {value!r})")
+    if old_label is None and new_label is None and old.label == new.label:
+        (rev_a, a), (rev_b, b) = _ref_parts(old_ref), _ref_parts(new_ref)
+        if a != b:  # the shortest ends of the paths that differ
+            k = 1
+            while k < max(len(a), len(b)) and a[-k:] == b[-k:]:
+                k += 1
+            old.label, new.label = "/".join(a[-k:]) or old.label, "/".join(b[-k:]) or new.label
+        elif rev_a != rev_b:  # one path at two revisions
+            old.label, new.label = f"{rev_a or 'worktree'}:{old.label}", f"{rev_b or 'worktree'}:{new.label}"
+    old.label = old_label.strip() if old_label is not None else old.label
+    new.label = new_label.strip() if new_label is not None else new.label
+
+
+def tool_filter(snaps: list[Any], include: Sequence[str], exclude: Sequence[str]) -> tuple[list[Any], list[str]]:
+    """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
+
+    A glob that matches no tool name in any of ``snaps`` is a one-line warning on stderr, not an
+    error; filters that leave no tool in scope while the snapshots have tools raise ``UsageError``
+    (exit 2: a typo in a CI filter must not pass the gate with "No schema changes"). With no globs the
+    snapshots are returned as they are and there is no note.
+    """
+    from mcp_schema_audit.snapshot import tool_selected
+
+    if not include and not exclude:
+        return list(snaps), []
+    names = {t["name"] for s in snaps for t in s.tools}
+    labels = list(dict.fromkeys(s.label for s in snaps))
+    where = join_words((repr(x) for x in labels), "or") if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
+    for flag, globs in (("--tool", include), ("--exclude-tool", exclude)):
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+                err(f"warning: {flag} {glob!r} matches no tool in {where}")
+    kept = sum(1 for n in names if tool_selected(n, list(include), list(exclude)))
+    if names and not kept:
+        raise UsageError(
+            f"the tool filters leave none of the {plural(len(names), 'tool')} in scope; check --tool/--exclude-tool "
+            "(or tools/exclude_tools in the config file)"
+        )
+    parts = ([f"--tool {', '.join(include)}"] if include else []) + (
+        [f"--exclude-tool {', '.join(exclude)}"] if exclude else []
+    )
+    note = f"tool filter ({'; '.join(parts)}): {kept} of {plural(len(names), 'tool')} in scope"
+    return [s.filtered(list(include), list(exclude)) for s in snaps], [note]
+
+
+def checked_budget(seconds: float | None) -> float | None:
+    """``--time-budget`` checked: None (the engine's default) or a finite number ≥ 0; raises ``UsageError``."""
+    if seconds is None:
+        return None
+    if not (seconds >= 0) or seconds == float("inf"):
+        raise UsageError(f"--time-budget must be a number of seconds ≥ 0 (got {seconds!r})")
+    return seconds
+
+
+def checked_jobs(jobs: int | None) -> int | None:
+    """``--jobs`` checked: None (every available core) or an integer ≥ 1; raises ``UsageError``."""
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be a number of processes ≥ 1 (got {jobs})")
+    return jobs
+
+
+class Progress:
+    """A rich progress bar on stderr while tools are compared, only when stderr is a terminal (and ``TERM`` is
+    not ``dumb``); otherwise nothing at all. Use as a context manager; ``update(done, total)`` is the
+    engine's ``progress`` callback (a new pass, e.g. the forward half of ``--mode full`` or the next cohort
+    of ``history``, starts again from 0). Refreshed by the callback, never by a thread (the worker pool forks)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar: Any = None
+        self.task: Any = None
+        self.passes = 0
+        self.last = -1
+        self.shown = 0.0
+
+    def __enter__(self) -> Progress:
+        if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                auto_refresh=False,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=None)
+        return self
+
+    @property
+    def callback(self) -> Any:
+        """The ``progress(done, total)`` callback, or None when no bar is shown."""
+        return self.update if self.bar is not None else None
+
+    def update(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` (a new pass when ``done`` went back); at most ten redraws a second."""
+        if done <= self.last:
+            self.passes += 1
+        self.last = done
+        label = self.what if not self.passes else f"{self.what} (pass {self.passes + 1})"
+        self.bar.update(self.task, completed=done, total=total, description=label)
+        now = time.monotonic()
+        if done == total or now - self.shown >= 0.1:
+            self.shown = now
+            self.bar.refresh()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def samples_of(path: Path | None) -> Any:
+    """The recording ``--samples`` names (``probe.load_recording``), or None. Raises ``InputError`` (exit 2)."""
+    if path is None:
+        return None
+    from mcp_schema_audit.probe import load_recording
+
+    return load_recording(path)
+
+
+def resolved(config: Path | None, **flags: Any) -> Any:
+    """``settings.resolve`` of the flags (``None`` for a repeatable flag not given is taken as none given), the
+    config file's warnings printed on stderr first (one line each). Raises ``UsageError``."""
+    from mcp_schema_audit.config import load_config
+    from mcp_schema_audit.settings import resolve
+
+    cfg = load_config(config)
+    for warning in cfg.warnings:
+        err(f"warning: {warning}")
+    return resolve(cfg, **{k: (() if v is None and k in _REPEATABLE else v) for k, v in flags.items()})
+
+
+_REPEATABLE = ("hosts", "severity", "tools", "exclude_tools")
+#: A command's parameter name → the ``settings.resolve`` keyword it is (the same name where not listed).
+_FLAG_OF = {"host": "hosts", "tool": "tools", "exclude_tool": "exclude_tools"}
+_FLAGS = ("fail_on", "mode", "host", "severity", "store", "fmt", "tool", "exclude_tool")
+
+
+def settings_of(options: dict[str, Any], **extra: Any) -> Any:
+    """``resolved`` for a command's parameters as they came (``locals()`` of the command function: ``config``
+    and whichever of ``fail_on``, ``mode``, ``host``, ``severity``, ``store``, ``fmt``, ``tool``, ``exclude_tool``
+    it has), with ``extra`` keywords of ``settings.resolve`` (``formats``, ``config_format``)."""
+    flags = {_FLAG_OF.get(name, name): options[name] for name in _FLAGS if name in options}
+    return resolved(options.get("config"), **flags, **extra)
+
+
+def run_limits(time_budget: float | None, jobs: int | None) -> Any:
+    """``settings.RunLimits`` of ``--time-budget`` and ``--jobs``, both checked (``UsageError``)."""
+    from mcp_schema_audit.settings import RunLimits
+
+    return RunLimits(time_budget=checked_budget(time_budget), jobs=checked_jobs(jobs))

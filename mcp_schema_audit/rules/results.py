@@ -1,0 +1,227 @@
+"""Rules about real results: what ``probe`` (and ``diff``/``history --samples``) finds in the structuredContent a
+server really returned, and about the probe run itself."""
+
+from __future__ import annotations
+
+from mcp_schema_audit.rules.record import Rule
+
+#: Rules about real results, in catalog order.
+RULES = [
+    Rule(
+        id="result-violates-own-schema",
+        direction="output",
+        severity="breaking",
+        family="probe",
+        title="Real result rejected by the tool's own outputSchema",
+        rationale=(
+            "The server sent structuredContent that its own current outputSchema rejects: every host "
+            "that validates results fails the call, even right after listing the tools (a format "
+            "mismatch breaks only the hosts that check formats: the TS SDKs). Typical cause: a "
+            "backend that adds fields to a closed (zod) object."
+        ),
+        before=(
+            'outputSchema {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": false}'
+        ),
+        after='structuredContent {"id": "c-1", "_svc": {"region": "eu"}}',
+        error=(
+            "MCP error -32602: Structured content does not match the tool's output schema: data must NOT "
+            "have additional properties"
+        ),
+        source=(
+            "MCP spec 2025-06-18+ server/tools §Output Schema: clients SHOULD validate structured "
+            "results (servers MUST conform); python-sdk: jsonschema validation of structuredContent "
+            "against the cached outputSchema (mcp client session); TS SDK: Ajv validation of "
+            "structuredContent (-32602 Structured content does not match the tool's output schema)"
+        ),
+        fix=(
+            "make the server send what its schema declares (drop the extra fields before returning, or "
+            "declare them), or open the schema in a release hosts list first"
+        ),
+    ),
+    Rule(
+        id="result-missing-structured-content",
+        direction="output",
+        severity="breaking",
+        family="probe",
+        title="Result without structuredContent",
+        rationale=(
+            "The tool declares an outputSchema, the result is not isError, and it carries no "
+            "structuredContent: SDK clients refuse it (the TS SDK client throws; python-sdk raises)."
+        ),
+        before='outputSchema {"type": "object"}',
+        after='result {"content": [{"type": "text", "text": "ok"}]}',
+        error="MCP error -32600: Tool t has an output schema but did not return structured content",
+        source="python-sdk ClientSession.validate_tool_result; TS SDK Client.callTool",
+        fix=(
+            "always return structuredContent when the tool declares an outputSchema (or return isError: "
+            "true for failures)"
+        ),
+    ),
+    Rule(
+        id="result-malformed",
+        direction="output",
+        severity="breaking",
+        family="probe",
+        title="Result the SDK client cannot parse",
+        rationale=(
+            "The result is not a valid CallToolResult for the host's SDK: python-sdk's wire model "
+            "for the negotiated revision refuses it, or the TS SDK v1 parser (zod) refuses a "
+            "structuredContent that is not a JSON object, or the result holds a number JSON cannot "
+            "hold (NaN, Infinity), which JSON.parse refuses (such a result is neither checked nor "
+            "recorded). The call fails before any schema is looked at."
+        ),
+        before='result {"content": [], "structuredContent": {"ok": true}}',
+        after='result {"content": [], "structuredContent": [1, 2]}',
+        error="pydantic ValidationError / ZodError on the tools/call result",
+        source=("MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),
+        fix=(
+            'return structuredContent as a JSON object (wrap other values as {"result": …} on connections '
+            "at or below 2025-11-25)"
+        ),
+    ),
+    Rule(
+        id="result-rejected-by-cached-schema",
+        direction="output",
+        severity="breaking",
+        family="probe",
+        title="Real result rejected by a cached outputSchema",
+        rationale=(
+            "The server's current outputSchema accepts the result (or the tool declares none now), "
+            "but a version hosts may still have cached (the cohort named in the finding) rejects it: "
+            "the proof, with a real payload, that this release breaks cached hosts until they list "
+            "the tools again."
+        ),
+        before='cached outputSchema {"type": "object", "properties": {"status": {"enum": ["queued", "sent"]}}}',
+        after='structuredContent {"status": "scheduled"}',
+        error="'scheduled' is not one of ['queued', 'sent']",
+        source=(
+            "python-sdk: jsonschema validation of structuredContent against the cached outputSchema "
+            "(mcp client session); TS SDK: Ajv validation of structuredContent (-32602 Structured "
+            "content does not match the tool's output schema); hosts validate against the outputSchema "
+            "cached at tools/list"
+        ),
+        fix=(
+            "keep sending results the cached schema accepts until hosts re-listed (ship the schema change "
+            "first, the new values in a later release)"
+        ),
+    ),
+    Rule(
+        id="result-text-missing",
+        direction="output",
+        severity="warning",
+        family="probe",
+        title="structuredContent without its JSON as text",
+        rationale=(
+            "The spec asks a tool that returns structuredContent to also return the serialized JSON "
+            "in a text content block, so clients that ignore structuredContent (older ones, plain "
+            'chat hosts) still see the result. A returned list wrapped as {"result": [...]} with one '
+            "text block per item (how the Python SDK's MCPServer renders a list) carries it too, and "
+            "is not reported."
+        ),
+        before='result {"structuredContent": {"a": 1}, "content": [{"type": "text", "text": "{\\"a\\": 1}"}]}',
+        after='result {"structuredContent": {"a": 1}, "content": []}',
+        error="(no error: clients that read only content show an empty result)",
+        source="MCP spec 2025-06-18+ server/tools §Structured Content (SHOULD also return the serialized JSON)",
+        fix="add a text content block with json.dumps(structuredContent)",
+    ),
+    Rule(
+        id="call-tool-error",
+        direction="tool",
+        severity="info",
+        family="probe",
+        title="Call returned a tool error (isError)",
+        rationale=(
+            "The tool ran and reported an error (isError: true); its result is not a schema verdict. "
+            "Check the arguments in the calls file. Python and TS SDK v2 clients skip outputSchema "
+            "validation of error results; TS SDK v1 validates a structuredContent there too."
+        ),
+        before='call {"tool": "get_chart", "arguments": {"id": 1}}',
+        after='result {"isError": true, "content": [...]}',
+        error="the tool's own error text, e.g. Error executing tool get_chart",
+        source="MCP spec server/tools §Error Handling",
+        fix="fix the call's arguments in the calls file (or the tool): a probe needs a result to check",
+    ),
+    Rule(
+        id="call-rpc-error",
+        direction="tool",
+        severity="info",
+        family="probe",
+        title="Call answered with a JSON-RPC error",
+        rationale=(
+            "The server answered the tools/call with a protocol error (unknown tool, invalid "
+            "arguments, an internal error) or a result the probe cannot continue (resultType other "
+            "than complete): no result to check."
+        ),
+        before='call {"tool": "get_chart", "arguments": {}}',
+        after='error {"code": -32602, "message": "Invalid params"}',
+        error="MCP error -32602: Invalid params",
+        source="JSON-RPC 2.0 §5.1; MCP spec server/tools §Error Handling",
+        fix="fix the call in the calls file (tool name, arguments) or the server's handler",
+    ),
+    Rule(
+        id="call-timeout",
+        direction="tool",
+        severity="info",
+        family="probe",
+        title="Call got no answer in time",
+        rationale=(
+            "No answer within --call-timeout (or the run's --timeout was spent before the call was "
+            "made): no result to check. A server that exits or breaks the protocol fails the whole "
+            "run instead (exit 3)."
+        ),
+        before='call {"tool": "slow_report"}',
+        after="(no answer)",
+        error="MCP error -32001: Request 'tools/call' timed out",
+        source="schema-audit probe --call-timeout/--timeout; MCP spec basic/utilities/cancellation",
+        fix="raise --call-timeout / --timeout, or call the tool with arguments that answer quickly",
+    ),
+    Rule(
+        id="call-result-too-large",
+        direction="tool",
+        severity="warning",
+        family="probe",
+        title="Result too large to check",
+        rationale=(
+            "The result's JSON is larger than the probe's limit, so it was neither checked nor "
+            "recorded: hosts may still reject it."
+        ),
+        before='call {"tool": "export"}',
+        after="result of more than 16 MiB",
+        error="(not checked: over the probe's MAX_RESULT_CHARS)",
+        source="schema-audit probe limits (docs/security.md, Bounded work)",
+        fix="page or trim large results",
+    ),
+]
+
+#: Rules about a probe run as a whole (listed last in the catalog, so the rule indices of SARIF logs stay put).
+RUN_RULES = [
+    Rule(
+        id="probe-nothing-checked",
+        direction="tool",
+        severity="warning",
+        family="probe",
+        title="Probe checked no result against a schema",
+        rationale=(
+            "A probe proves something only with results it held against an outputSchema. When no "
+            "tool was eligible (--auto calls only tools annotated readOnlyHint: true whose required "
+            "arguments it can fill), every call failed (isError, JSON-RPC errors, timeouts) or the "
+            "tools called declare no outputSchema, the run checked nothing: a passing gate would say "
+            "nothing about what the server sends. The message counts the calls planned, made and "
+            "failed and says what to do."
+        ),
+        before="schema-audit probe --auto (no tool annotated readOnlyHint: true): 0 calls planned",
+        after=(
+            'schema-audit probe --calls probe-calls.json ({"calls": [{"tool": "get_chart", "arguments": '
+            '{"id": "c-42"}}]})'
+        ),
+        error="(no error: without this warning the probe would pass having checked nothing)",
+        source=(
+            "schema-audit probe: --calls and --auto (docs/cli.md); MCP spec server/tools §Tool "
+            "Annotations (readOnlyHint)"
+        ),
+        fix=(
+            "name the tools to call with their arguments in --calls FILE, or annotate read-only tools "
+            "readOnlyHint: true so --auto may call them"
+        ),
+    ),
+]

@@ -1,0 +1,49 @@
+"""The project's small vocabulary, spelled once: severities, gates, modes, directions, surfaces, host profiles.
+
+Everything here is a constant (no imports beyond ``typing``), so the command line's ``--help`` and the config
+loader can name the choices without loading the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Severity = Literal["breaking", "warning", "info"]
+FailOn = Literal["breaking", "warning", "info", "never"]
+Mode = Literal["backward", "forward", "full"]
+#: ``input``/``output`` (a tool's schemas), ``tool`` (the tool entry itself), or for another surface the surface
+Direction = str
+Surface = Literal["tool", "prompt", "resource", "resource-template", "server"]
+
+#: Severities, worst first.
+SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")
+#: Rank of each severity (higher is worse): what ``--fail-on`` compares.
+SEVERITY_RANK: dict[str, int] = {"info": 1, "warning": 2, "breaking": 3}
+#: What ``--fail-on`` accepts: a severity, or ``never`` (the gate always passes).
+FAIL_ON: tuple[FailOn, ...] = ("breaking", "warning", "info", "never")
+#: Compatibility modes: ``backward`` (hosts cached OLD, server runs NEW), ``forward`` (hosts cached NEW, server
+#: runs OLD: a rollback, a rolling deploy), ``full`` (both).
+MODES: tuple[Mode, ...] = ("backward", "forward", "full")
+#: What a finding can be about: a tool, a prompt, a static resource, a resource template, or the server
+#: itself (its capabilities and instructions).
+SURFACES: tuple[Surface, ...] = ("tool", "prompt", "resource", "resource-template", "server")
+#: How each surface is named in messages.
+SURFACE_WORDS: dict[str, str] = {
+    "tool": "tool",
+    "prompt": "prompt",
+    "resource": "resource",
+    "resource-template": "resource template",
+    "server": "server",
+}
+#: Order of findings within one tool: the tool entry, then its inputSchema, then its outputSchema (then any
+#: other direction).
+DIRECTION_ORDER: dict[str, int] = {"tool": 0, "input": 1, "output": 2}
+#: Order of the other surfaces after the tools.
+SURFACE_ORDER: dict[str, int] = {"tool": 0, "prompt": 1, "resource": 2, "resource-template": 3, "server": 4}
+#: The SDK clients' host profiles: how each validates a cached ``outputSchema`` (``schema.hosts``).
+SDK_PROFILES: tuple[str, ...] = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+
+
+def direction_rank(direction: str) -> int:
+    """Sort key of a direction within one tool (``DIRECTION_ORDER``; an unknown one last)."""
+    return DIRECTION_ORDER.get(direction, 3)
