@@ -13,12 +13,8 @@ from typing import Any
 
 from mcp_schema_audit.cli.app import _err
 from mcp_schema_audit.errors import UsageError
-from mcp_schema_audit.snapshot import (
-    DEFAULT_STORE,
-    Snapshot,
-    atomic_write_text,
-    load_snapshot,
-)
+from mcp_schema_audit.snapshot import DEFAULT_STORE, Snapshot, load_snapshot
+from mcp_schema_audit.snapshot.atomic import atomic_write_text
 from mcp_schema_audit.words import join_words, plural
 
 _CONFIG_HELP_SHORT = "Config file (its 'store' is the default for --store)."
