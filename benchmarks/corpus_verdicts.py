@@ -13,6 +13,7 @@ import argparse
 import collections
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,10 @@ exact JSON equality at C speed.
 ``canonical(value)`` is the text the engine keys its caches and identity checks on: sorted keys, no
 spaces, non-JSON values as ``str``. Two JSON-equal values always give the same text (``True`` and ``1``,
 ``1`` and ``1.0`` stay apart); the text is a key, never shown to anyone, and never a fingerprint
-(``findings`` keeps its own stable serialization for those).
+(``findings`` keeps its own stable serialization for those, as ``snapshot.model.tool_hash`` does).
+
+It is one of the two canonical JSON forms; the other, the file form every snapshot and recording is written
+in (sorted keys, indent 2, final newline), is ``mcp_schema_audit.snapshot.jsonio.canonical_json``.
 """
 
 from __future__ import annotations

@@ -18,6 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "action_run.py"
+#: The Action's scripts: the entry point, the inputs it parses, what it publishes.
+SCRIPTS = [SCRIPT, ROOT / "scripts" / "action_inputs.py", ROOT / "scripts" / "action_report.py"]
 SEED = ROOT / "fixtures" / "seed"
 
 
@@ -127,17 +129,17 @@ def test_approval_label_turns_a_failed_gate_into_a_pass(tmp_path: Path):
 
 def test_an_approved_headline_of_several_configurations_names_the_label():
     sys.path.insert(0, str(ROOT / "scripts"))
-    import action_run
+    import action_report
 
     combined = "### ❌ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate failed\n\n---\n"
-    got = action_run._approved_headline(combined, "ok <b>")
+    got = action_report.approved_headline(combined, "ok <b>")
     assert got.splitlines()[0] == (
         "### ☑️ schema-audit: 3 breaking, 0 warning, 0 info in 2 configurations — gate "
         "failed, approved by label **ok &#60;b&#62;**"
     )
     assert got.endswith("\n\n---\n")
     passed = "### ✅ schema-audit diff: 0 breaking — gate passed\n"
-    assert action_run._approved_headline(passed, "x") == passed
+    assert action_report.approved_headline(passed, "x") == passed
 
 
 def test_custom_and_disabled_approval_label(tmp_path: Path):
@@ -308,6 +310,12 @@ def test_a_snapshot_that_cannot_load_stops_the_run_before_any_setup(tmp_path: Pa
             {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "command": "other"}]'},
             "duplicate key 'command' in input configurations",
         ),
+        # strict JSON (the package's reader): an escaped lone surrogate would have crashed the capture later
+        (
+            {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "env": {"A": "\\ud800"}}]'},
+            "input configurations: a string escapes a lone UTF-16 surrogate",
+        ),
+        ({"base": "a.json", "configurations": '[{"name": "a",'}, "input configurations: not valid JSON: "),
         (
             {"base": "a.json", "configurations": '[{"name": "a", "command": "srv", "timeout": "x"}]'},
             "input configurations[0] (a): timeout must be a positive number",
@@ -474,8 +482,8 @@ def test_action_yml_maps_every_input_to_the_script():
     assert set(env.values()) | handled_elsewhere == set(inputs)
     for var, name in env.items():
         assert var == "INPUT_" + name.upper().replace("-", "_") or (var, name) == ("INPUT_SARIF", "upload-sarif")
-    script = SCRIPT.read_text(encoding="utf-8")
-    read = set(re.findall(r'_(?:input|flag|list|lines)\("([a-z-]+)"', script))
+    script = "\n".join(path.read_text(encoding="utf-8") for path in SCRIPTS)
+    read = set(re.findall(r'\b(?:input_value|flag|lenient_flag|list_items|line_items)\("([a-z-]+)"', script))
     assert 'for k in ("snapshot", "command", "url", "sse")' in script and '"INPUT_APPROVAL_LABEL"' in script
     read |= {"snapshot", "command", "url", "sse", "approval-label"}
     assert {n.upper().replace("-", "_") for n in read} - {"DEFER_EXIT"} == {v[len("INPUT_") :] for v in env}
@@ -518,15 +526,10 @@ def test_action_yml_declares_every_output_the_script_writes(tmp_path: Path):
     assert r.code == 1 and {"junit-file", "text-file", "github-file", "sarif-file"} <= set(r.outputs)
     declared = _action_outputs((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert set(r.outputs) <= declared, set(r.outputs) - declared
-    # every report file the script can write has its output
-    import ast
+    # every report file the script can write has its output (the formats input names a format of the registry)
+    from mcp_schema_audit.report.formats import FORMATS
 
-    tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
-    formats = next(
-        ast.literal_eval(node.value)
-        for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "EXTRA_FORMATS" for t in node.targets)
-    )
+    formats = [name for name, fmt in FORMATS.items() if fmt.gate]
     assert {f"{fmt}-file" for fmt in formats} <= declared
     for name in declared:
         assert f"value: ${{{{ steps.run.outputs.{name} }}}}" in (ROOT / "action.yml").read_text(encoding="utf-8")
@@ -586,3 +589,82 @@ def test_every_boolean_input_reads_true_words(tmp_path: Path, word: str):
     r = run_action(tmp_path, summary=word, sarif=word, **seed_inputs())
     assert r.code == 1, r.stderr
     assert r.summary and r.outputs["sarif-file"] and r.outputs["upload-sarif"] == "true"
+
+
+# --- the Action's own text goes through the package's escapers -----------------------------------------------
+# (scripts/action_run.py had copies that missed U+061C, U+180E, U+FFF9-FFFB, U+FFFE/FFFF and lone surrogates,
+# broke no "www." and put no zero-width space after "#"; a lone surrogate in an input crashed the summary)
+
+
+def test_summary_escapes_what_the_old_copy_of_the_escapers_missed(tmp_path: Path):
+    label = "ok\u061c\u180e\ufff9\ufffa\ufffb\ufffe\uffff see www.example.com and #12\tnow"
+    r = run_action(tmp_path, approval_label=label, **seed_inputs())
+    assert r.code == 1, r.stderr
+    tail = r.summary.split("</sub>")[-1]
+    shown = "ok" + "".join(f"&#92;u{c}" for c in ("061c", "180e", "fff9", "fffa", "fffb", "fffe", "ffff"))
+    assert f"add the label **{shown} see www\u200b.example.com" in tail  # no autolink
+    assert "and &#35;\u200b12&#92;tnow**" in tail  # no issue reference; a tab is shown, not folded into a space
+    assert not any(ch in tail for ch in "\u061c\u180e\ufff9\ufffa\ufffb\ufffe\uffff\t")
+
+
+def test_an_error_line_escapes_what_the_old_copy_missed(tmp_path: Path):
+    """The ``::error`` line and the summary's fence show an input's U+FFF9 and U+180E as escapes (the copy of
+    ``inert`` passed them through)."""
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    r = run_action(tmp_path, output_dir=f"{tmp_path / 'file'}/r\ufff9\u180e", **seed_inputs())
+    assert r.code == 2 and "Traceback" not in r.stderr, r.stderr
+    shown = f"cannot create output-dir {tmp_path / 'file'}/r\\ufff9\\u180e: "
+    assert f"::error title=schema-audit::{shown}" in r.stdout and f"\n{shown}" in r.summary
+    assert "\ufff9" not in r.stdout + r.summary and "\u180e" not in r.stdout + r.summary
+
+
+def test_a_lone_surrogate_in_an_input_is_escaped_not_a_crash(tmp_path: Path):
+    """An input with bytes that are not UTF-8 reaches Python as lone surrogates (``\\udcff``): the summary shows it
+    escaped (the copy passed it through, and writing the summary raised UnicodeEncodeError: a traceback)."""
+    r = run_action(tmp_path, approval_label="ok\udcff", **seed_inputs())
+    assert r.code == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "add the label **ok&#92;udcff**" in r.summary
+
+
+def test_the_merged_sarif_of_several_configurations_escapes_server_text(tmp_path: Path):
+    """A server name (and tool name) with U+FFF9, U+202E or a lone surrogate: each configuration's SARIF escapes
+    them (``json_text``), and so does the merged log now (the copy wrote them raw with ``json.dumps``, and a
+    lone surrogate could not be written at all)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import action_inputs
+    import action_report
+
+    old = {"server": {"name": "mail\ufff9\u202e", "version": "1"}, "tools": [{"name": "a\ufffb", "inputSchema": {}}]}
+    new = {"server": {"name": "mail\ufff9\u202e", "version": "2"}, "tools": []}
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps(new), encoding="utf-8")
+    checks = []
+    for name in ("stdio", "http"):
+        out = tmp_path / f"{name}.sarif"
+        subprocess.run(
+            [sys.executable, "-m", "mcp_schema_audit", "diff", "--format", "sarif", "--fail-on", "never"]
+            + ["--output", str(out), str(tmp_path / "old.json"), str(tmp_path / "new.json")],
+            cwd=tmp_path,
+            check=True,
+            timeout=120,
+        )
+        cfg = action_inputs.Configuration(name=name, command=["srv"])
+        checks.append(action_report.Checked(cfg, tmp_path, files={"sarif-file": str(out)}))
+    text = action_report.merged_sarif(checks)
+    assert not any(ch in text for ch in "\ufff9\ufffb\u202e"), "raw control characters in the merged SARIF"
+    assert "mail\\ufff9\\u202e" in text and "a\\ufffb" in text
+    log = json.loads(text)
+    run = log["runs"][0]
+    assert list(run["properties"]["configurations"]) == ["stdio", "http"]
+    assert run["properties"]["configurations"]["http"]["new"]["server"]["name"] == "mail\ufff9\u202e"
+    results = run["results"]
+    assert [r["properties"]["configuration"] for r in results] == ["stdio", "http"]
+    assert results[1]["message"]["text"].startswith("[http] ")
+    assert results[1]["partialFingerprints"]["schemaAudit/configuration"] == "http"
+
+    from mcp_schema_audit.report.sarif import merge_logs
+
+    lone = json.loads(text.replace("mail\\ufff9", "mail\\ud800", 1))
+    merged = merge_logs([("a", lone)])
+    assert "mail\\ud800" in merged and merged.encode("utf-8")  # valid UTF-8: the surrogate is an escape
+    assert lone["runs"][0]["results"][0]["message"]["text"].startswith("[stdio] ")  # the input is not changed

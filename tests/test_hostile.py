@@ -1418,25 +1418,25 @@ def test_an_unwritable_value_names_the_file_and_writes_nothing(value: Any, why: 
 def test_atomic_write_of_a_long_file_name(tmp_path: Path) -> None:
     """A 250-character target name leaves room for its temporary file's name (at most 255 bytes), and
     stale-file removal tells it from another long name with the same beginning."""
-    from mcp_schema_audit import snapshot as snapshot_module
+    from mcp_schema_audit.snapshot import atomic as atomic_module
 
     target = tmp_path / ("r" * 245 + ".json")
     sibling = tmp_path / ("r" * 244 + "s.json")  # same first 96 characters, another target
     for path in (target, sibling):
-        snapshot_module.atomic_write_text(path, "first\n")
-        snapshot_module.atomic_write_text(path, "second\n")
+        atomic_module.atomic_write_text(path, "first\n")
+        atomic_module.atomic_write_text(path, "second\n")
         assert path.read_text() == "second\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, sibling.name])
-    stale = time.time() - snapshot_module.STALE_TEMP_AGE_S - 60
+    stale = time.time() - atomic_module.STALE_TEMP_AGE_S - 60
     leftovers = []
     for owner in (target, sibling):
-        path = tmp_path / f"{snapshot_module._temp_prefix(owner.name)}.{'1' * 12}{snapshot_module.TEMP_SUFFIX}"
-        assert len(path.name) <= 255 and snapshot_module.temp_name_pattern(owner).match(path.name)
+        path = tmp_path / f"{atomic_module.temp_prefix(owner.name)}.{'1' * 12}{atomic_module.TEMP_SUFFIX}"
+        assert len(path.name) <= 255 and atomic_module.temp_name_pattern(owner).match(path.name)
         path.write_text("half")
         os.utime(path, (stale, stale))
         leftovers.append(path)
-    assert not snapshot_module.temp_name_pattern(target).match(leftovers[1].name)
-    snapshot_module.atomic_write_text(target, "third\n")
+    assert not atomic_module.temp_name_pattern(target).match(leftovers[1].name)
+    atomic_module.atomic_write_text(target, "third\n")
     assert not leftovers[0].exists() and leftovers[1].exists()
 
 
@@ -1492,19 +1492,19 @@ def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path, umas
 def test_atomic_write_failure_keeps_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_at: str) -> None:
     import errno
 
-    from mcp_schema_audit import snapshot as snapshot_module
     from mcp_schema_audit.errors import InputError
+    from mcp_schema_audit.snapshot import atomic as atomic_module
 
     target = tmp_path / "snapshots" / "v.json"
-    snapshot_module.atomic_write_text(target, "old\n")
+    atomic_module.atomic_write_text(target, "old\n")
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if fail_at == "replace":
-        monkeypatch.setattr(snapshot_module.os, "replace", boom)
+        monkeypatch.setattr(atomic_module.os, "replace", boom)
     elif fail_at == "fsync":
-        monkeypatch.setattr(snapshot_module.os, "fsync", boom)
+        monkeypatch.setattr(atomic_module.os, "fsync", boom)
     else:
         real_fdopen = os.fdopen
 
@@ -1525,9 +1525,9 @@ def test_atomic_write_failure_keeps_old_file(tmp_path: Path, monkeypatch: pytest
             def __getattr__(self, name: str) -> Any:
                 return getattr(self.fh, name)
 
-        monkeypatch.setattr(snapshot_module.os, "fdopen", lambda *a, **k: Failing(real_fdopen(*a, **k)))
+        monkeypatch.setattr(atomic_module.os, "fdopen", lambda *a, **k: Failing(real_fdopen(*a, **k)))
     with pytest.raises(InputError, match="No space left on device"):
-        snapshot_module.atomic_write_text(target, "new\n" * 1000)
+        atomic_module.atomic_write_text(target, "new\n" * 1000)
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in target.parent.iterdir()) == ["v.json"], "temp file left behind"
 

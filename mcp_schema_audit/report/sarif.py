@@ -3,13 +3,16 @@
 One run; ``tool.driver`` is schema-audit with the whole rule catalog; one result per finding, located in
 the snapshot file the finding is about (``region.startLine`` = the line of the tool's ``"name"``), or for a
 probe finding in no snapshot, in the probe's ``artifact`` (calls file or recording). Messages are inert
-plain text with no embedded link (``sarif_text``).
+plain text with no embedded link (``sarif_text``). ``merge_logs`` folds the logs of several configurations of
+one server into one run (the Action's ``configurations``).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 import urllib.parse
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -254,6 +257,43 @@ def sarif_log(
         ],
     }
     return json_text(log, sort_keys=False)
+
+
+def merge_logs(logs: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """One SARIF 2.1.0 log text whose single run holds the results of several named schema-audit logs (the
+    Action's configurations: code scanning takes one run per category).
+
+    ``logs``: ``(name, log)`` pairs in order, each a parsed log as ``render`` writes it (one run). The first
+    log gives the run's tool, rules and other members; the results follow in order, each message prefixed
+    ``[name] `` (the name as ``sarif_text``), with ``properties.configuration`` and
+    ``partialFingerprints["schemaAudit/configuration"]`` set to the name (so the same finding in two
+    configurations stays two alerts); the artifacts are the first log's, then each URI the others add; the
+    run's ``properties`` become ``{"configurations": {name: that log's run properties}}``. ``logs`` is not
+    changed. The text is ``json_text``'s (indent 2, final newline, control characters escaped). Raises
+    ``ValueError`` when ``logs`` is empty; a log of another shape raises ``KeyError``/``TypeError``/``IndexError``.
+    """
+    if not logs:
+        raise ValueError("no SARIF log to merge")
+    merged: dict[str, Any] | None = None
+    for name, original in logs:
+        log = copy.deepcopy(original)
+        run = log["runs"][0]
+        for res in run.get("results", []):
+            res["message"]["text"] = f"[{sarif_text(name)}] {res['message']['text']}"
+            res.setdefault("properties", {})["configuration"] = name
+            res.setdefault("partialFingerprints", {})["schemaAudit/configuration"] = name
+        if merged is None:
+            merged = log
+            run["properties"] = {"configurations": {name: run.get("properties", {})}}
+            continue
+        target = merged["runs"][0]
+        target["results"] += run.get("results", [])
+        uris = {a["location"]["uri"] for a in target.get("artifacts", [])}
+        target.setdefault("artifacts", []).extend(
+            a for a in run.get("artifacts", []) if a["location"]["uri"] not in uris
+        )
+        target["properties"]["configurations"][name] = run.get("properties", {})
+    return json_text(merged, sort_keys=False)
 
 
 def render_history(hist: History, options: RenderOptions = PLAIN) -> str:

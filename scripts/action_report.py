@@ -1,0 +1,204 @@
+"""What a run of the schema-audit GitHub Action publishes: the job summary, the step outputs, the annotations,
+and with several configurations the combined Markdown report and SARIF log.
+
+Text of the Action's own (labels, configuration names, notes, error messages) is escaped by the package's
+escapers, as every report is: ``report.escape.inert`` (control, bidi, zero-width and lone-surrogate
+characters as visible escapes), ``report.markdown.md_escape``/``md_fence`` and ``report.github.gh_data``.
+Used by ``action_run.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp_schema_audit.errors import InputError
+from mcp_schema_audit.report.escape import inert
+from mcp_schema_audit.report.github import gh_data
+from mcp_schema_audit.report.markdown import md_escape, md_fence
+from mcp_schema_audit.report.sarif import merge_logs
+from mcp_schema_audit.snapshot.jsonio import read_json_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from action_inputs import ActionError, Configuration, input_value, lenient_flag  # noqa: E402
+
+
+@dataclass
+class Checked:
+    """One configuration's outcome: its folder, files, counts, gate, or the error that stopped it."""
+
+    cfg: Configuration
+    folder: Path
+    exit_code: int = 4
+    passed: bool = False
+    counts: dict[str, int] = field(default_factory=lambda: {"breaking": 0, "warning": 0, "info": 0})
+    files: dict[str, str] = field(default_factory=dict)  #: output name (``json-file``, …) → path
+    new_ref: str = ""  #: NEW as given to diff
+    base_ref: str = ""  #: OLD as given to diff
+    github: str = ""  #: its workflow-command annotations
+    error: str = ""  #: why it could not run (its ``exit_code`` 2-4)
+
+
+@dataclass
+class Result:
+    """What one run of the action found (written to the outputs and the summary)."""
+
+    exit_code: int = 4
+    passed: bool = False
+    approved: bool = False
+    counts: dict[str, int] = field(default_factory=lambda: {"breaking": 0, "warning": 0, "info": 0})
+    files: dict[str, str] = field(default_factory=dict)
+    new_ref: str = ""
+    base_revision: str = ""  #: the commit captured as OLD (base-ref mode)
+    base_snapshot: str = ""  #: OLD as given to diff (the base input, or the captured base.json)
+    note: str = ""  #: why nothing was compared (a first release)
+    checks: list[Checked] = field(default_factory=list)  #: each configuration's outcome
+
+
+def combine(result: Result, checks: list[Checked], single: bool, out_dir: Path) -> None:
+    """The run's counts, files, annotations and (several configurations) combined Markdown and SARIF."""
+    for c in checks:
+        for key in result.counts:
+            result.counts[key] += c.counts[key]
+    result.checks = checks
+    if single:
+        c = checks[0]
+        result.files, result.new_ref, result.base_snapshot = dict(c.files), c.new_ref, c.base_ref
+        sys.stdout.write(c.github)
+        sys.stdout.flush()
+        return
+    result.new_ref = "\n".join(c.new_ref for c in checks if c.new_ref)
+    result.base_snapshot = "\n".join(c.base_ref for c in checks if c.base_ref)
+    for key in {k for c in checks for k in c.files}:
+        result.files[key] = "\n".join(c.files[key] for c in checks if key in c.files)
+    for c in checks:  # each annotation names its configuration
+        for line in c.github.splitlines():
+            parts = line.split("::", 2)
+            if len(parts) == 3 and line.startswith("::"):
+                line = f"::{parts[1]}::[{gh_data(c.cfg.name)}] {parts[2]}"
+            sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+    md = out_dir / "schema-audit.md"
+    md.write_text(combined_markdown(result, checks), encoding="utf-8")
+    result.files["markdown-file"] = str(md)
+    sarifs = [c for c in checks if "sarif-file" in c.files]
+    if sarifs:
+        path = out_dir / "schema-audit.sarif"
+        path.write_text(merged_sarif(sarifs), encoding="utf-8")
+        result.files["sarif-file"] = str(path)
+
+
+def combined_markdown(result: Result, checks: list[Checked]) -> str:
+    """One Markdown document: the overall verdict, then each configuration's report (or its error)."""
+    c = result.counts
+    failed = any(x.exit_code != 0 for x in checks)
+    icon = "❌" if failed else "✅"
+    parts = [
+        f"### {icon} schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info in "
+        f"{len(checks)} configurations — {'gate failed' if failed else 'gate passed'}"
+    ]
+    for x in checks:
+        parts.append(f"---\n\n**Configuration {md_escape(x.cfg.name)}**")
+        if x.error:
+            parts.append(f"⚠️ could not run (exit {x.exit_code}):\n\n{md_fence(inert(x.error))}")
+            continue
+        text = Path(x.files["markdown-file"]).read_text(encoding="utf-8")
+        parts.append(text.replace("### ", "#### ", 1).rstrip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+def merged_sarif(checks: list[Checked]) -> str:
+    """One SARIF log text with one run holding the results of every configuration in ``checks`` that wrote one
+    (``report.sarif.merge_logs``: each message starts with ``[name]``, ``properties.configuration`` names it
+    and ``partialFingerprints["schemaAudit/configuration"]`` keeps the same finding of two configurations
+    apart). Raises ``ActionError`` (exit 4) when a log cannot be read."""
+    logs = []
+    for c in checks:
+        try:
+            logs.append((c.cfg.name, read_json_file(Path(c.files["sarif-file"]))))
+        except InputError as exc:
+            raise ActionError(f"cannot read the SARIF report: {exc}", 4) from None
+    return merge_logs(logs)
+
+
+def summary_tail(result: Result, label: str) -> str:
+    """The quote after the report in the job summary: that the failure was approved by ``label``, or how to
+    approve it; ``""`` when the gate passed or no approval label is set."""
+    if result.passed:
+        return ""
+    if result.approved:
+        return (
+            f"\n> **Approved:** the pull request carries the label **{md_escape(label)}**, so this gate failure "
+            "is accepted. Hosts holding a cached `tools/list` still break until they reconnect.\n"
+        )
+    if label:
+        return (
+            f"\n> To accept these changes, fix them or add the label **{md_escape(label)}** to the pull request "
+            "and re-run this check.\n"
+        )
+    return ""
+
+
+def approved_headline(markdown: str, label: str) -> str:
+    """``markdown`` (a report whose gate failed) with its headline saying the failure was approved:
+    ``### ☑️ schema-audit diff: … — gate failed, approved by label **L** (fail-on: breaking)``, so the job
+    summary does not open with a red failure for a check that passed."""
+    head, sep, rest = markdown.partition("\n")
+    if head.startswith("### ❌") and "gate failed" in head:
+        approved = f"gate failed, approved by label **{md_escape(label)}**"
+        head = "### ☑️" + head[len("### ❌") :].replace("gate failed", approved, 1)
+    return head + sep + rest
+
+
+def append(path: str | None, text: str) -> None:
+    """Append ``text`` (UTF-8) to the file ``path`` (a GitHub file: summary, outputs, path); nothing without one."""
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def write_outputs(result: Result) -> None:
+    """Append ``result`` to ``$GITHUB_OUTPUT`` as ``key=value`` lines (``key<<EOF_<hex>`` blocks for values with
+    line breaks): every output ``action.yml`` declares, ``""`` for a file not written."""
+    path = os.environ.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    values = {
+        "exit-code": str(result.exit_code),
+        "passed": str(result.passed).lower(),
+        "approved": str(result.approved).lower(),
+        **{k: str(v) for k, v in result.counts.items()},
+        "report-dir": input_value("output-dir", "schema-audit-report"),
+        "json-file": "",
+        "markdown-file": "",
+        "sarif-file": "",
+        "snapshot": result.new_ref,
+        "base-ref": result.base_revision,
+        "base-snapshot": result.base_snapshot,
+        "upload-sarif": str(lenient_flag("sarif", False)).lower(),
+        **result.files,
+    }
+    lines = []
+    for key, value in values.items():
+        if "\n" in value or "\r" in value:
+            delim = f"EOF_{uuid.uuid4().hex}"
+            lines.append(f"{key}<<{delim}\n{value}\n{delim}")
+        else:
+            lines.append(f"{key}={value}")
+    append(path, "\n".join(lines) + "\n")
+
+
+def publish_cli() -> None:
+    """Append the bin folder of the venv ``action.yml`` installs schema-audit into
+    (``$RUNNER_TEMP/schema-audit-venv/bin``) to ``$GITHUB_PATH`` when it holds ``schema-audit``, so later steps
+    of the job find the CLI (the action's own steps call it by path)."""
+    path_file, temp = os.environ.get("GITHUB_PATH"), os.environ.get("RUNNER_TEMP")
+    if not path_file or not temp:
+        return
+    bin_dir = Path(temp) / "schema-audit-venv" / "bin"
+    if (bin_dir / "schema-audit").is_file():
+        append(path_file, f"{bin_dir}\n")
