@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 _ENABLED = True
-_CACHES: list[ContentCache[object]] = []
+_CACHES: list[ContentCache[Any]] = []  # every cache, whatever it holds (clear_caches)
 
 
 def enabled() -> bool:

@@ -26,7 +26,7 @@ _WRITE_HINTS = ("destructiveHint", "idempotentHint")
 
 def _hints(tool: dict[str, Any]) -> dict[str, Any]:
     """The tool's hints, with the spec's defaults for absent ones."""
-    raw = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    raw = given if isinstance(given := tool.get("annotations"), dict) else {}
     return {hint: raw.get(hint, default) for hint, default in _DEFAULTS.items()}
 
 

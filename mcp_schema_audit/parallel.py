@@ -19,7 +19,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcp_schema_audit import fastpaths
 
@@ -100,7 +100,7 @@ def _worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's own terminate(): end at once (not the CLI's handler)
 
 
-def _run_chunk(indices: range) -> tuple[str, Any]:
+def _run_chunk(indices: range) -> tuple[Literal["ok", "raise"], Any]:
     """In a worker: ``("ok", [results])``, or ``("raise", exception)`` for any exception, ``BaseException``s
     included (a pool worker that dies of one would leave the caller waiting forever)."""
     assert _WORK is not None

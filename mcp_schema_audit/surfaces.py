@@ -574,6 +574,7 @@ class _TemplateDiff:
             if before == after:
                 continue
             detail = f"variable {before!r} is now {after!r} ({old_t.text!r} → {new_t.text!r})"
+            witness: dict[str, Any]
             if before in old_t.query:
                 values = dict.fromkeys(old_t.variables, f"{uritemplates.SAMPLE_VALUES[0]}")
                 uri = old_t.expand(values)

@@ -16,7 +16,10 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.shared.uri_template import UriTemplate  # the module _sdk_module loads, as mypy reads it
 
 _MODULE = "mcp.shared.uri_template"
 _PRIVATE_NAME = "_schema_audit_sdk_uri_template"
@@ -63,22 +66,22 @@ class Template:
     variables: tuple[str, ...]
     query: frozenset[str]
     path: str
-    _parsed: Any
+    _parsed: UriTemplate
 
     def expand(self, values: dict[str, str]) -> str:
         """The URI for ``values`` (variable name → string; absent names are omitted, as RFC 6570 says)."""
         return str(self._parsed.expand(values))
 
-    def match(self, uri: str) -> dict[str, Any] | None:
+    def match(self, uri: str) -> dict[str, str | list[str]] | None:
         """The variables the template reads from ``uri`` (name → str or list), or ``None`` when it does not match."""
-        return self._parsed.match(uri)  # type: ignore[no-any-return]
+        return self._parsed.match(uri)
 
 
 def parse(text: str) -> Template:
     """Parse ``text`` with the SDK's RFC 6570 parser. Raises ``TemplateError`` (with the parser's message)."""
     module = _sdk_module()
     try:
-        parsed = module.UriTemplate.parse(text)
+        parsed: UriTemplate = module.UriTemplate.parse(text)
     except module.InvalidUriTemplate as exc:
         raise TemplateError(str(exc)) from None
     query = frozenset(parsed.query_variable_names)

@@ -347,11 +347,11 @@ def test_process_tree_stops_descendants_that_left_the_group_and_nothing_else() -
     """The tracker of capture.process, on real processes: a "server" (our child, stderr on our pipe) whose
     child called setsid() is stopped with that child; a bystander, also our child, is never signalled,
     not even when its pid is recorded with another start time (a reused pid)."""
-    from mcp_schema_audit.capture.process import _ProcessTree
+    from mcp_schema_audit.capture.process import ProcessTree
 
     bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(60)"], start_new_session=True)
     read_fd, write_fd = os.pipe()
-    tree = _ProcessTree(write_fd)
+    tree = ProcessTree(write_fd)
     server = None
     try:
         tree.before_spawn()

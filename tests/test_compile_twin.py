@@ -1,6 +1,6 @@
 """The Ajv compile walk with a twin (the other version of the tool's schema) answers exactly as without one.
 
-``compile._ajv_compile_problem(doc, kind, twin)`` skips subtrees identical to a place of the twin that the
+``compile.ajv_compile_problem(doc, kind, twin)`` skips subtrees identical to a place of the twin that the
 twin's own walk found clean. A subtree identical to the twin's but at a place the twin's walk never
 compiled (an ``if`` without ``then``, ``additionalItems`` beside a non-array ``items``, a ``$defs`` entry its
 ``$ref`` does not reach, the children of an always-valid node) must still be walked: the cases below put a
@@ -21,7 +21,7 @@ from mcp_schema_audit.engine import compare_schemas
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.fastpaths import clear_caches
 from mcp_schema_audit.schema import SchemaDoc
-from mcp_schema_audit.schema.compile import _ajv_compile_problem
+from mcp_schema_audit.schema.compile import ajv_compile_problem
 
 BAD = {"type": "strin"}  # Ajv: type must be JSONType or JSONType[]
 
@@ -31,9 +31,9 @@ def _both(doc_schema: Any, twin_schema: Any, kind: str = "draft-07") -> tuple[An
     doc, twin = SchemaDoc(doc_schema), SchemaDoc(twin_schema)
     identity = Identity(doc, twin)
     return (
-        _ajv_compile_problem(doc, kind),
-        _ajv_compile_problem(doc, kind, (twin, identity.identical)),
-        _ajv_compile_problem(twin, kind),
+        ajv_compile_problem(doc, kind),
+        ajv_compile_problem(doc, kind, (twin, identity.identical)),
+        ajv_compile_problem(twin, kind),
     )
 
 
@@ -213,7 +213,7 @@ def test_schemas_the_fast_check_calls_clean_compile_in_every_ajv_class(schema: A
     root = {"$schema": _URIS[dialect], **schema} if isinstance(schema, dict) else schema
     if surely_valid(root, dialect, ajv=True):
         for kind in {"draft-07", dialect}:  # the Ajv classes the TS profiles compile a schema of this dialect with
-            assert _ajv_compile_problem(SchemaDoc(root), kind) is None, (root, kind)
+            assert ajv_compile_problem(SchemaDoc(root), kind) is None, (root, kind)
 
 
 @pytest.mark.parametrize(

@@ -18,12 +18,15 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_schema_audit.capture.session import Connection, list_tools, run_connected, utc_now
-from mcp_schema_audit.capture.target import CaptureTarget, _check_arguments, _oneline, _scrub
+from mcp_schema_audit.capture.target import CaptureTarget, check_arguments, oneline, scrub_message
 from mcp_schema_audit.jsontext import non_json_number_at
 from mcp_schema_audit.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 #: A result whose JSON text is longer than this (characters) is neither checked nor recorded (``too-large``).
 MAX_RESULT_CHARS = 16 * 1024 * 1024
@@ -32,6 +35,8 @@ SHUTDOWN_RESERVE_S = 2.0
 _MESSAGE_CHARS = 300
 _CANCELLED_CODE = -32001  # the SDK's REQUEST_TIMEOUT
 _CLOSED_CODE = -32000  # the SDK's CONNECTION_CLOSED
+#: What became of one planned call (``call_record``).
+CallOutcome = Literal["result", "rpc-error", "timeout", "too-large", "not-json", "not-called"]
 
 
 @dataclass
@@ -47,7 +52,7 @@ class PlannedCall:
 
 def call_record(
     call: PlannedCall,
-    outcome: str,
+    outcome: CallOutcome,
     *,
     result: dict[str, Any] | None = None,
     error: dict[str, Any] | None = None,
@@ -103,7 +108,7 @@ def probe_server(
     arguments and ``CaptureError`` when the server cannot be reached, exits, breaks the protocol, or the
     listing does not complete within ``timeout_s``. ``clock_started``: see ``run_connected``.
     """
-    _check_arguments(target, protocol, timeout_s, max_pages)
+    check_arguments(target, protocol, timeout_s, max_pages)
     if not call_timeout_s > 0:
         from mcp_schema_audit.errors import UsageError
 
@@ -137,13 +142,19 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
         return call_record(call, "not-called", error={"message": "the run's --timeout was spent before this call"})
     conn.state.stage = f"tools/call {call.tool!r} (call {call.id!r})"
     request = CallToolRequest(params=CallToolRequestParams(name=call.tool, arguments=call.arguments))
-    sdk_error = None
-    failure: Any = None
+    sdk_error: str | None = None
+    failure: MCPError | None = None
     before = conn.log.sent.get("tools/call")
     unparsable = conn.log.unparsable
     began = time.monotonic()
     try:
-        await conn.session.send_request(request, TypeAdapter(dict[str, Any]), request_read_timeout_seconds=budget)
+        await conn.session.send_request(
+            request,
+            # the SDK bounds the result type to pydantic models, but validates through any TypeAdapter: a dict one
+            # takes every result as sent (the raw result is read from the wire tap anyway)
+            TypeAdapter(dict[str, Any]),  # type: ignore[type-var]
+            request_read_timeout_seconds=budget,
+        )
     except MCPError as exc:
         failure = exc
     except ValidationError as exc:
@@ -167,9 +178,9 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
                     "JSON-RPC (not JSON, or nested too deeply to parse)"
                 )
             return call_record(call, "timeout", error={"message": why}, duration_s=duration)
-        message = _oneline(str(failure)) if failure is not None else (sdk_error or "no reply was recorded")
+        message = oneline(str(failure)) if failure is not None else (sdk_error or "no reply was recorded")
         return call_record(
-            call, "rpc-error", error={"message": _scrub(_clip(message), conn.state.secrets)}, duration_s=duration
+            call, "rpc-error", error={"message": scrub_message(_clip(message), conn.state.secrets)}, duration_s=duration
         )
     result, error = reply
     if error is not None:
@@ -177,7 +188,7 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
         if conn.log.non_json_reply(sent) is not None:  # NaN/Infinity in the error: keep what JSON can hold
             error = {k: v for k, v in error.items() if k == "message" or non_json_number_at(v) is None}
         if isinstance(error.get("message"), str):
-            error["message"] = _scrub(_clip(error["message"]), conn.state.secrets)
+            error["message"] = scrub_message(_clip(error["message"]), conn.state.secrets)
         return call_record(call, "rpc-error", error=error, duration_s=duration)
     assert result is not None  # secrets: masked by the tap as the result arrived
     bad = conn.log.non_json_reply(sent)
@@ -210,17 +221,17 @@ def _size(value: Any) -> int:
         return MAX_RESULT_CHARS + 1
 
 
-def _first_error(exc: Any) -> str:
+def _first_error(exc: ValidationError) -> str:
     try:
         first = exc.errors()[0]
         where = "/".join(str(p) for p in first.get("loc", ()))
         return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
     except Exception:  # noqa: BLE001 - a message is all we want
-        return _oneline(str(exc))[:200]
+        return oneline(str(exc))[:200]
 
 
 def _clip(text: str) -> str:
-    text = _oneline(text)
+    text = oneline(text)
     return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from mcp_schema_audit.capture.process import _STDERR_LINE_CHARS, _STDERR_TAIL_LINES
-from mcp_schema_audit.capture.state import _State
-from mcp_schema_audit.capture.target import _oneline
-from mcp_schema_audit.capture.wire import _WireLog
+from mcp_schema_audit.capture.process import STDERR_LINE_CHARS, STDERR_TAIL_LINES
+from mcp_schema_audit.capture.state import RunState
+from mcp_schema_audit.capture.target import oneline
+from mcp_schema_audit.capture.wire import WireLog
 from mcp_schema_audit.errors import CaptureError
 
 _MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error message) quoted in an error
@@ -17,7 +17,9 @@ _MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error m
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
-def _is_group(exc: BaseException) -> bool:
+def is_exception_group(exc: BaseException) -> bool:
+    """Is ``exc`` an exception group (of the SDK's task groups), whichever class implements it
+    (``BaseExceptionGroup`` from Python 3.11 on, the ``exceptiongroup`` backport's on 3.10)?"""
     return (
         isinstance(getattr(exc, "exceptions", None), (list, tuple))
         and isinstance(exc, BaseException)
@@ -25,23 +27,24 @@ def _is_group(exc: BaseException) -> bool:
     )
 
 
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
+def leaf_exceptions(exc: BaseException) -> Iterator[BaseException]:
     """The non-group exceptions inside ``exc`` (nested ``ExceptionGroup``s flattened), in order."""
-    if _is_group(exc):
-        for inner in exc.exceptions:  # type: ignore[attr-defined]
-            yield from _leaves(inner)
+    grouped: Sequence[BaseException] | None = getattr(exc, "exceptions", None) if is_exception_group(exc) else None
+    if grouped is not None:
+        for inner in grouped:
+            yield from leaf_exceptions(inner)
     else:
         yield exc
 
 
-def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> CaptureError:
+def explain_failure(exc: BaseException, state: RunState, log: WireLog | None = None) -> CaptureError:
     """Turn whatever the SDK raised into one readable ``CaptureError`` (``log``: what the server wrote that
     is not JSON-RPC, quoted when a stdio server exits)."""
     import httpx2
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
 
-    leaves = [leaf for leaf in _leaves(exc) if isinstance(leaf, Exception)]
+    leaves = [leaf for leaf in leaf_exceptions(exc) if isinstance(leaf, Exception)]
     if not leaves:
         raise exc
     for leaf in leaves:
@@ -66,7 +69,7 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
     for leaf in leaves:
         if isinstance(leaf, httpx2.ConnectError):
             return CaptureError(
-                f"cannot connect to {url}: {_first_line(leaf) or 'connection failed'}",
+                f"cannot connect to {url}: {first_line(leaf) or 'connection failed'}",
                 hint="is the server running and listening on that host and port? Start it first "
                 "(or give a stdio server's command after --)",
             )
@@ -74,7 +77,7 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
             return CaptureError(f"HTTP timeout talking to {url} during {state.stage}")
         if isinstance(leaf, httpx2.HTTPError):
             return CaptureError(
-                f"HTTP error talking to {url} during {state.stage}: {_first_line(leaf) or type(leaf).__name__}"
+                f"HTTP error talking to {url} during {state.stage}: {first_line(leaf) or type(leaf).__name__}"
             )
     tail = _stderr_tail(state)
     for leaf in leaves:
@@ -105,7 +108,7 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
                 "the server may not speak 2026-07-28; try --protocol auto" if state.protocol == "2026-07-28" else None
             )
             return CaptureError(
-                f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(_oneline(leaf.message))}", hint=hint
+                f"{state.stage} failed: JSON-RPC error {leaf.code}: {_clip(oneline(leaf.message))}", hint=hint
             )
     for leaf in leaves:
         if isinstance(leaf, ValidationError):
@@ -114,14 +117,14 @@ def _explain(exc: BaseException, state: _State, log: _WireLog | None = None) -> 
             )
     for leaf in leaves:
         if isinstance(leaf, RuntimeError) and "protocol version" in str(leaf).lower():
-            return CaptureError(f"protocol negotiation failed: {_first_line(leaf)}")
+            return CaptureError(f"protocol negotiation failed: {first_line(leaf)}")
     leaf = leaves[0]
-    detail = _first_line(leaf) or type(leaf).__name__
+    detail = first_line(leaf) or type(leaf).__name__
     suffix = f" | stderr: {tail}" if tail else ""
     return CaptureError(f"capture failed during {state.stage}: {type(leaf).__name__}: {detail}{suffix}")
 
 
-def _sent_by_server(error: BaseException, log: _WireLog | None) -> bool:
+def _sent_by_server(error: BaseException, log: WireLog | None) -> bool:
     """Did the server itself answer with this JSON-RPC error (its code and message are among the replies the wire
     tap saw), rather than the SDK making it up (connection closed, request timeout)?"""
     if log is None:
@@ -133,7 +136,9 @@ def _sent_by_server(error: BaseException, log: _WireLog | None) -> bool:
     )
 
 
-def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None) -> CaptureError:
+def timeout_error(timeout_s: float, state: RunState, log: WireLog | None = None) -> CaptureError:
+    """The ``CaptureError`` of a run that ran out of ``timeout_s`` during ``state.stage`` (with what the server
+    wrote that is not JSON-RPC, its stderr tail, and the next step when there is one)."""
     message = f"timed out after {timeout_s:g} s during {state.stage}"
     if state.target.transport != "stdio":
         message += f" ({state.where()})"
@@ -150,7 +155,7 @@ def _timeout_error(timeout_s: float, state: _State, log: _WireLog | None = None)
     return CaptureError(message, hint=hint)
 
 
-def _stdout_noise(log: _WireLog | None) -> str:
+def _stdout_noise(log: WireLog | None) -> str:
     """The last lines a stdio server wrote to stdout that are not JSON-RPC, cleaned and quoted; ``""`` if none."""
     if log is None:
         return ""
@@ -158,7 +163,7 @@ def _stdout_noise(log: _WireLog | None) -> str:
     for raw in log.noise:
         line = "".join(ch for ch in " ".join(_ANSI_RE.sub("", raw).split()) if ch.isprintable())
         if line:
-            shown.append(repr(line if len(line) <= _STDERR_LINE_CHARS else line[: _STDERR_LINE_CHARS - 1] + "…"))
+            shown.append(repr(line if len(line) <= STDERR_LINE_CHARS else line[: STDERR_LINE_CHARS - 1] + "…"))
     if not shown and log.unparsable:
         return f"{log.unparsable} message(s)"
     return " | ".join(shown)
@@ -180,7 +185,7 @@ def _http_hint(status_line: str, transport: str = "http") -> str | None:
     return None
 
 
-def _stderr_tail(state: _State) -> str:
+def _stderr_tail(state: RunState) -> str:
     """The server's last stderr lines (at most 5, each trimmed), joined with ``" | "``; ``""`` if none."""
     errlog = state.errlog
     if errlog is None:
@@ -191,13 +196,14 @@ def _stderr_tail(state: _State) -> str:
         line = " ".join(_ANSI_RE.sub("", line).split())
         line = "".join(ch for ch in line if ch.isprintable())
         if line:
-            lines.append(line if len(line) <= _STDERR_LINE_CHARS else line[: _STDERR_LINE_CHARS - 1] + "…")
-    return " | ".join(lines[-_STDERR_TAIL_LINES:])
+            lines.append(line if len(line) <= STDERR_LINE_CHARS else line[: STDERR_LINE_CHARS - 1] + "…")
+    return " | ".join(lines[-STDERR_TAIL_LINES:])
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message, on one line and clipped (``""`` for an empty message)."""
     text = str(exc).strip()
-    return _clip(_oneline(text.splitlines()[0])) if text else ""
+    return _clip(oneline(text.splitlines()[0])) if text else ""
 
 
 def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
@@ -205,5 +211,6 @@ def _clip(text: str, limit: int = _MESSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _short(value: str, limit: int = 60) -> str:
+def short_repr(value: str, limit: int = 60) -> str:
+    """``repr(value)`` of at most ``limit`` characters of ``value`` (then ``…``): server text in a message."""
     return repr(value) if len(value) <= limit else repr(value[:limit]) + "…"

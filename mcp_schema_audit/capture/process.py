@@ -11,18 +11,24 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
-_STDERR_TAIL_LINES = 5
+if TYPE_CHECKING:
+    from mcp.client import Transport
+    from mcp.client._transport import TransportStreams  # the SDK's (read, write) pair (no public module)
+
+#: Lines of a stdio server's stderr quoted in a failure message (its last ones).
+STDERR_TAIL_LINES = 5
 
 
-_STDERR_LINE_CHARS = 160
+#: Characters of one such line quoted (longer ones are cut).
+STDERR_LINE_CHARS = 160
 
 
 _STDERR_READ_BYTES = 16 * 1024
 
 
-class _StderrTail:
+class StderrTail:
     """The stdio server's stderr: a pipe drained by a thread that keeps only the last bytes.
 
     A temporary file would let a server that floods stderr fill the disk (GB/s until the timeout);
@@ -78,7 +84,7 @@ class _StderrTail:
         self._thread.join(timeout=1.0)
 
 
-class _ProcessTree:
+class ProcessTree:
     """The stdio server and its descendants, followed through ``/proc`` while the server runs (Linux).
 
     The SDK starts the server in a new session and, at shutdown, signals that process group only, and
@@ -296,7 +302,7 @@ TIMEOUT_TERM_GRACE_S = 0.1
 
 
 @contextlib.asynccontextmanager
-async def _tracked(transport: Any, tree: _ProcessTree) -> AsyncIterator[Any]:
+async def tracked(transport: Transport, tree: ProcessTree) -> AsyncIterator[TransportStreams]:
     """Enter the SDK's stdio transport with ``tree`` following the server it spawns.
 
     When the run's deadline has passed (a timeout), the server and its descendants are stopped at once

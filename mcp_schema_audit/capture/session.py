@@ -11,30 +11,34 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.capture.failures import (
-    _explain,
-    _first_line,
-    _is_group,
-    _leaves,
-    _timeout_error,
+    explain_failure,
+    first_line,
+    is_exception_group,
+    leaf_exceptions,
+    timeout_error,
 )
-from mcp_schema_audit.capture.process import _ProcessTree, _StderrTail, _tracked
-from mcp_schema_audit.capture.state import _State
+from mcp_schema_audit.capture.process import ProcessTree, StderrTail, tracked
+from mcp_schema_audit.capture.state import RunState
 from mcp_schema_audit.capture.surfaces import walk_list, walk_surfaces
 from mcp_schema_audit.capture.target import (
     CaptureTarget,
-    _check_arguments,
-    _scrub,
-    _secrets_of,
+    check_arguments,
     connect_url_and_headers,
     message_secrets,
+    reply_secrets,
+    scrub_message,
 )
-from mcp_schema_audit.capture.wire import _last, _tapped, _WireLog
+from mcp_schema_audit.capture.wire import WireLog, last_result, tapped
 from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
 from mcp_schema_audit.snapshot import SECTIONS, Snapshot, check_tools
+
+if TYPE_CHECKING:
+    import httpx2
+    from mcp.client import ClientSession, Transport
 
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
@@ -48,9 +52,9 @@ class Connection:
     must end by (``timeout_s`` after it started). Only code inside ``capture`` uses it.
     """
 
-    session: Any
-    log: _WireLog
-    state: _State
+    session: ClientSession
+    log: WireLog
+    state: RunState
     handshake: dict[str, Any]
     version: str | None
     timeout_s: float
@@ -78,7 +82,7 @@ def run_connected(
     stderr tail of a stdio server, secrets kept out of messages, and one deadline (``timeout_s`` seconds)
     over everything, clean-up included. Raises ``CaptureError`` (one line, secrets removed) for every
     failure to reach the server or to finish in time; a ``SchemaAuditError`` that ``work`` raises for
-    another reason (a ``UsageError``, an ``InputError``) comes through unchanged. Call ``_check_arguments``
+    another reason (a ``UsageError``, an ``InputError``) comes through unchanged. Call ``check_arguments``
     first. ``clock_started`` (a ``time.monotonic()`` value, e.g. when the CLI started) starts the clock of
     ``timeout_s`` earlier than now, so that the whole command ends within it; the messages still name
     ``timeout_s``.
@@ -99,46 +103,44 @@ async def _run_connected(
 
     spent = 0.0 if clock_started is None else max(0.0, time.monotonic() - clock_started)
     left = max(0.05, timeout_s - spent)
-    state = _State(target=target, protocol=protocol, secrets=message_secrets(target))
-    log = _WireLog(_secrets_of(target))
+    state = RunState(target=target, protocol=protocol, secrets=message_secrets(target))
+    log = WireLog(reply_secrets(target))
     with contextlib.ExitStack() as files:
         if target.transport == "stdio":
-            state.errlog = _StderrTail()
+            state.errlog = StderrTail()
             files.callback(state.errlog.close)
-            state.tree = _ProcessTree(state.errlog.writer.fileno())
+            state.tree = ProcessTree(state.errlog.writer.fileno())
             files.callback(state.tree.close)  # runs first: after the SDK stopped the server
         # A bare deadline scope (not anyio.fail_after) so that a timeout is recognised even when the
         # cancellation surfaces as some other exception from the SDK's task groups.
         scope = anyio.CancelScope(deadline=anyio.current_time() + left)
         deadline = time.monotonic() + left
-        done = False
-        outcome: Any = None
+        outcome: list[T] = []  # what work returned, once it did (a cancelled scope swallows the cancellation)
         error: CaptureError | None = None
         try:
             with scope:
-                outcome = await _connected(target, protocol, timeout_s, deadline, state, log, work)
-                done = True
+                outcome.append(await _connected(target, protocol, timeout_s, deadline, state, log, work))
         except BaseException as exc:  # noqa: BLE001 - every failure becomes one CaptureError
             other = _other_error(exc)
             if other is not None:
                 raise other from None
             if scope.cancel_called:
-                error = _timeout_error(timeout_s, state, log)
-            elif not isinstance(exc, Exception) and not _is_group(exc):
+                error = timeout_error(timeout_s, state, log)
+            elif not isinstance(exc, Exception) and not is_exception_group(exc):
                 raise  # KeyboardInterrupt, SystemExit, an outer cancellation
             else:
-                error = _explain(exc, state, log)
-        if error is None and not done:
-            error = _timeout_error(timeout_s, state, log)
+                error = explain_failure(exc, state, log)
+        if error is None and not outcome:
+            error = timeout_error(timeout_s, state, log)
         if error is not None:
-            raise CaptureError(_scrub(str(error), state.secrets), hint=error.hint)
-    return outcome  # type: ignore[no-any-return]
+            raise CaptureError(scrub_message(str(error), state.secrets), hint=error.hint)
+    return outcome[0]
 
 
 def _other_error(exc: BaseException) -> SchemaAuditError | None:
     """A ``SchemaAuditError`` that is not about reaching the server (raised by the work itself), found
     inside ``exc`` (an exception group of the SDK's task groups included); else None."""
-    for leaf in _leaves(exc):
+    for leaf in leaf_exceptions(exc):
         if isinstance(leaf, SchemaAuditError) and not isinstance(leaf, CaptureError):
             return leaf
     return None
@@ -149,8 +151,8 @@ async def _connected(
     protocol: str,
     timeout_s: float,
     deadline: float,
-    state: _State,
-    log: _WireLog,
+    state: RunState,
+    log: WireLog,
     work: Callable[[Connection], Awaitable[T]],
 ) -> T:
     """Open the transport and the SDK client, learn the handshake, run ``work``."""
@@ -161,7 +163,7 @@ async def _connected(
         transport = await _open_transport(target, timeout_s, state, stack)
         state.stage = "the handshake"
         client = Client(
-            _tapped(transport, log),
+            tapped(transport, log),
             mode=protocol,
             cache=None,
             read_timeout_seconds=timeout_s,
@@ -171,9 +173,9 @@ async def _connected(
             session = client.session
             handshake: dict[str, Any] = {}
             if session.initialize_result is not None:
-                handshake = _last(log.results("initialize"))
+                handshake = last_result(log.results("initialize"))
             elif protocol == "auto":
-                handshake = _last(log.results("server/discover"))
+                handshake = last_result(log.results("server/discover"))
             else:
                 handshake = await _discover_pinned(session, log)
             conn = Connection(
@@ -206,7 +208,7 @@ def capture(
     ``timeout_s`` (seconds) bounds the whole capture: spawn or connect, handshake and every page.
     ``clock_started``: see ``run_connected``. ``max_pages`` caps the number of pages of each list.
     Stopping a stdio server that ignores the end of its stdin adds up to ~4 s after a failure (the
-    SDK's close, SIGTERM, SIGKILL grace periods), but ~0.1 s after a timeout (``process._tracked``
+    SDK's close, SIGTERM, SIGKILL grace periods), but ~0.1 s after a timeout (``process.tracked``
     stops it at once).
     On Linux, descendants of a stdio server that are still running once the server has stopped (also
     those that left its process group with ``setsid()``) are then stopped too: SIGTERM, up to 1 s,
@@ -227,7 +229,7 @@ def capture(
     answers with an error, or sends a listing that cannot be paired (no tool name, duplicates,
     a repeating cursor, more than ``max_pages`` pages).
     """
-    _check_arguments(target, protocol, timeout_s, max_pages)
+    check_arguments(target, protocol, timeout_s, max_pages)
     started = time.monotonic()
     captured_at = utc_now()
 
@@ -251,7 +253,7 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     pages = await _walk_pages(conn.session, conn.log, conn.version, max_pages, conn.state)
     first_page = pages[0] if pages else {}
     handshake = conn.handshake
-    caps = handshake.get("capabilities") if isinstance(handshake.get("capabilities"), dict) else {}
+    caps = found if isinstance(found := handshake.get("capabilities"), dict) else {}
     sections, surface_meta = await walk_surfaces(conn.session, conn.log, conn.version, max_pages, conn.state, caps)
     instructions = handshake.get("instructions")
     bad = conn.log.non_json_reply()
@@ -263,7 +265,7 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     try:
         tools = check_tools([tool for page in pages for tool in page["tools"]], "tools/list")
     except InputError as exc:
-        raise CaptureError(_scrub(str(exc), conn.state.secrets)) from None
+        raise CaptureError(scrub_message(str(exc), conn.state.secrets)) from None
     return Snapshot(
         label=label,
         tools=tools,
@@ -291,8 +293,8 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
 
 
 async def _open_transport(
-    target: CaptureTarget, timeout_s: float, state: _State, stack: contextlib.AsyncExitStack
-) -> Any:
+    target: CaptureTarget, timeout_s: float, state: RunState, stack: contextlib.AsyncExitStack[bool | None]
+) -> Transport:
     """The SDK transport context manager for ``target`` (not entered); HTTP clients go on ``stack``."""
     if target.transport == "stdio":
         from mcp import StdioServerParameters
@@ -303,12 +305,15 @@ async def _open_transport(
         params = StdioServerParameters(
             command=target.command[0], args=list(target.command[1:]), env=dict(target.env) or None, cwd=target.cwd
         )
-        transport = stdio_client(params, errlog=state.errlog.writer if state.errlog else None)  # type: ignore[arg-type]
-        return _tracked(transport, state.tree) if state.tree is not None else transport
+        # the SDK annotates errlog as TextIO but only hands it to the subprocess as its stderr, where any file with a
+        # fileno() serves: ours is the binary write end of the stderr pipe (StderrTail)
+        errlog = state.errlog.writer if state.errlog else None
+        transport = stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
+        return tracked(transport, state.tree) if state.tree is not None else transport
 
     import httpx2
 
-    async def on_response(response: Any) -> None:
+    async def on_response(response: httpx2.Response) -> None:
         if target.transport == "http" and response.request.method != "POST":
             return  # the optional GET stream and the closing DELETE may be refused (405): not a failure
         if response.status_code >= 400:
@@ -328,7 +333,9 @@ async def _open_transport(
 
     from mcp.client.sse import sse_client
 
-    def client_factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+    def client_factory(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(
             headers=headers, timeout=timeout or http_timeout, auth=auth, event_hooks={"response": [on_response]}
         )
@@ -342,7 +349,7 @@ async def _open_transport(
     )
 
 
-async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
+async def _discover_pinned(session: ClientSession, log: WireLog) -> dict[str, Any]:
     """With a pinned version the SDK sends no handshake; ask ``server/discover`` once, which negotiates it.
 
     A server that refuses it (``Method not found``: a server of the ``initialize`` era) or does not list
@@ -352,6 +359,7 @@ async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
     from mcp.shared.exceptions import MCPError
 
     version = session.protocol_version
+    assert version is not None  # a pinned mode: the SDK adopted the version before it handed out the session
     hint = "use --protocol auto, which negotiates the version, or --protocol legacy for the initialize handshake"
     mark = len(log.replies)
     try:
@@ -359,10 +367,10 @@ async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
     except MCPError as exc:
         raise CaptureError(
             f"the server does not speak protocol {version}: it answered server/discover with "
-            f"error {exc.error.code}: {_first_line(exc)}",
+            f"error {exc.error.code}: {first_line(exc)}",
             hint=hint,
         ) from None
-    result = _last(log.results("server/discover", mark))
+    result = last_result(log.results("server/discover", mark))
     supported = result.get("supportedVersions")
     if isinstance(supported, list) and version not in supported:
         shown = ", ".join(str(v) for v in supported[:8] if isinstance(v, str))
@@ -374,7 +382,7 @@ async def _discover_pinned(session: Any, log: _WireLog) -> dict[str, Any]:
 
 
 async def _walk_pages(
-    session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State
+    session: ClientSession, log: WireLog, version: str | None, max_pages: int, state: RunState
 ) -> list[dict[str, Any]]:
     """Send ``tools/list`` until the raw result has no ``nextCursor``; return the raw results in order."""
     return await walk_list(session, log, "tools/list", "tools", version, max_pages, state)

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcp_schema_audit.capture.process import _ProcessTree, _StderrTail
+from mcp_schema_audit.capture.process import ProcessTree, StderrTail
 from mcp_schema_audit.capture.target import CaptureTarget, redact_url
 
 
 @dataclass
-class _State:
+class RunState:
     """What the failure messages need: the stage reached, HTTP statuses seen, stderr, secrets."""
 
     target: CaptureTarget
     protocol: str
     stage: str = "starting the server"
     http_error: str | None = None
-    errlog: _StderrTail | None = None
-    tree: _ProcessTree | None = None
+    errlog: StderrTail | None = None
+    tree: ProcessTree | None = None
     secrets: list[str] = field(default_factory=list)
 
     def where(self) -> str:

@@ -9,13 +9,18 @@ still kept.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from mcp_schema_audit.capture.failures import _short
-from mcp_schema_audit.capture.state import _State
-from mcp_schema_audit.capture.wire import _last, _WireLog
+from mcp_schema_audit.capture.failures import short_repr
+from mcp_schema_audit.capture.state import RunState
+from mcp_schema_audit.capture.wire import WireLog, last_result
 from mcp_schema_audit.errors import CaptureError, InputError
 from mcp_schema_audit.snapshot import LIST_SECTIONS, check_section
+
+if TYPE_CHECKING:
+    from mcp.client import ClientSession
+    from mcp.types import PaginatedRequest, PaginatedResult
 
 #: JSON-RPC "Method not found": a server that advertises ``resources`` but serves no templates answers
 #: ``resources/templates/list`` with it; that is an empty list, not a failure.
@@ -28,20 +33,27 @@ _METHODS = {
 }
 
 
-def _types(method: str) -> tuple[Any, Any]:
-    """The SDK's request and result model classes of list ``method``."""
+def _types(method: str) -> tuple[Callable[..., PaginatedRequest[Any]], type[PaginatedResult]]:
+    """The SDK's request and result model classes of list ``method`` (the request class called with ``params``)."""
     import mcp.types as t
 
-    return {
+    types: dict[str, tuple[Callable[..., PaginatedRequest[Any]], type[PaginatedResult]]] = {
         "tools/list": (t.ListToolsRequest, t.ListToolsResult),
         "prompts/list": (t.ListPromptsRequest, t.ListPromptsResult),
         "resources/list": (t.ListResourcesRequest, t.ListResourcesResult),
         "resources/templates/list": (t.ListResourceTemplatesRequest, t.ListResourceTemplatesResult),
-    }[method]
+    }
+    return types[method]
 
 
 async def walk_list(
-    session: Any, log: _WireLog, method: str, key: str, version: str | None, max_pages: int, state: _State
+    session: ClientSession,
+    log: WireLog,
+    method: str,
+    key: str,
+    version: str | None,
+    max_pages: int,
+    state: RunState,
 ) -> list[dict[str, Any]]:
     """Send list request ``method`` until the raw result has no ``nextCursor``; return the raw results in order.
 
@@ -72,7 +84,7 @@ async def walk_list(
             # The raw result was recorded by the tap before parsing: keep it as sent.
             if not log.results(method, mark):
                 raise
-        raw = _last(log.results(method, mark))
+        raw = last_result(log.results(method, mark))
         if not isinstance(raw.get(key), list):
             raise CaptureError(f"{method} page {number} has no {key!r} list")
         pages.append(raw)
@@ -85,7 +97,7 @@ async def walk_list(
             raise CaptureError(f"{method} page {number} has a nextCursor that is not a string")
         if next_cursor in seen or next_cursor == cursor:
             raise CaptureError(
-                f"server repeated cursor {_short(next_cursor)} on {method} page {number}: paging would never end"
+                f"server repeated cursor {short_repr(next_cursor)} on {method} page {number}: paging would never end"
             )
         seen.add(next_cursor)
         cursor = next_cursor
@@ -97,7 +109,12 @@ def advertised(capabilities: dict[str, Any], capability: str) -> bool:
 
 
 async def walk_surfaces(
-    session: Any, log: _WireLog, version: str | None, max_pages: int, state: _State, capabilities: dict[str, Any]
+    session: ClientSession,
+    log: WireLog,
+    version: str | None,
+    max_pages: int,
+    state: RunState,
+    capabilities: dict[str, Any],
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Walk ``prompts/list``, ``resources/list`` and ``resources/templates/list`` (each only when its capability
     is advertised; a list not advertised is ``[]``: a host sees none).

@@ -87,7 +87,9 @@ def connect_url_and_headers(url: str, headers: dict[str, str]) -> tuple[str, dic
     return clean, out
 
 
-def _check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int) -> None:
+def check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_pages: int) -> None:
+    """Raise ``UsageError`` for what no capture can start with: an unknown transport or protocol, a timeout or
+    page limit out of range, no command (stdio) or no usable http(s) URL."""
     if target.transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {target.transport!r}: use one of {', '.join(TRANSPORTS)}")
     if protocol not in PROTOCOLS:
@@ -131,7 +133,7 @@ def looks_secret(name: str, value: str) -> bool:
     return (len(value) >= 8 and letters and digits) or (len(value) >= 20 and not any(c.isspace() for c in value))
 
 
-def _secrets_of(target: CaptureTarget) -> list[str]:
+def reply_secrets(target: CaptureTarget) -> list[str]:
     """Every secret value the user gave, longest first: the ``--env``, header (``--header``, ``--header-env``)
     and URL query values that ``looks_secret``, each also without its scheme (``Bearer <token>`` → ``<token>``),
     the URL's password (as written and percent-decoded) and the HTTP Basic value derived from the URL's
@@ -159,10 +161,10 @@ def _secrets_of(target: CaptureTarget) -> list[str]:
 
 
 def message_secrets(target: CaptureTarget) -> list[str]:
-    """``_secrets_of`` plus every other ``--env`` and header value and the URL's user name (each of
+    """``reply_secrets`` plus every other ``--env`` and header value and the URL's user name (each of
     ``MIN_SECRET_LEN`` characters or more): what an error message (one line of ours) never shows. A line of
     ours can afford to over-mask; the listing cannot (``looks_secret``)."""
-    values = _secrets_of(target)
+    values = reply_secrets(target)
     for value in [*target.env.values(), *target.headers.values()]:
         for part in [value, *value.split()[1:]]:
             if len(part) >= MIN_SECRET_LEN and part not in values:
@@ -216,11 +218,13 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
     return root[0]
 
 
-def _scrub(message: str, secrets: list[str]) -> str:
+def scrub_message(message: str, secrets: list[str]) -> str:
+    """``message`` with every one of ``secrets`` replaced by ``***``, on one line (``oneline``)."""
     for secret in secrets:
         message = message.replace(secret, "***")
-    return _oneline(message)
+    return oneline(message)
 
 
-def _oneline(text: str) -> str:
+def oneline(text: str) -> str:
+    """``text`` on one line: every run of whitespace (newlines included) made one space, none at either end."""
     return " ".join(str(text).split())

@@ -5,17 +5,28 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_schema_audit.capture.target import scrub_secrets
 from mcp_schema_audit.errors import CaptureError
 from mcp_schema_audit.jsontext import non_json_number_at
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
-class _WireLog:
+    from mcp.client import Transport
+    from mcp.client._transport import ReadStream, WriteStream  # the SDK's stream protocols (no public module)
+    from mcp.shared.message import SessionMessage
+    from mcp.types import RequestId
+
+    #: One reply as the tap saw it: ``(method of the request it answers, raw result, raw error, request id)``.
+    Reply: TypeAlias = "tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, RequestId]"
+
+
+class WireLog:
     """JSON-RPC traffic seen on the transport: request methods by id, raw results and errors.
 
-    Every reply is redacted as it arrives (``secrets``: what the user gave, see ``target._secrets_of``), so
+    Every reply is redacted as it arrives (``secrets``: what the user gave, see ``target.reply_secrets``), so
     no listing, handshake, call result or error the server sends can carry a secret into a snapshot, a
     report, a recording or a message: this tap is the one place where server data enters.
 
@@ -26,9 +37,9 @@ class _WireLog:
 
     def __init__(self, secrets: list[str] | None = None) -> None:
         self.secrets = list(secrets or [])  #: values replaced by ``***`` in every reply, as it is received
-        self.methods: dict[Any, str] = {}
-        self.sent: dict[str, Any] = {}
-        self.replies: list[tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, Any]] = []
+        self.methods: dict[RequestId, str] = {}  #: method of each request sent, by request id
+        self.sent: dict[str, RequestId] = {}
+        self.replies: list[Reply] = []
         self.non_json: dict[int, str] = {}  #: reply index → JSON Pointer of a NaN/Infinity the server sent in it
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
         self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
@@ -93,7 +104,7 @@ class _WireLog:
                 hint=hint,
             )
 
-    def non_json_reply(self, request_id: Any = None) -> tuple[str, str] | None:
+    def non_json_reply(self, request_id: RequestId | None = None) -> tuple[str, str] | None:
         """``(method, "result/pointer" or "error/pointer")`` of the first reply holding a number JSON cannot
         hold (NaN, Infinity; see ``jsontext.non_json_number_at``), among all replies or only the replies to
         request ``request_id``; None when there is none."""
@@ -108,7 +119,7 @@ class _WireLog:
         """Raw ``result`` dicts of ``method`` replies received since reply number ``start``."""
         return [res for m, res, _, _ in self.replies[start:] if m == method and res is not None]
 
-    def reply(self, request_id: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None] | None:
+    def reply(self, request_id: RequestId) -> tuple[dict[str, Any] | None, dict[str, Any] | None] | None:
         """``(raw result, raw error)`` of the reply to request ``request_id`` (the last one), or None if none came."""
         for _m, res, err, rid in reversed(self.replies):
             if rid == request_id:
@@ -116,10 +127,12 @@ class _WireLog:
         return None
 
 
-class _TapStream:
-    """Proxy for a transport read or write stream that records JSON-RPC traffic in a ``_WireLog``."""
+class _Tap:
+    """What both taps share: the stream proxied, the log, closing (also as an async context manager)."""
 
-    def __init__(self, inner: Any, log: _WireLog) -> None:
+    def __init__(
+        self, inner: ReadStream[SessionMessage | Exception] | WriteStream[SessionMessage], log: WireLog
+    ) -> None:
         self._inner = inner
         self._log = log
 
@@ -127,16 +140,42 @@ class _TapStream:
     def last_context(self) -> Any:  # the dispatcher reads it to carry OpenTelemetry context
         return getattr(self._inner, "last_context", None)
 
-    async def send(self, item: Any) -> None:
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _TapWriteStream(_Tap):
+    """Proxy for the transport's write stream: notes the method and id of every request sent in the ``WireLog``."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], log: WireLog) -> None:
+        super().__init__(inner, log)
+        self._writer = inner
+
+    async def send(self, item: SessionMessage) -> None:
         message = getattr(item, "message", None)
         method = getattr(message, "method", None)
-        if method is not None and hasattr(message, "id"):
+        if method is not None and message is not None and hasattr(message, "id"):
             self._log.methods[message.id] = method
             self._log.sent[method] = message.id
-        await self._inner.send(item)
+        await self._writer.send(item)
 
-    async def receive(self) -> Any:
-        item = await self._inner.receive()
+    async def __aenter__(self) -> _TapWriteStream:
+        return self
+
+
+class _TapReadStream(_Tap):
+    """Proxy for the transport's read stream: records every reply's raw result or error in the ``WireLog``
+    (secrets scrubbed), and each message the transport could not parse."""
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], log: WireLog) -> None:
+        super().__init__(inner, log)
+        self._reader = inner
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._reader.receive()
         if isinstance(item, Exception):
             self._log.note_unparsable(item)
         message = getattr(item, "message", None)
@@ -144,7 +183,7 @@ class _TapStream:
             method = self._log.methods.get(message.id)
             result = getattr(message, "result", None)
             error = getattr(message, "error", None)
-            kept: Any = None
+            kept: dict[str, Any] | None = None
             if isinstance(result, dict):
                 kept = scrub_secrets(copy.deepcopy(result), self._log.secrets)
                 self._log.replies.append((method, kept, None, message.id))
@@ -157,10 +196,10 @@ class _TapStream:
                 self._log.non_json[len(self._log.replies) - 1] = where
         return item
 
-    def __aiter__(self) -> _TapStream:
+    def __aiter__(self) -> _TapReadStream:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> SessionMessage | Exception:
         import anyio
 
         try:
@@ -168,21 +207,17 @@ class _TapStream:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _TapStream:
+    async def __aenter__(self) -> _TapReadStream:
         return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
 
 @contextlib.asynccontextmanager
-async def _tapped(transport: Any, log: _WireLog) -> AsyncIterator[tuple[_TapStream, _TapStream]]:
+async def tapped(transport: Transport, log: WireLog) -> AsyncIterator[tuple[_TapReadStream, _TapWriteStream]]:
+    """``transport`` (entered here) with both its streams proxied: every request and reply noted in ``log``."""
     async with transport as (read_stream, write_stream):
-        yield _TapStream(read_stream, log), _TapStream(write_stream, log)
+        yield _TapReadStream(read_stream, log), _TapWriteStream(write_stream, log)
 
 
-def _last(results: list[dict[str, Any]]) -> dict[str, Any]:
+def last_result(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The last of ``results`` (raw results of one method, as ``WireLog.results`` lists them), ``{}`` for none."""
     return results[-1] if results else {}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.probe.hosts import Verdict, host_verdict, js_truthy, wire_verdict
+from mcp_schema_audit.probe.hosts import Verdict, VerdictKind, host_verdict, js_truthy, wire_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -40,7 +40,7 @@ class _Group:
     hosts: dict[str, str] = field(default_factory=dict)  #: profile → its message (first call's)
     calls: list[str] = field(default_factory=list)
     cohorts: list[str] = field(default_factory=list)
-    kind: str = "schema"  #: the verdict's kind: schema, missing, wire, bad-schema
+    kind: VerdictKind = "schema"  #: the verdict's kind: schema, missing, wire, bad-schema
     own_schema: bool = True  #: the tool declares an outputSchema in the probed listing
 
 
@@ -49,7 +49,7 @@ def call_summary(record: dict[str, Any]) -> dict[str, Any]:
     (``outcome``: ``result`` | ``tool-error`` | ``rpc-error`` | ``timeout`` | ``too-large`` | ``not-json`` |
     ``not-called``)."""
     out: dict[str, Any] = {"id": record.get("id"), "tool": record.get("tool"), "outcome": record.get("outcome")}
-    result = record.get("result") if isinstance(record.get("result"), dict) else None
+    result = raw if isinstance(raw := record.get("result"), dict) else None
     if result is not None:
         out["is_error"] = result.get("isError") is True
         out["structured"] = "structuredContent" in result
@@ -100,12 +100,12 @@ def check_records(
     text_missing: dict[str, list[tuple[str, str]]] = {}
     for record in records:
         tool, call_id = str(record.get("tool")), str(record.get("id"))
-        result = record.get("result") if isinstance(record.get("result"), dict) else None
+        result = raw if isinstance(raw := record.get("result"), dict) else None
         if outcomes:
             out += _outcome_findings(record, result)
         if result is None or result.get("resultType") not in (None, "complete"):
             continue
-        wire_error = record.get("sdk_error") if isinstance(record.get("sdk_error"), str) else None
+        wire_error = raw if isinstance(raw := record.get("sdk_error"), str) else None
         own_doc = doc_of(-1, served, tool) if tool in tools else None
         own: dict[str, Verdict] = {
             p: host_verdict(p, tool, own_doc, result, wire_error=wire_error) for p in HOST_PROFILES
@@ -165,13 +165,13 @@ def checked_calls(served: Snapshot, records: list[dict[str, Any]], cached: list[
     made and results of tools without any outputSchema are not checked."""
     out: set[str] = set()
     for record in records:
-        result = record.get("result") if isinstance(record.get("result"), dict) else None
+        result = raw if isinstance(raw := record.get("result"), dict) else None
         if result is None or result.get("resultType") not in (None, "complete"):
             continue
         if result.get("isError") is True and not js_truthy(result.get("structuredContent")):
             continue
-        tool = record.get("tool")
-        if any(
+        tool = record.get("tool")  # a string in every record (call_record, load_recording)
+        if isinstance(tool, str) and any(
             isinstance(snap.tool_map().get(tool, {}).get("outputSchema"), (dict, bool)) for snap in [served, *cached]
         ):
             out.add(str(record.get("id")))
@@ -342,11 +342,11 @@ def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> 
 
 def _text_problem(result: dict[str, Any]) -> str:
     """Why ``result`` lacks the text block the spec asks for beside ``structuredContent`` (``""`` if it has one)."""
-    content = result.get("content") if isinstance(result.get("content"), list) else []
+    content = blocks if isinstance(blocks := result.get("content"), list) else []
     texts = [
-        b.get("text")
+        text
         for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(text := b.get("text"), str)
     ]
     structured = result.get("structuredContent")
     wanted = {_canon(structured)}
@@ -398,7 +398,7 @@ def _result_view(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _first_text(result: dict[str, Any]) -> str:
-    content = result.get("content") if isinstance(result.get("content"), list) else []
+    content = blocks if isinstance(blocks := result.get("content"), list) else []
     for block in content:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
             return _clip(block["text"])

@@ -28,10 +28,13 @@ exact; the Ajv text follows Ajv's English messages (``ajv.errorsText``) for the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 PY_MISSING = "Tool {tool} has an output schema but did not return structured content"
 TS_MISSING = "MCP error -32600: Tool {tool} has an output schema but did not return structured content"
@@ -47,6 +50,9 @@ TS_NOT_OBJECT = (
 )
 TS2_NOT_OBJECT = "Invalid result for tools/call: structuredContent: Invalid input: expected record, received {kind}"
 _MESSAGE_CHARS = 500
+
+#: Why a host rejects a result (``Verdict.kind``); ``""`` for a result it accepts.
+VerdictKind = Literal["", "schema", "missing", "wire", "bad-schema"]
 
 
 def pointer(tokens: list[Any]) -> str:
@@ -71,7 +77,7 @@ class Verdict:
         self,
         rejected: bool,
         message: str = "",
-        kind: str = "",
+        kind: VerdictKind = "",
         schema_pointer: str = "",
         instance_pointer: str = "",
         keyword: str = "",
@@ -211,7 +217,7 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
     return Verdict(True, template.format(message=text), "schema", at, where, str(best.validator))
 
 
-def schema_pointer(doc: SchemaDoc, error: Any) -> str:
+def schema_pointer(doc: SchemaDoc, error: ValidationError) -> str:
     """The JSON Pointer, in ``doc``'s document, of the keyword ``error`` failed on: the evaluation path
     (``absolute_schema_path``) with each local ``$ref`` hop replaced by its target's location; the bare
     evaluation path when a hop cannot be resolved locally."""

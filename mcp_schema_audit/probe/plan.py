@@ -115,7 +115,7 @@ def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     of ``examples``; local ``$ref`` followed), and the filled object (required arguments only) is valid under
     the ``inputSchema`` (python-sdk reading).
     """
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    annotations = given if isinstance(given := tool.get("annotations"), dict) else {}
     if annotations.get("readOnlyHint") is not True:
         if "readOnlyHint" in annotations and annotations["readOnlyHint"] is not False:
             return None, (
@@ -132,8 +132,8 @@ def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(schema, dict):
         return None, "no inputSchema object"
     doc = SchemaDoc(schema)
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = listed if isinstance(listed := schema.get("required"), list) else []
+    props = listed_props if isinstance(listed_props := schema.get("properties"), dict) else {}
     arguments: dict[str, Any] = {}
     sources = []
     for name in required:

@@ -94,17 +94,17 @@ def load_recording(path: Path) -> Recording:
             raise InputError(f"{source}: calls[{i}]: unknown outcome {call.get('outcome')!r}")
         if call["outcome"] == "result" and not isinstance(call.get("result"), dict):
             raise InputError(f"{source}: calls[{i}]: a 'result' outcome needs a result object")
-    label = data.get("label") if isinstance(data.get("label"), str) and data.get("label") else path.stem
+    label = named if isinstance(named := data.get("label"), str) and named else path.stem
     proto = data.get("protocol_version")
     snap = Snapshot(
         label=label,
         tools=tools,
-        server=data.get("server") if isinstance(data.get("server"), dict) else {},
+        server=server if isinstance(server := data.get("server"), dict) else {},
         protocol_version=proto if isinstance(proto, str) else None,
-        capabilities=data.get("capabilities") if isinstance(data.get("capabilities"), dict) else {},
+        capabilities=caps if isinstance(caps := data.get("capabilities"), dict) else {},
         transport=str(data.get("transport") or "file"),
         meta={},
         source="",
     )
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    meta = facts if isinstance(facts := data.get("meta"), dict) else {}
     return Recording(snapshot=snap, calls=calls, meta=meta, source=source)

@@ -7,25 +7,27 @@ the report with the error their TS host shows. Used by ``probe`` (real results) 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from mcp_schema_audit.schema.dialects import json_pointer
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 
-def _pointer(tokens: list[Any]) -> str:
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def ajv_text(errors: list[Any]) -> str:
+def ajv_text(errors: Sequence[ValidationError]) -> str:
     """Ajv's ``errorsText`` for jsonschema ``ValidationError``s: each in Ajv's words (``ajv_message``), a union's
     branch errors before the union's own (``ajv_order``), joined by ``", "``."""
     return ", ".join(ajv_message(e) for e in ajv_order(errors))
 
 
-def ajv_order(errors: list[Any]) -> list[Any]:
+def ajv_order(errors: Sequence[ValidationError]) -> list[ValidationError]:
     """Ajv with ``allErrors`` reports every failing keyword, a union's branch errors before the union's own;
     jsonschema nests branch errors in ``context``. Flattened the Ajv way (at most 20 entries)."""
-    out: list[Any] = []
+    out: list[ValidationError] = []
 
-    def visit(err: Any) -> None:
+    def visit(err: ValidationError) -> None:
         if len(out) >= 20:
             return
         if err.validator in ("anyOf", "oneOf") and err.context:
@@ -38,13 +40,13 @@ def ajv_order(errors: list[Any]) -> list[Any]:
     return out[:20]
 
 
-def ajv_message(error: Any) -> str:
+def ajv_message(error: ValidationError) -> str:
     """One jsonschema ``ValidationError`` in Ajv's words, as ``errorsText`` prints it: ``data/a/0 must be string``."""
-    path = _pointer(list(error.absolute_path))
+    path = json_pointer(list(error.absolute_path))
     return f"data{path} {_ajv_text(error)}"
 
 
-def _ajv_text(error: Any) -> str:
+def _ajv_text(error: ValidationError) -> str:
     kw, value = error.validator, error.validator_value
     if kw == "type":
         return "must be " + (",".join(value) if isinstance(value, list) else str(value))

@@ -6,15 +6,28 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_schema_audit.fastpaths import ContentCache
-from mcp_schema_audit.schema.dialects import _JSON_TYPES, _SUBSCHEMA_KEYWORDS, RefError
-from mcp_schema_audit.schema.hosts import _AJV_RULES, _AJV_SCHEMA_TYPES, _ajv_always_valid
+from mcp_schema_audit.schema.ajv import AJV_RULES, AJV_SCHEMA_TYPES, AjvKind, ajv_always_valid
+from mcp_schema_audit.schema.dialects import JSON_TYPES, SUBSCHEMA_KEYWORDS, RefError
 from mcp_schema_audit.schema.regex import ecma_compile_error
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from mcp_schema_audit.schema.doc import SchemaDoc
+
+    #: Where a node of the Ajv compile walk is: ``None`` (the root), ``(parent location, tokens)``, or ``("abs",
+    #: tokens)`` (a ``$ref`` target, located from the root).
+    _Where: TypeAlias = "tuple[_Where | Literal['abs'], tuple[Any, ...]] | None"
+
+#: ``same(node, other_node)``: are two subtrees of two documents identical (equal JSON, equal ``$ref`` targets)?
+#: (``engine.identity.identical``; see ``ajv_compile_problem``'s ``twin``)
+SameTree = Callable[[Any, Any], bool]
+#: Where a host's compiler stops: ``(pointer tokens, the host's message)``.
+Problem = tuple[list[Any], str]
 
 #: Subschemas the compile check visits before it stops (bounded work on hostile input).
 AJV_COMPILE_MAX_NODES = 100_000
@@ -25,7 +38,7 @@ class SchemaCompileError(ValueError):
 
 
 #: What ``compile_problem`` found per (compiler, schema text), and ``inplace_cost`` per schema text.
-COMPILE_CACHE: ContentCache[Any] = ContentCache(1024)
+COMPILE_CACHE: ContentCache[Problem | None] = ContentCache(1024)
 COST_CACHE: ContentCache[float] = ContentCache(1024)
 
 
@@ -184,21 +197,21 @@ _AJV_PY_TYPES = {
         for kw, names in table.items()
         if names
     }
-    for kind, table in _AJV_SCHEMA_TYPES.items()
+    for kind, table in AJV_SCHEMA_TYPES.items()
 }
 
 
-def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] | None:
+def _ajv_node_problem(node: dict[str, Any], kind: AjvKind) -> Problem | None:
     """The first reason Ajv's class ``kind`` throws compiling this one schema object (not its subschemas)."""
-    table = _AJV_SCHEMA_TYPES[kind]
+    table = AJV_SCHEMA_TYPES[kind]
     py_types = _AJV_PY_TYPES[kind]
     # lib/compile/validate/dataType.ts getSchemaTypes / getJSONTypes
     t = node.get("type")
-    if t.__class__ is str and t in _JSON_TYPES:
-        types: Any = (t,)  # the common case, decided at once
+    if t.__class__ is str and t in JSON_TYPES:
+        types: Sequence[Any] = (t,)  # the common case, decided at once
     else:
         types = t if isinstance(t, list) else ([t] if t not in (None, "", 0, False) else [])
-        if not all(isinstance(x, str) and x in _JSON_TYPES for x in types):
+        if not all(isinstance(x, str) and x in JSON_TYPES for x in types):
             return ["type"], "type must be JSONType or JSONType[]: " + ",".join(
                 json.dumps(x) if not isinstance(x, str) else x for x in types
             )
@@ -223,7 +236,7 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
         if error is not None:
             return ["pattern"], error
     pats = node.get("patternProperties")
-    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, _AJV_RULES[kind]):
+    if isinstance(pats, dict) and _ajv_compiles_pattern_keys(node, kind, AJV_RULES[kind]):
         for key in pats:
             if key != "__proto__":
                 error = ecma_compile_error(key)
@@ -232,7 +245,7 @@ def _ajv_node_problem(node: dict[str, Any], kind: str) -> tuple[list[Any], str] 
     return None
 
 
-def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset[str]) -> bool:
+def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: AjvKind, rules: frozenset[str]) -> bool:
     """Does Ajv compile the ``patternProperties`` regexes of ``node``?
 
     patternProperties.ts skips them when every subschema is always valid and either the class does
@@ -243,13 +256,13 @@ def _ajv_compiles_pattern_keys(node: dict[str, Any], kind: str, rules: frozenset
     pats = [k for k in node["patternProperties"] if k != "__proto__"]
     if not pats:
         return False
-    if "additionalProperties" in node and not _ajv_always_valid(node["additionalProperties"], rules):
+    if "additionalProperties" in node and not ajv_always_valid(node["additionalProperties"], rules):
         return True
-    if not all(_ajv_always_valid(node["patternProperties"][k], rules) for k in pats):
+    if not all(ajv_always_valid(node["patternProperties"][k], rules) for k in pats):
         return True
     if kind == "draft-07":
         return False
-    members = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+    members = all_of if isinstance(all_of := node.get("allOf"), list) else []
     props_all = "additionalProperties" in node or any(
         isinstance(m, dict) and "additionalProperties" in m for m in members
     )
@@ -275,7 +288,7 @@ _AJV_PARENTS = frozenset(
 )
 
 
-def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> list[tuple[tuple[Any, ...], Any]]:
+def _ajv_subschemas(node: dict[str, Any], kind: AjvKind, rules: frozenset[str]) -> list[tuple[tuple[Any, ...], Any]]:
     """``(tokens, subschema)`` Ajv's class ``kind`` compiles below ``node`` (``$ref`` aside), in keyword order."""
     if _AJV_PARENTS.isdisjoint(node):
         return []  # a leaf (most nodes): no keyword that holds a subschema
@@ -290,7 +303,7 @@ def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> l
             out.extend(((kw, i), sub) for i, sub in enumerate(value))
     # if.ts: "if" is compiled only with a "then" or "else" that is not always valid; thenElse.ts
     # compiles nothing on its own
-    if "if" in node and any(k in node and not _ajv_always_valid(node[k], rules) for k in ("then", "else")):
+    if "if" in node and any(k in node and not ajv_always_valid(node[k], rules) for k in ("then", "else")):
         out.extend(((kw,), node[kw]) for kw in ("if", "then", "else") if kw in node)
     for kw in _AJV_MAPS:
         value = get(kw)
@@ -319,7 +332,9 @@ def _ajv_subschemas(node: dict[str, Any], kind: str, rules: frozenset[str]) -> l
     return out
 
 
-def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[list[Any], str] | None:
+def ajv_compile_problem(
+    doc: SchemaDoc, kind: AjvKind, twin: tuple[SchemaDoc, SameTree] | None = None
+) -> Problem | None:
     """``(pointer_tokens, Ajv's message)`` of the first thing Ajv's class ``kind`` refuses to compile.
 
     Visits what Ajv compiles (``_ajv_subschemas`` and local ``$ref`` targets), each subschema once, depth
@@ -334,17 +349,17 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
     the same keywords), the subtree is known clean and skipped. The answer is the one without a twin: every
     node skipped is clean, and the others are visited in the same order.
     """
-    rules = _AJV_RULES[kind]
+    rules = AJV_RULES[kind]
     other_doc, same = twin if twin is not None else (None, None)
     # (location, node, the twin's node at the same place when the twin's walk visited it, else None);
     # a location is None (the root), (parent location, tokens) or ("abs", tokens)
-    stack: list[tuple[Any, Any, Any]] = [(None, doc.root, other_doc.root if other_doc is not None else None)]
+    stack: list[tuple[_Where, Any, Any]] = [(None, doc.root, other_doc.root if other_doc is not None else None)]
     seen: set[int] = set()
     while stack and len(seen) < AJV_COMPILE_MAX_NODES:
         where, node, mirror = stack.pop()
         if not isinstance(node, dict) or id(node) in seen:
             continue
-        if mirror is not None and same(node, mirror):
+        if mirror is not None and same is not None and same(node, mirror):
             continue  # the twin's walk checked this very subtree: clean
         seen.add(id(node))
         if rules.isdisjoint(node):
@@ -357,7 +372,7 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
         # the twin's walk went on into its node's compiled subschemas (none when it is always valid)
         walked = isinstance(mirror, dict) and not rules.isdisjoint(mirror)
         mirrored = dict(_ajv_subschemas(mirror, kind, rules)) if walked else {}
-        children = [
+        children: list[tuple[_Where, Any, Any]] = [
             ((where, sub_tokens), sub, mirrored.get(sub_tokens))
             for sub_tokens, sub in _ajv_subschemas(node, kind, rules)
         ]
@@ -369,7 +384,7 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
                 pass
             else:
                 twin_target = None
-                if walked and mirror.get("$ref") == ref:
+                if walked and other_doc is not None and mirror.get("$ref") == ref:
                     try:
                         twin_target = other_doc.lookup(ref)[0]
                     except RefError:
@@ -379,8 +394,8 @@ def _ajv_compile_problem(doc: SchemaDoc, kind: str, twin: Any = None) -> tuple[l
     return None
 
 
-def _spell(where: Any) -> list[Any]:
-    """The tokens of a location linked as in ``_ajv_compile_problem``."""
+def _spell(where: _Where) -> list[Any]:
+    """The tokens of a location linked as in ``ajv_compile_problem``."""
     parts: list[tuple[Any, ...]] = []
     while where is not None:
         parent, tokens = where
@@ -391,7 +406,7 @@ def _spell(where: Any) -> list[Any]:
     return [t for tokens in reversed(parts) for t in tokens]
 
 
-def _python_compile_problem(root: Any) -> tuple[list[Any], str] | None:
+def python_compile_problem(root: Any) -> Problem | None:
     """The first ``pattern``/``patternProperties`` key Python ``re`` rejects, at any schema position of
     the document, ``$defs`` included (the Python SDK runs ``check_schema``, whose meta-schema checks
     ``format: regex`` there)."""
@@ -411,7 +426,7 @@ def _python_compile_problem(root: Any) -> tuple[list[Any], str] | None:
             except (re.error, RecursionError, OverflowError, ValueError) as exc:
                 return tokens + ptoks, f"invalid regex {pat[:80]!r}: {exc}"
         children: list[tuple[list[Any], Any]] = []
-        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
+        for kw, shape in SUBSCHEMA_KEYWORDS.items():
             value = node.get(kw)
             if shape == "map" and isinstance(value, dict):
                 children += [(tokens + [kw, k], sub) for k, sub in value.items()]

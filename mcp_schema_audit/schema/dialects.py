@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 DIALECTS = {
     "https://json-schema.org/draft/2020-12/schema": "2020-12",
@@ -46,15 +46,20 @@ class RefError(Exception):
     """A ``$ref`` cannot be resolved locally (missing pointer, remote URI, cycle of bare refs)."""
 
 
-_JSON_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
+#: The type names of JSON Schema's ``type`` keyword.
+JSON_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 
 
-def _json_pointer(tokens: list[Any]) -> str:
+def json_pointer(tokens: list[Any]) -> str:
+    """The RFC 6901 JSON Pointer of a list of keys and indices (``["a/b", 0]`` → ``/a~1b/0``, ``[]`` → ``""``)."""
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
-#: Keywords holding subschemas, in every dialect: name → "one", "list", "map" or "one_or_list".
-_SUBSCHEMA_KEYWORDS = {
+#: How a keyword holds subschemas: one, a list, a map of them (by property name or ``$defs`` name), or one or a
+#: list (``items``).
+SubschemaShape = Literal["one", "list", "map", "one_or_list"]
+#: Keywords holding subschemas, in every dialect: name → its ``SubschemaShape``.
+SUBSCHEMA_KEYWORDS: dict[str, SubschemaShape] = {
     "properties": "map",
     "patternProperties": "map",
     "$defs": "map",
@@ -126,7 +131,7 @@ def json_type(value: Any) -> str:
 def subschemas(schema: Any, max_nodes: int = 100_000) -> Iterator[tuple[list[Any], Any]]:
     """Yield ``(pointer_tokens, subschema)`` for every subschema of ``schema``, the root first, depth-first.
 
-    Follows every subschema-holding keyword of every dialect (``_SUBSCHEMA_KEYWORDS``), so property
+    Follows every subschema-holding keyword of every dialect (``SUBSCHEMA_KEYWORDS``), so property
     names are never mistaken for keywords. Iterative (no recursion limit); stops after ``max_nodes``
     nodes. ``$ref`` is not followed.
     """
@@ -139,7 +144,7 @@ def subschemas(schema: Any, max_nodes: int = 100_000) -> Iterator[tuple[list[Any
         if not isinstance(node, dict):
             continue
         children: list[tuple[list[Any], Any]] = []
-        for kw, shape in _SUBSCHEMA_KEYWORDS.items():
+        for kw, shape in SUBSCHEMA_KEYWORDS.items():
             if kw not in node:
                 continue
             val = node[kw]

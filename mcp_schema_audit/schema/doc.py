@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.jsontext import canonical
+from mcp_schema_audit.schema.ajv import AJV_KIND, AjvKind
 from mcp_schema_audit.schema.compile import (
     AJV_COMPILE_MAX_NODES,
     COMPILE_CACHE,
     COST_CACHE,
     INPLACE_BUDGET,
     INPLACE_CYCLE,
+    SameTree,
     SchemaCompileError,
     SchemaCostError,
-    _ajv_compile_problem,
-    _python_compile_problem,
+    ajv_compile_problem,
     inplace_cost,
+    python_compile_problem,
 )
 from mcp_schema_audit.schema.dialects import (
     DEFAULT_DIALECT,
@@ -30,17 +33,22 @@ from mcp_schema_audit.schema.dialects import (
     JS_SAFE,
     REF_IN_TEXT,
     RefError,
-    _json_pointer,
     dialect_of,
+    json_pointer,
 )
-from mcp_schema_audit.schema.hosts import (
-    _AJV_KIND,
-    _ajv_ref_siblings,
-    _host_class,
-    ajv_format_checker,
-)
+from mcp_schema_audit.schema.hosts import ajv_format_checker, ajv_ref_siblings, host_class
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing._core import Resolver  # the class of Registry.resolver() (not exported by referencing)
+    from referencing.jsonschema import Schema, SchemaRegistry
+
+    from mcp_schema_audit.schema.quick import QuickReader
+
+T = TypeVar("T")
 
 #: JSON keys of keywords the host profiles read differently (only Ajv: ``nullable``, draft-07
 #: ``dependencies`` in a 2020-12 schema; not ts-sdk-v1: the 2019-09/2020-12-only keywords; regex dialects:
@@ -87,7 +95,7 @@ def host_sensitive_text(text: str, root_schema_keys: int = 0) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _jsonschema_classes() -> tuple[dict[str, Any], Any]:
+def _jsonschema_classes() -> tuple[dict[str, type[Validator]], SchemaRegistry]:
     """jsonschema's validator class per dialect name, and the registry of the dialects' metaschemas (imported on
     first use: ``--help`` and the capture need neither)."""
     from jsonschema import (
@@ -122,7 +130,7 @@ _MODERN_REFERENCES = ('"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"', '"$recur
 def _plain_refs(text: str) -> bool:
     """Do every host profile's resolvers read the references of the schema whose canonical JSON is ``text``
     alike? No anchor or dynamic reference (ts-sdk-v1's draft-07 class knows neither), and every ``$ref`` to
-    the root or a ``$defs``/``definitions`` entry (places its rewritten copy, ``hosts._ajv_ref_siblings``, keeps
+    the root or a ``$defs``/``definitions`` entry (places its rewritten copy, ``hosts.ajv_ref_siblings``, keeps
     where they are)."""
     if '"$' not in text:
         return True
@@ -144,24 +152,25 @@ class SchemaDoc:
 
     root: Any
     dialect: str = field(init=False)
-    _registry: Any = field(init=False, default=None, repr=False)
-    _resolver: Any = field(init=False, default=None, repr=False)
-    _validators: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
-    _subvalidators: dict[tuple[int, str], tuple[Any, Any]] = field(init=False, default_factory=dict, repr=False)
+    _registry: SchemaRegistry | None = field(init=False, default=None, repr=False)
+    _resolver: Resolver[Schema] | None = field(init=False, default=None, repr=False)
+    #: per profile: the validator, or the message of the ``SchemaCompileError`` it raises
+    _validators: dict[str, Validator | str] = field(init=False, default_factory=dict, repr=False)
+    _subvalidators: dict[tuple[int, str], tuple[Any, Validator]] = field(init=False, default_factory=dict, repr=False)
     _cost: float | None = field(init=False, default=None, repr=False)
     _canonical: str | None = field(init=False, default=None, repr=False)
     _agree: bool | None = field(init=False, default=None, repr=False)
-    _twin: tuple[SchemaDoc, Any] | None = field(init=False, default=None, repr=False)
+    _twin: tuple[SchemaDoc, SameTree] | None = field(init=False, default=None, repr=False)
     _kind_specific: bool | None = field(init=False, default=None, repr=False)
     _has_id: bool | None = field(init=False, default=None, repr=False)
     _ajv_clean: bool | None = field(init=False, default=None, repr=False)
-    _readers: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
+    _readers: dict[str, QuickReader] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
 
     @property
-    def resolver(self) -> Any:
+    def resolver(self) -> Resolver[Schema]:
         """A ``referencing`` resolver rooted at the document (no retrieval of remote resources)."""
         if self._resolver is None:
             from referencing import Registry, Resource
@@ -171,18 +180,20 @@ class SchemaDoc:
             resource = (
                 Resource.from_contents(self.root, default_specification=spec)
                 if isinstance(self.root, dict)
-                else Resource(contents=self.root, specification=spec)
+                else spec.create_resource(self.root)
             )
             # the root's own $id is the base of relative refs, and embedded "$id"s are resources of their
             # own (crawled); nothing is ever retrieved: the registry has no retrieve function
             root_id = self.root.get("$id") if isinstance(self.root, dict) else None
             uri = root_id.rstrip("#") if isinstance(root_id, str) and "://" in root_id else "urn:schema-audit:root"
+            registry: SchemaRegistry
             try:
-                self._registry = Registry().with_resource(uri, resource).crawl()
+                registry = Registry().with_resource(uri, resource).crawl()
             except Exception:  # an embedded $id referencing cannot read: plain document only
                 uri = "urn:schema-audit:root"
-                self._registry = Registry().with_resource(uri, resource)
-            self._resolver = self._registry.resolver(base_uri=uri)
+                registry = Registry().with_resource(uri, resource)
+            self._registry = registry
+            self._resolver = registry.resolver(base_uri=uri)
         return self._resolver
 
     @property
@@ -243,7 +254,7 @@ class SchemaDoc:
             if profile == "python-sdk":
                 read = quick_reader(self.dialect, self.refs_root)
             else:
-                kind = _AJV_KIND[profile](self.dialect) if profile in _AJV_KIND else None
+                kind = AJV_KIND[profile](self.dialect) if profile in AJV_KIND else None
                 read = quick_reader(kind or "", self.refs_root, ajv_format_checker())
             self._readers[profile] = read
         return read.answer(node, value, 0, node is self.root if whole is None else whole)
@@ -255,18 +266,20 @@ class SchemaDoc:
         (so the node's other keywords and properties yield no error). ``keys``: the properties followed (at least
         one); None when there is nothing to narrow (or fast paths are off). Not narrowed: past a node with ``$ref``,
         into a boolean schema or a nested ``$schema`` (see the loop), nor for the Ajv draft-07 class on a
-        document with ``$ref`` (it validates a rewritten copy, ``hosts._ajv_ref_siblings``)."""
+        document with ``$ref`` (it validates a rewritten copy, ``hosts.ajv_ref_siblings``)."""
         if (
             not fastpaths.enabled()
             or not isinstance(instance, dict)
             or (
                 profile != "python-sdk"
-                and _AJV_KIND.get(profile, lambda d: None)(self.dialect) == "draft-07"
+                and profile in AJV_KIND
+                and AJV_KIND[profile](self.dialect) == "draft-07"
                 and '"$ref"' in self.canonical
             )
         ):
             return None
-        node, value, keys = self.root, instance, []
+        node, value = self.root, instance
+        keys: list[str] = []
         while isinstance(node, dict) and isinstance(value, dict) and len(keys) < 32:
             props = node.get("properties")
             if not isinstance(props, dict):
@@ -345,7 +358,7 @@ class SchemaDoc:
                 "(nested anyOf/allOf/$ref/unevaluated* that multiply): not attempted"
             )
 
-    def validator(self, profile: str = "python-sdk") -> Any:
+    def validator(self, profile: str = "python-sdk") -> Validator:
         """A jsonschema validator for the whole document as host ``profile`` would build it.
 
         Explicit empty registry (no network), format checking and regex dialect per profile, every
@@ -378,13 +391,13 @@ class SchemaDoc:
             profile in self._validators
             or not fastpaths.enabled()
             or self.refs_root is None
-            or (profile != "python-sdk" and (profile not in _AJV_KIND or self.compile_problem(profile) is not None))
+            or (profile != "python-sdk" and (profile not in AJV_KIND or self.compile_problem(profile) is not None))
         ):
             self.validator(profile)  # built (or its failure recorded) once, and raised from here
             return
         self.check_cost()
 
-    def validator_for(self, node: Any, profile: str = "python-sdk") -> Any:
+    def validator_for(self, node: Any, profile: str = "python-sdk") -> Validator:
         """A validator of ``node`` (a subschema of this document: its ``$ref``s resolve here) for ``profile``,
         built once per node and profile. Raises as ``validator`` does."""
         key = (id(node), profile)
@@ -395,7 +408,7 @@ class SchemaDoc:
         self._subvalidators[key] = (node, built)  # the node is kept alive, so its id is not reused
         return built
 
-    def _build_validator(self, profile: str) -> Any:
+    def _build_validator(self, profile: str) -> Validator | str:
         """The validator, or the message of the ``SchemaCompileError`` the profile raises (cached either way).
 
         Its registry holds nothing but the dialects' metaschemas (jsonschema adds those to any registry: given
@@ -404,17 +417,18 @@ class SchemaDoc:
         if profile == "python-sdk":
             base = classes.get(self.dialect, classes["2020-12"])
             dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
-            return _host_class(base, None, dialect)(self.root, registry=metaschemas, format_checker=None)
-        if profile not in _AJV_KIND:
+            return host_class(base, None, dialect)(self.root, registry=metaschemas, format_checker=None)
+        if profile not in AJV_KIND:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         problem = self.compile_problem(profile)
         if problem is not None:
             ptr, why = problem
             return f"{profile} cannot compile the schema: {why}" + (f" at {ptr}" if ptr else "")
-        kind = _AJV_KIND[profile](self.dialect)
+        kind = AJV_KIND[profile](self.dialect)
+        assert kind is not None  # a dialect the host refuses is a compile problem (compile_problem), reported above
         base = classes[kind]
-        root = _ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
-        return _host_class(base, kind, kind)(root, registry=metaschemas, format_checker=ajv_format_checker())
+        root = ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
+        return host_class(base, kind, kind)(root, registry=metaschemas, format_checker=ajv_format_checker())
 
     def compile_problem(self, profile: str = "python-sdk") -> tuple[str, str] | None:
         """``(json_pointer, reason)`` of what keeps host ``profile`` from compiling the schema, or None.
@@ -436,11 +450,11 @@ class SchemaDoc:
         if profile == "python-sdk":
             # only a pattern can fail Python's compile; canonical text without one has none
             found = (
-                COMPILE_CACHE.get(("python", self.canonical), lambda: _python_compile_problem(self.root))
+                COMPILE_CACHE.get(("python", self.canonical), lambda: python_compile_problem(self.root))
                 if '"pattern' in self.canonical
                 else None
             )
-        elif profile in _AJV_KIND:
+        elif profile in AJV_KIND:
             kind = self._ajv_kind(profile)
             if kind is None:
                 return "/$schema", (
@@ -450,11 +464,11 @@ class SchemaDoc:
             if fastpaths.enabled() and kind in ("draft-07", self.dialect) and self._ajv_surely_clean():
                 return None  # valid against its metaschema, with nothing beyond it Ajv refuses (metacheck)
             found = COMPILE_CACHE.get(
-                (kind, self.canonical), lambda: _ajv_compile_problem(self, kind, self._clean_twin(profile, kind))
+                (kind, self.canonical), lambda: ajv_compile_problem(self, kind, self._clean_twin(profile, kind))
             )
         else:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
-        return None if found is None else (_json_pointer(found[0]), found[1])
+        return None if found is None else (json_pointer(found[0]), found[1])
 
     def _ajv_surely_clean(self) -> bool:
         """True when no Ajv class can refuse to compile this document (``metacheck.surely_valid`` with ``ajv``):
@@ -465,11 +479,11 @@ class SchemaDoc:
             )
         return self._ajv_clean
 
-    def _ajv_kind(self, profile: str) -> str | None:
+    def _ajv_kind(self, profile: str) -> AjvKind | None:
         """The Ajv class whose compile walk answers for ``profile`` (None: a dialect the host refuses). A 2020-12
         schema without a keyword the draft-07 and 2020-12 classes compile differently takes the draft-07 walk:
         the same walk, the same answer."""
-        kind = _AJV_KIND[profile](self.dialect)
+        kind = AJV_KIND[profile](self.dialect)
         if kind == "2020-12" and fastpaths.enabled():
             if self._kind_specific is None:
                 self._kind_specific = any(k in self.canonical for k in _AJV_KIND_SPECIFIC)
@@ -478,7 +492,7 @@ class SchemaDoc:
         return kind
 
     @staticmethod
-    def _evaluating(run: Any) -> Any:
+    def _evaluating(run: Callable[[], T]) -> T:
         """``run()``, with what jsonschema raises on a stranger's schema worded as ``errors`` documents:
         ``RefError`` for an unresolvable ``$ref``, ``ValueError`` for anything its keyword code cannot evaluate
         (it assumes a valid schema, so a hostile one makes it raise anything)."""
@@ -506,13 +520,13 @@ class SchemaDoc:
             detail = " ".join(str(exc).split())[:200]
             raise ValueError(f"schema cannot be evaluated: {type(exc).__name__}: {detail}") from exc
 
-    def pair_with(self, other: SchemaDoc, same: Any) -> None:
+    def pair_with(self, other: SchemaDoc, same: SameTree) -> None:
         """Make ``other`` (the other version of this tool's schema) this document's twin for the Ajv compile walk:
         subtrees ``same(node, other_node)`` proves identical to a place of ``other`` that ``other``'s own walk
-        found clean are not walked again (``compile._ajv_compile_problem``). Answers do not change."""
+        found clean are not walked again (``compile.ajv_compile_problem``). Answers do not change."""
         self._twin = (other, same)
 
-    def _clean_twin(self, profile: str, kind: str) -> tuple[SchemaDoc, Any] | None:
+    def _clean_twin(self, profile: str, kind: AjvKind) -> tuple[SchemaDoc, SameTree] | None:
         """The twin, when it can answer for subtrees of this document under ``kind``: fast paths on, the same
         Ajv class, its own walk found nothing (and ran without a twin of its own), and neither walk can reach
         ``AJV_COMPILE_MAX_NODES`` (each node visited is an object of at least two characters of canonical text)."""
@@ -535,7 +549,7 @@ class SchemaDoc:
             return quick
         return bool(self._evaluating(lambda: self.validator(profile).is_valid(instance)))
 
-    def errors(self, instance: Any, profile: str = "python-sdk") -> list[Any]:
+    def errors(self, instance: Any, profile: str = "python-sdk") -> list[ValidationError]:
         """The validation errors for ``instance`` (empty = valid), best match first.
 
         Raises ``RefError`` for an unresolvable ``$ref``; ``SchemaCompileError`` (a ``ValueError``) when

@@ -5,66 +5,171 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from collections.abc import Callable, Collection, Hashable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
+from mcp_schema_audit.schema.ajv import AJV_RULES, AjvKind, ajv_always_valid
 from mcp_schema_audit.schema.dialects import JS_SAFE
-from mcp_schema_audit.schema.regex import _python_found, ecma_compile_error, ecma_search
+from mcp_schema_audit.schema.regex import ecma_compile_error, ecma_search, python_found
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from jsonschema import FormatChecker
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing._core import Resolver  # the class of Registry.resolver() (not exported by referencing)
+    from referencing.jsonschema import Schema
 
 
-def _ajv_always_valid(schema: Any, rules: frozenset[str]) -> bool:
-    """Ajv ``alwaysValidSchema`` (lib/compile/util.ts): ``true``, or an object with no keyword of the class."""
-    if isinstance(schema, bool):
-        return schema
-    return not isinstance(schema, dict) or not any(k in rules for k in schema)
+class HostValidator(Protocol):
+    """What the keyword functions here use of the jsonschema validator running them (``_resolver``: the
+    ``referencing`` resolver jsonschema keeps, which its own ``unevaluatedProperties`` reads too)."""
+
+    _resolver: Resolver[Schema]
+
+    def is_type(self, instance: object, type: str) -> bool: ...
+
+    def is_valid(self, instance: object) -> bool: ...
+
+    def descend(
+        self, instance: object, schema: object, path: str | int | None = None, schema_path: str | int | None = None
+    ) -> Iterator[ValidationError]: ...
+
+    def evolve(self, **changes: Any) -> HostValidator: ...
+
+
+if TYPE_CHECKING:
+    #: A jsonschema keyword function (``jsonschema.validators.extend``): ``(validator, the keyword's value,
+    #: instance, schema)`` → the errors.
+    Keyword: TypeAlias = Callable[[HostValidator, Any, Any, Any], Iterator[ValidationError]]
+
+
+def _error(message: str) -> ValidationError:
+    """A jsonschema ``ValidationError`` (jsonschema is imported on first use: ``--help`` does not need it)."""
+    from jsonschema.exceptions import ValidationError
+
+    return ValidationError(message)
 
 
 def _extras_msg(extras: list[Any]) -> tuple[str, str]:
     return ", ".join(repr(extra) for extra in extras), ("was" if len(extras) == 1 else "were")
 
 
-def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) -> dict[str, Any]:
-    """Keyword functions for ``jsonschema.validators.extend`` whose regex searches use ``found(pattern, text)``.
+class PatternSearch(Protocol):
+    """How a host class searches the regexes of ``pattern``, ``patternProperties``, ``additionalProperties`` and
+    ``unevaluatedProperties``: the strategy ``RegexKeywords`` runs with (``PythonSearch``, ``AjvSearch``)."""
 
-    ``ajv_rules`` (the keywords of the Ajv class) selects Ajv's behaviour: every ``patternProperties``
-    key is searched on its own (Ajv ``additionalProperties.ts``/``patternProperties.ts``) and nothing is
-    searched for an always-valid subschema (Ajv compiles no code for it); ``None`` keeps jsonschema's.
-    ``dialect`` ("2019-09", "2020-12", other) picks the ``unevaluatedProperties`` flavour.
-    """
-    from jsonschema.exceptions import ValidationError
+    def found(self, pattern: str, text: str) -> bool:
+        """Does ``pattern`` match somewhere in ``text``? Raises as the host's regex engine does (``re.error``,
+        ``EcmaRegexError``), and ``RegexBudgetError`` for a search refused as too costly."""
+        ...
 
-    def matches_any(patterns: Any, key: str) -> bool:
-        if ajv_rules is not None:
-            return any(found(p, key) for p in patterns)
-        joined = "|".join(patterns)  # jsonschema's _utils.find_additional_properties
-        return bool(joined) and found(joined, key)
+    def matches_any(self, patterns: Collection[str], key: str) -> bool:
+        """Is ``key`` matched by the ``patternProperties`` keys ``patterns`` (so ``additionalProperties`` leaves
+        it alone)?"""
+        ...
 
-    def additional(instance: dict[str, Any], schema: dict[str, Any]) -> Any:
+    def skips(self, subschema: object) -> bool:
+        """Does the host search nothing for ``subschema`` (of ``patternProperties`` or ``additionalProperties``)?"""
+        ...
+
+
+class PythonSearch:
+    """jsonschema's reading (python-sdk): Python ``re`` behind the ReDoS guard (``python_found``); the keys of
+    ``patternProperties`` joined into one alternation for ``additionalProperties`` (jsonschema's
+    ``_utils.find_additional_properties``); every subschema searched."""
+
+    found = staticmethod(python_found)
+
+    def matches_any(self, patterns: Collection[str], key: str) -> bool:
+        joined = "|".join(patterns)
+        return bool(joined) and python_found(joined, key)
+
+    def skips(self, subschema: object) -> bool:
+        return False
+
+
+class AjvSearch:
+    """Ajv's reading (the TS profiles): ECMAScript regexes with the ``u`` flag (``ecma_search``); each
+    ``patternProperties`` key searched on its own (Ajv ``additionalProperties.ts``/``patternProperties.ts``), and
+    nothing searched for a subschema that is always valid for the Ajv class of keywords ``rules`` (Ajv compiles
+    no code for it)."""
+
+    found = staticmethod(ecma_search)
+
+    def __init__(self, rules: frozenset[str]) -> None:
+        self.rules = rules
+
+    def matches_any(self, patterns: Collection[str], key: str) -> bool:
+        return any(ecma_search(p, key) for p in patterns)
+
+    def skips(self, subschema: object) -> bool:
+        return ajv_always_valid(subschema, self.rules)
+
+
+class RegexKeywords:
+    """The keyword functions for ``jsonschema.validators.extend`` whose regex searches go through ``search``:
+    ``pattern``, ``patternProperties``, ``additionalProperties`` and (``dialect`` "2019-09" or "2020-12")
+    ``unevaluatedProperties`` in that dialect's flavour (``table``). Each is jsonschema's own, searching through
+    ``search``."""
+
+    def __init__(self, search: PatternSearch, dialect: str) -> None:
+        from jsonschema.exceptions import ValidationError
+
+        self.search = search
+        self.dialect = dialect
+        # looked up once: the keyword functions run for every value validated
+        self._found, self._matches_any, self._skips = search.found, search.matches_any, search.skips
+        self._error = ValidationError
+        self._evaluated_keys = self._evaluated_keys_2019 if dialect == "2019-09" else self._evaluated_keys_2020
+
+    def table(self) -> dict[str, Keyword]:
+        """Keyword name → function, for ``jsonschema.validators.extend``."""
+        out: dict[str, Keyword] = {
+            "pattern": self.pattern,
+            "patternProperties": self.pattern_properties,
+            "additionalProperties": self.additional_properties,
+        }
+        if self.dialect in ("2019-09", "2020-12"):
+            out["unevaluatedProperties"] = self.unevaluated_properties
+        return out
+
+    def _additional(self, instance: dict[str, Any], schema: dict[str, Any]) -> Iterator[str]:
         properties = schema.get("properties", {})
         patterns = schema.get("patternProperties", {})
         for prop in instance:
-            if prop not in properties and not (patterns and matches_any(patterns, prop)):
+            if prop not in properties and not (patterns and self._matches_any(patterns, prop)):
                 yield prop
 
-    def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Any:
-        if validator.is_type(instance, "string") and not found(patrn, instance):
-            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+    def pattern(self, validator: HostValidator, patrn: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+        """``pattern``."""
+        if validator.is_type(instance, "string") and not self._found(patrn, instance):
+            yield self._error(f"{instance!r} does not match {patrn!r}")
 
-    def pattern_properties(validator: Any, patternProperties: Any, instance: Any, schema: Any) -> Any:
+    def pattern_properties(
+        self, validator: HostValidator, patternProperties: Any, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        """``patternProperties``."""
         if not validator.is_type(instance, "object"):
             return
+        found, skips = self._found, self._skips
         for pat, subschema in patternProperties.items():
-            if ajv_rules is not None and _ajv_always_valid(subschema, ajv_rules):
+            if skips(subschema):
                 continue
             for k, v in instance.items():
                 if found(pat, k):
                     yield from validator.descend(v, subschema, path=k, schema_path=pat)
 
-    def additional_properties(validator: Any, aP: Any, instance: Any, schema: Any) -> Any:
+    def additional_properties(
+        self, validator: HostValidator, aP: Any, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        """``additionalProperties``."""
         if not validator.is_type(instance, "object"):
             return
-        if ajv_rules is not None and _ajv_always_valid(aP, ajv_rules):
+        if self._skips(aP):
             return
-        extras = set(additional(instance, schema))
+        extras = set(self._additional(instance, schema))
         if validator.is_type(aP, "object"):
             for extra in extras:
                 yield from validator.descend(instance[extra], aP, path=extra)
@@ -73,15 +178,22 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                 verb = "does" if len(extras) == 1 else "do"
                 joined = ", ".join(repr(each) for each in sorted(extras))
                 patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
-                yield ValidationError(f"{joined} {verb} not match any of the regexes: {patterns}")
+                yield self._error(f"{joined} {verb} not match any of the regexes: {patterns}")
             else:
                 error = "Additional properties are not allowed (%s %s unexpected)"
-                yield ValidationError(error % _extras_msg(sorted(extras, key=str)))
+                yield self._error(error % _extras_msg(sorted(extras, key=str)))
 
-    def applied_keys(recurse: Any, validator: Any, instance: Any, schema: Any) -> list[Any]:
+    def _applied_keys(
+        self,
+        recurse: Callable[[HostValidator, Any, Any], list[Any]],
+        validator: HostValidator,
+        instance: Any,
+        schema: Any,
+    ) -> list[Any]:
         # the part both versions share: patternProperties (through ``found``) and the in-place applicators
         keys: list[Any] = []
         if "patternProperties" in schema:
+            found = self._found
             for prop in instance:
                 for pat in schema["patternProperties"]:
                     if found(pat, prop):
@@ -103,7 +215,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                 keys += recurse(validator, instance, schema["else"])
         return keys
 
-    def evaluated_keys_2020(validator: Any, instance: Any, schema: Any) -> list[Any]:
+    def _evaluated_keys_2020(self, validator: HostValidator, instance: Any, schema: Any) -> list[Any]:
         # jsonschema/_utils.py find_evaluated_property_keys_by_schema, searches through ``found``
         if validator.is_type(schema, "boolean"):
             return []
@@ -113,7 +225,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
             if ref is not None:
                 resolved = validator._resolver.lookup(ref)
                 keys.extend(
-                    evaluated_keys_2020(
+                    self._evaluated_keys_2020(
                         validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
                         instance,
                         resolved.contents,
@@ -126,9 +238,9 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
             if (subschema := schema.get(kw)) is None:
                 continue
             keys += (key for key, value in instance.items() if next(validator.descend(value, subschema), None) is None)
-        return keys + applied_keys(evaluated_keys_2020, validator, instance, schema)
+        return keys + self._applied_keys(self._evaluated_keys_2020, validator, instance, schema)
 
-    def evaluated_keys_2019(validator: Any, instance: Any, schema: Any) -> list[Any]:
+    def _evaluated_keys_2019(self, validator: HostValidator, instance: Any, schema: Any) -> list[Any]:
         # jsonschema/_legacy_keywords.py find_evaluated_property_keys_by_schema, searches through ``found``
         from referencing.jsonschema import lookup_recursive_ref
 
@@ -142,7 +254,7 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
             resolved_refs.append(lookup_recursive_ref(validator._resolver))
         for resolved in resolved_refs:
             keys.extend(
-                evaluated_keys_2019(
+                self._evaluated_keys_2019(
                     validator.evolve(schema=resolved.contents, _resolver=resolved.resolver), instance, resolved.contents
                 )
             )
@@ -153,15 +265,15 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
                     keys += instance.keys()
                 elif validator.is_type(value, "object"):
                     keys += [prop for prop in value if prop in instance]
-        return keys + applied_keys(evaluated_keys_2019, validator, instance, schema)
+        return keys + self._applied_keys(self._evaluated_keys_2019, validator, instance, schema)
 
-    evaluated_keys = evaluated_keys_2019 if dialect == "2019-09" else evaluated_keys_2020
-
-    def unevaluated_properties(validator: Any, uP: Any, instance: Any, schema: Any) -> Any:
-        # jsonschema/_keywords.py unevaluatedProperties (the 2019-09 one differs only in its helper)
+    def unevaluated_properties(
+        self, validator: HostValidator, uP: Any, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        """``unevaluatedProperties`` (jsonschema/_keywords.py; the 2019-09 one differs only in its helper)."""
         if not validator.is_type(instance, "object"):
             return
-        evaluated = evaluated_keys(validator, instance, schema)
+        evaluated = self._evaluated_keys(validator, instance, schema)
         unevaluated = []
         for prop in instance:
             if prop not in evaluated:
@@ -170,18 +282,13 @@ def _regex_keywords(found: Any, ajv_rules: frozenset[str] | None, dialect: str) 
         if unevaluated:
             if uP is False:
                 error = "Unevaluated properties are not allowed (%s %s unexpected)"
-                yield ValidationError(error % _extras_msg(sorted(unevaluated, key=str)))
+                yield self._error(error % _extras_msg(sorted(unevaluated, key=str)))
             else:
                 error = "Unevaluated properties are not valid under the given schema (%s %s unevaluated and invalid)"
-                yield ValidationError(error % _extras_msg(unevaluated))
-
-    out = {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
-    if dialect in ("2019-09", "2020-12"):
-        out["unevaluatedProperties"] = unevaluated_properties
-    return out
+                yield self._error(error % _extras_msg(unevaluated))
 
 
-def equality_key(value: Any) -> Any:
+def equality_key(value: Any) -> Hashable:
     """A hashable key such that two parsed JSON values have equal keys exactly when jsonschema's
     ``_utils.equal`` calls them equal: ``1`` and ``1.0`` equal, ``true`` and ``1`` not, objects whatever
     their key order, arrays element by element; a NaN equals only itself (the same object).
@@ -204,15 +311,13 @@ def equality_key(value: Any) -> Any:
     return ("o", id(value))
 
 
-def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
+def _unique_items(validator: HostValidator, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """``uniqueItems`` as Ajv reads it (no two items deep-equal), in linear time through ``equality_key``, with
     jsonschema's message."""
-    from jsonschema.exceptions import ValidationError
-
     if unique and validator.is_type(instance, "array"):
         keys = [equality_key(item) for item in instance]
         if len(set(keys)) != len(keys):
-            yield ValidationError(f"{instance!r} has non-unique elements")
+            yield _error(f"{instance!r} has non-unique elements")
 
 
 def _jsonschema_unique(items: list[Any]) -> bool:
@@ -231,20 +336,20 @@ def _jsonschema_unique(items: list[Any]) -> bool:
         return len(set(keys)) == len(keys)
 
 
-def _python_unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Any:
+def _python_unique_items(
+    validator: HostValidator, unique: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
     """jsonschema's ``uniqueItems`` (same verdict, same message), without its quadratic fallback."""
-    from jsonschema.exceptions import ValidationError
-
     if unique and validator.is_type(instance, "array") and not _jsonschema_unique(instance):
-        yield ValidationError(f"{instance!r} has non-unique elements")
+        yield _error(f"{instance!r} has non-unique elements")
 
 
-def _ajv_type(base_type: Any) -> Any:
+def _ajv_type(base_type: Keyword) -> Keyword:
     """jsonschema's ``type`` plus Ajv's OpenAPI ``nullable``: ``nullable: true`` next to ``type`` adds
     ``"null"`` to the allowed types (Ajv lib/compile/validate/dataType.ts ``getSchemaTypes``; the
-    misuses Ajv refuses to compile are found by ``_ajv_compile_problem``)."""
+    misuses Ajv refuses to compile are found by ``compile.ajv_compile_problem``)."""
 
-    def type_(validator: Any, types: Any, instance: Any, schema: Any) -> Any:
+    def type_(validator: HostValidator, types: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
         if instance is None and isinstance(schema, dict) and schema.get("nullable") is True:
             return
         yield from base_type(validator, types, instance, schema)
@@ -253,7 +358,7 @@ def _ajv_type(base_type: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
+def host_class(base: type[Validator], ajv_kind: AjvKind | None, dialect: str) -> type[Validator]:
     """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
     Ajv class (``ajv_kind`` "draft-07", "2019-09" or "2020-12") ECMAScript regexes and ``nullable``.
 
@@ -262,10 +367,8 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
     """
     from jsonschema import validators
 
-    if ajv_kind is None:
-        overrides = _regex_keywords(_python_found, None, dialect)
-    else:
-        overrides = _regex_keywords(ecma_search, _AJV_RULES[ajv_kind], ajv_kind)
+    search: PatternSearch = PythonSearch() if ajv_kind is None else AjvSearch(AJV_RULES[ajv_kind])
+    overrides = RegexKeywords(search, dialect if ajv_kind is None else ajv_kind).table()
     if "uniqueItems" in base.VALIDATORS:
         overrides["uniqueItems"] = _unique_items if ajv_kind is not None else _python_unique_items
     if ajv_kind is not None:
@@ -276,8 +379,9 @@ def _host_class(base: Any, ajv_kind: str | None, dialect: str) -> Any:
             overrides["dependencies"] = validators.Draft7Validator.VALIDATORS["dependencies"]
         for kw in _JS_NUMBER_KEYWORDS:
             if kw in base.VALIDATORS:
-                overrides[kw] = _as_js_numbers(overrides.get(kw, base.VALIDATORS[kw]))
-    return validators.extend(base, overrides)
+                overrides[kw] = _as_js_numbers(overrides[kw] if kw in overrides else base.VALIDATORS[kw])
+    extended: type[Validator] = validators.extend(base, overrides)
+    return extended
 
 
 #: Keywords whose schema value and instance a TS host reads as JavaScript numbers (IEEE doubles).
@@ -305,16 +409,16 @@ def js_numbers(value: Any) -> Any:
     return value
 
 
-def _as_js_numbers(keyword: Any) -> Any:
+def _as_js_numbers(keyword: Keyword) -> Keyword:
     """A jsonschema keyword function that sees its schema value and the instance as JavaScript does."""
 
-    def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+    def run(validator: HostValidator, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
         return keyword(validator, js_numbers(value), js_numbers(instance), schema)
 
     return run
 
 
-def _ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
+def ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
     """Ajv 8 applies keywords beside ``$ref`` in every draft; draft-07 jsonschema ignores them.
 
     Returns a copy where ``{"$ref": R, k: v}`` becomes ``{"allOf": [{"$ref": R}], k: v}`` so the
@@ -323,11 +427,11 @@ def _ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
     if depth > 400:
         return schema
     if isinstance(schema, list):
-        return [_ajv_ref_siblings(x, depth + 1) for x in schema]
+        return [ajv_ref_siblings(x, depth + 1) for x in schema]
     if not isinstance(schema, dict):
         return schema
     out = {
-        k: (v if k in ("enum", "const", "default", "examples") else _ajv_ref_siblings(v, depth + 1))
+        k: (v if k in ("enum", "const", "default", "examples") else ajv_ref_siblings(v, depth + 1))
         for k, v in schema.items()
     }
     if isinstance(out.get("$ref"), str) and len(out) > 1:
@@ -336,7 +440,7 @@ def _ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
     return out
 
 
-_AJV_FORMAT_CHECKER: Any = None
+_AJV_FORMAT_CHECKER: FormatChecker | None = None
 
 
 _FORMAT_PATTERNS = {
@@ -355,7 +459,7 @@ _FORMAT_PATTERNS = {
 _AJV_Z_ANCHOR = re.compile(r"[^\\]\\Z")
 
 
-def ajv_format_checker() -> Any:
+def ajv_format_checker() -> FormatChecker:
     """A jsonschema ``FormatChecker`` approximating ajv-formats (what the TS SDKs enforce).
 
     Starts from every format jsonschema can check here and adds ajv-formats' ``uuid``, ``duration``,
@@ -373,7 +477,7 @@ def ajv_format_checker() -> Any:
             rx = re.compile(pattern, re.IGNORECASE)
             checker.checkers[name] = ((lambda rx: lambda v: not isinstance(v, str) or bool(rx.match(v)))(rx), ())  # noqa: B023
 
-        def int_range(bits: int) -> Any:
+        def int_range(bits: int) -> Callable[[object], bool]:
             lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
             return lambda v: (
                 not isinstance(v, (int, float)) or isinstance(v, bool) or (float(v).is_integer() and lo <= v <= hi)
@@ -392,92 +496,3 @@ def ajv_format_checker() -> Any:
         checker.checkers["double"] = (lambda v: True, ())
         _AJV_FORMAT_CHECKER = checker
     return _AJV_FORMAT_CHECKER
-
-
-_AJV_SCHEMA_TYPES_07: dict[str, tuple[str, ...]] = {
-    "$comment": (),
-    "$ref": ("string",),
-    "additionalItems": ("boolean", "object"),
-    "additionalProperties": ("boolean", "object"),
-    "allOf": ("array",),
-    "anyOf": ("array",),
-    "const": (),
-    "contains": ("object", "boolean"),
-    "dependencies": ("object",),
-    "else": ("object", "boolean"),
-    "enum": ("array",),
-    "exclusiveMaximum": ("number",),
-    "exclusiveMinimum": ("number",),
-    "format": ("string",),
-    "formatExclusiveMaximum": ("string",),
-    "formatExclusiveMinimum": ("string",),
-    "formatMaximum": ("string",),
-    "formatMinimum": ("string",),
-    "id": (),
-    "if": ("object", "boolean"),
-    "items": ("object", "array", "boolean"),
-    "maxItems": ("number",),
-    "maxLength": ("number",),
-    "maxProperties": ("number",),
-    "maximum": ("number",),
-    "minItems": ("number",),
-    "minLength": ("number",),
-    "minProperties": ("number",),
-    "minimum": ("number",),
-    "multipleOf": ("number",),
-    "not": ("object", "boolean"),
-    "nullable": ("boolean",),
-    "oneOf": ("array",),
-    "pattern": ("string",),
-    "patternProperties": ("object",),
-    "properties": ("object",),
-    "propertyNames": ("object", "boolean"),
-    "required": ("array",),
-    "then": ("object", "boolean"),
-    "type": ("string", "array"),
-    "uniqueItems": ("boolean",),
-}
-
-
-_AJV_SCHEMA_TYPES_2019 = {
-    **_AJV_SCHEMA_TYPES_07,
-    "$dynamicAnchor": ("string",),
-    "$dynamicRef": ("string",),
-    "$recursiveAnchor": ("boolean",),
-    "$recursiveRef": ("string",),
-    "dependentRequired": ("object",),
-    "dependentSchemas": ("object",),
-    "maxContains": ("number",),
-    "minContains": ("number",),
-    "unevaluatedItems": ("boolean", "object"),
-    "unevaluatedProperties": ("boolean", "object"),
-}
-
-
-_AJV_SCHEMA_TYPES = {
-    "draft-07": _AJV_SCHEMA_TYPES_07,
-    "2019-09": _AJV_SCHEMA_TYPES_2019,
-    "2020-12": {
-        **{k: v for k, v in _AJV_SCHEMA_TYPES_2019.items() if k != "additionalItems"},
-        "items": ("object", "boolean"),
-        "prefixItems": ("array",),
-    },
-}
-
-
-_AJV_RULES = {kind: frozenset(table) for kind, table in _AJV_SCHEMA_TYPES.items()}
-
-
-#: The Ajv class each profile compiles a schema of this dialect with (None: the host refuses the dialect).
-_AJV_KIND = {
-    "ts-sdk-v1": lambda dialect: "draft-07",
-    "ts-sdk-v2": lambda dialect: {
-        "2020-12": "2020-12",
-        "2019-09": "2019-09",
-        "draft-07": "draft-07",
-        "draft-06": "draft-07",
-    }.get(dialect),
-}
-
-
-_AJV_CLASS_NAME = {"draft-07": "Ajv (draft-07)", "2019-09": "Ajv2019", "2020-12": "Ajv2020"}

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_schema_audit.fastpaths import ContentCache
-from mcp_schema_audit.schema.dialects import _SUBSCHEMA_KEYWORDS as _SHAPES
 from mcp_schema_audit.schema.dialects import DEFS_REF
+from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS as _SHAPES
 
 _TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
@@ -190,7 +190,7 @@ def _unchecked_keywords(dialect: str) -> frozenset[str]:
 _UNCHECKED = dict.fromkeys(_CHECKS)
 
 
-#: Keywords whose presence sends a schema to Ajv's compile walk (``compile._ajv_compile_problem``) even when it
+#: Keywords whose presence sends a schema to Ajv's compile walk (``compile.ajv_compile_problem``) even when it
 #: is valid against its metaschema: what Ajv refuses beyond it (``id``, ``nullable`` misuse, regexes ECMAScript
 #: cannot compile) and keywords Ajv's draft-07 class types that the 2020-12 metaschema leaves alone.
 _AJV_WALK_KEYWORDS = {
@@ -227,7 +227,7 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
     ``draft-07``); False means "not sure": run the full check.
 
     ``ajv``: also True only when no Ajv class can refuse to compile it: with the metaschema met, every keyword
-    Ajv types (``KeywordCxt``) has a value of its type, and ``compile._ajv_compile_problem`` would find nothing
+    Ajv types (``KeywordCxt``) has a value of its type, and ``compile.ajv_compile_problem`` would find nothing
     unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum``, a ``$defs``/``definitions`` that is no map or
     a ``$ref`` to a place this walk does not visit is present (each sends the schema to that walk)."""
     checks = _CHECKS.get(dialect)

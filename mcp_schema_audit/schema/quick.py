@@ -24,9 +24,12 @@ validator on drawn schemas and values.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_schema_audit.schema.dialects import DEFS_REF, JS_SAFE
+
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
 
 #: Keywords answered here, and annotations the python-sdk reading ignores (``format`` included: its
 #: validators are built with ``format_checker=None``).
@@ -89,7 +92,7 @@ _SCHEMA_URIS = {
 
 #: ``_is_type``'s answer per (type name, class of a value parsed from JSON), where the class alone decides (an
 #: integral float is an integer only by its value: left to ``_is_type``).
-_TYPE_HITS = {
+_TYPE_HITS: dict[tuple[str, type], bool] = {
     (name, cls): hit
     for name, hits in (
         ("string", {str}),
@@ -132,7 +135,7 @@ def _equal(one: Any, two: Any) -> bool | None:
     if one is two:
         return True
     if isinstance(one, str) or isinstance(two, str):
-        return one == two
+        return bool(one == two)
     one_box, two_box = isinstance(one, (list, dict)), isinstance(two, (list, dict))
     if one_box and two_box:
         return None
@@ -167,7 +170,7 @@ def quick_valid(
     depth: int = 0,
     refs_root: Any = None,
     *,
-    formats: Any = None,
+    formats: FormatChecker | None = None,
     whole: bool = False,
 ) -> bool | None:
     """Is ``value`` (parsed JSON) valid under ``node`` for the python-sdk reading of ``dialect`` (or, with
@@ -185,10 +188,10 @@ def quick_valid(
     return reader(dialect, refs_root, formats).answer(node, value, depth, whole)
 
 
-def reader(dialect: str, refs_root: Any = None, formats: Any = None) -> _Reader:
-    """A reading to ask many questions of (``_Reader.answer`` answers as ``quick_valid``); ``dialect`` must be
+def reader(dialect: str, refs_root: Any = None, formats: FormatChecker | None = None) -> QuickReader:
+    """A reading to ask many questions of (``QuickReader.answer`` answers as ``quick_valid``); ``dialect`` must be
     one of ``_DIALECTS`` (else every answer is None)."""
-    return _Reader(dialect if dialect in _DIALECTS else "", refs_root, formats, False)
+    return QuickReader(dialect if dialect in _DIALECTS else "", refs_root, formats, False)
 
 
 def _big_int(value: Any, depth: int) -> bool:
@@ -212,13 +215,13 @@ _LENGTHS = frozenset(("minLength", "maxLength"))
 _BOUNDS = frozenset(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"))
 
 
-class _Reader:
+class QuickReader:
     """One reading: a dialect (or Ajv class), the document root references resolve into, and for the Ajv
     reading its format checker. ``valid`` answers as ``quick_valid`` documents."""
 
     __slots__ = ("dialect", "refs_root", "formats", "whole")
 
-    def __init__(self, dialect: str, refs_root: Any, formats: Any, whole: bool) -> None:
+    def __init__(self, dialect: str, refs_root: Any, formats: FormatChecker | None, whole: bool) -> None:
         self.dialect, self.refs_root, self.formats, self.whole = dialect, refs_root, formats, whole
 
     def answer(self, node: Any, value: Any, depth: int = 0, whole: bool = False) -> bool | None:
@@ -247,7 +250,7 @@ class _Reader:
         if "$ref" in node:
             if ajv and (len(node) > 1 or not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"]))):
                 # siblings, or a pointer through places the draft-07 class's rewritten copy of the document
-                # (``hosts._ajv_ref_siblings``: siblings moved into ``allOf``) may shift
+                # (``hosts.ajv_ref_siblings``: siblings moved into ``allOf``) may shift
                 return None
             target = _local_target(self.refs_root, node["$ref"])
             if target is _NOWHERE:
@@ -284,7 +287,7 @@ class _Reader:
                         found = True
                         break
                 ok = ok and found
-        if ajv and "format" in node:
+        if self.formats is not None and "format" in node:
             try:
                 ok = ok and bool(self.formats.conforms(value, node["format"]))
             except Exception:  # a checker that raises (a guarded regex out of budget, an unhashable name)

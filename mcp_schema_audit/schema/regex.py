@@ -6,8 +6,16 @@ from __future__ import annotations
 import functools
 import math
 import re
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import regress
+    from regex import Match as RegexMatch
+    from regex import Pattern as RegexPattern
 
 # ---- regular expressions from strangers ---------------------------------------------------------
 #: Backtracking steps a search without a timeout (Python ``re``, regress) may take by the static estimate.
@@ -25,14 +33,14 @@ class RegexBudgetError(ValueError):
     string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
 
 
-def _sre() -> tuple[Any, Any, set[Any]]:
-    """Python's regex parser: ``(its constants, the parser, the repeat opcodes)``."""
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
+def _sre() -> tuple[ModuleType, ModuleType, set[Any]]:
+    """Python's regex parser: ``(its constants module, its parser module, the repeat opcodes)``."""
+    if sys.version_info >= (3, 11):
+        from re import _constants as c
         from re import _parser as parser
-    except ImportError:  # pragma: no cover - 3.10
-        import sre_constants as c  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
+    else:  # pragma: no cover - 3.10 (sre_constants and sre_parse warn of their deprecation from 3.11 on)
+        import sre_constants as c
+        import sre_parse as parser
     return (
         c,
         parser,
@@ -162,10 +170,11 @@ def _limit_for_shape(
     return math.inf
 
 
-def _guarded(search: Any, pattern: str, text: str) -> Any:
-    """Run a ``regex``-package search under the last-resort guard (``REGEX_TIMEOUT_S``)."""
+def _guarded(compiled: RegexPattern[str], pattern: str, text: str) -> RegexMatch[str] | None:
+    """Search ``text`` with ``compiled`` (a ``regex``-package pattern) under the last-resort guard
+    (``REGEX_TIMEOUT_S``)."""
     try:
-        return search(text, timeout=REGEX_TIMEOUT_S)
+        return compiled.search(text, timeout=REGEX_TIMEOUT_S)
     except TimeoutError:
         from mcp_schema_audit.errors import WallClockGuard
 
@@ -175,7 +184,7 @@ def _guarded(search: Any, pattern: str, text: str) -> Any:
         ) from None
 
 
-def safe_search(pattern: str, text: str) -> Any:
+def safe_search(pattern: str, text: str) -> re.Match[str] | RegexMatch[str] | None:
     """``re.search(pattern, text)`` that cannot hang on a hostile pattern (ReDoS); a match object or ``None``.
 
     A static estimate of the backtracking (nested or alternated repeats, number of variable repeats)
@@ -190,16 +199,17 @@ def safe_search(pattern: str, text: str) -> Any:
     if len(text) <= min(limit, 16):
         return re.search(pattern, text)
     try:
-        import regex  # type: ignore[import-not-found]
-    except ImportError:
-        regex = None
-    if regex is not None and len(text) <= _max_safe_length(pattern, REGEX_GUARDED_BUDGET):
-        try:
-            compiled = regex.compile(pattern)
-        except regex.error:
-            pass  # accepted by re, not by regex: the static estimate decides below
-        else:
-            return _guarded(compiled.search, pattern, text)
+        import regex
+    except ImportError:  # pragma: no cover - a dependency: the static estimate decides below
+        pass
+    else:
+        if len(text) <= _max_safe_length(pattern, REGEX_GUARDED_BUDGET):
+            try:
+                compiled = regex.compile(pattern)
+            except regex.error:
+                pass  # accepted by re, not by regex: the static estimate decides below
+            else:
+                return _guarded(compiled, pattern, text)
     if len(text) > limit:
         raise RegexBudgetError(
             f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string"
@@ -241,7 +251,7 @@ class EcmaRegexError(ValueError):
     """A pattern is not a valid ECMAScript regex with the ``u`` flag: Ajv cannot compile the schema."""
 
 
-def _es_ranges(ranges: Any) -> str:
+def _es_ranges(ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
 
 
@@ -457,16 +467,17 @@ def _es_scan(p: str) -> tuple[str, str | None]:
 
 @dataclass(frozen=True)
 class _EcmaProgram:
-    regex: Any  # regress.Regex
+    regex: regress.Regex
     limit: float  # longest text regress may search (static estimate, ``REGEX_STEP_BUDGET``)
-    fallback: Any  # compiled regex-package translation (searched under the last-resort guard), or None
+    fallback: RegexPattern[str] | None  # compiled regex-package translation (searched under the guard), or None
     fallback_limit: float = 0  # longest text the translation may search (``REGEX_GUARDED_BUDGET``)
 
 
-_ECMA_CACHE: dict[str, Any] = {}
+#: ``_compile_ecma`` per pattern: the program, or the exception to raise again (a copy each time)
+_ECMA_CACHE: dict[str, _EcmaProgram | Exception] = {}
 
 
-def _ecma_program(pattern: str) -> _EcmaProgram:
+def _ecma_program(pattern: object) -> _EcmaProgram:
     """The compiled ``pattern`` (``u`` flag); raises ``EcmaRegexError``, or ``RegexBudgetError`` for a
     pattern regress cannot take (a lone surrogate)."""
     cached = _ECMA_CACHE.get(pattern) if isinstance(pattern, str) else None
@@ -481,7 +492,7 @@ def _ecma_program(pattern: str) -> _EcmaProgram:
     return cached
 
 
-def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
+def _compile_ecma(pattern: object) -> _EcmaProgram | Exception:
     import regress
 
     if not isinstance(pattern, str):
@@ -509,7 +520,7 @@ def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
     fallback = None
     if translation is not None:
         try:
-            import regex  # type: ignore[import-not-found]
+            import regex
 
             fallback = regex.compile(translation, regex.V0)
         except Exception:  # no regex package, or a translation it refuses (huge counts): no fallback
@@ -517,7 +528,7 @@ def _compile_ecma(pattern: str) -> _EcmaProgram | Exception:
     return _EcmaProgram(compiled, limit, fallback, fallback_limit)
 
 
-def ecma_compile_error(pattern: str, unicode: bool = True) -> str | None:
+def ecma_compile_error(pattern: object, unicode: bool = True) -> str | None:
     """Why ``new RegExp(pattern, unicode ? "u" : "")`` throws in Node 20/22, or None when it compiles.
 
     ``unicode=True`` is how Ajv compiles ``pattern``/``patternProperties``; ``unicode=False`` is how
@@ -562,9 +573,10 @@ def ecma_search(pattern: str, text: str) -> bool:
     if len(text) <= program.limit:
         return program.regex.find(text) is not None
     if program.fallback is not None and len(text) <= program.fallback_limit:
-        return _guarded(program.fallback.search, pattern, text) is not None
+        return _guarded(program.fallback, pattern, text) is not None
     raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
 
 
-def _python_found(pattern: str, text: str) -> bool:
+def python_found(pattern: str, text: str) -> bool:
+    """Does ``pattern`` match somewhere in ``text`` (``safe_search``: Python ``re`` behind the ReDoS guard)?"""
     return safe_search(pattern, text) is not None
