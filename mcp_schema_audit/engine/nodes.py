@@ -10,7 +10,7 @@ from elsewhere (``origin``: a sibling of the union it was distributed from, an `
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Keywords that constrain values (JSON Schema draft-04 … 2020-12, plus OpenAPI ``nullable``, which Ajv
 #: honours). Everything else in a schema object is an annotation or an unknown keyword: it validates
@@ -113,7 +113,7 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array
 Tokens = tuple[Any, ...]
 
 
-class Node(dict):  # type: ignore[type-arg]
+class Node(dict[str, Any]):
     """A normalized schema node (see the module docstring).
 
     ``at``: JSON Pointer tokens of the raw node this one stands for, in its own document. ``origin``:
@@ -143,6 +143,46 @@ class Node(dict):  # type: ignore[type-arg]
 
     def __reduce__(self) -> Any:  # plain dict when copied or pickled (e.g. into a process pool)
         return (dict, (dict(self),))
+
+
+class ItemsLayout(NamedTuple):
+    """How an array node spells its items (``array_layout``)."""
+
+    #: the schemas of the first items, in order
+    prefix: list[Any]
+    #: the keyword holding them: ``prefixItems``, or ``items`` (draft-04 … 2019-09 tuple form)
+    prefix_kw: str
+    #: the schema of the other items, or None when nothing constrains them
+    items: Any
+    #: the keyword holding it (``items``, ``additionalItems``, ``unevaluatedItems``), or None when absent
+    items_kw: str | None
+
+
+def array_layout(node: dict[str, Any], dialect: str) -> ItemsLayout:
+    """``(prefix schemas, their keyword, schema of the other items or None, its keyword)`` of an array node of
+    a document in ``dialect``.
+
+    Spellings: 2020-12 ``prefixItems`` + ``items``; draft-04..2019-09 ``items: [..]`` +
+    ``additionalItems``; and ``unevaluatedItems`` read as ``items`` when nothing else in the node
+    evaluates items (no ``items``/``contains``/applicators), in 2019-09/2020-12 documents.
+    """
+    items = node.get("items")
+    if isinstance(items, list):
+        return ItemsLayout(
+            items, "items", node.get("additionalItems"), "additionalItems" if "additionalItems" in node else None
+        )
+    listed = node.get("prefixItems")
+    pre: list[Any] = listed if isinstance(listed, list) and dialect == "2020-12" else []
+    if "items" in node:
+        return ItemsLayout(pre, "prefixItems", items, "items")
+    if (
+        "unevaluatedItems" in node
+        and dialect in ("2020-12", "2019-09")
+        and not any(k in node for k in ("contains", "allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef"))
+        and (not isinstance(listed, list) or dialect == "2020-12")
+    ):
+        return ItemsLayout(pre, "prefixItems", node["unevaluatedItems"], "unevaluatedItems")
+    return ItemsLayout(pre, "prefixItems", None, None)
 
 
 def union_branches(node: Any) -> tuple[str, list[Any]] | None:

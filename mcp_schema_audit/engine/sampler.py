@@ -8,7 +8,9 @@ only costs a witness, never a wrong verdict.
 
 from __future__ import annotations
 
+import importlib
 import math
+from types import ModuleType
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import conditionals
@@ -424,6 +426,16 @@ _CATEGORY_SAMPLES = {
 }
 
 
+def regex_syntax() -> tuple[ModuleType, ModuleType]:
+    """Python's regex parser and its opcode constants (``re._parser``/``re._constants``; ``sre_parse``/
+    ``sre_constants`` before 3.11), which ``regex_examples`` walks. Private modules without type stubs: they
+    are loaded by name, so their contents read as ``Any``."""
+    try:
+        return importlib.import_module("re._constants"), importlib.import_module("re._parser")
+    except ImportError:  # pragma: no cover - 3.10
+        return importlib.import_module("sre_constants"), importlib.import_module("sre_parse")
+
+
 def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]:
     """Up to ``count`` short strings built from ``pattern``'s syntax tree, shortest first, each checked to match.
 
@@ -436,12 +448,7 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
 
     from mcp_schema_audit.schema import safe_search
 
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
-        from re import _parser as parser
-    except ImportError:  # pragma: no cover - 3.10
-        import sre_constants as c  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
+    c, parser = regex_syntax()
     try:
         tree = parser.parse(pattern)
     except (re.error, RecursionError, OverflowError, ValueError):
