@@ -16,9 +16,9 @@ from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside, pattern_ke
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
 from mcp_schema_audit.engine.nodes import Node
-from mcp_schema_audit.engine.normalize import tolerant
 from mcp_schema_audit.engine.sampler import regex_examples, regex_syntax, string_candidates
 from mcp_schema_audit.engine.scalars import bound_issues, int_or, regex_dialect_candidates
+from mcp_schema_audit.engine.settle import tolerant
 from mcp_schema_audit.engine.witness import common, complete, obj_wrap
 from mcp_schema_audit.schema import RefError, SchemaDoc
 

@@ -14,7 +14,6 @@ from typing import Any
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
 from mcp_schema_audit.engine.nodes import Node
-from mcp_schema_audit.engine.normalize import is_number
 from mcp_schema_audit.engine.sampler import (
     FORMAT_SAMPLES,
     MAX_WITNESS_LENGTH,
@@ -23,6 +22,7 @@ from mcp_schema_audit.engine.sampler import (
     regex_examples,
     string_candidates,
 )
+from mcp_schema_audit.engine.settle import is_number
 from mcp_schema_audit.engine.values import common_types
 from mcp_schema_audit.schema import type_set
 

@@ -15,8 +15,8 @@ from typing import Any
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short, value_key
 from mcp_schema_audit.engine.nodes import Node
-from mcp_schema_audit.engine.normalize import is_number
 from mcp_schema_audit.engine.sampler import bound, number_candidates, string_candidates
+from mcp_schema_audit.engine.settle import is_number
 from mcp_schema_audit.schema import DEFAULT_DIALECT, SchemaDoc, json_type, type_set
 from mcp_schema_audit.schema.doc import host_sensitive_text
 
