@@ -30,7 +30,7 @@ from typing import Any
 from mcp_schema_audit.engine.conditions import Cond, conditionals
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
-from mcp_schema_audit.engine.nodes import JSON_TYPES, names
+from mcp_schema_audit.engine.nodes import JSON_TYPES, Node, dict_at, list_at, names
 from mcp_schema_audit.engine.sampler import NoSample, regex_examples, sample
 from mcp_schema_audit.engine.values import sample_typed, types_of, types_overlap, value_set
 from mcp_schema_audit.engine.witness import common, samples_p
@@ -100,13 +100,13 @@ def equivalent(ctx: WalkContext, a: Any, b: Any, depth: int) -> bool:
     return inside(ctx, a, b, depth, SET_UNSAFE_KINDS) and inside(ctx.swapped(), b, a, depth, SET_UNSAFE_KINDS)
 
 
-def all_of(ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+def all_of(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     """An ``allOf`` of V the engine could not merge (members with ``anyOf``, ``not``, ``if`` …): P must meet
     every member. A member also in P (same text, or P's member at the same index inside it) is met."""
     vs = v.get("allOf")
     if not isinstance(vs, list):
         return []
-    ps = p.get("allOf") if isinstance(p.get("allOf"), list) else []
+    ps = list_at(p, "allOf")
     have = {canon(x) for x in ps}
     out: list[Issue] = []
     variants: list[Any] | None = None
@@ -129,7 +129,7 @@ def all_of(ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], depth: int) -
     return out
 
 
-def not_(ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     """V's ``not: N``: P must declare no value N matches.
 
     Breaks when a value P declares matches N: before ``{"type": "string"}``, after
@@ -235,8 +235,8 @@ def disjoint(ctx: WalkContext, p: Any, n: Any, depth: int = 0) -> bool:
     if tp is None or not tp <= {"object"}:
         return False
     # P's values are objects: a key n requires that P never has, or a shared key whose values are disjoint
-    pprops = p.get("properties") if isinstance(p.get("properties"), dict) else {}
-    nprops = n.get("properties") if isinstance(n.get("properties"), dict) else {}
+    pprops = dict_at(p, "properties")
+    nprops = dict_at(n, "properties")
     preq, nreq = set(names(p.get("required"))), set(names(n.get("required")))
     closed = p.get("additionalProperties") is False and not p.get("patternProperties")
     if closed and any(isinstance(k, str) and k not in pprops for k in nreq):
@@ -247,7 +247,7 @@ def disjoint(ctx: WalkContext, p: Any, n: Any, depth: int = 0) -> bool:
     return False
 
 
-def if_then_else(ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], depth: int) -> list[Issue]:
+def if_then_else(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     """V's conditionals must hold for every value P declares.
 
     Breaks when P declares a value that meets V's condition but not its consequence: before
@@ -301,9 +301,7 @@ def if_then_else(ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], depth: 
     return out
 
 
-def _one_conditional(
-    ctx: WalkContext, p: dict[str, Any], v: dict[str, Any], c: Cond, mine: Cond | None, depth: int
-) -> list[Issue]:
+def _one_conditional(ctx: WalkContext, p: Node, v: Node, c: Cond, mine: Cond | None, depth: int) -> list[Issue]:
     """V's conditional ``c`` against P's conditional of the same trigger (``mine``, or None): the matching
     ``then``/``else`` schemas compared, then a witness search and a proof for what V's consequences ask."""
     out: list[Issue] = []

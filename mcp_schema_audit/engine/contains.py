@@ -16,7 +16,7 @@ from typing import Any
 from mcp_schema_audit.engine.applicators import MISSING, disjoint, equivalent, has_ref, inside
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
-from mcp_schema_audit.engine.nodes import Node, array_layout
+from mcp_schema_audit.engine.nodes import Node, array_layout, dict_at
 from mcp_schema_audit.engine.sampler import MAX_SAMPLE_SIZE, NoSample, sample, string_candidates
 from mcp_schema_audit.engine.values import types_of
 from mcp_schema_audit.engine.witness import common, samples_p
@@ -80,8 +80,8 @@ def contains(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     ):
         # minContains: 0 makes contains vacuous where it is read; a draft-07 host (ts-sdk-v1) ignores
         # minContains and still requires one matching item
-        items = p.get("items", {}) if isinstance(p.get("items"), dict) else {}
-        w = ctx.pick_any_profile(p, v, [[], *([x] for x in samples_p(ctx, items) if x is not NO_WITNESS)])
+        item_schema = dict_at(p, "items")
+        w = ctx.pick_any_profile(p, v, [[], *([x] for x in samples_p(ctx, item_schema) if x is not NO_WITNESS)])
         if w is not NO_WITNESS:
             return [
                 issue(

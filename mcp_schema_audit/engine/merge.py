@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.issue import Budget, canon, value_key
-from mcp_schema_audit.engine.nodes import Node, Tokens, names, union_branches, union_list
+from mcp_schema_audit.engine.nodes import Node, Tokens, dict_at, names, union_branches, union_list
 from mcp_schema_audit.engine.settle import finish, is_number, settle_union, tolerant, type_list
 from mcp_schema_audit.schema import SchemaDoc
 
@@ -208,10 +208,10 @@ class Intersection:
         keys = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
         if not any(k in b for k in keys):
             return None
-        a_props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
-        b_props = b.get("properties") if isinstance(b.get("properties"), dict) else {}
-        a_pat = a.get("patternProperties") if isinstance(a.get("patternProperties"), dict) else {}
-        b_pat = b.get("patternProperties") if isinstance(b.get("patternProperties"), dict) else {}
+        a_props = dict_at(a, "properties")
+        b_props = dict_at(b, "properties")
+        a_pat = dict_at(a, "patternProperties")
+        b_pat = dict_at(b, "patternProperties")
         a_add, b_add = tolerant(a.get("additionalProperties", True)), tolerant(b.get("additionalProperties", True))
         scoped = (_closes(a_add) and any(k not in a_props for k in b_props)) or (
             _closes(b_add) and any(k not in b_props for k in a_props)

@@ -10,7 +10,8 @@ from elsewhere (``origin``: a sibling of the union it was distributed from, an `
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, TypeVar
 
 #: Keywords that constrain values (JSON Schema draft-04 … 2020-12, plus OpenAPI ``nullable``, which Ajv
 #: honours). Everything else in a schema object is an annotation or an unknown keyword: it validates
@@ -111,6 +112,7 @@ TYPED_KEYWORDS = STRING_KEYWORDS | NUMBER_KEYWORDS | ARRAY_KEYWORDS | OBJECT_KEY
 JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 
 Tokens = tuple[Any, ...]
+_D = TypeVar("_D")
 
 
 class Node(dict[str, Any]):
@@ -193,6 +195,24 @@ def union_branches(node: Any) -> tuple[str, list[Any]] | None:
             if isinstance(subs, list):
                 return kw, subs
     return None
+
+
+def dict_at(node: Mapping[str, Any], kw: str) -> dict[str, Any]:
+    """``node[kw]`` when it is an object, else ``{}`` (absent or malformed: nothing declared)."""
+    value = node.get(kw)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(node: Mapping[str, Any], kw: str) -> list[Any]:
+    """``node[kw]`` when it is an array, else ``[]`` (absent or malformed: nothing listed)."""
+    value = node.get(kw)
+    return value if isinstance(value, list) else []
+
+
+def int_at(node: Mapping[str, Any], kw: str, default: _D) -> int | _D:
+    """``node[kw]`` when it is an ``int`` (as ``isinstance`` reads it: ``true`` counts as 1), else ``default``."""
+    value = node.get(kw)
+    return value if isinstance(value, int) else default
 
 
 def names(value: Any) -> list[str]:

@@ -10,6 +10,7 @@ entry, each matching ``patternProperties`` regex under the Python and the ECMASc
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside, pattern_keys
@@ -53,8 +54,12 @@ def _matches(pattern: str, text: str) -> tuple[bool, bool]:
     """
     from mcp_schema_audit.schema import ecma_search, safe_search
 
+    searches: tuple[Callable[[], object], ...] = (
+        lambda: safe_search(pattern, text) is not None,
+        lambda: ecma_search(pattern, text),
+    )
     out = []
-    for search in (lambda: safe_search(pattern, text) is not None, lambda: ecma_search(pattern, text)):
+    for search in searches:
         try:
             out.append(bool(search()))
         except (re.error, RecursionError, OverflowError, ValueError):

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import random
 import zlib
-from typing import Any
+from typing import Any, TypeGuard
 
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import pointer
-from mcp_schema_audit.engine.nodes import ASSERTIONS, union_list, well_formed_names
+from mcp_schema_audit.engine.nodes import ASSERTIONS, dict_at, int_at, list_at, union_list, well_formed_names
 from mcp_schema_audit.engine.nodes import names as required_names
 from mcp_schema_audit.engine.sampler import FORMAT_SAMPLES, NoSample, regex_examples, sample
 from mcp_schema_audit.findings import Finding, make_finding
@@ -101,8 +101,8 @@ def regions(
         isinstance(p, dict) and isinstance(v, dict) and depth < 32 and not any(k in p or k in v for k in _OBJECT_ONLY)
     )
     if plain and type_set(p) == type_set(v) == {"object"}:
-        pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
-        vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
+        pp = dict_at(p, "properties")
+        vp = dict_at(v, "properties")
         # what else the node asserts (its $defs and annotations assert nothing about its values)
         # (a malformed ``required``, e.g. holding an object, stays with the rest: compared whole, never split)
         rest_p = {
@@ -270,8 +270,8 @@ class _Draw:
 
     def _string(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
         fmt = node.get("format")
-        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
-        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
+        lo = int_at(node, "minLength", 0)
+        hi = int_at(node, "maxLength", None)
         if lo > 100_000:
             raise NoSample("minLength too large")
         opts: list[str] = []
@@ -285,14 +285,11 @@ class _Draw:
         return self.pick([s for s in opts if len(s) >= lo and (hi is None or len(s) <= hi)] or ["a" * lo])
 
     def _array(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        prefix = (
-            node.get("prefixItems")
-            if isinstance(node.get("prefixItems"), list)
-            else (node["items"] if isinstance(node.get("items"), list) else [])
-        )
+        listed = node.get("prefixItems")
+        prefix: list[Any] = listed if isinstance(listed, list) else list_at(node, "items")
         items = node.get("items") if not isinstance(node.get("items"), list) else node.get("additionalItems", True)
-        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
-        hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
+        lo = int_at(node, "minItems", 0)
+        hi = int_at(node, "maxItems", None)
         if lo > 200:
             raise NoSample("minItems too large")
         n = self.pick(sorted({lo, max(lo, 1), max(lo, min(2, hi if hi is not None else 2))}))
@@ -306,7 +303,7 @@ class _Draw:
         return out
 
     def _object(self, node: dict[str, Any], depth: int, keys: list[str] | None = None) -> Any:
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        props = dict_at(node, "properties")
         required = required_names(node.get("required"))
         names = list(props) if keys is None else [k for k in keys if k in props or k in required]
         obj: dict[str, Any] = {}
@@ -332,7 +329,7 @@ class _Draw:
 _TYPES = ("object", "string", "integer", "number", "boolean", "array", "null")
 
 
-def _num(x: Any) -> bool:
+def _num(x: Any) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
@@ -352,7 +349,7 @@ def _pruned(node: Any, keys: list[str] | None) -> Any:
     """An object region's schema with only the differing properties (the others are identical on both sides)."""
     if keys is None or not isinstance(node, dict):
         return node
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     out = dict(node)
     out["properties"] = {k: s for k, s in props.items() if k in keys}
     if isinstance(node.get("required"), list):

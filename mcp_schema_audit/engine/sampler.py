@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import conditionals
-from mcp_schema_audit.engine.nodes import union_list
+from mcp_schema_audit.engine.nodes import dict_at, int_at, list_at, union_list
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
 from mcp_schema_audit.schema.quick import quick_valid
 
@@ -150,10 +150,10 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
                         b = {}
                     if not isinstance(b, dict):
                         continue
-                    merged = _beside(base, b)
-                    if merged is None:
+                    beside = _beside(base, b)
+                    if beside is None:
                         continue  # the keywords beside the union exclude this branch
-                    return sample(merged, doc, depth + 1)
+                    return sample(beside, doc, depth + 1)
                 except (NoSample, RefError):
                     continue
             raise NoSample(f"no {kw} branch can be sampled")
@@ -236,8 +236,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
     if t == "string":
         fmt = node.get("format")
         base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
-        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
-        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
+        lo = int_at(node, "minLength", 0)
+        hi = int_at(node, "maxLength", None)
         if lo > MAX_SAMPLE_SIZE:
             raise NoSample(f"minLength {lo} is above the sample size limit")
         s = base
@@ -250,8 +250,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         return s
     if t == "array":
         out: list[Any] = []
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
-        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
+        prefix = list_at(node, "prefixItems")
+        lo = int_at(node, "minItems", 0)
         if lo > 100:
             raise NoSample(f"minItems {lo} is above the sample size limit")
         for sub in prefix[: max(lo, 0)]:
@@ -274,7 +274,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
                     )
                 except NoSample:
                     item = sample(node["contains"], doc, depth + 1)
-                hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
+                hi = int_at(node, "maxItems", None)
                 keep = [x for x in out if _safe_valid(matches, x)] if have else []
                 others = [x for x in out if not any(x is k for k in keep)]
                 out = keep + [item] * (need - len(keep))
@@ -287,7 +287,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
         return out
     # object
     obj: dict[str, Any] = {}
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     required = (
         [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(node.get("required"), list) else []
     )
@@ -297,7 +297,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
             addl = node.get("additionalProperties", True)
             sub = addl if isinstance(addl, dict) else True
         obj[key] = sample(sub, doc, depth + 1)
-    lo = node.get("minProperties") if isinstance(node.get("minProperties"), int) else 0
+    lo = int_at(node, "minProperties", 0)
     for key, sub in props.items():
         if len(obj) >= lo:
             break
@@ -313,7 +313,7 @@ def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, 
     conds = conditionals(node)
     if not conds:
         return obj
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     for _ in range(4):
         added = False
         for c in conds:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import (
     FORMAT_SAMPLES,
@@ -84,7 +84,7 @@ def bound_issues(
         p_looser = True
     else:
         p_looser = p_val > v_val if upper else p_val < v_val
-    kind = "looser-p" if p_looser else "looser-v"
+    kind: IssueKind = "looser-p" if p_looser else "looser-v"
     w = ctx.pick(p, v, cands, reject_kw or kw) if p_looser else NO_WITNESS
     what = "none" if p_val is None else short(p_val)
     return [
@@ -143,7 +143,7 @@ def _number_bound(ctx: WalkContext, p: Node, v: Node, which: str, upper: bool, c
     kw = ("exclusiveM" if (px or vx) else "m") + ("aximum" if upper else "inimum")
     if pb is not None and vb is not None and pb == vb:
         p_looser = vx and not px
-        kind = "looser-p" if p_looser else "looser-v"
+        kind: IssueKind = "looser-p" if p_looser else "looser-v"
         w = ctx.pick(p, v, cands, kw) if p_looser else NO_WITNESS
         return [
             Issue(

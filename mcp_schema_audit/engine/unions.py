@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
 from mcp_schema_audit.engine.values import (
@@ -96,7 +96,7 @@ def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: in
     for vi, vb in enumerate(bv):
         if vi not in matched_v:
             pure = set(vb) <= {"type"}
-            kind = "type-extra-v" if pure else "branch-extra-v"
+            kind: IssueKind = "type-extra-v" if pure else "branch-extra-v"
             issues.append(
                 Issue(
                     kind,
@@ -142,6 +142,7 @@ def _value_branch(
             ]
             typed = kw == "type" or not same_type
             listed = any("enum" in b or "const" in b for b in bv)
+            kind: IssueKind
             if len(same_type) == 1 and not (listed and not typed):
                 # the one V branch of its type rejects it: for a type (P's null or boolean), or for another
                 # keyword (a bound, a pattern, a 'not'), which the finding names
@@ -149,7 +150,8 @@ def _value_branch(
                 kind = "type-extra-p" if typed else "looser-p"
                 here = list(same_type[0].where([why])) if why else v_path
             else:
-                kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
+                kind = "type-extra-p" if typed else "enum-extra-p"
+                here = v_path
             if kind == "type-extra-p" and kw == "type":
                 if json_type(x) in typed_done:
                     continue
@@ -202,7 +204,7 @@ def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_typ
     cands += string_candidates()
     w = ctx.pick(pb, v_node, cands)
     pure = set(pb) <= {"type"}
-    kind = "type-extra-p" if pure or only_type else "branch-extra-p"
+    kind: IssueKind = "type-extra-p" if pure or only_type else "branch-extra-p"
     what = short(pb.get("type")) if pure else "an alternative"
     v_steps = ["type"] if only_type and isinstance(v_node, Node) and "type" in v_node else []
     return Issue(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short, value_key
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short, value_key
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import bound, number_candidates, string_candidates
 from mcp_schema_audit.engine.settle import is_number
@@ -333,7 +333,7 @@ def _rejected_values(
                 )
             )
             continue
-        kind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
+        kind: IssueKind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
         detail = (
             f"the {{V}} schema accepts no value here, the {{P}} schema allows {short(x)}"
             if not vv
