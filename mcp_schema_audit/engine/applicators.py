@@ -31,7 +31,7 @@ from mcp_schema_audit.engine.conditions import Cond, conditionals
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import JSON_TYPES, Node, dict_at, list_at, names
-from mcp_schema_audit.engine.sampler import NoSample, regex_examples, sample
+from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.values import sample_typed, types_of, types_overlap, value_set
 from mcp_schema_audit.engine.witness import common, samples_p
 from mcp_schema_audit.schema import RefError
@@ -81,12 +81,6 @@ def blend(base: Any, issue: Issue) -> Any:
 def has_ref(value: Any) -> bool:
     """Does ``value`` (a subschema, or a tuple of them) use ``$ref``? Then equal text may still differ."""
     return '"$ref"' in canon(value)
-
-
-def pattern_keys(pattern: str, taken: Any = (), count: int = 2) -> list[str]:
-    """Up to ``count`` property names built from ``pattern`` (for ``patternProperties`` witnesses), none in
-    ``taken``."""
-    return [k for k in regex_examples(pattern, count=max(count, 4)) if k not in taken][:count]
 
 
 # -- proofs --------------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Issues: what the compatibility engine finds at one pair of schema nodes, before it becomes a ``Finding``.
 
-Shared by ``engine`` (the lockstep walk) and ``applicators`` (``not``, ``if``/``then``/``else``,
-``dependentSchemas``, ``allOf``, ``contains``). An ``Issue`` speaks in P/V terms (P = the producing
-side, V = the validating side; see ``engine``), with paths relative to the node pair where it was
-found; the engine prefixes paths and wraps witnesses as the walk returns.
+Made by the keyword families of the walk (``walk.FAMILIES``) and read by ``confirm``. An ``Issue``
+speaks in P/V terms (P = the producing side, V = the validating side; see ``walk``), with paths
+relative to the node pair where it was found; the walk makes them absolute and wraps witnesses
+(``context.prefix``) as it returns. ``IssueKind`` names what was found.
 """
 
 from __future__ import annotations

@@ -131,6 +131,32 @@ class Intersection:
         r.limits = {**a.limits}
         for k, lim in b.limits.items():
             r.limits[k] = lim if k not in r.limits else _STRICTER.get(k, max)(r.limits[k], lim)
+        leftover = self._meet_keywords(r, b)
+        if leftover is None:
+            return False
+        values = _meet_values(a, b)
+        if values is not None:
+            if not values[0]:
+                return False
+            vals, kw, origin = values
+            r.pop("enum", None)
+            r.pop("const", None)
+            r[kw] = vals[0] if kw == "const" else vals
+            r.origin[kw] = origin
+        obj = self._meet_objects(r, a, b)
+        if obj is False:
+            return False
+        if obj is not None:
+            leftover.update(obj)
+        if leftover:
+            member = Node(leftover, b.at, {k: b.where([k]) for k in leftover})
+            r["allOf"] = [*(r.get("allOf") or []), member]
+        return r
+
+    def _meet_keywords(self, r: Node, b: Node) -> dict[str, Any] | None:
+        """Merge ``b``'s keywords other than the object ones into ``r`` (a copy of the other node), each by its
+        rule: the keywords left for a leftover ``allOf`` member, or None when the types exclude each other.
+        ``enum``/``const`` are settled after (``_meet_values``)."""
         leftover: dict[str, Any] = {}
         for k, bv in b.items():
             if k in ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties"):
@@ -149,7 +175,7 @@ class Intersection:
                     continue
                 both = _meet_types(ta, tb)
                 if not both:
-                    return False
+                    return None
                 r[k] = both[0] if len(both) == 1 else both
                 if both != ta:  # b narrowed it: b's keyword is the one in force
                     r.origin[k] = b.where([k])
@@ -183,24 +209,7 @@ class Intersection:
                 r[k] = self.conj_raw(av, r.where([k]), bv, b.where([k]))
             else:
                 leftover[k] = bv
-        values = _meet_values(a, b)
-        if values is not None:
-            if not values[0]:
-                return False
-            vals, kw, origin = values
-            r.pop("enum", None)
-            r.pop("const", None)
-            r[kw] = vals[0] if kw == "const" else vals
-            r.origin[kw] = origin
-        obj = self._meet_objects(r, a, b)
-        if obj is False:
-            return False
-        if obj is not None:
-            leftover.update(obj)
-        if leftover:
-            member = Node(leftover, b.at, {k: b.where([k]) for k in leftover})
-            r["allOf"] = [*(r.get("allOf") or []), member]
-        return r
+        return leftover
 
     def _meet_objects(self, r: Node, a: Node, b: Node) -> Any:
         """Merge ``b``'s object keywords into ``r`` (a copy of ``a``): ``None`` when done, a dict of keywords

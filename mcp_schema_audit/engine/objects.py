@@ -9,89 +9,31 @@ entry, each matching ``patternProperties`` regex under the Python and the ECMASc
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import Any
 
-from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside, pattern_keys
+from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
-from mcp_schema_audit.engine.nodes import Node
-from mcp_schema_audit.engine.sampler import regex_examples, regex_syntax, string_candidates
-from mcp_schema_audit.engine.scalars import bound_issues, int_or, regex_dialect_candidates
+from mcp_schema_audit.engine.nodes import Node, dict_at, names
+from mcp_schema_audit.engine.patterns import (
+    matches,
+    name_candidates,
+    names_matching,
+    pattern_keys,
+    regex_included,
+    search_any,
+)
+from mcp_schema_audit.engine.regex_strings import regex_examples
+from mcp_schema_audit.engine.sampler import string_candidates
+from mcp_schema_audit.engine.scalars import bound_issues, int_or
 from mcp_schema_audit.engine.settle import tolerant
 from mcp_schema_audit.engine.witness import common, complete, obj_wrap
 from mcp_schema_audit.schema import RefError, SchemaDoc
 
 
-def _regex_included(small: str, big: str) -> bool:
-    """Proven: every string ``small`` matches, ``big`` matches too (both searched, as JSON Schema does).
-
-    Only the sure cases: the same pattern, or ``big`` is ``^`` plus literal characters and ``small``
-    starts with ``^`` and that same literal prefix (``^x_`` ⊇ ``^x_[a-z]*$``). Anything else: False.
-    """
-    if small == big:
-        return True
-    try:
-        c, parser = regex_syntax()
-        b_items, s_items = list(parser.parse(big)), list(parser.parse(small))
-    except (re.error, RecursionError, OverflowError, ValueError, ImportError):
-        return False
-    if not b_items or b_items[0] != (c.AT, c.AT_BEGINNING) or any(op != c.LITERAL for op, _ in b_items[1:]):
-        return False
-    return s_items[: len(b_items)] == b_items
-
-
-def _search(pattern: str, text: str) -> bool:
-    """Does ``pattern`` match ``text`` for some host (Python ``re`` or ECMAScript)? Undecidable → False."""
-    return any(_matches(pattern, text))
-
-
-def _matches(pattern: str, text: str) -> tuple[bool, bool]:
-    """``(python-sdk matches, TS hosts match)``: ``re.search`` and ``new RegExp(pattern, "u").test``.
-
-    A search that is refused (ReDoS guard) or a pattern one engine cannot compile counts as no match.
-    """
-    from mcp_schema_audit.schema import ecma_search, safe_search
-
-    searches: tuple[Callable[[], object], ...] = (
-        lambda: safe_search(pattern, text) is not None,
-        lambda: ecma_search(pattern, text),
-    )
-    out = []
-    for search in searches:
-        try:
-            out.append(bool(search()))
-        except (re.error, RecursionError, OverflowError, ValueError):
-            out.append(False)
-    return out[0], out[1]
-
-
 def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
     """``[kw]`` when ``node`` has that keyword, else ``[]`` (the node itself): pointers must resolve."""
     return [kw] if kw in node else []
-
-
-def _dict(node: dict[str, Any], kw: str) -> dict[str, Any]:
-    value = node.get(kw)
-    return value if isinstance(value, dict) else {}
-
-
-def _names(node: dict[str, Any], kw: str) -> list[str]:
-    value = node.get(kw)
-    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
-
-
-def _name_candidates(names: Any) -> list[str]:
-    """Property names a ``propertyNames`` schema itself suggests: its enum/const strings, examples of its pattern."""
-    if not isinstance(names, dict):
-        return []
-    out = [x for x in names.get("enum", []) if isinstance(x, str)] if isinstance(names.get("enum"), list) else []
-    if isinstance(names.get("const"), str):
-        out.append(names["const"])
-    if isinstance(names.get("pattern"), str):
-        out += regex_examples(names["pattern"], count=4)
-    return out
 
 
 def _closed(node: dict[str, Any]) -> str | None:
@@ -123,11 +65,11 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     ones), properties only V lists, ``required`` added then removed, the object opened or closed,
     ``minProperties``/``maxProperties``, then ``propertyNames``."""
     out: list[Issue] = []
-    pprops, vprops = _dict(p, "properties"), _dict(v, "properties")
-    ppat, vpat = _dict(p, "patternProperties"), _dict(v, "patternProperties")
+    pprops, vprops = dict_at(p, "properties"), dict_at(v, "properties")
+    ppat, vpat = dict_at(p, "patternProperties"), dict_at(v, "patternProperties")
     p_closed, v_closed = _closed(p), _closed(v)
     p_addl, v_addl = _addl(ctx, p, ctx.p_doc), _addl(ctx, v, ctx.v_doc)
-    preq, vreq = _names(p, "required"), _names(v, "required")
+    preq, vreq = names(p.get("required")), names(v.get("required"))
     for key, ps in pprops.items():
         out += _declared_key(ctx, p, v, ["properties", key], ps, key, depth)
     for pat, ps in ppat.items():
@@ -136,7 +78,7 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
         # V's patternProperties constrain keys P leaves to its additionalProperties (open: any value)
         for pat in vpat:
             for key in pattern_keys(pat, taken=pprops)[:1]:
-                if not any(_search(pp, key) for pp in ppat):
+                if not any(search_any(pp, key) for pp in ppat):
                     out += _declared_key(
                         ctx,
                         p,
@@ -262,13 +204,13 @@ def _pattern_property(
 ) -> list[Issue]:
     """P's ``patternProperties`` regex ``pat``: property names built from it, compared like declared keys."""
     out: list[Issue] = []
-    keys = _pattern_keys(pat, pprops, v)
+    keys = names_matching(pat, pprops, v)
     for key in keys:
-        got = _declared_key(ctx, p, v, ["patternProperties", pat], ps, key, depth, _matches(pat, key))
+        got = _declared_key(ctx, p, v, ["patternProperties", pat], ps, key, depth, matches(pat, key))
         out += got
         if any(i.kind in UNSAFE_KINDS for i in got):
             return out  # one name proves it
-    if keys and not any(_regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
+    if keys and not any(regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
         # every name tried is covered, but that does not prove the regex languages are included
         out.append(
             Issue(
@@ -408,28 +350,6 @@ def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p
     return out
 
 
-def _pattern_keys(pat: str, taken: dict[str, Any], v: dict[str, Any]) -> list[str]:
-    """Property names matching ``pat`` (not in ``taken``), those V does not list for every host first: up to 3."""
-    vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
-    built = pattern_keys(pat, taken, count=8)
-    cands = (
-        built
-        + regex_dialect_candidates(built)
-        + [x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
-    )
-    keys = [k for k in dict.fromkeys(cands) if k not in taken and any(_matches(pat, k))]
-
-    def covered(k: str) -> int:
-        # how many regex readings (Python, ECMAScript) list the key in V where P declares it: a key V
-        # misses under both breaks every host, one it misses under one reading only some hosts
-        if k in vprops:
-            return 2
-        mine = _matches(pat, k)
-        return sum(1 for d in (0, 1) if not mine[d] or any(_matches(pt, k)[d] for pt in vpat))
-
-    return sorted(keys, key=lambda k: (covered(k), not (k.isascii() and k.isprintable())))[:3]
-
-
 def _declared_key(
     ctx: WalkContext,
     p: Node,
@@ -442,7 +362,7 @@ def _declared_key(
 ) -> list[Issue]:
     """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
     applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
-    vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
+    vprops, vpat = dict_at(v, "properties"), dict_at(v, "patternProperties")
     if (
         not vpat
         and key in vprops
@@ -453,12 +373,12 @@ def _declared_key(
         return []  # what the walk of the pair would answer at once (``compare``), without its set-up
     wrap = obj_wrap(ctx, p, v, key)
     targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
-    matches = {pt: _matches(pt, key) for pt in vpat}
-    targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(matches[pt])]
+    readings = {pt: matches(pt, key) for pt in vpat}
+    targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(readings[pt])]
     out: list[Issue] = []
     for v_steps, vs in targets:
         out += ctx.child(p, p_steps, ps, v, v_steps, vs, depth, key, wrap)
-    if key in vprops or all(any(m[d] for m in matches.values()) for d in (0, 1) if dialects[d]):
+    if key in vprops or all(any(m[d] for m in readings.values()) for d in (0, 1) if dialects[d]):
         return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
     v_closed = _closed(v)
     v_addl = _addl(ctx, v, ctx.v_doc)
@@ -557,19 +477,19 @@ def _other_name(
     it), with a witness; else a warning that none was found."""
     # names P allows beyond its declared ones: its own propertyNames' values and pattern first (a widened
     # enum of names), then its patternProperties, then everyday names
-    names = (
-        _name_candidates(pn)
+    candidates = (
+        name_candidates(pn)
         + string_candidates(extra=("Key", "key-1", "1", "a b"))
         + [k for pat in ppat for k in regex_examples(pat, count=4)]
     )
-    for key in dict.fromkeys(names):
+    for key in dict.fromkeys(candidates):
         if (
             key in pprops
             or ctx.valid(ctx.v_doc, vn, key) is not False
             or (pn is not None and not ctx.valid(ctx.p_doc, pn, key))
         ):
             continue
-        value_schema = next((s for pat, s in ppat.items() if _search(pat, key)), p_addl)
+        value_schema = next((s for pat, s in ppat.items() if search_any(pat, key)), p_addl)
         child = ctx.sample_p(value_schema if value_schema is not True else {})
         w = obj_wrap(ctx, p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
         return Issue(

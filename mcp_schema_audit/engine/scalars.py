@@ -14,12 +14,12 @@ from typing import Any
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
+from mcp_schema_audit.engine.regex_strings import regex_examples
 from mcp_schema_audit.engine.sampler import (
     FORMAT_SAMPLES,
     MAX_WITNESS_LENGTH,
     bound,
     number_candidates,
-    regex_examples,
     string_candidates,
 )
 from mcp_schema_audit.engine.settle import is_number
@@ -31,13 +31,13 @@ _UNICODE_LOOKALIKES = str.maketrans({**{str(d): chr(0x0660 + d) for d in range(1
 _FORMAT_CHECKING = ("ts-sdk-v2", "ts-sdk-v1")
 
 
-def regex_dialect_candidates(strings: list[Any]) -> list[str]:
-    """Variants of ``strings`` on which Python and ECMAScript regexes disagree: a trailing newline (``$``),
+def regex_dialect_candidates(texts: list[Any]) -> list[str]:
+    """Variants of ``texts`` on which Python and ECMAScript regexes disagree: a trailing newline (``$``),
     Unicode digits and letters (``\\d``, ``\\w``), line separators (``.``) and Unicode spaces (``\\s``)."""
     out: list[str] = []
-    for s in [x for x in strings if isinstance(x, str)][:8]:
+    for s in [x for x in texts if isinstance(x, str)][:8]:
         out += [s + "\n", s.translate(_UNICODE_LOOKALIKES), s + "\u2028", s.replace(" ", "\u0085")]
-    return list(dict.fromkeys(x for x in out if x not in strings))
+    return list(dict.fromkeys(x for x in out if x not in texts))
 
 
 def int_or(x: Any, default: int) -> int:
