@@ -33,6 +33,7 @@ class Draw:
         self.visits = 0
 
     def pick(self, options: list[Any]) -> Any:
+        """One of ``options`` (not empty): the first for ``k == 0``, the last for ``k == 1``, else a seeded choice."""
         return (
             options[(self.k + self.rng.randrange(len(options))) % len(options)]
             if self.k > 1
@@ -40,6 +41,9 @@ class Draw:
         )
 
     def value(self, node: Any, depth: int = 0, keys: list[str] | None = None) -> Any:
+        """A value drawn from raw schema ``node`` (``$ref`` followed, one branch and one type chosen); ``keys``:
+        the only property names to draw for an object. Raises ``NoSample`` (``false``, too deep, over budget,
+        an unresolvable ``$ref``)."""
         self.visits += 1
         if self.visits > _NODE_BUDGET or depth > 24:
             raise NoSample("too deep")

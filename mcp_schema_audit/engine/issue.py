@@ -113,6 +113,7 @@ def value_key(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 80) -> str:
+    """``value`` as a message shows it: JSON (a string as its ``repr``), cut to ``limit`` characters with "…"."""
     text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
