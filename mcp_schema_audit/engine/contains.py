@@ -24,8 +24,6 @@ from mcp_schema_audit.engine.witness import common, samples_p
 #: Longest array built while searching ``contains`` witnesses.
 _MAX_ARRAY = 100
 _KEYS = ("contains", "minContains", "maxContains")
-#: Items of any type tried where a schema's own samples are not enough.
-_ANY_ITEMS: list[Any] = [None, True, 0, 0.5, "x", "", {}, []]
 
 
 @dataclass(frozen=True)
@@ -132,7 +130,8 @@ def _counted_arrays(
     match (``inside``) and one P's ``contains`` declares that V's does not match, repeated; then P's tuple
     slots first, each filled with a value failing V's ``contains`` when it has one."""
     matching = common(ctx, items, cv)
-    pool_any = (samples_p(ctx, items) if isinstance(items, dict) else []) + _ANY_ITEMS
+    # items of any type, where the schema's own samples are not enough (fresh objects: witnesses are kept)
+    pool_any = (samples_p(ctx, items) if isinstance(items, dict) else []) + [None, True, 0, 0.5, "x", "", {}, []]
     outside = ctx.pick(items, cv, pool_any)
     mine = NO_WITNESS
     if cp is not MISSING:

@@ -23,16 +23,6 @@ from mcp_schema_audit.schema.doc import host_sensitive_text
 #: Enum values (both sides together) compared value by value; more → a ``schema-undecidable`` warning.
 MAX_ENUM = 20_000
 _TYPE_ORDER = ("string", "integer", "boolean", "object", "array", "null", "number")
-#: A value of each JSON type, for a type a sample of P's node cannot be built for.
-_TYPE_DEFAULTS: dict[str, Any] = {
-    "string": "x",
-    "integer": 0,
-    "number": 0.5,
-    "boolean": True,
-    "null": None,
-    "object": {},
-    "array": [],
-}
 
 
 # -- readings of one node ------------------------------------------------------------------------------------
@@ -105,8 +95,16 @@ def sample_typed(ctx: WalkContext, p: dict[str, Any], t: str) -> Any:
     node = {k: val for k, val in p.items() if k not in ("enum", "const")}
     node["type"] = t
     got = ctx.sample_p(node)
-    if got is NO_WITNESS:
-        return _TYPE_DEFAULTS[t]
+    if got is NO_WITNESS:  # a plain value of the type, made anew (a witness may be kept and wrapped)
+        return {
+            "string": "x",
+            "integer": 0,
+            "number": 0.5,
+            "boolean": True,
+            "null": None,
+            "object": {},
+            "array": [],
+        }[t]
     return got
 
 
