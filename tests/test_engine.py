@@ -517,3 +517,36 @@ def test_write_hints_mean_nothing_on_a_read_only_tool() -> None:
     ]
     flipped = diff_snapshots(snap("old", readOnlyHint=True), snap("new", readOnlyHint=False, destructiveHint=True))
     assert [(f.rule, f.pointer) for f in flipped] == [("tool-annotation-riskier", "/annotations/readOnlyHint")]
+
+
+def test_issue_kinds_are_the_kinds_confirm_maps() -> None:
+    """``IssueKind`` (checked by mypy where issues are made) names exactly the kinds ``confirm`` turns into rules."""
+    from typing import get_args
+
+    from mcp_schema_audit.engine import confirm
+    from mcp_schema_audit.engine.issue import IssueKind
+
+    assert set(get_args(IssueKind)) == set(confirm._KINDS)
+
+
+def test_keyword_families_run_in_the_walks_order() -> None:
+    """The walk's table of keyword families (``walk.FAMILIES``): each family once, in the order issues are
+    reported, each a plain function of the context."""
+    import inspect
+
+    from mcp_schema_audit.engine import walk
+
+    assert [f.name for f in walk.FAMILIES] == [
+        "numbers",
+        "strings",
+        "format",
+        "arrays",
+        "objects",
+        "limits",
+        "allOf",
+        "not",
+        "conditionals",
+        "contains",
+        "unmodelled",
+    ]
+    assert all(inspect.isfunction(f.compare) for f in walk.FAMILIES)

@@ -22,7 +22,7 @@ from mcp_schema_audit.engine.confirm import issue_to_finding
 from mcp_schema_audit.engine.issue import Budget, Issue
 from mcp_schema_audit.engine.oracle import oracle_findings
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.engine.walk import Comparer
+from mcp_schema_audit.engine.walk import new_context
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc, dialect_sensitive
@@ -68,12 +68,12 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
     # MCP arguments are always an object: a root without "type" beside one with type "object" reads as an object
     objects = direction == "input" and any(isinstance(s, dict) and s.get("type") == "object" for s in (old, new))
-    comparer = Comparer(p_doc, v_doc, root_type="object" if objects else None)
+    ctx = new_context(p_doc, v_doc, root_type="object" if objects else None)
     # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
-    identity = comparer.identity
+    identity = ctx.identity
     old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
     try:
-        issues = comparer.compare(p_doc.root, v_doc.root)
+        issues = ctx.compare(p_doc.root, v_doc.root)
     except Budget as exc:
         issues = [
             Issue("undecidable", [], [], None, None, f"{exc or 'work budget exceeded'}; this schema was not compared")
@@ -114,7 +114,7 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     if old_doc.canonical != new_doc.canonical:
         findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
         if oracle:
-            findings += oracle_findings(findings, p_doc, v_doc, tool, direction, comparer.identity)
+            findings += oracle_findings(findings, p_doc, v_doc, tool, direction, ctx.identity)
     return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
 
 

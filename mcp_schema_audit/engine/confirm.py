@@ -233,7 +233,7 @@ def _explain_error(err: Any) -> str:
     """The validator's message; for anyOf/oneOf failures, also the closest branch's own reason."""
     from jsonschema.exceptions import best_match
 
-    message = err.message
+    message: str = err.message
     context = list(err.context or [])
     if context:
         # branches that failed only on their type are the least informative alternatives

@@ -59,6 +59,7 @@ class Texts:
         return frozenset(out)
 
     def target_text(self, ref: str) -> str | None:
+        """Canonical JSON of ``ref``'s target in this document, or None when it does not resolve."""
         try:
             target, _ = self.doc.lookup(ref)
         except RefError:

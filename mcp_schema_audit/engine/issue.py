@@ -1,19 +1,52 @@
 """Issues: what the compatibility engine finds at one pair of schema nodes, before it becomes a ``Finding``.
 
-Shared by ``engine`` (the lockstep walk) and ``applicators`` (``not``, ``if``/``then``/``else``,
-``dependentSchemas``, ``allOf``, ``contains``). An ``Issue`` speaks in P/V terms (P = the producing
-side, V = the validating side; see ``engine``), with paths relative to the node pair where it was
-found; the engine prefixes paths and wraps witnesses as the walk returns.
+Made by the keyword families of the walk (``walk.FAMILIES``) and read by ``confirm``. An ``Issue``
+speaks in P/V terms (P = the producing side, V = the validating side; see ``walk``), with paths
+relative to the node pair where it was found; the walk makes them absolute and wraps witnesses
+(``context.prefix``) as it returns. ``IssueKind`` names what was found.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import json_type
+
+#: What an ``Issue`` found, in P/V terms (``confirm`` maps each kind to a rule per direction): ``-p``/``-v``
+#: name the side that has more (an enum value, a type, a property, a required key, a union branch);
+#: ``looser-p``/``looser-v`` the side whose constraint is looser; ``opened-p``/``closed-p`` an object P opened
+#: or closed; the rest name a keyword (``format``, ``pattern``, ``oneof-overlap``, ``interop``) or what kept the
+#: engine from deciding (``undecidable``, ``invalid``).
+IssueKind = Literal[
+    "enum-extra-p",
+    "enum-extra-v",
+    "const-changed",
+    "enum-only-v",
+    "enum-only-p",
+    "type-extra-p",
+    "type-extra-v",
+    "type-only-v",
+    "prop-extra-p-closed",
+    "prop-extra-p-open",
+    "prop-extra-v",
+    "required-extra-v",
+    "required-extra-p",
+    "opened-p",
+    "closed-p",
+    "looser-p",
+    "looser-v",
+    "format",
+    "pattern",
+    "branch-extra-p",
+    "branch-extra-v",
+    "oneof-overlap",
+    "interop",
+    "undecidable",
+    "invalid",
+]
 
 NO_WITNESS = object()  # "no witness"
 ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a real key
@@ -23,7 +56,7 @@ ABS = "\x00abs"  # first step of an absolute pointer (a $ref target), never a re
 class Issue:
     """A change found at one pair of nodes, in P/V terms, with paths relative to that pair."""
 
-    kind: str
+    kind: IssueKind
     p_path: list[str]
     v_path: list[str]
     p_val: Any
@@ -80,6 +113,7 @@ def value_key(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 80) -> str:
+    """``value`` as a message shows it: JSON (a string as its ``repr``), cut to ``limit`` characters with "…"."""
     text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

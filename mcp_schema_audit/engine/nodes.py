@@ -10,7 +10,8 @@ from elsewhere (``origin``: a sibling of the union it was distributed from, an `
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple, TypeVar
 
 #: Keywords that constrain values (JSON Schema draft-04 … 2020-12, plus OpenAPI ``nullable``, which Ajv
 #: honours). Everything else in a schema object is an annotation or an unknown keyword: it validates
@@ -111,9 +112,10 @@ TYPED_KEYWORDS = STRING_KEYWORDS | NUMBER_KEYWORDS | ARRAY_KEYWORDS | OBJECT_KEY
 JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 
 Tokens = tuple[Any, ...]
+_D = TypeVar("_D")
 
 
-class Node(dict):  # type: ignore[type-arg]
+class Node(dict[str, Any]):
     """A normalized schema node (see the module docstring).
 
     ``at``: JSON Pointer tokens of the raw node this one stands for, in its own document. ``origin``:
@@ -145,6 +147,46 @@ class Node(dict):  # type: ignore[type-arg]
         return (dict, (dict(self),))
 
 
+class ItemsLayout(NamedTuple):
+    """How an array node spells its items (``array_layout``)."""
+
+    #: the schemas of the first items, in order
+    prefix: list[Any]
+    #: the keyword holding them: ``prefixItems``, or ``items`` (draft-04 … 2019-09 tuple form)
+    prefix_kw: str
+    #: the schema of the other items, or None when nothing constrains them
+    items: Any
+    #: the keyword holding it (``items``, ``additionalItems``, ``unevaluatedItems``), or None when absent
+    items_kw: str | None
+
+
+def array_layout(node: dict[str, Any], dialect: str) -> ItemsLayout:
+    """``(prefix schemas, their keyword, schema of the other items or None, its keyword)`` of an array node of
+    a document in ``dialect``.
+
+    Spellings: 2020-12 ``prefixItems`` + ``items``; draft-04..2019-09 ``items: [..]`` +
+    ``additionalItems``; and ``unevaluatedItems`` read as ``items`` when nothing else in the node
+    evaluates items (no ``items``/``contains``/applicators), in 2019-09/2020-12 documents.
+    """
+    items = node.get("items")
+    if isinstance(items, list):
+        return ItemsLayout(
+            items, "items", node.get("additionalItems"), "additionalItems" if "additionalItems" in node else None
+        )
+    listed = node.get("prefixItems")
+    pre: list[Any] = listed if isinstance(listed, list) and dialect == "2020-12" else []
+    if "items" in node:
+        return ItemsLayout(pre, "prefixItems", items, "items")
+    if (
+        "unevaluatedItems" in node
+        and dialect in ("2020-12", "2019-09")
+        and not any(k in node for k in ("contains", "allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef"))
+        and (not isinstance(listed, list) or dialect == "2020-12")
+    ):
+        return ItemsLayout(pre, "prefixItems", node["unevaluatedItems"], "unevaluatedItems")
+    return ItemsLayout(pre, "prefixItems", None, None)
+
+
 def union_branches(node: Any) -> tuple[str, list[Any]] | None:
     """``(keyword, branches)`` of a normalized union node (``anyOf``/``oneOf`` with no sibling), else None."""
     if isinstance(node, Node) and len(node) == 1:
@@ -153,6 +195,24 @@ def union_branches(node: Any) -> tuple[str, list[Any]] | None:
             if isinstance(subs, list):
                 return kw, subs
     return None
+
+
+def dict_at(node: Mapping[str, Any], kw: str) -> dict[str, Any]:
+    """``node[kw]`` when it is an object, else ``{}`` (absent or malformed: nothing declared)."""
+    value = node.get(kw)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(node: Mapping[str, Any], kw: str) -> list[Any]:
+    """``node[kw]`` when it is an array, else ``[]`` (absent or malformed: nothing listed)."""
+    value = node.get(kw)
+    return value if isinstance(value, list) else []
+
+
+def int_at(node: Mapping[str, Any], kw: str, default: _D) -> int | _D:
+    """``node[kw]`` when it is an ``int`` (as ``isinstance`` reads it: ``true`` counts as 1), else ``default``."""
+    value = node.get(kw)
+    return value if isinstance(value, int) else default
 
 
 def names(value: Any) -> list[str]:

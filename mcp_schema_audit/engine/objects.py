@@ -9,57 +9,26 @@ entry, each matching ``patternProperties`` regex under the Python and the ECMASc
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, pattern_keys
+from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
+from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
-from mcp_schema_audit.engine.nodes import Node
-from mcp_schema_audit.engine.normalize import tolerant
-from mcp_schema_audit.engine.sampler import regex_examples, string_candidates
-from mcp_schema_audit.engine.scalars import _int, _regex_dialect_candidates
-from mcp_schema_audit.schema import RefError
-
-
-def _regex_included(small: str, big: str) -> bool:
-    """Proven: every string ``small`` matches, ``big`` matches too (both searched, as JSON Schema does).
-
-    Only the sure cases: the same pattern, or ``big`` is ``^`` plus literal characters and ``small``
-    starts with ``^`` and that same literal prefix (``^x_`` ⊇ ``^x_[a-z]*$``). Anything else: False.
-    """
-    if small == big:
-        return True
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]
-        from re import _parser as parser
-
-        b_items, s_items = list(parser.parse(big)), list(parser.parse(small))
-    except (re.error, RecursionError, OverflowError, ValueError, ImportError):
-        return False
-    if not b_items or b_items[0] != (c.AT, c.AT_BEGINNING) or any(op != c.LITERAL for op, _ in b_items[1:]):
-        return False
-    return s_items[: len(b_items)] == b_items
-
-
-def _search(pattern: str, text: str) -> bool:
-    """Does ``pattern`` match ``text`` for some host (Python ``re`` or ECMAScript)? Undecidable → False."""
-    return any(_matches(pattern, text))
-
-
-def _matches(pattern: str, text: str) -> tuple[bool, bool]:
-    """``(python-sdk matches, TS hosts match)``: ``re.search`` and ``new RegExp(pattern, "u").test``.
-
-    A search that is refused (ReDoS guard) or a pattern one engine cannot compile counts as no match.
-    """
-    from mcp_schema_audit.schema import ecma_search, safe_search
-
-    out = []
-    for search in (lambda: safe_search(pattern, text) is not None, lambda: ecma_search(pattern, text)):
-        try:
-            out.append(bool(search()))
-        except (re.error, RecursionError, OverflowError, ValueError):
-            out.append(False)
-    return out[0], out[1]
+from mcp_schema_audit.engine.nodes import Node, dict_at, names
+from mcp_schema_audit.engine.patterns import (
+    matches,
+    name_candidates,
+    names_matching,
+    pattern_keys,
+    regex_included,
+    search_any,
+)
+from mcp_schema_audit.engine.regex_strings import regex_examples
+from mcp_schema_audit.engine.sampler import string_candidates
+from mcp_schema_audit.engine.scalars import bound_issues, int_or
+from mcp_schema_audit.engine.settle import tolerant
+from mcp_schema_audit.engine.witness import common, complete, obj_wrap
+from mcp_schema_audit.schema import RefError, SchemaDoc
 
 
 def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
@@ -67,469 +36,479 @@ def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
     return [kw] if kw in node else []
 
 
-def _dict(node: dict[str, Any], kw: str) -> dict[str, Any]:
-    value = node.get(kw)
-    return value if isinstance(value, dict) else {}
+def _closed(node: dict[str, Any]) -> str | None:
+    if node.get("additionalProperties") is False:
+        return "additionalProperties"
+    if node.get("unevaluatedProperties") is False and "additionalProperties" not in node:
+        return "unevaluatedProperties"
+    return None
 
 
-def _names(node: dict[str, Any], kw: str) -> list[str]:
-    value = node.get(kw)
-    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
+def _addl(ctx: WalkContext, node: dict[str, Any], doc: SchemaDoc) -> Any:
+    """``node``'s ``additionalProperties`` (else ``unevaluatedProperties``, else ``true``) as the walk reads it:
+    ``true`` for a schema that accepts everything (``tolerant``), also through a ``$ref`` whose target does
+    (``{"$ref": "#/$defs/Any"}`` with ``Any: true`` is an open object, as ``true`` is)."""
+    value = tolerant(node.get("additionalProperties", node.get("unevaluatedProperties", True)))
+    if isinstance(value, dict) and "$ref" in value:
+        try:
+            target, _ = ctx.deref(value, doc)
+        except RefError:
+            return value
+        if isinstance(target, dict) and tolerant(dict(target)) is True:
+            return True
+    return value
 
 
-def _name_candidates(names: Any) -> list[str]:
-    """Property names a ``propertyNames`` schema itself suggests: its enum/const strings, examples of its pattern."""
-    if not isinstance(names, dict):
-        return []
-    out = [x for x in names.get("enum", []) if isinstance(x, str)] if isinstance(names.get("enum"), list) else []
-    if isinstance(names.get("const"), str):
-        out.append(names["const"])
-    if isinstance(names.get("pattern"), str):
-        out += regex_examples(names["pattern"], count=4)
+def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
+    """The family of objects. Issues in order: each property P declares (``properties``, then names built
+    from its ``patternProperties``, then names V's ``patternProperties`` constrain among P's additional
+    ones), properties only V lists, ``required`` added then removed, the object opened or closed,
+    ``minProperties``/``maxProperties``, then ``propertyNames``."""
+    out: list[Issue] = []
+    pprops, vprops = dict_at(p, "properties"), dict_at(v, "properties")
+    ppat, vpat = dict_at(p, "patternProperties"), dict_at(v, "patternProperties")
+    p_closed, v_closed = _closed(p), _closed(v)
+    p_addl, v_addl = _addl(ctx, p, ctx.p_doc), _addl(ctx, v, ctx.v_doc)
+    preq, vreq = names(p.get("required")), names(v.get("required"))
+    for key, ps in pprops.items():
+        out += _declared_key(ctx, p, v, ["properties", key], ps, key, depth)
+    for pat, ps in ppat.items():
+        out += _pattern_property(ctx, p, v, pat, ps, pprops, vpat, v_closed, v_addl, depth)
+    if (isinstance(p_addl, dict) or p_addl is True) and not p_closed:
+        # V's patternProperties constrain keys P leaves to its additionalProperties (open: any value)
+        for pat in vpat:
+            for key in pattern_keys(pat, taken=pprops)[:1]:
+                if not any(search_any(pp, key) for pp in ppat):
+                    out += _declared_key(
+                        ctx,
+                        p,
+                        v,
+                        ["additionalProperties"] if "additionalProperties" in p else [],
+                        p_addl if p_addl is not True else {},
+                        key,
+                        depth,
+                    )
+    out += _listed_by_v(ctx, p, v, pprops, vprops, p_addl, preq, vreq, depth)
+    out += _required(ctx, p, v, pprops, vprops, preq, vreq)
+    out += _closure(ctx, p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
+    if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
+        sized = _sized_objects(ctx, p, v, pprops, p_addl)
+        for kw, upper in (("minProperties", False), ("maxProperties", True)):
+            out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
+    out += _property_names(ctx, p, v, pprops, p_addl, ppat)
     return out
 
 
-class ObjectsMixin:
-    """Objects (see the module docstring). Paths are relative to the node pair (``compare`` makes them
-    absolute through each ``Node``'s origins)."""
-
-    @staticmethod
-    def _closed(node: dict[str, Any]) -> str | None:
-        if node.get("additionalProperties") is False:
-            return "additionalProperties"
-        if node.get("unevaluatedProperties") is False and "additionalProperties" not in node:
-            return "unevaluatedProperties"
-        return None
-
-    def _addl(self, node: dict[str, Any], doc: Any) -> Any:
-        """``node``'s ``additionalProperties`` (else ``unevaluatedProperties``, else ``true``) as the walk reads it:
-        ``true`` for a schema that accepts everything (``tolerant``), also through a ``$ref`` whose target does
-        (``{"$ref": "#/$defs/Any"}`` with ``Any: true`` is an open object, as ``true`` is)."""
-        value = tolerant(node.get("additionalProperties", node.get("unevaluatedProperties", True)))
-        if isinstance(value, dict) and "$ref" in value:
-            try:
-                target, _ = self._deref(value, doc)
-            except RefError:
-                return value
-            if isinstance(target, dict) and tolerant(dict(target)) is True:
-                return True
-        return value
-
-    def _objects(self, p: Any, v: Any, depth: int) -> list[Issue]:
-        out: list[Issue] = []
-        pprops, vprops = _dict(p, "properties"), _dict(v, "properties")
-        ppat, vpat = _dict(p, "patternProperties"), _dict(v, "patternProperties")
-        p_closed, v_closed = self._closed(p), self._closed(v)
-        p_addl, v_addl = self._addl(p, self.p_doc), self._addl(v, self.v_doc)
-        preq, vreq = _names(p, "required"), _names(v, "required")
-        for key, ps in pprops.items():
-            out += self._declared_key(p, v, ["properties", key], ps, key, depth)
-        for pat, ps in ppat.items():
-            out += self._pattern_property(p, v, pat, ps, pprops, vpat, v_closed, v_addl, depth, out)
-        if (isinstance(p_addl, dict) or p_addl is True) and not p_closed:
-            # V's patternProperties constrain keys P leaves to its additionalProperties (open: any value)
-            for pat in vpat:
-                for key in pattern_keys(pat, taken=pprops)[:1]:
-                    if not any(_search(pp, key) for pp in ppat):
-                        out += self._declared_key(
-                            p,
-                            v,
-                            ["additionalProperties"] if "additionalProperties" in p else [],
-                            p_addl if p_addl is not True else {},
-                            key,
-                            depth,
-                        )
-        for key, vs in vprops.items():
-            if key in pprops:
-                continue
-            if isinstance(p_addl, dict):
-                out += self._child(
-                    p,
-                    ["additionalProperties"],
-                    p_addl,
-                    v,
-                    ["properties", key],
-                    vs,
-                    depth,
-                    key,
-                    self._obj_wrap(p, v, key),
-                )
-            elif not (key in vreq and key not in preq):
-                out.append(
-                    Issue(
-                        "prop-extra-v",
-                        [],
-                        ["properties", key],
-                        None,
-                        vs,
-                        f"property {key!r} is listed only by the {{V}} schema",
-                        inst=[key],
-                    )
-                )
-        for key in [k for k in vreq if k not in preq]:
-            base = self._common({**p, "type": "object"}, v)
-            w = NO_WITNESS
-            if isinstance(base, dict):
-                base = dict(base)
-                base.pop(key, None)
-                w = self._complete(p, base, {key})  # P's conditionals may ask for other keys without this one
-            out.append(
-                Issue(
-                    "required-extra-v",
-                    ["properties", key] if key in pprops else _kw_steps(p, "required"),
-                    ["properties", key] if key in vprops else ["required"],
-                    False,
-                    True,
-                    f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema",
-                    w,
-                    [key],
-                    delta={"property": key},
-                )
-            )
-        for key in [k for k in preq if k not in vreq]:
-            out.append(
-                Issue(
-                    "required-extra-p",
-                    ["properties", key] if key in pprops else ["required"],
-                    ["properties", key] if key in vprops else _kw_steps(v, "required"),
-                    True,
-                    False,
-                    f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema",
-                    inst=[key],
-                    delta={"property": key},
-                )
-            )
-        out += self._closure(p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
-        if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
-            sized = self._sized_objects(p, v, pprops, p_addl)
-            for kw, upper in (("minProperties", False), ("maxProperties", True)):
-                out += self._bounds(p, v, kw, upper, sized, p.get(kw), v.get(kw))
-        out += self._property_names(p, v, pprops, p_addl, ppat)
-        return out
-
-    def _pattern_property(
-        self,
-        p: Any,
-        v: Any,
-        pat: str,
-        ps: Any,
-        pprops: dict[str, Any],
-        vpat: dict[str, Any],
-        v_closed: str | None,
-        v_addl: Any,
-        depth: int,
-        found: list[Issue],
-    ) -> list[Issue]:
-        """P's ``patternProperties`` regex ``pat``: property names built from it, compared like declared keys."""
-        out: list[Issue] = []
-        keys = self._pattern_keys(pat, pprops, v)
-        for key in keys:
-            got = self._declared_key(p, v, ["patternProperties", pat], ps, key, depth, _matches(pat, key))
-            out += got
-            if any(i.kind in UNSAFE_KINDS for i in got):
-                return out  # one name proves it
-        if keys and not any(_regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
-            # every name tried is covered, but that does not prove the regex languages are included
-            out.append(
-                Issue(
-                    "pattern",
-                    ["patternProperties", pat],
-                    [],
-                    pat,
-                    sorted(vpat) or None,
-                    f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
-                    f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
-                    "inclusion is not proven",
-                )
-            )
-        if not keys and pat in vpat:
-            out += self._child(p, ["patternProperties", pat], ps, v, ["patternProperties", pat], vpat[pat], depth)
-        elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
-            out.append(
-                Issue(
-                    "undecidable",
-                    ["patternProperties", pat],
-                    [],
-                    ps,
-                    None,
-                    f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
-                    "built, so it is not compared with the {V} schema",
-                )
-            )
-        return out
-
-    def _closure(
-        self,
-        p: Any,
-        v: Any,
-        p_closed: str | None,
-        v_closed: str | None,
-        p_addl: Any,
-        v_addl: Any,
-        pprops: dict[str, Any],
-        vprops: dict[str, Any],
-        depth: int,
-    ) -> list[Issue]:
-        """The object opened, closed, or its ``additionalProperties`` schema changed."""
-        if v_closed and not p_closed:
-            if isinstance(p_addl, dict) and p_addl != {}:
-                extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
-                child = self._sample_p(p_addl)
-                w = self._obj_wrap(p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
-                return [
-                    Issue(
-                        "prop-extra-p-closed",
-                        ["additionalProperties"],
-                        [v_closed],
-                        p_addl,
-                        False,
-                        "the {P} schema declares additional properties, the {V} object is closed",
-                        w,
-                        [extra],
-                    )
-                ]
-            return [
-                Issue(
-                    "opened-p",
-                    ["additionalProperties"] if "additionalProperties" in p else [],
-                    [v_closed],
-                    p.get("additionalProperties"),
-                    False,
-                    f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)",
-                )
-            ]
-        if p_closed and not v_closed:
-            return [
-                Issue(
-                    "closed-p",
-                    [p_closed],
-                    ["additionalProperties"] if "additionalProperties" in v else [],
-                    False,
-                    v.get("additionalProperties"),
-                    f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema",
-                )
-            ]
-        if p_addl is True and isinstance(v_addl, dict) and not p_closed and not self._inside(True, v_addl, depth):
-            return [
-                Issue(
-                    "opened-p",
-                    ["additionalProperties"] if "additionalProperties" in p else [],
-                    ["additionalProperties"],
-                    p.get("additionalProperties"),
-                    v_addl,
-                    "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
-                    "not by the {P} schema's",
-                )
-            ]
-        if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
-            # V's open object (additionalProperties true, {} or absent) reads as the schema {} there: P's values of
-            # undeclared keys are compared with it, as a property P narrows from {} is (an enum introduced …)
-            extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
-            v_steps = ["additionalProperties"] if isinstance(v_addl, dict) or "additionalProperties" in v else []
-            return self._child(
+def _listed_by_v(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    pprops: dict[str, Any],
+    vprops: dict[str, Any],
+    p_addl: Any,
+    preq: list[str],
+    vreq: list[str],
+    depth: int,
+) -> list[Issue]:
+    """Properties V lists and P does not: compared with P's ``additionalProperties`` schema when P has one,
+    else a property V added (unless V also requires it, which ``_required`` reports)."""
+    out: list[Issue] = []
+    for key, vs in vprops.items():
+        if key in pprops:
+            continue
+        if isinstance(p_addl, dict):
+            out += ctx.child(
                 p,
                 ["additionalProperties"],
                 p_addl,
                 v,
-                v_steps,
-                v_addl if v_addl is not True else {},
+                ["properties", key],
+                vs,
                 depth,
-                extra,
-                self._obj_wrap(p, v, extra),
+                key,
+                obj_wrap(ctx, p, v, key),
             )
-        return []
-
-    def _sized_objects(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
-        """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
-        interesting (each bound, one less, one more): P's required properties first, then its other
-        declared ones, then keys of its ``additionalProperties`` schema (declared values only)."""
-        base = self._common({**p, "type": "object"}, v)
-        base = dict(base) if isinstance(base, dict) else {}
-        pool = [(k, self._sample_p(s)) for k, s in pprops.items() if k not in base]
-        if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
-            child = self._sample_p(p_addl if isinstance(p_addl, dict) else {})
-            pool += [(f"extra_key_{i}", child) for i in range(8) if f"extra_key_{i}" not in pprops]
-        pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
-        sizes = {0, 1}
-        for node in (p, v):
-            for kw in ("minProperties", "maxProperties"):
-                n = _int(node.get(kw), -1)
-                sizes |= {n - 1, n, n + 1}
-        out = []
-        for n in sorted(x for x in sizes if 0 <= x <= len(base) + len(pool) and x <= 64):
-            if n <= len(base):
-                out.append(dict(list(base.items())[:n]))
-            else:
-                out.append({**base, **dict(pool[: n - len(base)])})
-        return out
-
-    def _pattern_keys(self, pat: str, taken: dict[str, Any], v: Any) -> list[str]:
-        """Property names matching ``pat`` (not in ``taken``), those V does not list for every host first: up to 3."""
-        vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
-        built = pattern_keys(pat, taken, count=8)
-        cands = (
-            built
-            + _regex_dialect_candidates(built)
-            + [x for x in string_candidates() if x not in taken and all(_matches(pat, x))]
-        )
-        keys = [k for k in dict.fromkeys(cands) if k not in taken and any(_matches(pat, k))]
-
-        def covered(k: str) -> int:
-            # how many regex readings (Python, ECMAScript) list the key in V where P declares it: a key V
-            # misses under both breaks every host, one it misses under one reading only some hosts
-            if k in vprops:
-                return 2
-            mine = _matches(pat, k)
-            return sum(1 for d in (0, 1) if not mine[d] or any(_matches(pt, k)[d] for pt in vpat))
-
-        return sorted(keys, key=lambda k: (covered(k), not (k.isascii() and k.isprintable())))[:3]
-
-    def _declared_key(
-        self,
-        p: Any,
-        v: Any,
-        p_steps: list[Any],
-        ps: Any,
-        key: str,
-        depth: int,
-        dialects: tuple[bool, bool] = (True, True),
-    ) -> list[Issue]:
-        """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
-        applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
-        vprops, vpat = _dict(v, "properties"), _dict(v, "patternProperties")
-        if (
-            not vpat
-            and key in vprops
-            and not isinstance(ps, Node)
-            and not isinstance(vprops[key], Node)
-            and self.identity.identical(ps, vprops[key])
-        ):
-            return []  # what the walk of the pair would answer at once (``compare``), without its set-up
-        wrap = self._obj_wrap(p, v, key)
-        targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
-        matches = {pt: _matches(pt, key) for pt in vpat}
-        targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(matches[pt])]
-        out: list[Issue] = []
-        for v_steps, vs in targets:
-            out += self._child(p, p_steps, ps, v, v_steps, vs, depth, key, wrap)
-        if key in vprops or all(any(m[d] for m in matches.values()) for d in (0, 1) if dialects[d]):
-            return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
-        v_closed = self._closed(v)
-        v_addl = self._addl(v, self.v_doc)
-        if v_closed:
-            child = self._sample_p(ps)
-            w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
-            what = f"property {key!r}" if p_steps[:1] == ["properties"] else f"a property such as {key!r}"
-            if targets:
-                what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
-            return out + [
+        elif not (key in vreq and key not in preq):
+            out.append(
                 Issue(
-                    "prop-extra-p-closed",
-                    p_steps,
-                    [v_closed],
-                    ps,
-                    False,
-                    f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)",
-                    w,
-                    [key],
-                )
-            ]
-        if isinstance(v_addl, dict):
-            return out + self._child(p, p_steps, ps, v, ["additionalProperties"], v_addl, depth, key, wrap)
-        if targets:
-            return out
-        if p_steps[:1] == ["properties"]:
-            return [
-                Issue(
-                    "prop-extra-p-open",
-                    p_steps,
+                    "prop-extra-v",
                     [],
-                    ps,
+                    ["properties", key],
                     None,
-                    f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)",
+                    vs,
+                    f"property {key!r} is listed only by the {{V}} schema",
                     inst=[key],
                 )
-            ]
-        return []
+            )
+    return out
 
-    def _property_names(self, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any, ppat: dict[str, Any]) -> list[Issue]:
-        """``propertyNames``: a property name P declares (or, with a map ``additionalProperties``/
-        ``patternProperties``, may use) that V's ``propertyNames`` rejects."""
-        pn, vn = p.get("propertyNames"), v.get("propertyNames")
-        if canon(pn) == canon(vn):
-            return []
-        if vn is None:
-            return [
-                Issue(
-                    "looser-v",
-                    ["propertyNames"],
-                    [],
-                    pn,
-                    None,
-                    "the {P} schema restricts property names with propertyNames, the {V} schema does not",
-                )
-            ]
-        out: list[Issue] = []
-        for key, ps in pprops.items():
-            if self._valid(self.v_doc, vn, key) is False and (pn is None or self._valid(self.p_doc, pn, key)):
-                child = self._sample_p(ps)
-                w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
-                out.append(
-                    Issue(
-                        "looser-p",
-                        ["properties", key],
-                        ["propertyNames"],
-                        key,
-                        vn,
-                        f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's propertyNames",
-                        w,
-                        [key],
-                        delta={"property": key},
-                    )
-                )
-        if out:
-            return out
-        if p_addl is False and not ppat:
-            return []  # every name P declares is accepted; P's closed object allows no other names
-        # names P allows beyond its declared ones: its own propertyNames' values and pattern first (a widened
-        # enum of names), then its patternProperties, then everyday names
-        names = (
-            _name_candidates(pn)
-            + string_candidates(extra=("Key", "key-1", "1", "a b"))
-            + [k for pat in ppat for k in regex_examples(pat, count=4)]
+
+def _required(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    pprops: dict[str, Any],
+    vprops: dict[str, Any],
+    preq: list[str],
+    vreq: list[str],
+) -> list[Issue]:
+    """Keys only V requires (a witness: an object P declares without the key), then keys only P requires."""
+    out: list[Issue] = []
+    for key in [k for k in vreq if k not in preq]:
+        base = common(ctx, {**p, "type": "object"}, v)
+        w = NO_WITNESS
+        if isinstance(base, dict):
+            base = dict(base)
+            base.pop(key, None)
+            w = complete(ctx, p, base, {key})  # P's conditionals may ask for other keys without this one
+        out.append(
+            Issue(
+                "required-extra-v",
+                ["properties", key] if key in pprops else _kw_steps(p, "required"),
+                ["properties", key] if key in vprops else ["required"],
+                False,
+                True,
+                f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema",
+                w,
+                [key],
+                delta={"property": key},
+            )
         )
-        for key in dict.fromkeys(names):
-            if (
-                key in pprops
-                or self._valid(self.v_doc, vn, key) is not False
-                or (pn is not None and not self._valid(self.p_doc, pn, key))
-            ):
-                continue
-            value_schema = next((s for pat, s in ppat.items() if _search(pat, key)), p_addl)
-            child = self._sample_p(value_schema if value_schema is not True else {})
-            w = self._obj_wrap(p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
-            return [
-                Issue(
-                    "looser-p",
-                    _kw_steps(p, "propertyNames"),
-                    ["propertyNames"],
-                    pn,
-                    vn,
-                    f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's "
-                    "propertyNames",
-                    w,
-                    [key],
-                    delta={"keyword": "propertyNames"},
-                )
-            ]
-        return [
+    for key in [k for k in preq if k not in vreq]:
+        out.append(
+            Issue(
+                "required-extra-p",
+                ["properties", key] if key in pprops else ["required"],
+                ["properties", key] if key in vprops else _kw_steps(v, "required"),
+                True,
+                False,
+                f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema",
+                inst=[key],
+                delta={"property": key},
+            )
+        )
+    return out
+
+
+def _pattern_property(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    pat: str,
+    ps: Any,
+    pprops: dict[str, Any],
+    vpat: dict[str, Any],
+    v_closed: str | None,
+    v_addl: Any,
+    depth: int,
+) -> list[Issue]:
+    """P's ``patternProperties`` regex ``pat``: property names built from it, compared like declared keys."""
+    out: list[Issue] = []
+    keys = names_matching(pat, pprops, v)
+    for key in keys:
+        got = _declared_key(ctx, p, v, ["patternProperties", pat], ps, key, depth, matches(pat, key))
+        out += got
+        if any(i.kind in UNSAFE_KINDS for i in got):
+            return out  # one name proves it
+    if keys and not any(regex_included(pat, vp) for vp in vpat) and (v_closed or vpat or isinstance(v_addl, dict)):
+        # every name tried is covered, but that does not prove the regex languages are included
+        out.append(
+            Issue(
+                "pattern",
+                ["patternProperties", pat],
+                [],
+                pat,
+                sorted(vpat) or None,
+                f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
+                f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
+                "inclusion is not proven",
+            )
+        )
+    if not keys and pat in vpat:
+        out += ctx.child(p, ["patternProperties", pat], ps, v, ["patternProperties", pat], vpat[pat], depth)
+    elif not keys and (v_closed or vpat or isinstance(v_addl, dict)):
+        out.append(
             Issue(
                 "undecidable",
-                _kw_steps(p, "propertyNames"),
-                ["propertyNames"],
-                pn,
-                vn,
-                "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
-                "the {P} schema allows was found that it rejects",
+                ["patternProperties", pat],
+                [],
+                ps,
+                None,
+                f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
+                "built, so it is not compared with the {V} schema",
+            )
+        )
+    return out
+
+
+def _closure(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    p_closed: str | None,
+    v_closed: str | None,
+    p_addl: Any,
+    v_addl: Any,
+    pprops: dict[str, Any],
+    vprops: dict[str, Any],
+    depth: int,
+) -> list[Issue]:
+    """The object opened, closed, or its ``additionalProperties`` schema changed."""
+    if v_closed and not p_closed:
+        return [_closed_by_v(ctx, p, v, v_closed, p_addl, vprops)]
+    if p_closed and not v_closed:
+        return [
+            Issue(
+                "closed-p",
+                [p_closed],
+                ["additionalProperties"] if "additionalProperties" in v else [],
+                False,
+                v.get("additionalProperties"),
+                f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema",
             )
         ]
+    if p_addl is True and isinstance(v_addl, dict) and not p_closed and not inside(ctx, True, v_addl, depth):
+        return [
+            Issue(
+                "opened-p",
+                ["additionalProperties"] if "additionalProperties" in p else [],
+                ["additionalProperties"],
+                p.get("additionalProperties"),
+                v_addl,
+                "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
+                "not by the {P} schema's",
+            )
+        ]
+    if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
+        # V's open object (additionalProperties true, {} or absent) reads as the schema {} there: P's values of
+        # undeclared keys are compared with it, as a property P narrows from {} is (an enum introduced …)
+        extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
+        v_steps = ["additionalProperties"] if isinstance(v_addl, dict) or "additionalProperties" in v else []
+        return ctx.child(
+            p,
+            ["additionalProperties"],
+            p_addl,
+            v,
+            v_steps,
+            v_addl if v_addl is not True else {},
+            depth,
+            extra,
+            obj_wrap(ctx, p, v, extra),
+        )
+    return []
+
+
+def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any, vprops: dict[str, Any]) -> Issue:
+    """V's object is closed, P's is not: P's additional properties (with a witness when P declares their
+    schema), else the object opened."""
+    if isinstance(p_addl, dict) and p_addl != {}:
+        extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
+        child = ctx.sample_p(p_addl)
+        w = obj_wrap(ctx, p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
+        return Issue(
+            "prop-extra-p-closed",
+            ["additionalProperties"],
+            [v_closed],
+            p_addl,
+            False,
+            "the {P} schema declares additional properties, the {V} object is closed",
+            w,
+            [extra],
+        )
+    return Issue(
+        "opened-p",
+        ["additionalProperties"] if "additionalProperties" in p else [],
+        [v_closed],
+        p.get("additionalProperties"),
+        False,
+        f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)",
+    )
+
+
+def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
+    """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
+    interesting (each bound, one less, one more): P's required properties first, then its other
+    declared ones, then keys of its ``additionalProperties`` schema (declared values only)."""
+    base = common(ctx, {**p, "type": "object"}, v)
+    base = dict(base) if isinstance(base, dict) else {}
+    pool = [(k, ctx.sample_p(s)) for k, s in pprops.items() if k not in base]
+    if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
+        child = ctx.sample_p(p_addl if isinstance(p_addl, dict) else {})
+        pool += [(f"extra_key_{i}", child) for i in range(8) if f"extra_key_{i}" not in pprops]
+    pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
+    sizes = {0, 1}
+    for node in (p, v):
+        for kw in ("minProperties", "maxProperties"):
+            n = int_or(node.get(kw), -1)
+            sizes |= {n - 1, n, n + 1}
+    out = []
+    for n in sorted(x for x in sizes if 0 <= x <= len(base) + len(pool) and x <= 64):
+        if n <= len(base):
+            out.append(dict(list(base.items())[:n]))
+        else:
+            out.append({**base, **dict(pool[: n - len(base)])})
+    return out
+
+
+def _declared_key(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    p_steps: list[Any],
+    ps: Any,
+    key: str,
+    depth: int,
+    dialects: tuple[bool, bool] = (True, True),
+) -> list[Issue]:
+    """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
+    applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
+    vprops, vpat = dict_at(v, "properties"), dict_at(v, "patternProperties")
+    if (
+        not vpat
+        and key in vprops
+        and not isinstance(ps, Node)
+        and not isinstance(vprops[key], Node)
+        and ctx.identity.identical(ps, vprops[key])
+    ):
+        return []  # what the walk of the pair would answer at once (``compare``), without its set-up
+    wrap = obj_wrap(ctx, p, v, key)
+    targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
+    readings = {pt: matches(pt, key) for pt in vpat}
+    targets += [(["patternProperties", pt], vpat[pt]) for pt in vpat if any(readings[pt])]
+    out: list[Issue] = []
+    for v_steps, vs in targets:
+        out += ctx.child(p, p_steps, ps, v, v_steps, vs, depth, key, wrap)
+    if key in vprops or all(any(m[d] for m in readings.values()) for d in (0, 1) if dialects[d]):
+        return out  # V lists the key wherever P declares it (Python and ECMAScript regex readings)
+    v_closed = _closed(v)
+    v_addl = _addl(ctx, v, ctx.v_doc)
+    if v_closed:
+        child = ctx.sample_p(ps)
+        w = wrap(child) if child is not NO_WITNESS else NO_WITNESS
+        what = f"property {key!r}" if p_steps[:1] == ["properties"] else f"a property such as {key!r}"
+        if targets:
+            what += " (matched by a patternProperties regex on some hosts only: Python and ECMAScript differ)"
+        return out + [
+            Issue(
+                "prop-extra-p-closed",
+                p_steps,
+                [v_closed],
+                ps,
+                False,
+                f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)",
+                w,
+                [key],
+            )
+        ]
+    if isinstance(v_addl, dict):
+        return out + ctx.child(p, p_steps, ps, v, ["additionalProperties"], v_addl, depth, key, wrap)
+    if targets:
+        return out
+    if p_steps[:1] == ["properties"]:
+        return [
+            Issue(
+                "prop-extra-p-open",
+                p_steps,
+                [],
+                ps,
+                None,
+                f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)",
+                inst=[key],
+            )
+        ]
+    return []
+
+
+def _property_names(
+    ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any, ppat: dict[str, Any]
+) -> list[Issue]:
+    """``propertyNames``: a property name P declares (or, with a map ``additionalProperties``/
+    ``patternProperties``, may use) that V's ``propertyNames`` rejects."""
+    pn, vn = p.get("propertyNames"), v.get("propertyNames")
+    if canon(pn) == canon(vn):
+        return []
+    if vn is None:
+        return [
+            Issue(
+                "looser-v",
+                ["propertyNames"],
+                [],
+                pn,
+                None,
+                "the {P} schema restricts property names with propertyNames, the {V} schema does not",
+            )
+        ]
+    out: list[Issue] = []
+    for key, ps in pprops.items():
+        if ctx.valid(ctx.v_doc, vn, key) is False and (pn is None or ctx.valid(ctx.p_doc, pn, key)):
+            child = ctx.sample_p(ps)
+            w = obj_wrap(ctx, p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
+            out.append(
+                Issue(
+                    "looser-p",
+                    ["properties", key],
+                    ["propertyNames"],
+                    key,
+                    vn,
+                    f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's propertyNames",
+                    w,
+                    [key],
+                    delta={"property": key},
+                )
+            )
+    if out:
+        return out
+    if p_addl is False and not ppat:
+        return []  # every name P declares is accepted; P's closed object allows no other names
+    return [_other_name(ctx, p, v, pn, vn, pprops, p_addl, ppat)]
+
+
+def _other_name(
+    ctx: WalkContext,
+    p: Node,
+    v: Node,
+    pn: Any,
+    vn: Any,
+    pprops: dict[str, Any],
+    p_addl: Any,
+    ppat: dict[str, Any],
+) -> Issue:
+    """A name P allows beyond its declared ones that V's ``propertyNames`` ``vn`` rejects (P's ``pn`` accepts
+    it), with a witness; else a warning that none was found."""
+    # names P allows beyond its declared ones: its own propertyNames' values and pattern first (a widened
+    # enum of names), then its patternProperties, then everyday names
+    candidates = (
+        name_candidates(pn)
+        + string_candidates(extra=("Key", "key-1", "1", "a b"))
+        + [k for pat in ppat for k in regex_examples(pat, count=4)]
+    )
+    for key in dict.fromkeys(candidates):
+        if (
+            key in pprops
+            or ctx.valid(ctx.v_doc, vn, key) is not False
+            or (pn is not None and not ctx.valid(ctx.p_doc, pn, key))
+        ):
+            continue
+        value_schema = next((s for pat, s in ppat.items() if search_any(pat, key)), p_addl)
+        child = ctx.sample_p(value_schema if value_schema is not True else {})
+        w = obj_wrap(ctx, p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
+        return Issue(
+            "looser-p",
+            _kw_steps(p, "propertyNames"),
+            ["propertyNames"],
+            pn,
+            vn,
+            f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's propertyNames",
+            w,
+            [key],
+            delta={"keyword": "propertyNames"},
+        )
+    return Issue(
+        "undecidable",
+        _kw_steps(p, "propertyNames"),
+        ["propertyNames"],
+        pn,
+        vn,
+        "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
+        "the {P} schema allows was found that it rejects",
+    )

@@ -12,8 +12,8 @@ profile, and becomes a breaking ``sampled-counterexample`` finding with that ins
 When the schemas differ and neither the walk nor the oracle found anything, one info finding says so
 (``schema-rewritten``: "equivalent on N samples").
 
-The generator reads raw schemas with its own code (not ``normalize``), so it does not share the
-walk's blind spots. It is deterministic: the seed comes from the tool name and direction.
+The generator (``draw.Draw``) reads raw schemas with its own code (not ``normalize``), so it does not
+share the walk's blind spots. It is deterministic: the seed comes from the tool name and direction.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ import random
 import zlib
 from typing import Any
 
+from mcp_schema_audit.engine.draw import Draw
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import pointer
-from mcp_schema_audit.engine.nodes import ASSERTIONS, union_list, well_formed_names
+from mcp_schema_audit.engine.nodes import ASSERTIONS, dict_at, well_formed_names
 from mcp_schema_audit.engine.nodes import names as required_names
-from mcp_schema_audit.engine.sampler import FORMAT_SAMPLES, NoSample, regex_examples, sample
+from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
 
@@ -35,9 +36,6 @@ from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
 SAMPLES_PER_REGION = 12
 #: Regions sampled per tool and direction; past it the rest is left to the walk's findings.
 MAX_REGIONS = 64
-#: Subschemas one drawn value may visit (alternatives and nesting multiply).
-_NODE_BUDGET = 2_000
-_INTEROP = 2**53 - 1
 _OBJECT_ONLY = (
     "allOf",
     "anyOf",
@@ -100,40 +98,8 @@ def regions(
     plain = (
         isinstance(p, dict) and isinstance(v, dict) and depth < 32 and not any(k in p or k in v for k in _OBJECT_ONLY)
     )
-    if plain and type_set(p) == type_set(v) == {"object"}:
-        pp = p.get("properties") if isinstance(p.get("properties"), dict) else {}
-        vp = v.get("properties") if isinstance(v.get("properties"), dict) else {}
-        # what else the node asserts (its $defs and annotations assert nothing about its values)
-        # (a malformed ``required``, e.g. holding an object, stays with the rest: compared whole, never split)
-        rest_p = {
-            k: x
-            for k, x in p.items()
-            if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
-        }
-        rest_v = {
-            k: x
-            for k, x in v.items()
-            if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
-        }
-        req_p, req_v = set(required_names(p.get("required"))), set(required_names(v.get("required")))
-        if ident.identical(rest_p, rest_v):
-            changed = [
-                k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)
-            ]
-            if changed:
-                out.append(_Region(p, v, inst, changed, p_at, v_at))
-            for k in pp:
-                if k in vp and k not in changed:
-                    regions(
-                        pp[k],
-                        vp[k],
-                        ident,
-                        [*inst, k],
-                        depth + 1,
-                        out,
-                        ([*p_at, "properties", k], [*v_at, "properties", k]),
-                    )
-            return out
+    if plain and type_set(p) == type_set(v) == {"object"} and _object_regions(p, v, ident, inst, depth, out, at):
+        return out
     if (
         plain
         and type_set(p) == type_set(v) == {"array"}
@@ -156,6 +122,53 @@ def regions(
     return out
 
 
+def _object_regions(
+    p: dict[str, Any],
+    v: dict[str, Any],
+    ident: Identity,
+    inst: list[Any],
+    depth: int,
+    out: list[_Region],
+    at: tuple[list[Any], list[Any]],
+) -> bool:
+    """Two object schemas whose keywords other than ``properties`` (and a well-formed ``required``) are
+    identical: one region for the properties added, removed or made (not) required, then the regions inside
+    each property both declare, appended to ``out``. False (nothing appended) when the other keywords differ."""
+    p_at, v_at = at
+    pp = dict_at(p, "properties")
+    vp = dict_at(v, "properties")
+    # what else the node asserts (its $defs and annotations assert nothing about its values)
+    # (a malformed ``required``, e.g. holding an object, stays with the rest: compared whole, never split)
+    rest_p = {
+        k: x
+        for k, x in p.items()
+        if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
+    }
+    rest_v = {
+        k: x
+        for k, x in v.items()
+        if k in ASSERTIONS and k != "properties" and not (k == "required" and well_formed_names(x))
+    }
+    req_p, req_v = set(required_names(p.get("required"))), set(required_names(v.get("required")))
+    if not ident.identical(rest_p, rest_v):
+        return False
+    changed = [k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)]
+    if changed:
+        out.append(_Region(p, v, inst, changed, p_at, v_at))
+    for k in pp:
+        if k in vp and k not in changed:
+            regions(
+                pp[k],
+                vp[k],
+                ident,
+                [*inst, k],
+                depth + 1,
+                out,
+                ([*p_at, "properties", k], [*v_at, "properties", k]),
+            )
+    return True
+
+
 def _bare_ref(node: Any) -> bool:
     return (
         isinstance(node, dict)
@@ -171,188 +184,11 @@ def _target(doc: SchemaDoc, node: dict[str, Any], at: list[Any]) -> tuple[Any, l
     return target, list(tokens) if local else at
 
 
-class _Draw:
-    """One drawn value of a raw schema of ``doc``: choices follow the sample index ``k`` (branch ``k``, enum
-    value ``k``, …) and ``rng``; ``k == 0`` is minimal (required properties, lower bounds), ``k == 1`` maximal
-    (every declared property, upper bounds)."""
-
-    def __init__(self, doc: SchemaDoc, rng: random.Random, k: int) -> None:
-        self.doc, self.rng, self.k = doc, rng, k
-        self.visits = 0
-
-    def pick(self, options: list[Any]) -> Any:
-        return (
-            options[(self.k + self.rng.randrange(len(options))) % len(options)]
-            if self.k > 1
-            else (options[0] if self.k == 0 else options[-1])
-        )
-
-    def value(self, node: Any, depth: int = 0, keys: list[str] | None = None) -> Any:
-        self.visits += 1
-        if self.visits > _NODE_BUDGET or depth > 24:
-            raise NoSample("too deep")
-        if node is True or node == {}:
-            return self.pick(["x", 0, None, True])
-        if not isinstance(node, dict):
-            raise NoSample("false")
-        if isinstance(node.get("$ref"), str):
-            try:
-                target, _ = self.doc.lookup(node["$ref"])
-            except RefError as exc:
-                raise NoSample(str(exc)) from exc
-            rest = {k: x for k, x in node.items() if k != "$ref"}
-            if rest and isinstance(target, dict):
-                return self.value({"allOf": [target, rest]}, depth + 1, keys)
-            return self.value(target, depth + 1, keys)
-        if "const" in node:
-            return node["const"]
-        if isinstance(node.get("enum"), list) and node["enum"]:
-            return self.pick(list(node["enum"]))
-        for kw in ("anyOf", "oneOf"):
-            subs = node.get(kw)
-            if isinstance(subs, list) and subs:
-                rest = {k: x for k, x in node.items() if k != kw}
-                branch = self.pick(list(subs))
-                return self.value({"allOf": [rest, branch]} if rest else branch, depth + 1, keys)
-        if isinstance(node.get("allOf"), list):
-            return self.value(self._merged(node), depth + 1, keys)
-        types = [t for t in (type_set(node) or _implied(node)) if t]
-        t = self.pick(sorted(types, key=_TYPES.index)) if types else "string"
-        return getattr(self, "_" + t)(node, depth, keys) if t in _TYPES else None
-
-    def _merged(self, node: dict[str, Any]) -> dict[str, Any]:
-        out = {k: x for k, x in node.items() if k != "allOf"}
-        for sub in node["allOf"]:
-            if isinstance(sub, dict) and isinstance(sub.get("$ref"), str):
-                try:
-                    sub = self.doc.lookup(sub["$ref"])[0]
-                except RefError:
-                    continue
-            if not isinstance(sub, dict):
-                continue
-            for k, x in sub.items():
-                if k == "properties" and isinstance(out.get(k), dict) and isinstance(x, dict):
-                    out[k] = {**out[k], **x}
-                elif k == "required" and isinstance(out.get(k), list) and isinstance(x, list):
-                    out[k] = union_list(out[k], x)
-                else:
-                    out.setdefault(k, x)
-        return out
-
-    def _null(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        return None
-
-    def _boolean(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        return self.pick([False, True])
-
-    def _integer(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        return int(self._number(node, depth, keys, integer=True))
-
-    def _number(self, node: dict[str, Any], depth: int, keys: Any, integer: bool = False) -> Any:
-        lo, hi = node.get("minimum"), node.get("maximum")
-        xlo, xhi = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
-        step = 1 if integer else 0.5
-        edges: list[Any] = [0, 1, -1] if integer else [0, 1.5, -0.5]
-        if _num(lo):
-            edges += [lo, lo + step]
-        if _num(hi):
-            edges += [hi, hi - step]
-        if _num(xlo):
-            edges.append(xlo + step)
-        if _num(xhi):
-            edges.append(xhi - step)
-        edges = [x for x in edges if abs(x) <= _INTEROP]
-        mult = node.get("multipleOf")
-        if _num(mult) and mult > 0:
-            edges = [x - (x % mult) for x in edges] + [mult]
-        x = self.pick(edges)
-        return int(x) if integer or (isinstance(x, float) and x.is_integer() and integer) else x
-
-    def _string(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        fmt = node.get("format")
-        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
-        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
-        if lo > 100_000:
-            raise NoSample("minLength too large")
-        opts: list[str] = []
-        if isinstance(fmt, str) and fmt in FORMAT_SAMPLES:
-            opts.append(FORMAT_SAMPLES[fmt])
-        if isinstance(node.get("pattern"), str):
-            opts += regex_examples(node["pattern"], count=3)
-        opts += ["a" * max(lo, 1), "x" * lo, "hello"]
-        if hi is not None and hi <= 100_000:
-            opts.append("b" * hi)
-        return self.pick([s for s in opts if len(s) >= lo and (hi is None or len(s) <= hi)] or ["a" * lo])
-
-    def _array(self, node: dict[str, Any], depth: int, keys: Any) -> Any:
-        prefix = (
-            node.get("prefixItems")
-            if isinstance(node.get("prefixItems"), list)
-            else (node["items"] if isinstance(node.get("items"), list) else [])
-        )
-        items = node.get("items") if not isinstance(node.get("items"), list) else node.get("additionalItems", True)
-        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
-        hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
-        if lo > 200:
-            raise NoSample("minItems too large")
-        n = self.pick(sorted({lo, max(lo, 1), max(lo, min(2, hi if hi is not None else 2))}))
-        if items is False:
-            n = min(n, len(prefix))
-        out = [self.value(prefix[i], depth + 1) for i in range(min(n, len(prefix)))]
-        while len(out) < n:
-            out.append(self.value(items if items is not None else True, depth + 1))
-        if isinstance(node.get("contains"), (dict, bool)) and not out:
-            out.append(self.value(node["contains"], depth + 1))
-        return out
-
-    def _object(self, node: dict[str, Any], depth: int, keys: list[str] | None = None) -> Any:
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-        required = required_names(node.get("required"))
-        names = list(props) if keys is None else [k for k in keys if k in props or k in required]
-        obj: dict[str, Any] = {}
-        for key in names:
-            if key in required or self.k == 1 or (self.k > 1 and self.rng.random() < 0.6):
-                obj[key] = self.value(props.get(key, True), depth + 1)
-        for key in required:
-            if key not in obj and (keys is None or key in keys):
-                addl = node.get("additionalProperties", True)
-                obj[key] = self.value(addl if isinstance(addl, dict) else True, depth + 1)
-        addl = node.get("additionalProperties")
-        if keys is None and isinstance(addl, dict) and self.k >= 1:
-            obj.setdefault("extra_key", self.value(addl, depth + 1))
-        pats = node.get("patternProperties")
-        if keys is None and isinstance(pats, dict) and self.k >= 1:
-            for pat, sub in list(pats.items())[:3]:
-                name = next(iter(regex_examples(pat, count=1)), None)
-                if name is not None and name not in obj:
-                    obj[name] = self.value(sub, depth + 1)
-        return obj
-
-
-_TYPES = ("object", "string", "integer", "number", "boolean", "array", "null")
-
-
-def _num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _implied(node: dict[str, Any]) -> list[str]:
-    for kws, t in (
-        (("properties", "required", "additionalProperties"), "object"),
-        (("items", "prefixItems"), "array"),
-        (("minLength", "maxLength", "pattern", "format"), "string"),
-        (("minimum", "maximum", "multipleOf"), "number"),
-    ):
-        if any(k in node for k in kws):
-            return [t]
-    return []
-
-
 def _pruned(node: Any, keys: list[str] | None) -> Any:
     """An object region's schema with only the differing properties (the others are identical on both sides)."""
     if keys is None or not isinstance(node, dict):
         return node
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     out = dict(node)
     out["properties"] = {k: s for k, s in props.items() if k in keys}
     if isinstance(node.get("required"), list):
@@ -421,7 +257,7 @@ def _oracle(
         tried: set[str] = set()
         for k in range(SAMPLES_PER_REGION):
             try:
-                value = _Draw(p_doc, rng, k).value(region.p, 0, region.keys)
+                value = Draw(p_doc, rng, k).value(region.p, 0, region.keys)
             except (NoSample, RecursionError, TypeError, ValueError, KeyError, AttributeError):
                 continue
             if direction == "input" and not region.inst and not isinstance(value, dict):

@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import conditionals
-from mcp_schema_audit.engine.nodes import union_list
+from mcp_schema_audit.engine.nodes import dict_at, int_at, list_at, union_list
+from mcp_schema_audit.engine.regex_strings import regex_examples
 from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
 from mcp_schema_audit.schema.quick import quick_valid
 
@@ -122,39 +123,10 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
     if isinstance(node.get("enum"), list) and node["enum"]:
         return node["enum"][0]
     if isinstance(node.get("allOf"), list):
-        merged = dict(node)
-        del merged["allOf"]
-        for sub in node["allOf"]:
-            try:
-                sub = deref(sub, doc)
-            except RefError as exc:
-                raise NoSample(str(exc)) from exc
-            if isinstance(sub, dict):
-                for k, v in sub.items():
-                    if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
-                        merged[k] = {**merged[k], **v}
-                    elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
-                        merged[k] = union_list(merged[k], v)
-                    else:
-                        merged.setdefault(k, v)
-        return sample(merged, doc, depth + 1)
+        return sample(_merged_all_of(node, doc), doc, depth + 1)
     for kw in ("anyOf", "oneOf"):
         if isinstance(node.get(kw), list) and node[kw]:
-            base = {k: v for k, v in node.items() if k != kw}
-            for branch in node[kw]:
-                try:
-                    b = deref(branch, doc)
-                    if b is True:
-                        b = {}
-                    if not isinstance(b, dict):
-                        continue
-                    merged = _beside(base, b)
-                    if merged is None:
-                        continue  # the keywords beside the union exclude this branch
-                    return sample(merged, doc, depth + 1)
-                except (NoSample, RefError):
-                    continue
-            raise NoSample(f"no {kw} branch can be sampled")
+            return _sample_union(node, kw, doc, depth)
     types = infer_types(node)
     if not types:
         return None
@@ -176,6 +148,47 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
                 if _safe_valid(check, other):
                     return other
     return first
+
+
+def _merged_all_of(node: dict[str, Any], doc: SchemaDoc) -> dict[str, Any]:
+    """``node`` with its ``allOf`` members merged in (``properties`` and ``required`` combined, other keywords
+    kept from the first that has them). Raises ``NoSample`` for an unresolvable member."""
+    merged = dict(node)
+    del merged["allOf"]
+    for sub in node["allOf"]:
+        try:
+            sub = deref(sub, doc)
+        except RefError as exc:
+            raise NoSample(str(exc)) from exc
+        if isinstance(sub, dict):
+            for k, v in sub.items():
+                if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
+                    merged[k] = {**merged[k], **v}
+                elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
+                    merged[k] = union_list(merged[k], v)
+                else:
+                    merged.setdefault(k, v)
+    return merged
+
+
+def _sample_union(node: dict[str, Any], kw: str, doc: SchemaDoc, depth: int) -> Any:
+    """A sample of the first branch of ``node``'s ``kw`` (``anyOf``/``oneOf``) that can be sampled with the
+    keywords beside the union in force. Raises ``NoSample`` when none can."""
+    base = {k: v for k, v in node.items() if k != kw}
+    for branch in node[kw]:
+        try:
+            b = deref(branch, doc)
+            if b is True:
+                b = {}
+            if not isinstance(b, dict):
+                continue
+            beside = _beside(base, b)
+            if beside is None:
+                continue  # the keywords beside the union exclude this branch
+            return sample(beside, doc, depth + 1)
+        except (NoSample, RefError):
+            continue
+    raise NoSample(f"no {kw} branch can be sampled")
 
 
 def _safe_valid(check: Any, value: Any) -> bool:
@@ -225,6 +238,7 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
 
 
 def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> Any:
+    """A value of JSON type ``t`` meant to satisfy ``node``'s keywords of that type."""
     if t == "null":
         return None
     if t == "boolean":
@@ -232,60 +246,85 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
     if t in ("integer", "number"):
         return number_candidates(node, integer=(t == "integer"))[0]
     if t == "string":
-        fmt = node.get("format")
-        base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
-        lo = node.get("minLength") if isinstance(node.get("minLength"), int) else 0
-        hi = node.get("maxLength") if isinstance(node.get("maxLength"), int) else None
-        if lo > MAX_SAMPLE_SIZE:
-            raise NoSample(f"minLength {lo} is above the sample size limit")
-        s = base
-        if len(s) < lo:
-            s = s + "a" * (lo - len(s))
-        if hi is not None and len(s) > hi:
-            s = s[:hi]
-        if isinstance(node.get("pattern"), str):
-            s = pattern_candidate(node["pattern"], lo, hi) or s
-        return s
+        return _sample_string(node)
     if t == "array":
-        out: list[Any] = []
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
-        lo = node.get("minItems") if isinstance(node.get("minItems"), int) else 0
-        if lo > 100:
-            raise NoSample(f"minItems {lo} is above the sample size limit")
-        for sub in prefix[: max(lo, 0)]:
-            out.append(sample(sub, doc, depth + 1))
-        items = node.get("items", True)
-        while len(out) < lo:
-            out.append(sample(items if not isinstance(items, list) else True, doc, depth + 1))
-        need = node.get("minContains", 1)
-        need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
-        if "contains" in node and need:
-            try:
-                matches = doc.validator_for(node["contains"])
-                have = sum(1 for x in out if matches.is_valid(x))
-            except Exception:  # an uncompilable contains: the sample is a best effort
-                have = 0
-            if have < need:
-                try:  # an item of the array's own items schema that also matches contains
-                    item = sample(
-                        {"allOf": [items if isinstance(items, dict) else {}, node["contains"]]}, doc, depth + 1
-                    )
-                except NoSample:
-                    item = sample(node["contains"], doc, depth + 1)
-                hi = node.get("maxItems") if isinstance(node.get("maxItems"), int) else None
-                keep = [x for x in out if _safe_valid(matches, x)] if have else []
-                others = [x for x in out if not any(x is k for k in keep)]
-                out = keep + [item] * (need - len(keep))
-                # back up to minItems: the items that do not match contains first (maxContains), then more matches
-                out += others[: max(lo - len(out), 0)]
-                if len(out) < lo:
-                    out += [item] * (lo - len(out))
-                if hi is not None:
-                    out = out[: max(hi, 0)]
+        return _sample_array(node, doc, depth)
+    return _sample_object(node, doc, depth)
+
+
+def _sample_string(node: dict[str, Any]) -> str:
+    """A string of ``node``'s format (else ``"a"``), within its length bounds, matching its pattern if one is
+    found."""
+    fmt = node.get("format")
+    base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
+    lo = int_at(node, "minLength", 0)
+    hi = int_at(node, "maxLength", None)
+    if lo > MAX_SAMPLE_SIZE:
+        raise NoSample(f"minLength {lo} is above the sample size limit")
+    s = base
+    if len(s) < lo:
+        s = s + "a" * (lo - len(s))
+    if hi is not None and len(s) > hi:
+        s = s[:hi]
+    if isinstance(node.get("pattern"), str):
+        s = pattern_candidate(node["pattern"], lo, hi) or s
+    return s
+
+
+def _sample_array(node: dict[str, Any], doc: SchemaDoc, depth: int) -> list[Any]:
+    """An array of ``minItems`` items (the prefix's samples first), with as many items matching ``contains``
+    as ``minContains`` asks for."""
+    out: list[Any] = []
+    prefix = list_at(node, "prefixItems")
+    lo = int_at(node, "minItems", 0)
+    if lo > 100:
+        raise NoSample(f"minItems {lo} is above the sample size limit")
+    for sub in prefix[: max(lo, 0)]:
+        out.append(sample(sub, doc, depth + 1))
+    items = node.get("items", True)
+    while len(out) < lo:
+        out.append(sample(items if not isinstance(items, list) else True, doc, depth + 1))
+    need = node.get("minContains", 1)
+    need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
+    if "contains" in node and need:
+        out = _meet_contains(node, out, items, need, lo, doc, depth)
+    return out
+
+
+def _meet_contains(
+    node: dict[str, Any], out: list[Any], items: Any, need: int, lo: int, doc: SchemaDoc, depth: int
+) -> list[Any]:
+    """``out`` (the array sampled so far) with ``need`` items matching ``node``'s ``contains`` (the matching
+    ones kept, others after them up to ``minItems`` ``lo``), cut to ``maxItems``."""
+    try:
+        matches = doc.validator_for(node["contains"])
+        have = sum(1 for x in out if matches.is_valid(x))
+    except Exception:  # an uncompilable contains: the sample is a best effort
+        have = 0
+    if have >= need:
         return out
-    # object
+    try:  # an item of the array's own items schema that also matches contains
+        item = sample({"allOf": [items if isinstance(items, dict) else {}, node["contains"]]}, doc, depth + 1)
+    except NoSample:
+        item = sample(node["contains"], doc, depth + 1)
+    hi = int_at(node, "maxItems", None)
+    keep = [x for x in out if _safe_valid(matches, x)] if have else []
+    others = [x for x in out if not any(x is k for k in keep)]
+    out = keep + [item] * (need - len(keep))
+    # back up to minItems: the items that do not match contains first (maxContains), then more matches
+    out += others[: max(lo - len(out), 0)]
+    if len(out) < lo:
+        out += [item] * (lo - len(out))
+    if hi is not None:
+        out = out[: max(hi, 0)]
+    return out
+
+
+def _sample_object(node: dict[str, Any], doc: SchemaDoc, depth: int) -> dict[str, Any]:
+    """An object with ``node``'s required properties, more declared ones up to ``minProperties``, and what its
+    conditionals require (``_meet_conditions``)."""
     obj: dict[str, Any] = {}
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     required = (
         [k for k in node.get("required", []) if isinstance(k, str)] if isinstance(node.get("required"), list) else []
     )
@@ -295,7 +334,7 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
             addl = node.get("additionalProperties", True)
             sub = addl if isinstance(addl, dict) else True
         obj[key] = sample(sub, doc, depth + 1)
-    lo = node.get("minProperties") if isinstance(node.get("minProperties"), int) else 0
+    lo = int_at(node, "minProperties", 0)
     for key, sub in props.items():
         if len(obj) >= lo:
             break
@@ -311,7 +350,7 @@ def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, 
     conds = conditionals(node)
     if not conds:
         return obj
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     for _ in range(4):
         added = False
         for c in conds:
@@ -410,138 +449,6 @@ def pattern_candidate(pattern: str, lo: int = 0, hi: int | None = None) -> str |
         except (re.error, RecursionError, OverflowError, ValueError):
             return None
     return None
-
-
-#: Characters picked for a character class, in preference order (printable ASCII first).
-_CLASS_PREFERENCE = "a_0xA-Z9 .:/zb1"
-_CATEGORY_SAMPLES = {
-    "CATEGORY_DIGIT": "0",
-    "CATEGORY_NOT_DIGIT": "a",
-    "CATEGORY_SPACE": " ",
-    "CATEGORY_NOT_SPACE": "a",
-    "CATEGORY_WORD": "a",
-    "CATEGORY_NOT_WORD": "-",
-}
-
-
-def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]:
-    """Up to ``count`` short strings built from ``pattern``'s syntax tree, shortest first, each checked to match.
-
-    Variant ``k`` takes alternative ``k`` of every alternation (modulo its size) and repeats each
-    quantified atom its minimum count plus ``k > 0``. Lookarounds, backreferences and conditionals
-    are skipped (the candidate is then only kept if the search still matches). Strings longer than
-    ``max_len`` characters are dropped. Never raises: an invalid or hostile pattern gives ``[]``.
-    """
-    import re
-
-    from mcp_schema_audit.schema import safe_search
-
-    try:
-        from re import _constants as c  # type: ignore[attr-defined]  # 3.11+
-        from re import _parser as parser
-    except ImportError:  # pragma: no cover - 3.10
-        import sre_constants as c  # type: ignore[no-redef]
-        import sre_parse as parser  # type: ignore[no-redef]
-    try:
-        tree = parser.parse(pattern)
-    except (re.error, RecursionError, OverflowError, ValueError):
-        return []
-
-    def pick_class(items: Any, k: int = 0) -> str | None:
-        def ok(ch: str) -> bool:
-            hit = False
-            negate = False
-            for op, av in items:
-                if op == c.NEGATE:
-                    negate = True
-                elif op == c.LITERAL:
-                    hit = hit or ord(ch) == av
-                elif op == c.RANGE:
-                    hit = hit or av[0] <= ord(ch) <= av[1]
-                elif op == c.CATEGORY:
-                    hit = hit or bool(
-                        re.fullmatch(
-                            r"[{}]".format(
-                                {
-                                    "CATEGORY_DIGIT": r"\d",
-                                    "CATEGORY_NOT_DIGIT": r"\D",
-                                    "CATEGORY_SPACE": r"\s",
-                                    "CATEGORY_NOT_SPACE": r"\S",
-                                    "CATEGORY_WORD": r"\w",
-                                    "CATEGORY_NOT_WORD": r"\W",
-                                }.get(str(av), r"\s\S")
-                            ),
-                            ch,
-                        )
-                    )
-            return hit != negate
-
-        pool = [chr(av) for op, av in items if op == c.LITERAL] + [chr(av[0]) for op, av in items if op == c.RANGE]
-        pool += [_CATEGORY_SAMPLES.get(str(av), "a") for op, av in items if op == c.CATEGORY]
-        fits = [ch for ch in dict.fromkeys(pool + list(_CLASS_PREFERENCE)) if ok(ch)]
-        return fits[k % len(fits)] if fits else None
-
-    def build(items: Any, k: int, depth: int) -> str | None:
-        if depth > 50:
-            return None
-        out: list[str] = []
-        for op, av in items:
-            if op == c.LITERAL:
-                out.append(chr(av))
-            elif op == c.NOT_LITERAL:
-                out.append("a" if av != ord("a") else "b")
-            elif op == c.ANY:
-                out.append("a")
-            elif op == c.IN:
-                ch = pick_class(av, k)
-                if ch is None:
-                    return None
-                out.append(ch)
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or op == getattr(c, "POSSESSIVE_REPEAT", None):
-                lo, hi, body = av
-                # variant 0: the minimum; 1: one more; 2+: long, to step past a bounded repeat elsewhere
-                n = min(lo + (0 if k == 0 else 1 if k == 1 else 9 + k), hi, max_len)
-                part = build(body, k, depth + 1) if n else ""
-                if part is None:
-                    return None
-                out.append(part * n)
-            elif op == c.SUBPATTERN:
-                part = build(av[-1], k, depth + 1)
-                if part is None:
-                    return None
-                out.append(part)
-            elif op == getattr(c, "ATOMIC_GROUP", None):
-                part = build(av, k, depth + 1)
-                if part is None:
-                    return None
-                out.append(part)
-            elif op == c.BRANCH:
-                alts = av[1]
-                part = build(alts[k % len(alts)], k, depth + 1)
-                if part is None:
-                    return None
-                out.append(part)
-            elif op == c.CATEGORY:
-                out.append(_CATEGORY_SAMPLES.get(str(av), "a"))
-            # AT (anchors), ASSERT/ASSERT_NOT, GROUPREF…: contribute nothing; the final check decides
-            if sum(map(len, out)) > max_len:
-                return None
-        return "".join(out)
-
-    found: list[str] = []
-    for k in range(count):
-        try:
-            s = build(tree.data if hasattr(tree, "data") else tree, k, 0)
-        except (RecursionError, ValueError, OverflowError):
-            s = None
-        if s is None or s in found or len(s) > max_len:
-            continue
-        try:
-            if safe_search(pattern, s):
-                found.append(s)
-        except (re.error, RecursionError, OverflowError, ValueError):
-            break
-    return sorted(found, key=len)
 
 
 def string_candidates(lo: int = 0, hi: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:

@@ -17,9 +17,19 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, short
+from mcp_schema_audit.engine.context import WalkContext
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
+from mcp_schema_audit.engine.values import (
+    rejecting_keyword,
+    sample_typed,
+    type_candidates,
+    types_of,
+    types_overlap,
+    value_set,
+)
+from mcp_schema_audit.engine.witness import samples_p
 from mcp_schema_audit.schema import json_type, type_set
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
@@ -34,237 +44,232 @@ def _score(issues: list[Issue]) -> int:
     return out
 
 
-class UnionsMixin:
-    """Unions: branches paired across versions (see the module docstring)."""
+def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: int) -> list[Issue]:
+    """P's branches ``bp`` against V's branches ``bv`` (``v_node``: V's whole node, a union or one plain node).
 
-    def _compare_union(self, bp: list[Any], bv: list[Any], v_node: Any, depth: int) -> list[Issue]:
-        issues: list[Issue] = []
-        matched_v: set[int] = set()
-        taken: dict[int, int] = {}  # V branch → how many P branches were paired with it perfectly
-        results: list[tuple[Any, int | None, list[Issue], int]] = []
-        for pb in bp:
-            pvals = self._values(pb)  # type: ignore[attr-defined]
-            if pvals is not None:
-                issues += self._value_branch(pb, pvals, bv, v_node, matched_v)
+    Issues in order: P branches with a closed value set (matched value by value), then each other P branch
+    with its best V branch (or as a new alternative), in P's order; V branches no P branch was paired with,
+    in V's order; then a value overlapping in V's ``oneOf``. Branch paths are absolute (``p_abs``/``v_abs``).
+    """
+    issues: list[Issue] = []
+    matched_v: set[int] = set()
+    taken: dict[int, int] = {}  # V branch → how many P branches were paired with it perfectly
+    results: list[tuple[Any, int | None, list[Issue], int]] = []
+    for pb in bp:
+        pvals = value_set(pb)
+        if pvals is not None:
+            issues += _value_branch(ctx, pb, pvals, bv, v_node, matched_v)
+            continue
+        best: tuple[int, int, int | None, list[Issue]] | None = None
+        same_type = type_set(pb)
+        order = sorted(range(len(bv)), key=lambda i: (canon(bv[i]) != canon(pb), type_set(bv[i]) != same_type))
+        for vi in order:
+            vb = bv[vi]
+            if not types_overlap(pb, vb):
                 continue
-            best: tuple[int, int, int | None, list[Issue]] | None = None
-            same_type = type_set(pb)
-            order = sorted(range(len(bv)), key=lambda i: (canon(bv[i]) != canon(pb), type_set(bv[i]) != same_type))
-            for vi in order:
-                vb = bv[vi]
-                if not self._types_overlap(pb, vb):
+            trial = ctx.compare(pb, vb, depth + 1)
+            score = _score(trial)
+            rank = (score, vi in taken)
+            if best is None or rank < (best[0], best[1]):
+                best = (score, int(vi in taken), vi, trial)
+            if score == 0:
+                break
+        if best is None:
+            results.append((pb, None, [], 0))
+            continue
+        score, _, paired, trial = best
+        if score == 0 and paired is not None:
+            taken[paired] = taken.get(paired, 0) + 1
+        results.append((pb, paired, trial, score))
+        if paired is not None:
+            matched_v.add(paired)
+    for pb, paired, trial, _ in results:
+        hard = any(RULE_SEVERITY_FOR_KIND.get(i.kind) == "breaking" for i in trial)
+        if paired is None or (hard and taken.get(paired, 0) > 0 and len(bp) > len(bv)):
+            issues.append(_new_branch(ctx, pb, bv, v_node, paired is None and len(bv) == 1, trial))
+            continue
+        trial = [j for j in (_repick(ctx, i, pb, v_node) for i in trial) if j is not None]
+        if any("null" in (types_of(b) or ()) for b in bp):
+            # "the V side also takes null on Ajv": so does the P union, in another branch
+            trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path[-1:] == ["nullable"])]
+        issues.extend(trial)
+    for vi, vb in enumerate(bv):
+        if vi not in matched_v:
+            pure = set(vb) <= {"type"}
+            kind: IssueKind = "type-extra-v" if pure else "branch-extra-v"
+            issues.append(
+                Issue(
+                    kind,
+                    [],
+                    list(vb.where(["type"] if pure else [])),
+                    None,
+                    vb.get("type") if pure else dict(vb),
+                    f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
+                    "counterpart in the {P} schema",
+                    v_abs=True,
+                    delta={"branch": canon(vb)},
+                )
+            )
+    if isinstance(v_node, Node) and isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
+        issues.extend(_oneof_overlap(ctx, bp, v_node))
+    return issues
+
+
+def _value_branch(
+    ctx: WalkContext, pb: Node, pvals: list[Any], bv: list[Any], v_node: Any, matched_v: set[int]
+) -> list[Issue]:
+    """A P branch with a closed value set, matched value by value against the whole V union (an enum
+    split across ``anyOf`` branches is still the same enum)."""
+    out: list[Issue] = []
+    kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
+    p_path = list(pb.where([kw]))
+    # V's own keyword where V is one plain node (its sibling type or enum excluded the value)
+    v_kw = next((k for k in ("type", "enum", "const") if len(bv) == 1 and k in bv[0]), None)
+    v_path = [] if v_kw is None else list(bv[0].where([v_kw]))
+    open_hits = False
+    typed_done: set[str] = set()  # a type no V branch takes is one change, whatever its values (true, false)
+    for x in pvals:
+        hits = [vi for vi, vb in enumerate(bv) if ctx.valid(ctx.v_doc, vb, x)]
+        matched_v.update(hits)
+        open_hits = open_hits or any(value_set(bv[vi]) is None for vi in hits)
+        if not hits and ctx.valid(ctx.v_doc, v_node, x) is False:
+            # a value of a JSON type no V branch takes is a type change, whatever P spells it with
+            v_types = [type_set(b) for b in bv]
+            same_type = [
+                b
+                for b, ts in zip(bv, v_types, strict=False)
+                if ts is None or json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)
+            ]
+            typed = kw == "type" or not same_type
+            listed = any("enum" in b or "const" in b for b in bv)
+            kind: IssueKind
+            if len(same_type) == 1 and not (listed and not typed):
+                # the one V branch of its type rejects it: for a type (P's null or boolean), or for another
+                # keyword (a bound, a pattern, a 'not'), which the finding names
+                why = rejecting_keyword(ctx, same_type[0], x)
+                kind = "type-extra-p" if typed else "looser-p"
+                here = list(same_type[0].where([why])) if why else v_path
+            else:
+                kind = "type-extra-p" if typed else "enum-extra-p"
+                here = v_path
+            if kind == "type-extra-p" and kw == "type":
+                if json_type(x) in typed_done:
                     continue
-                trial = self.compare(pb, vb, depth + 1)  # type: ignore[attr-defined]
-                score = _score(trial)
-                rank = (score, vi in taken)
-                if best is None or rank < (best[0], best[1]):
-                    best = (score, int(vi in taken), vi, trial)
-                if score == 0:
-                    break
-            if best is None:
-                results.append((pb, None, [], 0))
-                continue
-            score, _, vi, trial = best
-            if score == 0 and vi is not None:
-                taken[vi] = taken.get(vi, 0) + 1
-            results.append((pb, vi, trial, score))
-            if vi is not None:
-                matched_v.add(vi)
-        for pb, vi, trial, _ in results:
-            hard = any(RULE_SEVERITY_FOR_KIND.get(i.kind) == "breaking" for i in trial)
-            if vi is None or (hard and taken.get(vi, 0) > 0 and len(bp) > len(bv)):
-                issues.append(self._new_branch(pb, bv, v_node, vi is None and len(bv) == 1, trial))
-                continue
-            trial = [j for j in (self._repick(i, pb, v_node) for i in trial) if j is not None]
-            if any("null" in (self._types_of(b) or ()) for b in bp):  # type: ignore[attr-defined]
-                # "the V side also takes null on Ajv": so does the P union, in another branch
-                trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path[-1:] == ["nullable"])]
-            issues.extend(trial)
-        for vi, vb in enumerate(bv):
-            if vi not in matched_v:
-                pure = set(vb) <= {"type"}
-                kind = "type-extra-v" if pure else "branch-extra-v"
-                issues.append(
-                    Issue(
-                        kind,
-                        [],
-                        list(vb.where(["type"] if pure else [])),
-                        None,
-                        vb.get("type") if pure else dict(vb),
-                        f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
-                        "counterpart in the {P} schema",
-                        v_abs=True,
-                        delta={"branch": canon(vb)},
-                    )
-                )
-        if isinstance(v_node, Node) and isinstance(v_node.get("oneOf"), list) and len(bv) > 1:
-            issues.extend(self._oneof_overlap(bp, v_node))
-        return issues
-
-    def _value_branch(self, pb: Node, pvals: list[Any], bv: list[Any], v_node: Any, matched_v: set[int]) -> list[Issue]:
-        """A P branch with a closed value set, matched value by value against the whole V union (an enum
-        split across ``anyOf`` branches is still the same enum)."""
-        out: list[Issue] = []
-        kw = "const" if "const" in pb else "enum" if "enum" in pb else "type"
-        p_path = list(pb.where([kw]))
-        # V's own keyword where V is one plain node (its sibling type or enum excluded the value)
-        v_kw = next((k for k in ("type", "enum", "const") if len(bv) == 1 and k in bv[0]), None)
-        v_path = [] if v_kw is None else list(bv[0].where([v_kw]))
-        open_hits = False
-        typed_done: set[str] = set()  # a type no V branch takes is one change, whatever its values (true, false)
-        for x in pvals:
-            hits = [vi for vi, vb in enumerate(bv) if self._valid(self.v_doc, vb, x)]  # type: ignore[attr-defined]
-            matched_v.update(hits)
-            open_hits = open_hits or any(self._values(bv[vi]) is None for vi in hits)  # type: ignore[attr-defined]
-            if not hits and self._valid(self.v_doc, v_node, x) is False:  # type: ignore[attr-defined]
-                # a value of a JSON type no V branch takes is a type change, whatever P spells it with
-                v_types = [type_set(b) for b in bv]
-                same_type = [
-                    b
-                    for b, ts in zip(bv, v_types, strict=False)
-                    if ts is None or json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)
-                ]
-                typed = kw == "type" or not same_type
-                listed = any("enum" in b or "const" in b for b in bv)
-                if len(same_type) == 1 and not (listed and not typed):
-                    # the one V branch of its type rejects it: for a type (P's null or boolean), or for another
-                    # keyword (a bound, a pattern, a 'not'), which the finding names
-                    why = self._rejecting_keyword(same_type[0], x)  # type: ignore[attr-defined]
-                    kind = "type-extra-p" if typed else "looser-p"
-                    here = list(same_type[0].where([why])) if why else v_path
-                else:
-                    kind, here = ("type-extra-p" if typed else "enum-extra-p"), v_path
-                if kind == "type-extra-p" and kw == "type":
-                    if json_type(x) in typed_done:
-                        continue
-                    typed_done.add(json_type(x))
-                out.append(
-                    Issue(
-                        kind,
-                        p_path,
-                        here,
-                        pb.get(kw),
-                        bv[0].get(v_kw) if v_kw else None,
-                        f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
-                        x,
-                        p_abs=True,
-                        v_abs=bool(here),
-                        delta={"type": json_type(x)} if typed else {"value": x},
-                    )
-                )
-        if open_hits and kw != "type":
-            # as for a single branch: a closed value set where the V side accepts any value of the type
+                typed_done.add(json_type(x))
             out.append(
                 Issue(
-                    "enum-only-p",
+                    kind,
                     p_path,
-                    [],
+                    here,
                     pb.get(kw),
-                    None,
-                    f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
+                    bv[0].get(v_kw) if v_kw else None,
+                    f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+                    x,
                     p_abs=True,
+                    v_abs=bool(here),
+                    delta={"type": json_type(x)} if typed else {"value": x},
                 )
             )
-        return out
-
-    def _new_branch(self, pb: Node, bv: list[Any], v_node: Any, only_type: bool, trial: list[Issue]) -> Issue:
-        """A P branch no V branch covers: one issue, with a witness the whole V union rejects."""
-        cands: list[Any] = [i.witness for i in trial if i.witness is not NO_WITNESS and not i.inst]
-        cands.append(self._sample_p(pb))  # type: ignore[attr-defined]
-        cands += self._samples_p(pb)[:4]  # type: ignore[attr-defined]
-        ts = type_set(pb)
-        for t in [t for t in _JSON_TYPES if ts is None or t in ts or (t == "integer" and "number" in ts)]:
-            cands += self._type_candidates(pb, t)  # type: ignore[attr-defined]
-        for vb in bv:
-            if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
-                cands += number_candidates(vb, integer=ts == {"integer"})
-            for kw in ("minLength", "maxLength"):
-                n = vb.get(kw)
-                if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
-                    cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
-        cands += string_candidates()
-        w = self._pick(pb, v_node, cands)  # type: ignore[attr-defined]
-        pure = set(pb) <= {"type"}
-        kind = "type-extra-p" if pure or only_type else "branch-extra-p"
-        what = short(pb.get("type")) if pure else "an alternative"
-        v_steps = ["type"] if only_type and isinstance(v_node, Node) and "type" in v_node else []
-        return Issue(
-            kind,
-            list(pb.where(["type"] if pure and "type" in pb else [])),
-            v_steps,
-            pb.get("type") if pure else dict(pb),
-            None,
-            f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema",
-            w,
-            p_abs=True,
-            delta={"branch": canon(pb)},
-        )
-
-    def _repick(self, issue: Issue, pb: Any, v_node: Any) -> Issue | None:
-        """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
-
-        None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
-        if (
-            issue.inst
-            or issue.witness is NO_WITNESS
-            or self._valid(  # type: ignore[attr-defined]
-                self.v_doc, v_node, issue.witness
+    if open_hits and kw != "type":
+        # as for a single branch: a closed value set where the V side accepts any value of the type
+        out.append(
+            Issue(
+                "enum-only-p",
+                p_path,
+                [],
+                pb.get(kw),
+                None,
+                f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
+                p_abs=True,
             )
-            is False
-        ):  # type: ignore[attr-defined]
-            return issue
-        if issue.p_path[-1:] == ["nullable"]:
-            return None
-        if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
-            return issue
-        cands = [self._sample_typed(pb, t) for t in _JSON_TYPES] + [0.5, "x", True, None, {}, []]  # type: ignore[attr-defined]
-        return replace(issue, witness=self._pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))  # type: ignore[attr-defined]
+        )
+    return out
 
-    def _oneof_overlap(self, bp: list[Any], v_node: Node) -> list[Issue]:
-        """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects).
 
-        Candidates per P branch: its samples, and samples of each V branch and strings at each V branch's
-        length bounds that the P branch declares too (``{}`` beside ``{"type": "string"}`` overlaps on every
-        string; ``maxLength: 4`` beside ``minLength: 3`` on "aaa")."""
-        out: list[Issue] = []
-        branches = v_node["oneOf"]
-        extra: list[Any] = []
-        for b in branches:
-            with contextlib.suppress(NoSample, RecursionError):
-                extra.append(sample(b, self.v_doc))  # type: ignore[attr-defined]
-            if isinstance(b, dict):
-                for kw in ("minLength", "maxLength"):
-                    n = b.get(kw)
-                    if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
-                        extra += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n else [])
-        for pb in bp:
-            cands = [self._sample_p(pb), *self._samples_p(pb)[:4], *extra]  # type: ignore[attr-defined]
-            for w in dict.fromkeys(canon(c) for c in cands if c is not NO_WITNESS):
-                value = json.loads(w)
-                if not self._valid(self.p_doc, pb, value):  # type: ignore[attr-defined]
-                    continue
-                hits = [i for i, b in enumerate(branches) if self._valid(self.v_doc, b, value)]  # type: ignore[attr-defined]
-                if len(hits) > 1:
-                    out.append(
-                        Issue(
-                            "oneof-overlap",
-                            list(pb.where([])),
-                            ["oneOf"],
-                            None,
-                            None,
-                            f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
-                            value,
-                            p_abs=True,
-                        )
+def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_type: bool, trial: list[Issue]) -> Issue:
+    """A P branch no V branch covers: one issue, with a witness the whole V union rejects."""
+    cands: list[Any] = [i.witness for i in trial if i.witness is not NO_WITNESS and not i.inst]
+    cands.append(ctx.sample_p(pb))
+    cands += samples_p(ctx, pb)[:4]
+    ts = type_set(pb)
+    for t in [t for t in _JSON_TYPES if ts is None or t in ts or (t == "integer" and "number" in ts)]:
+        cands += type_candidates(ctx, pb, t)
+    for vb in bv:
+        if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+            cands += number_candidates(vb, integer=ts == {"integer"})
+        for kw in ("minLength", "maxLength"):
+            n = vb.get(kw)
+            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
+                cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
+    cands += string_candidates()
+    w = ctx.pick(pb, v_node, cands)
+    pure = set(pb) <= {"type"}
+    kind: IssueKind = "type-extra-p" if pure or only_type else "branch-extra-p"
+    what = short(pb.get("type")) if pure else "an alternative"
+    v_steps = ["type"] if only_type and isinstance(v_node, Node) and "type" in v_node else []
+    return Issue(
+        kind,
+        list(pb.where(["type"] if pure and "type" in pb else [])),
+        v_steps,
+        pb.get("type") if pure else dict(pb),
+        None,
+        f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+        w,
+        p_abs=True,
+        delta={"branch": canon(pb)},
+    )
+
+
+def _repick(ctx: WalkContext, issue: Issue, pb: Any, v_node: Any) -> Issue | None:
+    """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
+
+    None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
+    if issue.inst or issue.witness is NO_WITNESS or ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
+        return issue
+    if issue.p_path[-1:] == ["nullable"]:
+        return None
+    if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
+        return issue
+    cands = [sample_typed(ctx, pb, t) for t in _JSON_TYPES] + [0.5, "x", True, None, {}, []]
+    return replace(issue, witness=ctx.pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
+
+
+def _oneof_overlap(ctx: WalkContext, bp: list[Any], v_node: Node) -> list[Issue]:
+    """Values P declares that match two or more branches of V's ``oneOf`` (which oneOf rejects).
+
+    Candidates per P branch: its samples, and samples of each V branch and strings at each V branch's
+    length bounds that the P branch declares too (``{}`` beside ``{"type": "string"}`` overlaps on every
+    string; ``maxLength: 4`` beside ``minLength: 3`` on "aaa")."""
+    out: list[Issue] = []
+    branches = v_node["oneOf"]
+    extra: list[Any] = []
+    for b in branches:
+        with contextlib.suppress(NoSample, RecursionError):
+            extra.append(sample(b, ctx.v_doc))
+        if isinstance(b, dict):
+            for kw in ("minLength", "maxLength"):
+                n = b.get(kw)
+                if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64:
+                    extra += ["a" * n, "a" * (n + 1)] + (["a" * (n - 1)] if n else [])
+    for pb in bp:
+        cands = [ctx.sample_p(pb), *samples_p(ctx, pb)[:4], *extra]
+        for w in dict.fromkeys(canon(c) for c in cands if c is not NO_WITNESS):
+            value = json.loads(w)
+            if not ctx.valid(ctx.p_doc, pb, value):
+                continue
+            hits = [i for i, b in enumerate(branches) if ctx.valid(ctx.v_doc, b, value)]
+            if len(hits) > 1:
+                out.append(
+                    Issue(
+                        "oneof-overlap",
+                        list(pb.where([])),
+                        ["oneOf"],
+                        None,
+                        None,
+                        f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
+                        value,
+                        p_abs=True,
                     )
-                    break
-        return out
-
-    @staticmethod
-    def _types_overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
-        ta, tb = type_set(a), type_set(b)
-        if ta is None or tb is None:
-            return True
-        ta2 = ta | ({"integer"} if "number" in ta else set())
-        tb2 = tb | ({"integer"} if "number" in tb else set())
-        return bool(ta2 & tb2)
+                )
+                break
+    return out

@@ -1,0 +1,253 @@
+"""``WalkContext``: what every keyword family shares while one producing schema P is compared with one
+validating schema V.
+
+It holds the two documents and their normalizers, the memo of node pairs already compared and the
+set of those on the stack, the two budgets (node pairs, validations), and the operations the
+families use: validity (``valid``, ``rejected_for``), witness choice (``pick``, ``pick_any_profile``,
+``pick_valid``), instances of P (``sample_p``), normalization (``norm``, ``deref``) and the
+comparison of a child pair (``compare``, ``child``, ``prefix``). Each family is a plain function of
+it (``objects.objects(ctx, p, v, depth)``); the walk itself (normalize, memoize, make paths
+absolute) is ``walk.compare_pair``, handed to the context as ``walk`` so that this module needs no
+family.
+
+Budgets count work, never seconds: ``WORK_BUDGET`` node pairs and ``VALIDATION_BUDGET``
+validations per context; past one, ``Budget`` is raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from mcp_schema_audit import fastpaths
+from mcp_schema_audit.engine.confirm import same_reason
+from mcp_schema_audit.engine.identity import Identity
+from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon
+from mcp_schema_audit.engine.nodes import Node, Tokens
+from mcp_schema_audit.engine.normalize import Normalizer
+from mcp_schema_audit.engine.sampler import NoSample, sample
+from mcp_schema_audit.errors import WallClockGuard
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
+
+#: Node pairs compared per tool and direction before the engine gives up with a warning.
+WORK_BUDGET = 50_000
+#: Validations (one value against one subschema for one host) per tool and direction before the engine gives up.
+VALIDATION_BUDGET = 200_000
+
+#: The walk of one node pair: ``(ctx, p, v, depth, p_at, v_at)`` → issues with absolute paths.
+Walk = Callable[["WalkContext", Any, Any, int, "Tokens | None", "Tokens | None"], list[Issue]]
+#: Puts a child's witness into the parent's instance (``witness.obj_wrap``, ``witness.array_wrap``).
+Wrap = Callable[[Any], Any]
+#: A memo entry: the normalized P node, the normalized V node (kept alive for their ids), their issues.
+MemoEntry = tuple[Any, Any, list[Issue]]
+
+
+def error_keywords(errors: list[Any]) -> set[tuple[str, tuple[Any, ...]]]:
+    """``(keyword, instance path)`` of every error in ``errors`` and, for ``anyOf``/``oneOf`` failures, of the
+    branches' own errors (the reason inside the union)."""
+    out: set[tuple[str, tuple[Any, ...]]] = set()
+    stack = list(errors)
+    while stack and len(out) < 10_000:
+        e = stack.pop()
+        out.add((str(e.validator), tuple(e.absolute_path)))
+        stack.extend(e.context or [])
+    return out
+
+
+def prefix(issues: list[Issue], inst_step: Any = None, wrap: Wrap | None = None) -> list[Issue]:
+    """Issues of a child node pair seen from the parent: instance path and witness extended."""
+    if inst_step is None and wrap is None:
+        return issues
+    out = []
+    for i in issues:
+        j = replace(i)
+        if inst_step is not None:
+            j.inst = [inst_step] + i.inst
+        if wrap is not None and i.witness is not NO_WITNESS:
+            j.witness = wrap(i.witness)
+        out.append(j)
+    return out
+
+
+class WalkContext:
+    """One comparison of P's document with V's (see the module docstring).
+
+    ``walk``: the comparison of one node pair (``walk.compare_pair``). ``root_type``: a type both roots
+    always have (``"object"`` for inputSchemas: MCP ``arguments``).
+    """
+
+    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc, walk: Walk, root_type: str | None = None) -> None:
+        self.p_doc, self.v_doc = p_doc, v_doc
+        self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
+        #: (id(P node), id(V node)) → the pair's issues; pairs on the stack are in ``active``
+        self.memo: dict[tuple[int, int], MemoEntry] = {}
+        self.active: set[tuple[int, int]] = set()
+        self.work = 0
+        self.validations = 0
+        self.identity = Identity(p_doc, v_doc)
+        #: the identical-subtree skip (``fastpaths``: off only to check that it changes no verdict)
+        self.fast = fastpaths.enabled()
+        self._walk = walk
+        self._swap: WalkContext | None = None
+
+    # -- the walk ----------------------------------------------------------------------------------------
+    def compare(
+        self, p: Any, v: Any, depth: int = 0, p_at: Tokens | None = None, v_at: Tokens | None = None
+    ) -> list[Issue]:
+        """Issues where P's node declares values V's node rejects (and informational differences), with
+        absolute paths (``walk.compare_pair``). ``p``/``v``: raw subschemas located at ``p_at``/``v_at``,
+        or ``Node``s."""
+        return self._walk(self, p, v, depth, p_at, v_at)
+
+    def child(
+        self,
+        p: Node,
+        p_steps: list[Any],
+        ps: Any,
+        v: Node,
+        v_steps: list[Any],
+        vs: Any,
+        depth: int,
+        inst_step: Any = None,
+        wrap: Wrap | None = None,
+    ) -> list[Issue]:
+        """Compare P's subschema ``ps`` (at ``p_steps`` from ``p``) with V's ``vs`` (at ``v_steps`` from ``v``);
+        the issues' witnesses are wrapped into ``p``'s instance by ``wrap`` (``inst_step`` is the key or index)."""
+        issues = self.compare(ps, vs, depth + 1, p.where(p_steps), v.where(v_steps))
+        return prefix(issues, inst_step, wrap)
+
+    def swapped(self) -> WalkContext:
+        """A context with the roles exchanged (V's document producing, P's validating), made once."""
+        if self._swap is None:
+            self._swap = WalkContext(self.v_doc, self.p_doc, self._walk)
+        return self._swap
+
+    def norm(self, side: str, raw: Any, at: Tokens) -> Any:
+        """``raw`` of side ``"p"`` or ``"v"`` normalized at ``at`` (``Normalizer.norm``)."""
+        normalizer = self.pn if side == "p" else self.vn
+        return normalizer.norm(raw, at)
+
+    def deref(self, node: Any, doc: SchemaDoc) -> tuple[Any, None]:
+        """``node`` normalized in its document (``$ref`` followed, ``allOf`` merged); kept for the applicators'
+        proofs, which look at a subschema's keywords. Raises ``RefError``."""
+        normalizer = self.pn if doc is self.p_doc else self.vn
+        try:
+            return normalizer.norm(node, normalizer.locate(node) or ()), None
+        except Budget:
+            raise RefError("in-place cycle") from None
+
+    # -- budgets and validation ----------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Count one node pair; raises ``Budget`` past ``WORK_BUDGET``."""
+        self.work += 1
+        if self.work > WORK_BUDGET:
+            raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
+
+    def count_validation(self) -> None:
+        """Count one validation; raises ``Budget`` past ``VALIDATION_BUDGET``."""
+        self.validations += 1
+        if self.validations > VALIDATION_BUDGET:
+            raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
+
+    def validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
+        """``doc``'s validator of ``node`` for ``profile``, counted as one validation."""
+        self.count_validation()
+        return doc.validator_for(node, profile)
+
+    def valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
+        """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
+        try:
+            if self.fast:
+                self.count_validation()
+                doc.ready(profile)  # raises as the real validator would
+                quick = doc.quick(node, value, profile)
+                if quick is not None:
+                    return quick
+                return bool(doc.validator_for(node, profile).is_valid(value))
+            return bool(self.validator(doc, node, profile).is_valid(value))
+        except Budget:
+            raise
+        except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
+            return None
+        except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
+                raise
+            return None
+
+    def rejected_for(self, v: Any, value: Any, kw: str | None, profile: str = "python-sdk") -> int:
+        """How well V's node rejects ``value`` for keyword ``kw``: 2 = rejected by ``kw`` alone, 1 = ``kw`` among
+        the reasons, 0 = rejected for other reasons only (or not at all, or undecidable). Without ``kw``:
+        2 when rejected."""
+        try:
+            errors = list(self.validator(self.v_doc, v, profile).iter_errors(value))
+        except Budget:
+            raise
+        except Exception:
+            return 0
+        except BaseException as exc:  # pragma: no cover - a Rust panic in the regex engine
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
+                raise
+            return 0
+        if not errors:
+            return 0
+        if kw is None:
+            return 2
+        top = {str(e.validator) for e in errors}
+        if top <= {"anyOf", "oneOf"} and kw not in ("anyOf", "oneOf"):
+            top = {k for k, _ in error_keywords(errors)} - {"anyOf", "oneOf"}
+        if top and all(same_reason(kw, k) for k in top):
+            return 2
+        return 1 if any(same_reason(kw, k) for k, _ in error_keywords(errors)) else 0
+
+    # -- witnesses -----------------------------------------------------------------------------------------
+    def pick(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
+        """A candidate valid under P's node and rejected by V's node, or ``NO_WITNESS``. With ``kw``, the
+        rejection must be by that keyword: alone when some candidate allows it (so the witness shows this
+        change and nothing else), else among other reasons."""
+        second = NO_WITNESS
+        seen: set[str] = set()
+        for cand in candidates:
+            if cand is NO_WITNESS:
+                continue
+            key = canon(cand) + json_type(cand)
+            if key in seen:
+                continue
+            seen.add(key)
+            if not self.valid(self.p_doc, p, cand) or self.valid(self.v_doc, v, cand) is not False:
+                continue
+            score = self.rejected_for(v, cand, kw)
+            if score == 2:
+                return cand
+            if score == 1 and second is NO_WITNESS:
+                second = cand
+        return second
+
+    def pick_any_profile(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
+        """The first candidate some host profile accepts under P's node and rejects under V's (by ``kw`` when
+        given), or ``NO_WITNESS`` (for host differences: formats, ECMAScript vs Python regexes, ``nullable``)."""
+        for cand in [c for c in candidates if c is not NO_WITNESS][:64]:
+            for prof in HOST_PROFILES:
+                if (
+                    self.valid(self.p_doc, p, cand, prof)
+                    and self.valid(self.v_doc, v, cand, prof) is False
+                    and (kw is None or self.rejected_for(v, cand, kw, prof))
+                ):
+                    return cand
+        return NO_WITNESS
+
+    def pick_valid(self, p: Any, v: Any, cands: list[Any]) -> Any:
+        """The first candidate P accepts and V rejects with python-sdk, else with some other host profile
+        (keywords only some hosts read: draft-07 ``dependencies`` in a 2020-12 schema, ``nullable`` …)."""
+        cands = [c for c in cands if c is not NO_WITNESS]
+        for cand in cands:
+            if self.valid(self.p_doc, p, cand) and self.valid(self.v_doc, v, cand) is False:
+                return cand
+        return self.pick_any_profile(p, v, cands)
+
+    def sample_p(self, node: Any) -> Any:
+        """A sample of ``node`` (a subschema of P's document, ``sampler.sample``), or ``NO_WITNESS``."""
+        try:
+            return sample(node, self.p_doc)
+        except (NoSample, RecursionError, RefError):
+            return NO_WITNESS
