@@ -9,7 +9,9 @@ touching (and so copying) the parent's objects in the children.
 One process does the work when ``jobs`` is 1, when there are fewer than ``POOL_MIN_ITEMS`` items (starting
 workers costs more than it saves), when the platform cannot fork, or when fast paths are off
 (``fastpaths``). An exception in a worker (``RunTimeExceeded``, ``WallClockGuard``, a bug) is raised in the
-caller as it would have been in one process; the workers ignore Ctrl-C, which the caller handles.
+caller as it would have been in one process; a worker that dies (killed, out of memory) is a ``RuntimeError`` in
+the caller, never a wait without end (``concurrent.futures`` notices a dead worker, ``multiprocessing.Pool``
+does not); the workers ignore Ctrl-C, which the caller handles.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def ordered_map(
     if not pooled:
         return out
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     global _WORK
     first = len(out)
@@ -82,13 +86,16 @@ def ordered_map(
     _WORK = func
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
-            for status, value in pool.imap(_run_chunk, chunks):
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+            for status, value in pool.map(_run_chunk, chunks):
                 if status == "raise":
                     raise value
                 results.extend(value)
                 if progress is not None:
                     progress(len(results))
+    except BrokenProcessPool as exc:  # a worker died (killed, out of memory): say so, never wait for it forever
+        raise RuntimeError(f"a worker process of the comparison died ({exc}); rerun with --jobs 1") from None
     finally:
         _WORK = None
         gc.unfreeze()

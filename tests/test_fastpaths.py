@@ -251,3 +251,19 @@ def test_attacked_shapes_identical(case: str, direction: str) -> None:
     with fastpaths.disabled():
         slow = findings()
     assert fast == slow
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(i: int) -> int:
+    if os.getpid() != _PARENT and i == 50:
+        os.kill(os.getpid(), 9)  # a worker killed from outside (the OOM killer, a stray kill): gone without a word
+    return i
+
+
+def test_pool_worker_that_dies_is_an_error_not_a_hang() -> None:
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="worker process of the comparison died"):
+        parallel.ordered_map(_dies_in_a_worker, 400, jobs=2)
+    assert time.monotonic() - started < 120  # it ends (multiprocessing.Pool waited for the lost chunk forever)
