@@ -57,6 +57,11 @@ class Text:
         """Words with no slot (braces in them are literal)."""
         return cls(words.replace("{", "{{").replace("}", "}}"))
 
+    @property
+    def identity(self) -> tuple[str, str]:
+        """What tells two texts apart (hashable whatever the values are): the template and the values' ``repr``."""
+        return self.template, repr(self.args)
+
     def with_roles(self, **roles: str) -> Text:
         """This text with slots read as roles: ``with_roles(P="served", V="cached")``."""
         return Text(self.template, self.args, tuple({**dict(self.roles), **roles}.items()))

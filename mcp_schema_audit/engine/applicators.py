@@ -35,6 +35,7 @@ from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.values import sample_typed, types_of, types_overlap, value_set
 from mcp_schema_audit.engine.witness import common, samples_p
 from mcp_schema_audit.schema import RefError
+from mcp_schema_audit.wording import Text
 
 #: Issue kinds that mean "P may declare a value V rejects" (or that the engine could not tell).
 UNSAFE_KINDS: frozenset[IssueKind] = frozenset(
@@ -141,7 +142,7 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 [],
                 np_,
                 None,
-                "the {P} schema excludes the values its 'not' schema matches; the {V} schema does not",
+                Text("the {P} schema excludes the values its 'not' schema matches; the {V} schema does not"),
             )
         ]
     p_steps = ["not"] if np_ is not MISSING else []
@@ -166,7 +167,7 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 ["not"],
                 None if np_ is MISSING else np_,
                 nv,
-                f"the {{P}} schema allows {short(w)}, which the {{V}} schema's 'not' excludes",
+                Text.of("the {P} schema allows {w}, which the {V} schema's 'not' excludes", w=short(w)),
                 w,
             )
         ]
@@ -181,7 +182,7 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                     ["not"],
                     np_,
                     nv,
-                    "'not' changed; the {P} schema still excludes every value the {V} schema's 'not' matches",
+                    Text("'not' changed; the {P} schema still excludes every value the {V} schema's 'not' matches"),
                 )
             ]
         )
@@ -192,7 +193,9 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
             ["not"],
             None if np_ is MISSING else np_,
             nv,
-            "'not' in the {V} schema: no value of the {P} schema it excludes was found, and none could be ruled out",
+            Text(
+                "'not' in the {V} schema: no value of the {P} schema it excludes was found, and none could be ruled out"
+            ),
         )
     ]
 
@@ -280,7 +283,7 @@ def if_then_else(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                     [],
                     c.then,
                     None,
-                    "the {P} schema adds a condition the {V} schema does not have",
+                    Text("the {P} schema adds a condition the {V} schema does not have"),
                 )
             )
     for key, c in vc.items():
@@ -326,7 +329,7 @@ def _one_conditional(ctx: WalkContext, p: Node, v: Node, c: Cond, mine: Cond | N
                 c.steps,
                 mine.then if mine else None,
                 c.then,
-                f"the {{P}} schema allows {short(w)}, which fails the {{V}} schema's {what}",
+                Text.of("the {P} schema allows {w}, which fails the {V} schema's {what}", w=short(w), what=what),
                 w,
             )
         ]
@@ -341,8 +344,13 @@ def _one_conditional(ctx: WalkContext, p: Node, v: Node, c: Cond, mine: Cond | N
             c.steps,
             mine.then if mine else None,
             c.then,
-            f"the {{V}} schema's {what}: no value of the {{P}} schema failing it was found, "
-            "and the {P} schema could not be proven to meet it",
+            Text.of(
+                (
+                    "the {V} schema's {what}: no value of the {P} schema failing it was "
+                    "found, and the {P} schema could not be proven to meet it"
+                ),
+                what=what,
+            ),
         )
     ]
 

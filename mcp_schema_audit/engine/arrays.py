@@ -14,6 +14,7 @@ from mcp_schema_audit.engine.scalars import bound_issues, int_or
 from mcp_schema_audit.engine.values import value_set
 from mcp_schema_audit.engine.witness import array_wrap
 from mcp_schema_audit.schema import json_type
+from mcp_schema_audit.wording import Text
 
 #: Longest array built for a witness (``maxItems`` above it: no witness, a warning).
 MAX_WITNESS_ITEMS = 10_000
@@ -99,7 +100,7 @@ def _unique_items(ctx: WalkContext, p: Node, v: Node, p_pre: list[Any], p_items:
         ["uniqueItems"] if "uniqueItems" in v else [],
         p.get("uniqueItems"),
         v.get("uniqueItems"),
-        "uniqueItems changed",
+        Text("uniqueItems changed"),
         w,
         delta={"keyword": "uniqueItems"},
     )

@@ -76,10 +76,17 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
         issues = ctx.compare(p_doc.root, v_doc.root)
     except Budget as exc:
         issues = [
-            Issue("undecidable", [], [], None, None, f"{exc or 'work budget exceeded'}; this schema was not compared")
+            Issue(
+                "undecidable",
+                [],
+                [],
+                None,
+                None,
+                Text.of("{value}; this schema was not compared", value=exc or "work budget exceeded"),
+            )
         ]
     except RecursionError:
-        issues = [Issue("undecidable", [], [], None, None, "schemas nested too deeply to compare")]
+        issues = [Issue("undecidable", [], [], None, None, Text("schemas nested too deeply to compare"))]
     except _MALFORMED as exc:
         # a keyword value of the wrong shape deep inside a stranger's schema: say so, never crash
         issues = [
@@ -89,8 +96,13 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
                 [],
                 None,
                 None,
-                "the schema could not be compared (malformed keyword "
-                f"value: {type(exc).__name__}); validate it with `schema-audit lint`",
+                Text.of(
+                    (
+                        "the schema could not be compared (malformed keyword value: {name}); "
+                        "validate it with `schema-audit lint`"
+                    ),
+                    name=type(exc).__name__,
+                ),
             )
         ]
     seen: set[tuple[str, str, str]] = set()

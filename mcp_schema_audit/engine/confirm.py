@@ -18,7 +18,6 @@ from mcp_schema_audit.rules import RULES, kind_rules
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
 from mcp_schema_audit.schema.doc import js_inexact
-from mcp_schema_audit.wording import Text
 
 #: neutral kind (P/V terms) → (rule id for outputs, rule id for inputs): from the catalog's records
 _KINDS = kind_rules()
@@ -119,7 +118,7 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     if issue.kind == "prop-extra-p-closed" and len(issue.p_path) >= 2 and issue.p_path[-2] == "properties":
         ptr = p_ptr  # the property itself (for inputs it exists only in the cached schema)
     roles = {"P": "served", "V": "cached"} if direction == "output" else {"P": "cached", "V": "served"}
-    f = make_finding(rule_id, tool, ptr, _text(issue.detail).with_roles(**roles), old_val, new_val, direction=direction)
+    f = make_finding(rule_id, tool, ptr, issue.detail.with_roles(**roles), old_val, new_val, direction=direction)
     if issue.delta is not None:
         f.delta = _delta(issue.delta, "P" if direction == "output" else "V")
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
@@ -127,15 +126,6 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     if f.severity == "breaking":
         confirm(f, issue, direction, p_doc, v_doc)
     return f
-
-
-def _text(detail: Any) -> Text:
-    """An issue's detail as a ``Text`` whose ``{P}``/``{V}`` are role slots (a ``str`` detail: its other braces
-    literal)."""
-    if isinstance(detail, Text):
-        return detail
-    escaped = Text.literal(detail).template
-    return Text(escaped.replace("{{P}}", "{P}").replace("{{V}}", "{V}"))
 
 
 def _delta(delta: Any, new_side: str) -> Any:

@@ -20,6 +20,7 @@ from mcp_schema_audit.engine.nodes import Node, array_layout, dict_at
 from mcp_schema_audit.engine.sampler import MAX_SAMPLE_SIZE, NoSample, sample, string_candidates
 from mcp_schema_audit.engine.values import types_of
 from mcp_schema_audit.engine.witness import common, samples_p
+from mcp_schema_audit.wording import Text
 
 #: Longest array built while searching ``contains`` witnesses.
 _MAX_ARRAY = 100
@@ -67,7 +68,7 @@ def contains(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     v_steps = [k for k in changed + list(_KEYS) if k in v][:1]
     p_val = cp if cp is not MISSING else None
 
-    def issue(kind: IssueKind, v_val: Any, detail: str, witness: Any = NO_WITNESS) -> Issue:
+    def issue(kind: IssueKind, v_val: Any, detail: Text, witness: Any = NO_WITNESS) -> Issue:
         return Issue(kind, p_steps, v_steps, p_val, v_val, detail, witness)
 
     if (
@@ -85,15 +86,20 @@ def contains(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 issue(
                     "looser-p",
                     cv,
-                    f"the {{P}} schema allows {short(w)}; hosts that ignore minContains: 0 (draft-07 "
-                    "Ajv) still require an item matching the {V} schema's 'contains'",
+                    Text.of(
+                        "the {P} schema allows {value}; hosts that ignore minContains: 0 (draft-07 "
+                        "Ajv) still require an item matching the {V} schema's 'contains'",
+                        value=short(w),
+                    ),
                     w,
                 )
             ]
     if cv is MISSING or (counts.min_v == 0 and counts.max_v is None):
         if cp is MISSING:
             return []
-        return [issue("looser-v", None, "the {P} schema requires items matching 'contains'; the {V} schema does not")]
+        return [
+            issue("looser-v", None, Text("the {P} schema requires items matching 'contains'; the {V} schema does not"))
+        ]
     same = cp is not MISSING and equivalent(ctx, cp, cv, depth)
     if same and (counts.min_p, counts.max_p) == (counts.min_v, counts.max_v):
         return []  # the same contains, spelled differently
@@ -105,19 +111,28 @@ def contains(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
             issue(
                 "looser-p",
                 cv,
-                f"the {{P}} schema allows {short(w)}, which has too few or too many items matching the "
-                "{V} schema's 'contains'",
+                Text.of(
+                    "the {P} schema allows {value}, which has too few or too many items matching the "
+                    "{V} schema's 'contains'",
+                    value=short(w),
+                ),
                 w,
             )
         ]
     if _counts_met(ctx, p, cp, cv, items, prefix, counts, same, depth):
-        return [issue("looser-v", cv, "'contains' changed; every array of the {P} schema still meets the {V} schema's")]
+        return [
+            issue(
+                "looser-v", cv, Text("'contains' changed; every array of the {P} schema still meets the {V} schema's")
+            )
+        ]
     return [
         issue(
             "undecidable",
             cv,
-            "'contains' in the {V} schema: no array of the {P} schema failing it was found, and none "
-            "could be ruled out",
+            Text(
+                "'contains' in the {V} schema: no array of the {P} schema failing it was found, and none "
+                "could be ruled out"
+            ),
         )
     ]
 

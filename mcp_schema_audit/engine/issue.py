@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import json_type
+from mcp_schema_audit.wording import Text
 
 #: What an ``Issue`` found, in P/V terms (``confirm`` maps each kind to a rule per direction): ``-p``/``-v``
 #: name the side that has more (an enum value, a type, a property, a required key, a union branch);
@@ -61,7 +62,7 @@ class Issue:
     v_path: list[str]
     p_val: Any
     v_val: Any
-    detail: str
+    detail: Text
     witness: Any = NO_WITNESS
     inst: list[Any] = field(default_factory=list)
     p_abs: bool = False

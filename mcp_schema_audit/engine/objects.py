@@ -29,6 +29,7 @@ from mcp_schema_audit.engine.scalars import bound_issues, int_or
 from mcp_schema_audit.engine.settle import tolerant
 from mcp_schema_audit.engine.witness import common, complete, obj_wrap
 from mcp_schema_audit.schema import RefError, SchemaDoc
+from mcp_schema_audit.wording import Text
 
 
 def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
@@ -136,7 +137,7 @@ def _listed_by_v(
                     ["properties", key],
                     None,
                     vs,
-                    f"property {key!r} is listed only by the {{V}} schema",
+                    Text.of("property {key!r} is listed only by the {V} schema", key=key),
                     inst=[key],
                 )
             )
@@ -168,7 +169,7 @@ def _required(
                 ["properties", key] if key in vprops else ["required"],
                 False,
                 True,
-                f"property {key!r} is required by the {{V}} schema, not by the {{P}} schema",
+                Text.of(("property {key!r} is required by the {V} schema, not by the {P} schema"), key=key),
                 w,
                 [key],
                 delta={"property": key},
@@ -182,7 +183,7 @@ def _required(
                 ["properties", key] if key in vprops else _kw_steps(v, "required"),
                 True,
                 False,
-                f"property {key!r} is required by the {{P}} schema, not by the {{V}} schema",
+                Text.of(("property {key!r} is required by the {P} schema, not by the {V} schema"), key=key),
                 inst=[key],
                 delta={"property": key},
             )
@@ -219,9 +220,15 @@ def _pattern_property(
                 [],
                 pat,
                 sorted(vpat) or None,
-                f"property names matching {pat!r} in the {{P}} schema: no name the {{V}} schema "
-                f"rejects was found ({', '.join(map(repr, keys))} are covered), and the regex "
-                "inclusion is not proven",
+                Text.of(
+                    (
+                        "property names matching {pat!r} in the {P} schema: no name the {V} "
+                        "schema rejects was found ({repr} are covered), and the regex inclusion "
+                        "is not proven"
+                    ),
+                    pat=pat,
+                    repr=", ".join(map(repr, keys)),
+                ),
             )
         )
     if not keys and pat in vpat:
@@ -234,8 +241,13 @@ def _pattern_property(
                 [],
                 ps,
                 None,
-                f"no property name matching patternProperties {pat!r} of the {{P}} schema could be "
-                "built, so it is not compared with the {V} schema",
+                Text.of(
+                    (
+                        "no property name matching patternProperties {pat!r} of the {P} schema "
+                        "could be built, so it is not compared with the {V} schema"
+                    ),
+                    pat=pat,
+                ),
             )
         )
     return out
@@ -264,7 +276,10 @@ def _closure(
                 ["additionalProperties"] if "additionalProperties" in v else [],
                 False,
                 v.get("additionalProperties"),
-                f"the object is closed in the {{P}} schema ({p_closed}: false), open in the {{V}} schema",
+                Text.of(
+                    ("the object is closed in the {P} schema ({p_closed}: false), open in the {V} schema"),
+                    p_closed=p_closed,
+                ),
             )
         ]
     if p_addl is True and isinstance(v_addl, dict) and not p_closed and not inside(ctx, True, v_addl, depth):
@@ -275,8 +290,10 @@ def _closure(
                 ["additionalProperties"],
                 p.get("additionalProperties"),
                 v_addl,
-                "values of undeclared keys are constrained by the {V} schema's additionalProperties, "
-                "not by the {P} schema's",
+                Text(
+                    "values of undeclared keys are constrained by the {V} schema's "
+                    "additionalProperties, not by the {P} schema's"
+                ),
             )
         ]
     if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
@@ -311,7 +328,7 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
             [v_closed],
             p_addl,
             False,
-            "the {P} schema declares additional properties, the {V} object is closed",
+            Text("the {P} schema declares additional properties, the {V} object is closed"),
             w,
             [extra],
         )
@@ -321,7 +338,9 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
         [v_closed],
         p.get("additionalProperties"),
         False,
-        f"the object is open in the {{P}} schema, closed in the {{V}} schema ({v_closed}: false)",
+        Text.of(
+            ("the object is open in the {P} schema, closed in the {V} schema ({v_closed}: false)"), v_closed=v_closed
+        ),
     )
 
 
@@ -395,7 +414,11 @@ def _declared_key(
                 [v_closed],
                 ps,
                 False,
-                f"{what} of the {{P}} schema is not listed by the {{V}} schema's closed object ({v_closed}: false)",
+                Text.of(
+                    ("{what} of the {P} schema is not listed by the {V} schema's closed object ({v_closed}: false)"),
+                    what=what,
+                    v_closed=v_closed,
+                ),
                 w,
                 [key],
             )
@@ -412,7 +435,7 @@ def _declared_key(
                 [],
                 ps,
                 None,
-                f"property {key!r} is listed only by the {{P}} schema (the {{V}} object is open)",
+                Text.of(("property {key!r} is listed only by the {P} schema (the {V} object is open)"), key=key),
                 inst=[key],
             )
         ]
@@ -435,7 +458,7 @@ def _property_names(
                 [],
                 pn,
                 None,
-                "the {P} schema restricts property names with propertyNames, the {V} schema does not",
+                Text("the {P} schema restricts property names with propertyNames, the {V} schema does not"),
             )
         ]
     out: list[Issue] = []
@@ -450,7 +473,10 @@ def _property_names(
                     ["propertyNames"],
                     key,
                     vn,
-                    f"property name {key!r} of the {{P}} schema is rejected by the {{V}} schema's propertyNames",
+                    Text.of(
+                        ("property name {key!r} of the {P} schema is rejected by the {V} schema's propertyNames"),
+                        key=key,
+                    ),
                     w,
                     [key],
                     delta={"property": key},
@@ -498,7 +524,10 @@ def _other_name(
             ["propertyNames"],
             pn,
             vn,
-            f"property name {key!r}, which the {{P}} schema allows, is rejected by the {{V}} schema's propertyNames",
+            Text.of(
+                ("property name {key!r}, which the {P} schema allows, is rejected by the {V} schema's propertyNames"),
+                key=key,
+            ),
             w,
             [key],
             delta={"keyword": "propertyNames"},
@@ -509,6 +538,9 @@ def _other_name(
         ["propertyNames"],
         pn,
         vn,
-        "propertyNames in the {V} schema: every declared property name is accepted, and no other name "
-        "the {P} schema allows was found that it rejects",
+        Text(
+            "propertyNames in the {V} schema: every declared property name is "
+            "accepted, and no other name the {P} schema allows was found that it "
+            "rejects"
+        ),
     )

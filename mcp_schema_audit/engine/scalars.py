@@ -25,6 +25,7 @@ from mcp_schema_audit.engine.sampler import (
 from mcp_schema_audit.engine.settle import is_number
 from mcp_schema_audit.engine.values import common_types
 from mcp_schema_audit.schema import type_set
+from mcp_schema_audit.wording import Text
 
 _UNICODE_LOOKALIKES = str.maketrans({**{str(d): chr(0x0660 + d) for d in range(10)}, "a": "é", "e": "é", "x": "ж"})
 #: Hosts that check ``format`` (ajv-formats); python-sdk does not.
@@ -77,7 +78,7 @@ def bound_issues(
     p_steps = ([kw] if kw in p else []) if p_steps is None else p_steps
     v_steps = ([kw] if kw in v else []) if v_steps is None else v_steps
     if not all(x is None or is_number(x) for x in (p_val, v_val)):
-        return [Issue("invalid", p_steps, v_steps, p_val, v_val, f"{kw} is not a number")]
+        return [Issue("invalid", p_steps, v_steps, p_val, v_val, Text.of("{kw} is not a number", kw=kw))]
     if v_val is None:
         p_looser = False
     elif p_val is None:
@@ -94,7 +95,12 @@ def bound_issues(
             v_steps,
             p_val,
             v_val,
-            f"{kw} {what} in the {{P}} schema, {'none' if v_val is None else short(v_val)} in the {{V}} schema",
+            Text.of(
+                "{kw} {what} in the {P} schema, {value} in the {V} schema",
+                kw=kw,
+                what=what,
+                value="none" if v_val is None else short(v_val),
+            ),
             w,
             delta=_bound_delta(kw, p_val, v_val),
         )
@@ -125,7 +131,7 @@ def numbers(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 ["multipleOf"] if vm is not None else [],
                 pm,
                 vm,
-                f"multipleOf {pm} in the {{P}} schema, {vm} in the {{V}} schema",
+                Text.of("multipleOf {pm} in the {P} schema, {vm} in the {V} schema", pm=pm, vm=vm),
                 w,
                 delta=_bound_delta("multipleOf", pm, vm),
             )
@@ -152,8 +158,12 @@ def _number_bound(ctx: WalkContext, p: Node, v: Node, which: str, upper: bool, c
                 [kw] if kw in v else [],
                 pb,
                 vb,
-                f"bound {pb} is {'exclusive' if px else 'inclusive'} in the {{P}} schema, "
-                f"{'exclusive' if vx else 'inclusive'} in the {{V}} schema",
+                Text.of(
+                    "bound {pb} is {value} in the {P} schema, {value_2} in the {V} schema",
+                    pb=pb,
+                    value="exclusive" if px else "inclusive",
+                    value_2="exclusive" if vx else "inclusive",
+                ),
                 w,
                 delta=_bound_delta(kw, pb, vb),
             )
@@ -210,7 +220,7 @@ def _pattern(ctx: WalkContext, p: Node, v: Node, pp: Any, vp: Any, cands: list[A
             ["pattern"],
             pp,
             vp,
-            f"the {{P}} schema{what}, the {{V}} schema's pattern {short(vp)} rejects some",
+            Text.of("the {P} schema{what}, the {V} schema's pattern {vp} rejects some", what=what, vp=short(vp)),
             w,
             delta={"keyword": "pattern", "V": vp},
         )
@@ -220,8 +230,11 @@ def _pattern(ctx: WalkContext, p: Node, v: Node, pp: Any, vp: Any, cands: list[A
         ["pattern"],
         pp,
         vp,
-        f"pattern {short(vp)} in the {{V}} schema, {'none' if pp is None else short(pp)} in the {{P}} schema: "
-        "inclusion not proven",
+        Text.of(
+            ("pattern {vp} in the {V} schema, {value} in the {P} schema: inclusion not proven"),
+            vp=short(vp),
+            value="none" if pp is None else short(pp),
+        ),
     )
 
 
@@ -266,8 +279,14 @@ def formats(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 ["format"],
                 pf,
                 vf,
-                f"format {short(vf)} in the {{V}} schema, {short(pf) if pf else 'none'} in the {{P}} "
-                "schema: format-checking hosts reject values outside it",
+                Text.of(
+                    (
+                        "format {vf} in the {V} schema, {value} in the {P} schema: "
+                        "format-checking hosts reject values outside it"
+                    ),
+                    vf=short(vf),
+                    value=short(pf) if pf else "none",
+                ),
                 w,
             )
         )

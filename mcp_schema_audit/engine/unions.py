@@ -31,6 +31,7 @@ from mcp_schema_audit.engine.values import (
 )
 from mcp_schema_audit.engine.witness import samples_p
 from mcp_schema_audit.schema import json_type, type_set
+from mcp_schema_audit.wording import Text
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
 
@@ -104,8 +105,10 @@ def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: in
                     list(vb.where(["type"] if pure else [])),
                     None,
                     vb.get("type") if pure else dict(vb),
-                    f"{short(vb.get('type')) if pure else 'an alternative'} of the {{V}} schema has no "
-                    "counterpart in the {P} schema",
+                    Text.of(
+                        "{value} of the {V} schema has no counterpart in the {P} schema",
+                        value=short(vb.get("type")) if pure else "an alternative",
+                    ),
                     v_abs=True,
                     delta={"branch": canon(vb)},
                 )
@@ -163,7 +166,7 @@ def _value_branch(
                     here,
                     pb.get(kw),
                     bv[0].get(v_kw) if v_kw else None,
-                    f"value {short(x)} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+                    Text.of(("value {x} of the {P} schema is accepted by no branch of the {V} schema"), x=short(x)),
                     x,
                     p_abs=True,
                     v_abs=bool(here),
@@ -179,7 +182,7 @@ def _value_branch(
                 [],
                 pb.get(kw),
                 None,
-                f"the {{P}} schema restricts values to {short(pvals)}, the {{V}} schema does not",
+                Text.of("the {P} schema restricts values to {pvals}, the {V} schema does not", pvals=short(pvals)),
                 p_abs=True,
             )
         )
@@ -213,7 +216,7 @@ def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_typ
         v_steps,
         pb.get("type") if pure else dict(pb),
         None,
-        f"{what} of the {{P}} schema is accepted by no branch of the {{V}} schema",
+        Text.of("{what} of the {P} schema is accepted by no branch of the {V} schema", what=what),
         w,
         p_abs=True,
         delta={"branch": canon(pb)},
@@ -266,7 +269,10 @@ def _oneof_overlap(ctx: WalkContext, bp: list[Any], v_node: Node) -> list[Issue]
                         ["oneOf"],
                         None,
                         None,
-                        f"a value of the {{P}} schema matches {len(hits)} oneOf branches of the {{V}} schema",
+                        Text.of(
+                            ("a value of the {P} schema matches {hits} oneOf branches of the {V} schema"),
+                            hits=len(hits),
+                        ),
                         value,
                         p_abs=True,
                     )

@@ -19,6 +19,7 @@ from mcp_schema_audit.engine.sampler import bound, number_candidates, string_can
 from mcp_schema_audit.engine.settle import is_number
 from mcp_schema_audit.schema import DEFAULT_DIALECT, SchemaDoc, json_type, type_set
 from mcp_schema_audit.schema.doc import host_sensitive_text
+from mcp_schema_audit.wording import Text
 
 #: Enum values (both sides together) compared value by value; more → a ``schema-undecidable`` warning.
 MAX_ENUM = 20_000
@@ -160,7 +161,10 @@ def nullable(p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
                 ["type"],
                 True,
                 v.get("type"),
-                "nullable: true in the {P} schema: hosts on Ajv (the TS SDKs) take null there, the {V} schema does not",
+                Text(
+                    "nullable: true in the {P} schema: hosts on Ajv (the TS SDKs) take null "
+                    "there, the {V} schema does not"
+                ),
                 None,
                 delta={"type": "null"},
             )
@@ -175,7 +179,7 @@ def nullable(p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
             ["nullable"],
             None,
             True,
-            "nullable: true in the {V} schema only: hosts on Ajv (the TS SDKs) also take null there",
+            Text("nullable: true in the {V} schema only: hosts on Ajv (the TS SDKs) also take null there"),
             delta={"type": "null"},
         )
     ]
@@ -194,7 +198,7 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
                     [],
                     p.get("type"),
                     None,
-                    f"the {{P}} schema has type {short(p.get('type'))}, the {{V}} schema has none",
+                    Text.of("the {P} schema has type {value}, the {V} schema has none", value=short(p.get("type"))),
                 )
             )
         return issues, tp
@@ -209,7 +213,7 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
                 ["type"],
                 None,
                 v.get("type"),
-                f"the {{P}} schema has no type, the {{V}} schema requires {short(v.get('type'))}",
+                Text.of("the {P} schema has no type, the {V} schema requires {value}", value=short(v.get("type"))),
                 w,
             )
         )
@@ -223,7 +227,11 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
                 ["type"],
                 p.get("type"),
                 v.get("type"),
-                f"type {t!r} of the {{P}} schema is not accepted by the {{V}} schema's type {short(v.get('type'))}",
+                Text.of(
+                    ("type {t!r} of the {P} schema is not accepted by the {V} schema's type {value}"),
+                    t=t,
+                    value=short(v.get("type")),
+                ),
                 w,
                 delta={"type": t},
             )
@@ -237,7 +245,11 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
                 ["type"],
                 p.get("type"),
                 v.get("type"),
-                f"type {short(v.get('type'))} in the {{V}} schema, {short(p.get('type'))} in the {{P}} schema",
+                Text.of(
+                    "type {value} in the {V} schema, {value_2} in the {P} schema",
+                    value=short(v.get("type")),
+                    value_2=short(p.get("type")),
+                ),
             )
         )
     return issues, common_types(tp, tv)
@@ -266,7 +278,7 @@ def value_issues(ctx: WalkContext, p: Node, v: Node) -> list[Issue] | None:
                 [],
                 None,
                 None,
-                f"enum with more than {MAX_ENUM} values is not compared value by value",
+                Text.of("enum with more than {MAX_ENUM} values is not compared value by value", MAX_ENUM=MAX_ENUM),
             )
         ]
     if pv is None:
@@ -281,8 +293,15 @@ def value_issues(ctx: WalkContext, p: Node, v: Node) -> list[Issue] | None:
                 ["type"],
                 p.get(kw_p),
                 v.get("type"),
-                f"value {short(xs[0])} of the {{P}} schema has type {t!r}, which the {{V}} schema's type "
-                f"{short(v.get('type'))} does not accept",
+                Text.of(
+                    (
+                        "value {xs} of the {P} schema has type {t!r}, which the {V} schema's "
+                        "type {value} does not accept"
+                    ),
+                    xs=short(xs[0]),
+                    t=t,
+                    value=short(v.get("type")),
+                ),
                 xs[0],
                 delta={"type": t},
             )
@@ -324,8 +343,11 @@ def _rejected_values(
                     [why] if why else [],
                     p.get(kw_p),
                     v.get(why) if why else None,
-                    f"value {short(x)} of the {{P}} schema is rejected by the {{V}} schema"
-                    + (f"'s {why}" if why else ""),
+                    Text.of(
+                        "value {value} of the {P} schema is rejected by the {V} schema" + ("'s {why}" if why else ""),
+                        value=short(x),
+                        why=why,
+                    ),
                     x,
                     delta={"value": x},
                 )
@@ -333,11 +355,18 @@ def _rejected_values(
             continue
         kind: IssueKind = "const-changed" if kw_p == "const" and kw_v == "const" else "enum-extra-p"
         detail = (
-            f"the {{V}} schema accepts no value here, the {{P}} schema allows {short(x)}"
+            Text.of("the {V} schema accepts no value here, the {P} schema allows {value}", value=short(x))
             if not vv
-            else f"const {short(x)} in the {{P}} schema, {short(vv[0])} in the {{V}} schema"
+            else Text.of(
+                "const {value} in the {P} schema, {other} in the {V} schema", value=short(x), other=short(vv[0])
+            )
             if kind == "const-changed"
-            else f"value {short(x)} of the {{P}} schema is not in the {{V}} schema's {kw_v} {short(vv)}"
+            else Text.of(
+                "value {value} of the {P} schema is not in the {V} schema's {keyword} {values}",
+                value=short(x),
+                keyword=kw_v,
+                values=short(vv),
+            )
         )
         out.append(Issue(kind, [kw_p], [kw_v], p.get(kw_p), v.get(kw_v), detail, x, delta={"value": x}))
     return out, by_type
@@ -358,7 +387,7 @@ def _unmatched_sets(
                     [kw_v],
                     p.get(kw_p),
                     v.get(kw_v),
-                    f"values {short(extra_v)} are listed only by the {{V}} schema",
+                    Text.of("values {extra_v} are listed only by the {V} schema", extra_v=short(extra_v)),
                 )
             ]
         return []
@@ -370,7 +399,7 @@ def _unmatched_sets(
                 [],
                 p.get(kw_p),
                 None,
-                f"the {{P}} schema restricts values to {short(pv)}, the {{V}} schema does not",
+                Text.of("the {P} schema restricts values to {pv}, the {V} schema does not", pv=short(pv)),
             )
         ]
     return []
@@ -393,8 +422,11 @@ def _enum_only_v(ctx: WalkContext, p: Node, v: Node, vv: list[Any], kw_v: str) -
             [kw_v],
             None,
             v.get(kw_v),
-            f"the {{P}} schema allows {'any value' if tp is None else 'any ' + '/'.join(sorted(tp))}, "
-            f"the {{V}} schema only {short(vv)}",
+            Text.of(
+                "the {P} schema allows {value}, the {V} schema only {vv}",
+                value="any value" if tp is None else "any " + "/".join(sorted(tp)),
+                vv=short(vv),
+            ),
             w,
         )
     ]

@@ -28,6 +28,7 @@ from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import Issue, canon, short
 from mcp_schema_audit.engine.nodes import Node, Tokens, array_layout, union_branches
 from mcp_schema_audit.schema import RefError, SchemaDoc
+from mcp_schema_audit.wording import Text
 
 #: Maximum depth of the lockstep walk (schema nesting); deeper → a ``schema-undecidable`` warning.
 MAX_DEPTH = 200
@@ -55,11 +56,11 @@ def compare_pair(
     try:
         pn = ctx.norm("p", p, p_at if p_at is not None else ())
     except RefError as exc:
-        return [Issue("invalid", [], [], p, None, str(exc), p_abs=True, v_abs=True)]
+        return [Issue("invalid", [], [], p, None, Text.of("{error}", error=str(exc)), p_abs=True, v_abs=True)]
     try:
         vn = ctx.norm("v", v, v_at if v_at is not None else ())
     except RefError as exc:
-        return [Issue("invalid", [], [], None, v, str(exc), p_abs=True, v_abs=True)]
+        return [Issue("invalid", [], [], None, v, Text.of("{error}", error=str(exc)), p_abs=True, v_abs=True)]
     key = (id(pn), id(vn))
     if key in ctx.memo:
         return ctx.memo[key][2]
@@ -74,7 +75,7 @@ def compare_pair(
                 [],
                 None,
                 None,
-                f"schemas nested deeper than {MAX_DEPTH} levels",
+                Text.of("schemas nested deeper than {MAX_DEPTH} levels", MAX_DEPTH=MAX_DEPTH),
                 p_abs=True,
                 v_abs=True,
             )
@@ -112,7 +113,7 @@ def _dedupe(issues: list[Issue]) -> list[Issue]:
     seen: set[tuple[Any, ...]] = set()
     out = []
     for i in issues:
-        key = (i.kind, tuple(i.p_path), tuple(i.v_path), i.detail, canon(i.delta))
+        key = (i.kind, tuple(i.p_path), tuple(i.v_path), i.detail.identity, canon(i.delta))
         if key not in seen:
             seen.add(key)
             out.append(i)
@@ -126,10 +127,10 @@ def _compare(ctx: WalkContext, p: Any, v: Any, depth: int) -> list[Issue]:
         return []
     # a normalized schema object is a ``Node`` (``true`` normalizes to one too)
     if not isinstance(p, Node) or not (isinstance(v, Node) or v is False):
-        return [Issue("invalid", [], [], p, v, "subschema is neither an object nor a boolean")]
+        return [Issue("invalid", [], [], p, v, Text("subschema is neither an object nor a boolean"))]
     if v is False:
         w = ctx.sample_p(p)
-        return [Issue("type-extra-p", [], [], p, False, "the {V} schema is false and accepts nothing", w)]
+        return [Issue("type-extra-p", [], [], p, False, Text("the {V} schema is false and accepts nothing"), w)]
     up, uv = union_branches(p), union_branches(v)
     if up is not None or uv is not None:
         return unions.union(ctx, up[1] if up else [p], uv[1] if uv else [v], v, depth)
@@ -176,9 +177,16 @@ def limits(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                 [kw] if b is not None else [],
                 a,
                 b,
-                f"{kw} {short(a) if a is not None else 'none'} in the {{P}} schema, "
-                f"{short(b) if b is not None else 'none'} in the {{V}} schema: a bound at the "
-                "interoperability limit ±(2^53−1) (RFC 7493 §2.2), which no real value reaches",
+                Text.of(
+                    (
+                        "{kw} {value} in the {P} schema, {value_2} in the {V} schema: a bound "
+                        "at the interoperability limit ±(2^53−1) (RFC 7493 §2.2), which no real "
+                        "value reaches"
+                    ),
+                    kw=kw,
+                    value=short(a) if a is not None else "none",
+                    value_2=short(b) if b is not None else "none",
+                ),
                 delta={"keyword": kw},
             )
         )
@@ -203,7 +211,7 @@ def unmodelled(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
                     [kw] if kw in v else [],
                     p.get(kw),
                     v.get(kw),
-                    f"'{kw}' changed and is not modelled by the engine",
+                    Text.of("'{kw}' changed and is not modelled by the engine", kw=kw),
                 )
             )
     return issues
