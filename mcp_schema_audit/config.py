@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,12 +227,13 @@ class Config:
 
 
 def _toml_loads(text: str, source: str) -> dict[str, Any]:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # Python 3.10
+        import tomli as tomllib
     try:
-        return tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)
+        return data
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{source}: invalid TOML: {exc}") from exc
 

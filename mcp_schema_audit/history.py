@@ -112,7 +112,8 @@ def stored_snapshots(store: Path) -> list[Snapshot]:
 def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot], list[Snapshot]]:
     """Split ``cohorts`` into those of NEW's server (by ``server.name``; unknown names match) and the rest."""
     name = new.server.get("name")
-    keep, skip = [], []
+    keep: list[Snapshot] = []
+    skip: list[Snapshot] = []
     for c in cohorts:
         other = c.server.get("name")
         (keep if not name or not other or other == name else skip).append(c)

@@ -111,13 +111,13 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     for direction, schema in (("input", inp), ("output", outs)):
         if schema is None or (direction == "output" and "python-sdk" in uncompilable):
             continue
-        problem = _metaschema_problem(schema)
-        if problem:
+        invalid = metaschema_problem(schema)
+        if invalid:
             f = make_finding(
-                "schema-metaschema-invalid", name, "", f"{direction}Schema: {problem}", None, None, direction=direction
+                "schema-metaschema-invalid", name, "", f"{direction}Schema: {invalid}", None, None, direction=direction
             )
             f.hosts = ["python-sdk"]
-            f.witness = _witness(tool, problem, f"/{direction}Schema")
+            f.witness = _witness(tool, invalid, f"/{direction}Schema")
             out.append(f)
     return out
 
@@ -147,7 +147,7 @@ def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _metaschema_problem(schema: Any) -> str | None:
+def metaschema_problem(schema: Any) -> str | None:
     """Why ``schema`` is invalid against its dialect's metaschema, or None (also for huge schemas).
 
     The fast path (``schema.metacheck.surely_valid``) settles the common case; the full ``check_schema`` runs

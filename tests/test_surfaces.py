@@ -335,7 +335,7 @@ def test_template_removed_is_info_when_another_template_serves_its_uris_and_budg
     served = raw(resources=[], resourceTemplates=[{"name": "any", "uriTemplate": "docs://{+rest}"}])
     gone = [f for f in diff_snapshots(pinned, served) if f.rule == "resource-removed"][0]
     assert gone.severity == "info" and "still matches resource template 'any'" in gone.reason
-    monkeypatch.setattr(surfaces, "MATCH_BUDGET", 0)
+    monkeypatch.setattr(surfaces.resources, "MATCH_BUDGET", 0)
     capped = [f for f in diff_snapshots(old, raw(resourceTemplates=[])) if f.rule == "resource-template-removed"][0]
     assert capped.severity == "warning" and "budget" in capped.reason and capped.witness is None
 

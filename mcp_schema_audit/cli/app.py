@@ -313,9 +313,9 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, _on_sigterm)
     if sys.stdout is None:
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     if sys.stderr is None:
-        sys.stderr = _ClosedStderr()  # type: ignore[assignment]
+        sys.stderr = _ClosedStderr()
     import gc
 
     # Interpreter shutdown would otherwise collect every object of the SDK, pydantic and httpx once more

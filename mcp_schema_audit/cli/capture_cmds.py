@@ -207,7 +207,7 @@ def demo(
     store = keep if keep is not None else Path(tempfile.mkdtemp(prefix="schema-audit-demo-"))
     quiet_sdk_logs(False)
     try:
-        passed = _demo(store, Settings(fail_on=fail_on), timeout)  # type: ignore[arg-type]
+        passed = _demo(store, Settings(fail_on=fail_on), timeout)
         if keep is not None:
             err(f"snapshots kept in {store}/snapshots; try: schema-audit diff --store {store} v1 v2 --format json")
     finally:

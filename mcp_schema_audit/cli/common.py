@@ -259,7 +259,8 @@ def resolved(config: Path | None, **flags: Any) -> Any:
     cfg = load_config(config)
     for warning in cfg.warnings:
         err(f"warning: {warning}")
-    return resolve(cfg, **{k: (() if v is None and k in _REPEATABLE else v) for k, v in flags.items()})
+    given: dict[str, Any] = {k: (() if v is None and k in _REPEATABLE else v) for k, v in flags.items()}
+    return resolve(cfg, **given)
 
 
 _REPEATABLE = ("hosts", "severity", "tools", "exclude_tools")

@@ -230,6 +230,7 @@ def _probe_report(
         )
     listed = load_calls_file(run.calls) if run.calls is not None else []
     skipped: list[dict[str, str]] = []
+    artifact: str | None
     if run.replay is not None:
         listing, records, artifact = _replayed(run)
     else:

@@ -175,9 +175,9 @@ def _kind(value: Any) -> str:
 def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict:
     python = profile == "python-sdk"
     if python:
-        from mcp_schema_audit.lint import _metaschema_problem
+        from mcp_schema_audit.lint import metaschema_problem
 
-        problem = _metaschema_problem(doc.root)
+        problem = metaschema_problem(doc.root)
         if problem is not None:
             return Verdict(True, "RuntimeError: " + PY_BAD_SCHEMA.format(tool=tool, message=problem), "bad-schema")
     try:

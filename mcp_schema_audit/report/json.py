@@ -80,7 +80,8 @@ def report_json_schema() -> dict[str, Any]:
     Loaded from the package data file ``mcp_schema_audit/report_schema.json``. Objects allow keys
     the schema does not list, because the report only ever gains keys.
     """
-    return json.loads(_schema_text())
+    schema: dict[str, Any] = json.loads(_schema_text())
+    return schema
 
 
 #: The values of a ``history`` matrix cell (``History.matrix``).

@@ -51,7 +51,9 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _document(suite_name: str, props: list[tuple[str, str]], cases: list[tuple[str, str, Any, Any]]) -> str:
+def _document(
+    suite_name: str, props: list[tuple[str, str]], cases: list[tuple[str, Any, tuple[str, str, str] | None, str]]
+) -> str:
     """The XML text: one suite named ``suite_name`` with ``props`` and one test case per
     ``(classname, name, failure, system_out)``; ``failure`` is ``None`` or ``(type, message, text)``."""
     root = ET.Element("testsuites", {"name": "schema-audit"})
@@ -60,8 +62,8 @@ def _document(suite_name: str, props: list[tuple[str, str]], cases: list[tuple[s
     for name, value in props:
         ET.SubElement(properties, "property", {"name": name, "value": _xml(value)})
     failures = 0
-    for classname, name, failure, out in cases:
-        case = ET.SubElement(suite, "testcase", {"classname": _xml(classname), "name": _xml(name), "time": "0"})
+    for classname, case_name, failure, out in cases:
+        case = ET.SubElement(suite, "testcase", {"classname": _xml(classname), "name": _xml(case_name), "time": "0"})
         if failure is not None:
             failures += 1
             kind, message, text = failure

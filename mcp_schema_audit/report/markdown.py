@@ -150,7 +150,8 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
             body += ["(The instance is shortened: see the recording for the whole result.)", ""]
         if w.get("instance_pointer") not in (None, ""):
             body += [f"At {md_code(w['instance_pointer'])} of the instance.", ""]
-        errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
+        raw_errors = w.get("errors")
+        errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
         if len(errors) > 1:
             body += ["Host errors:", ""] + [f"- {md_escape(h)}: {md_escape(m)}" for h, m in errors.items()] + [""]
         elif w.get("error"):
@@ -216,7 +217,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     footer = f"<sub>schema-audit {__version__} · {summary_line(report).replace('--fail-on', 'fail-on')}</sub>"
     # room kept for the footer and the line counting what was left out, so the whole stays within the budget
     room = MARKDOWN_BUDGET - len(footer) - _LEFT_OUT_CHARS - sum(len(p) + 2 for p in parts)
-    left_out = dict.fromkeys(SEVERITIES, 0)
+    left_out: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
     left_out_ignored = 0
 
     def add(text: str) -> bool:
@@ -227,7 +228,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         room -= len(text) + 2
         return True
 
-    by_sev = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITIES}
+    by_sev: dict[str, list[Finding]] = {sev: [f for f in report.findings if f.severity == sev] for sev in SEVERITIES}
     full = False  # once a finding is left out, every finding after it (lower or equal severity) is too
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = by_sev[sev]
@@ -242,18 +243,19 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
                 left_out[sev] += len(items) - i
                 full = True
                 break
-    for label, items in (
+    collapsed: list[tuple[str, list[tuple[Finding, str | None]]]] = [
         ("info finding", [(f, None) for f in by_sev["info"]]),
         ("finding ignored by the config", list(report.ignored)),
-    ):
-        if not items:
+    ]
+    for label, entries in collapsed:
+        if not entries:
             continue
-        plural = "s" if len(items) != 1 else ""
+        plural = "s" if len(entries) != 1 else ""
         word = label.replace("finding", "finding" + plural, 1)
-        lines = [f"<details><summary>{len(items)} {word}</summary>", ""]
+        lines = [f"<details><summary>{len(entries)} {word}</summary>", ""]
         size = sum(len(x) + 1 for x in lines) + len("\n</details>") + 2
         shown = 0
-        for f, reason in items:
+        for f, reason in entries:
             if full:
                 break
             where = md_code(f.pointer) if f.pointer else "(root)"
@@ -273,9 +275,9 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         if not (shown and add("\n".join(lines))):
             shown = 0
         if label.startswith("info"):
-            left_out["info"] += len(items) - shown
+            left_out["info"] += len(entries) - shown
         else:
-            left_out_ignored += len(items) - shown
+            left_out_ignored += len(entries) - shown
     counts = [f"{n} {sev}" for sev, n in left_out.items() if n]
     if left_out_ignored:
         counts.append(f"{left_out_ignored} ignored")

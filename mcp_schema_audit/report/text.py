@@ -128,7 +128,8 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
                 inst = inst[: _WITNESS_CHARS - 1] + "…"
             console.print(_Text(f"         witness: {tx(inst)}", style="dim"))
             accepted, rejected = witness_sides(report, f)
-            errors = w.get("errors") if isinstance(w.get("errors"), dict) else {}
+            raw_errors = w.get("errors")
+            errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
             if len(errors) > 1:
                 console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
                 for host, message in errors.items():

@@ -1,0 +1,150 @@
+"""The server compared: capabilities removed, narrowed or added, instructions changed."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces.common import finding, pointer_token, short_text
+
+#: Top-level capabilities whose requests fail with Method not found once the server no longer serves them,
+#: with the request a cached host then sends (method, params).
+_REQUEST_CAPABILITIES = {
+    "tools": ("tools/call", {"name": "…", "arguments": {}}),
+    "prompts": ("prompts/get", {"name": "…"}),
+    "resources": ("resources/read", {"uri": "…"}),
+    "completions": (
+        "completion/complete",
+        {"ref": {"type": "ref/prompt", "name": "…"}, "argument": {"name": "…", "value": ""}},
+    ),
+    "logging": ("logging/setLevel", {"level": "info"}),
+}
+
+
+def _present(value: Any) -> bool:
+    """A capability (or flag) counts as advertised unless absent, null or false."""
+    return value is not None and value is not False
+
+
+#: Capabilities that are containers of named entries (an empty one advertises nothing).
+_CONTAINERS = ("experimental", "extensions")
+
+
+def _capability_points(caps: dict[str, Any]) -> dict[str, Any]:
+    """JSON Pointer → value of every advertised capability and flag: ``/tools``, ``/tools/listChanged``,
+    ``/resources/subscribe``, ``/experimental/<name>``, ``/extensions/<name>`` (one level below the top; the
+    ``experimental`` and ``extensions`` containers count only through their entries)."""
+    out: dict[str, Any] = {}
+    for key, value in caps.items():
+        if not _present(value):
+            continue
+        if key not in _CONTAINERS:
+            out[f"/{pointer_token(key)}"] = value
+        if isinstance(value, dict):
+            for sub, flag in value.items():
+                if _present(flag):
+                    out[f"/{pointer_token(key)}/{pointer_token(sub)}"] = flag
+    return out
+
+
+def capability_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
+    before, after = _capability_points(old.capabilities), _capability_points(new.capabilities)
+    out: list[Finding] = []
+    gone_tops = {p for p in before if p.count("/") == 1 and p not in after}
+    for ptr in sorted(before):
+        if ptr in after:
+            continue
+        top = "/" + ptr.split("/")[1]
+        if ptr != top and top in gone_tops:
+            continue  # reported once, by its top-level capability
+        key = ptr.split("/")[1]
+        request = None
+        if ptr == top and key in _REQUEST_CAPABILITIES:
+            request = _REQUEST_CAPABILITIES[key]
+        elif ptr == "/resources/subscribe":
+            request = ("resources/subscribe", {"uri": "…"})
+        if request is not None:
+            method, params = request
+            f = finding(
+                "server-capability-removed",
+                "server",
+                "capabilities",
+                ptr,
+                f"{ptr[1:]} no longer advertised: hosts that cached it still send {method}",
+                before[ptr],
+                None,
+                witness={
+                    "instance": {"method": method, "params": params},
+                    "accepted_by": "old",
+                    "instance_pointer": "/method",
+                    "error": f"Method not found: {method}",
+                },
+            )
+            if old.protocol_version != new.protocol_version:
+                # two captures over different protocol versions (--protocol legacy and auto): what a server
+                # advertises differs by protocol, and a host keeps the version it negotiated
+                f.severity, f.hosts, f.witness = "warning", [], None
+                f.reason = (
+                    f"captured over different protocol versions ({old.protocol_version} and "
+                    f"{new.protocol_version}): capture both with the same --protocol to compare capabilities"
+                )
+            out.append(f)
+        else:
+            why = (
+                "hosts are no longer told when the list changes"
+                if ptr.endswith("/listChanged")
+                else "what hosts used it for is unknown to schema-audit"
+            )
+            out.append(
+                finding(
+                    "server-capability-narrowed",
+                    "server",
+                    "capabilities",
+                    ptr,
+                    f"{ptr[1:]} no longer advertised: {why}",
+                    before[ptr],
+                    None,
+                )
+            )
+    for ptr in sorted(set(after) - set(before)):
+        top = "/" + ptr.split("/")[1]
+        if ptr != top and top not in before and top[1:] not in _CONTAINERS:
+            continue  # part of a capability added as a whole
+        out.append(
+            finding(
+                "server-capability-added", "server", "capabilities", ptr, f"{ptr[1:]} now advertised", None, after[ptr]
+            )
+        )
+    return out
+
+
+def _delta(old: str, new: str) -> str:
+    """The text delta of two instructions, word by word: ``removed '…'; added '…'`` (each part shortened)."""
+    a, b = old.split(" "), new.split(" ")
+    removed: list[str] = []
+    added: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace"):
+            removed.append(" ".join(a[i1:i2]))
+        if tag in ("insert", "replace"):
+            added.append(" ".join(b[j1:j2]))
+    parts = []
+    if removed:
+        parts.append("removed " + short_text(" … ".join(removed)))
+    if added:
+        parts.append("added " + short_text(" … ".join(added)))
+    return "; ".join(parts) or "whitespace changed"
+
+
+def instruction_findings(old: str | None, new: str | None) -> list[Finding]:
+    if old == new:
+        return []
+    if old is None:
+        detail = f"instructions added ({len(new or '')} characters): {short_text(new)}"
+    elif new is None:
+        detail = "instructions removed"
+    else:
+        detail = _delta(old, new)
+    return [finding("server-instructions-changed", "server", "instructions", "", detail, old, new, security=True)]
