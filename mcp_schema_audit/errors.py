@@ -9,7 +9,7 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes (DESIGN.md §3). Stable: CI scripts depend on them."""
+    """Process exit codes (README, Exit codes). Stable: CI scripts depend on them."""
 
     OK = 0  #: gate passed: no finding at or above ``--fail-on``
     GATE_FAILED = 1  #: findings at or above ``--fail-on``

@@ -3,7 +3,7 @@ annotations, icons, execution, ``_meta`` and any field a newer spec adds), as fi
 
 None of these changes what a cached host validates, but they change what the model reads and what a
 host auto-approves: a changed description is how a "rug pull" hides a prompt injection, and an
-annotation turning more dangerous changes what runs without asking (DESIGN.md §2).
+annotation turning more dangerous changes what runs without asking (docs/verdicts.md, Direction and severity).
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ Used by ``test_property_crosscheck.py``. Schemas are generated in two steps:
 
 2. a **rendering** of the model to JSON Schema (2020-12, no ``$schema``) driven by a seed that
    hypothesis draws (per node: see ``_Renderer``). Every random choice of the renderer is an
-   *equivalent spelling* from DESIGN.md §2 (or a direct instance of one): property / ``enum`` / ``required``
+   *equivalent spelling* from docs/verdicts.md (Direction and severity) (or a direct instance of one): property /
+   ``enum`` / ``required``
    / ``anyOf`` order, ``const x`` ↔ ``enum [x]``, ``true`` ↔ ``{}`` (and an open object's
    ``additionalProperties`` absent ↔ ``true`` ↔ ``{}``), ``type: [T, "null"]`` ↔
    ``anyOf: [{type: T}, {type: "null"}]`` (for an enum T: ``{type: [T, "null"], enum: [..., null]}``
@@ -1073,7 +1074,8 @@ def close_objects(schema: Any) -> Any:
     Every object subschema whose ``additionalProperties`` only *tolerates* extra keys (absent,
     ``true``, ``{}``, annotations only, or a local ``$ref`` to one of those) gets
     ``additionalProperties: false``; every tuple (``prefixItems``) whose tail is only tolerated (no
-    ``items``, ``unevaluatedItems`` absent or tolerant) gets ``items: false``. DESIGN.md §2:
+    ``items``, ``unevaluatedItems`` absent or tolerant) gets ``items: false``. docs/verdicts.md (Direction and
+    severity):
     ``properties``, ``prefixItems``, ``patternProperties`` and ``additionalProperties`` *schemas* are
     declarations, an open object is not; so ``{"type": "object"}`` declares only ``{}``, and
     ``additionalProperties: {"type": "string"}`` is kept.

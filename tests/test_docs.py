@@ -37,6 +37,23 @@ def test_config_key_table_is_generated_from_the_declarations():
         assert f"| `{key.name}` |" in text
 
 
+def test_the_architecture_page_names_every_module():
+    """docs/architecture.md lists every module of the package (a package's modules by name, a top-level one by
+    file name) and names no file that does not exist."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "mcp_schema_audit"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "__init__.py" or "__pycache__" in path.parts:
+            continue
+        name = path.name if path.parent == package else path.stem
+        if f"`{name}`" not in text and f"`{name}/`" not in text and f"`{path.stem}`" not in text:
+            missing.append(str(path.relative_to(ROOT)))
+    assert not missing, f"docs/architecture.md does not name {missing}"
+    for name in re.findall(r"`([a-z_/]+\.py)`", text):
+        assert list(ROOT.rglob(name.split("/")[-1])), f"docs/architecture.md names {name}, which does not exist"
+
+
 def _commands() -> dict[str, list[str]]:
     """Every command and its long option names, from the real CLI."""
     group = typer.main.get_command(app)

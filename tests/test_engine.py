@@ -519,14 +519,33 @@ def test_write_hints_mean_nothing_on_a_read_only_tool() -> None:
     assert [(f.rule, f.pointer) for f in flipped] == [("tool-annotation-riskier", "/annotations/readOnlyHint")]
 
 
-def test_issue_kinds_are_the_kinds_confirm_maps() -> None:
-    """``IssueKind`` (checked by mypy where issues are made) names exactly the kinds ``confirm`` turns into rules."""
-    from typing import get_args
+def test_issue_kinds_are_the_kinds_the_catalog_declares() -> None:
+    """Every kind the engine's modules build an ``Issue`` with (a literal first argument, or a literal given to a
+    local issue factory) is declared by a rule of the catalog for both directions, and every declared kind is
+    built somewhere: a kind is declared once, in the catalog, and a typo cannot become a silent "undecidable"."""
+    import ast
+    from pathlib import Path
 
-    from mcp_schema_audit.engine import confirm
-    from mcp_schema_audit.engine.issue import IssueKind
+    from mcp_schema_audit.rules import kind_rules
 
-    assert set(get_args(IssueKind)) == set(confirm._KINDS)
+    def kinds(expr: ast.expr | None) -> set[str]:
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return {expr.value}
+        if isinstance(expr, ast.IfExp):
+            return kinds(expr.body) | kinds(expr.orelse)
+        return set()
+
+    built: set[str] = set()
+    engine = Path(__file__).resolve().parents[1] / "mcp_schema_audit" / "engine"
+    for path in engine.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("Issue", "issue") and node.args:
+                built |= kinds(node.args[0])
+            if isinstance(node, ast.AnnAssign) and "IssueKind" in ast.dump(node.annotation):
+                built |= kinds(node.value)
+    declared = set(kind_rules())
+    assert built - declared == set(), "kinds built but not declared by any rule"
+    assert declared - built == set(), "kinds declared but never built"
 
 
 def test_keyword_families_run_in_the_walks_order() -> None:

@@ -71,8 +71,8 @@ The properties:
   new schema (following local ``$ref``), as ``Finding`` documents and ``test_cases.py`` checks for
   the case corpus.
 
-Open objects and "declares" (DESIGN.md §2): a key that P only *tolerates* (open object, not in
-``properties``) is not assumed to be sent — for outputs the new server sends what the new schema
+Open objects and "declares" (docs/verdicts.md, Direction and severity): a key that P only *tolerates* (open object,
+not in ``properties``) is not assumed to be sent — for outputs the new server sends what the new schema
 declares, for inputs callers send what the old schema declares. hypothesis-jsonschema would
 otherwise invent undeclared keys: against a closed V that is the "object opened" hazard, which §2
 makes a warning, and against an open V that declares the key with another type (P open without
@@ -518,8 +518,8 @@ def respelled_pair(draw: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str,
 def test_verdict_independent_of_spelling(
     pair: tuple[dict[str, Any], dict[str, Any], dict[str, Any], list[str]],
 ) -> None:
-    """Equivalent spellings are not changes (DESIGN.md §2), so respelling the old schema of a real
-    change must not change the verdict: the same highest severity, in both directions."""
+    """Equivalent spellings are not changes (docs/verdicts.md, Direction and severity), so respelling the old schema
+    of a real change must not change the verdict: the same highest severity, in both directions."""
     old, old2, new, labels = pair
     show(old=old, old_respelled=old2, new=new, mutations=labels)
     for direction in ("output", "input"):

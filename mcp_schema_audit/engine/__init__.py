@@ -1,4 +1,4 @@
-"""The compatibility engine: one tool's schemas of one direction, compared (DESIGN.md §2-3).
+"""The compatibility engine: one tool's schemas of one direction, compared (docs/verdicts.md).
 
 ``compare_schemas`` is the entry point. Inside, one module per stage and keyword family:
 ``normalize`` (nodes made comparable; with ``merge`` and ``settle``), ``walk`` (the lockstep walk and

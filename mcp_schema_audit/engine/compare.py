@@ -1,7 +1,7 @@
 """``compare_schemas``: one tool's old and new schema of one direction, from raw JSON to confirmed findings.
 
-Direction decides everything (DESIGN.md §2). The engine compares a *producing* schema P with a
-*validating* schema V and asks whether every value P declares is accepted by V:
+Direction decides everything (docs/verdicts.md, Direction and severity). The engine compares a *producing*
+schema P with a *validating* schema V and asks whether every value P declares is accepted by V:
 
 - ``outputSchema``: P = new (what the server now returns), V = old (what hosts cached);
 - ``inputSchema``:  P = old (what the model builds from the cache), V = new (what the server checks).

@@ -3,8 +3,8 @@
 
 A property P declares is compared with every schema V applies to its name (its ``properties``
 entry, each matching ``patternProperties`` regex under the Python and the ECMAScript reading, else
-``additionalProperties``). A key P only tolerates (open object) is not assumed to be sent (DESIGN.md
-§2): opening an object is a warning, not a break.
+``additionalProperties``). A key P only tolerates (open object) is not assumed to be sent (docs/verdicts.md,
+Direction and severity): opening an object is a warning, not a break.
 """
 
 from __future__ import annotations

@@ -372,7 +372,7 @@ RULES = [
         before='{"type": "object", "properties": {"v": {"type": "string"}}}',
         after="(a rewrite the structural comparison does not model, which rejects the witness)",
         error="the host's validation error for the witness",
-        source="schema-audit's sampling oracle (DESIGN.md §3)",
+        source="schema-audit's sampling oracle (docs/verdicts.md, The pipeline, per tool and direction)",
         fix=("keep accepting (inputs) or keep within (outputs) what the cached schema allows, as the witness shows"),
     ),
     Rule(

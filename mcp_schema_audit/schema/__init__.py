@@ -4,7 +4,7 @@ A ``SchemaDoc`` wraps one tool schema (inputSchema or outputSchema) as a documen
 ``referencing.Registry`` that holds only that document: remote references (``http://…``,
 ``https://…``, ``file://…``) are never retrieved — resolving one raises ``RefError``.
 
-Host profiles (DESIGN.md §1) are emulated with python ``jsonschema`` validator classes extended
+Host profiles (docs/verdicts.md, Host profiles) are emulated with python ``jsonschema`` validator classes extended
 (``jsonschema.validators.extend``) per profile:
 
 - ``python-sdk``: validator chosen by ``$schema`` (default 2020-12), formats not checked, ``pattern``

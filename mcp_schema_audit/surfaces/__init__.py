@@ -3,11 +3,12 @@ capabilities and instructions.
 
 ``surface_findings(old, new)`` is called by ``diff.diff_snapshots`` (the one way from two snapshots to
 findings). It compares a section only when both snapshots captured it (``Snapshot.captured``); prompts and
-resource templates are paired by name, resources by uri. Verdicts follow DESIGN.md §2 with OLD as what
-hosts cached and NEW as what the server runs: a breaking finding names a concrete request a cached host
-sends that the new server rejects (the witness, ``accepted_by: "old"``), e.g. the ``prompts/get`` params
-without a newly required argument, or a resource URI expanded from the cached ``uriTemplate`` that no
-template of the new version matches (``uritemplates``: the MCP python-sdk's RFC 6570 matcher).
+resource templates are paired by name, resources by uri. Verdicts follow docs/verdicts.md (Direction and
+severity) with OLD as what hosts cached and NEW as what the server runs: a breaking finding names a concrete
+request a cached host sends that the new server rejects (the witness, ``accepted_by: "old"``), e.g. the
+``prompts/get`` params without a newly required argument, or a resource URI expanded from the cached
+``uriTemplate`` that no template of the new version matches (``uritemplates``: the MCP python-sdk's RFC 6570
+matcher).
 
 Every finding here has ``tool == ""``, ``surface`` and ``name`` set, ``direction == surface`` and a
 ``pointer`` into the item as listed (``/arguments/1/required``) or into the capabilities object
