@@ -64,3 +64,8 @@ class WallClockGuard(BaseException):
 
     A ``BaseException`` so that no "undecided, go on" handler of the engine can turn it into a finding:
     the findings never depend on seconds."""
+
+
+#: What a handler of "the validator failed" (a panic in the regex engine's Rust code is a ``BaseException``)
+#: must let through: interruption, exit, generator close and the last-resort time guard.
+MUST_PROPAGATE: tuple[type[BaseException], ...] = (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)

@@ -8,10 +8,10 @@ identity that ``[[ignore]]`` entries and SARIF ``partialFingerprints`` match.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.vocabulary import SEVERITY_RANK, SURFACE_WORDS
 from mcp_schema_audit.wording import EMPTY, Text, forward_words
@@ -28,10 +28,6 @@ class _NewSide:
 
 
 NEW_SIDE: Any = _NewSide()
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
 
 
 @dataclass
@@ -133,7 +129,7 @@ class Finding:
         against every cached version (``history``). Messages, witnesses and severities are not part of it.
         """
         delta = self.new if self.delta is NEW_SIDE else self.delta
-        parts = [self.rule, self.tool, self.direction, self.pointer, _canon(delta)]
+        parts = [self.rule, self.tool, self.direction, self.pointer, stable_text(delta)]
         if self.surface != "tool":
             parts[1:2] = [self.surface, self.name]
         key = "\x1f".join(parts)

@@ -12,7 +12,6 @@ caches ``∈ {stdio, streamable-http}``; only ``stdio`` is accepted by both.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.report.cohorts import Conflict, History
 from mcp_schema_audit.rules import VALUE_SET_RULES
 from mcp_schema_audit.settings import RunLimits
@@ -173,10 +173,6 @@ def _position(f: Finding) -> str:
     return re.sub(r"/(enum|const)$", "", ptr)
 
 
-def _canon(v: Any) -> str:
-    return json.dumps(v, sort_keys=True)
-
-
 def find_conflicts(hist: History) -> list[Conflict]:
     """Positions where two cohorts cache different closed value sets and NEW exceeds their intersection."""
     sets: dict[tuple[str, str], dict[str, list[Any]]] = {}
@@ -192,14 +188,14 @@ def find_conflicts(hist: History) -> list[Conflict]:
         groups: dict[frozenset[str], list[str]] = {}
         for c in hist.cohorts:
             if c.label in by_cohort:
-                groups.setdefault(frozenset(_canon(x) for x in by_cohort[c.label]), []).append(c.label)
+                groups.setdefault(frozenset(canonical(x) for x in by_cohort[c.label]), []).append(c.label)
         keys = list(groups)
         for i, ka in enumerate(keys):
             for kb in keys[i + 1 :]:
                 if ka <= kb or kb <= ka:
                     continue  # one group's values satisfy the other: sending only those breaks neither
                 first = by_cohort[groups[ka][0]]
-                common = [x for x in first if _canon(x) in kb]
+                common = [x for x in first if canonical(x) in kb]
                 members = groups[ka] + groups[kb]
                 out.append(Conflict(tool, ptr, members, {lbl: by_cohort[lbl] for lbl in members}, common))
     return out

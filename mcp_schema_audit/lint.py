@@ -13,14 +13,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_schema_audit import fastpaths
-from mcp_schema_audit.engine.issue import pointer
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.jsontext import canonical
+from mcp_schema_audit.jsontext import canonical, pointer
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.vocabulary import direction_rank
 
 #: Subschemas visited per schema before the walk stops (bounded work on hostile input).
 MAX_NODES = 100_000
@@ -250,8 +250,7 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
                         )
                 if baseline is not None and "required" in node or (baseline is not None and "properties" in node):
                     out += _required_drift(name, tokens, node, base_tools.get(name), ptr)
-    order = {"tool": 0, "input": 1, "output": 2}
-    return sorted(out, key=lambda f: (f.tool, order.get(f.direction, 3), f.pointer, f.rule))
+    return sorted(out, key=lambda f: (f.tool, direction_rank(f.direction), f.pointer, f.rule))
 
 
 def _required_drift(

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.jsontext import same_json
+from mcp_schema_audit.jsontext import pointer, same_json
 
 #: Each hint's safe value: a change away from it is ``tool-annotation-riskier``.
 _SAFE = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -93,11 +93,6 @@ def _rest(tool: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
-def pointer_of(path: list[Any]) -> str:
-    """The RFC 6901 JSON Pointer of a path of keys and indices (``["_meta", "a/b", 0]`` → ``/_meta/a~1b/0``)."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
 def _shown(value: Any) -> str:
     """A value in a message: compact JSON, cut to ``_VALUE_CHARS`` characters."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
@@ -135,7 +130,7 @@ def _drift_findings(name: str, old: dict[str, Any], new: dict[str, Any], reporte
     # threshold_to_diff_deeper=0: dicts with no key in common are still compared key by key, not replaced whole
     for levels in DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0).values():
         for level in levels:
-            ptr = pointer_of(level.path(output_format="list"))
+            ptr = pointer(level.path(output_format="list"))
             before = None if level.t1 is notpresent else level.t1
             after = None if level.t2 is notpresent else level.t2
             if ptr in reported or (

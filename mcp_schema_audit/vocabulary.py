@@ -40,6 +40,10 @@ SURFACE_WORDS: dict[str, str] = {
 DIRECTION_ORDER: dict[str, int] = {"tool": 0, "input": 1, "output": 2}
 #: Order of the other surfaces after the tools.
 SURFACE_ORDER: dict[str, int] = {"tool": 0, "prompt": 1, "resource": 2, "resource-template": 3, "server": 4}
+#: The JSON Schema types, in the order the engine tries them when it needs a value of some type.
+JSON_TYPE_ORDER: tuple[str, ...] = ("string", "integer", "number", "boolean", "object", "array", "null")
+#: The JSON Schema types (``type``'s values).
+JSON_TYPES: frozenset[str] = frozenset(JSON_TYPE_ORDER)
 #: The SDK clients' host profiles: how each validates a cached ``outputSchema`` (``schema.hosts``).
 SDK_PROFILES: tuple[str, ...] = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at, pointer
-from mcp_schema_audit.errors import WallClockGuard
+from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at
+from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.rules import RULES, kind_rules
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
@@ -168,7 +169,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
             problems.append(f"{profile}: {exc}")
             continue
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
+            if isinstance(exc, MUST_PROPAGATE):
                 raise
             problems.append(f"{profile}: the validator failed ({type(exc).__name__})")
             continue

@@ -27,7 +27,7 @@ from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon
 from mcp_schema_audit.engine.nodes import Node, Tokens
 from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.errors import WallClockGuard
+from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
 
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
@@ -171,7 +171,7 @@ class WalkContext:
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
             return None
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
+            if isinstance(exc, MUST_PROPAGATE):
                 raise
             return None
 
@@ -186,7 +186,7 @@ class WalkContext:
         except Exception:
             return 0
         except BaseException as exc:  # pragma: no cover - a Rust panic in the regex engine
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, WallClockGuard)):
+            if isinstance(exc, MUST_PROPAGATE):
                 raise
             return 0
         if not errors:

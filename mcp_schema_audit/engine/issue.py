@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import json_type
+from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS
 from mcp_schema_audit.wording import Text
 
 #: What an ``Issue`` found, in P/V terms: one of the kinds the rule catalog declares (``Rule.kinds``;
@@ -55,11 +56,6 @@ class Budget(Exception):
     """A work budget of the comparison is spent (node pairs, validations, union branches, nesting)."""
 
 
-def pointer(tokens: list[Any]) -> str:
-    """RFC 6901 JSON Pointer for a token list (``[]`` → ``""``)."""
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
 def canon(value: Any) -> str:
     """Canonical JSON text of ``value``: the engine's key for JSON equality (``jsontext.canonical``)."""
     return canonical(value)
@@ -95,11 +91,16 @@ def short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-#: Keywords whose value maps names to subschemas (the next token is a name) or lists subschemas (an index).
-_NAMED = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies", "dependentRequired"}
-)
-_LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items", "enum", "required", "type"})
+#: Keywords whose value maps names to something (the next token of a pointer is a name): the subschema maps,
+#: and ``dependentRequired``'s lists of names.
+_NAMED = frozenset(k for k, shape in SUBSCHEMA_KEYWORDS.items() if shape == "map") | {"dependentRequired"}
+#: Keywords whose value may be a list (the next token may be an index): the subschema lists, ``items`` (a list
+#: in draft-07), and the value lists ``enum``, ``required``, ``type``.
+_LISTED = frozenset(k for k, shape in SUBSCHEMA_KEYWORDS.items() if shape in ("list", "one_or_list")) | {
+    "enum",
+    "required",
+    "type",
+}
 
 
 def keyword_at(tokens: list[Any]) -> str | None:

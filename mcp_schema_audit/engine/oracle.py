@@ -25,11 +25,11 @@ from typing import Any
 
 from mcp_schema_audit.engine.draw import Draw
 from mcp_schema_audit.engine.identity import Identity
-from mcp_schema_audit.engine.issue import pointer
 from mcp_schema_audit.engine.nodes import ASSERTIONS, dict_at, well_formed_names
 from mcp_schema_audit.engine.nodes import names as required_names
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
 
 #: Values drawn per region (a region: a place where the two schemas differ).

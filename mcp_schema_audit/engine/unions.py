@@ -31,9 +31,8 @@ from mcp_schema_audit.engine.values import (
 )
 from mcp_schema_audit.engine.witness import samples_p
 from mcp_schema_audit.schema import json_type, type_set
+from mcp_schema_audit.vocabulary import JSON_TYPE_ORDER
 from mcp_schema_audit.wording import Text
-
-_JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
 
 
 def _score(issues: list[Issue]) -> int:
@@ -195,7 +194,7 @@ def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_typ
     cands.append(ctx.sample_p(pb))
     cands += samples_p(ctx, pb)[:4]
     ts = type_set(pb)
-    for t in [t for t in _JSON_TYPES if ts is None or t in ts or (t == "integer" and "number" in ts)]:
+    for t in [t for t in JSON_TYPE_ORDER if ts is None or t in ts or (t == "integer" and "number" in ts)]:
         cands += type_candidates(ctx, pb, t)
     for vb in bv:
         if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
@@ -233,7 +232,7 @@ def _repick(ctx: WalkContext, issue: Issue, pb: Any, v_node: Any) -> Issue | Non
         return None
     if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
         return issue
-    cands = [sample_typed(ctx, pb, t) for t in _JSON_TYPES] + [0.5, "x", True, None, {}, []]
+    cands = [sample_typed(ctx, pb, t) for t in JSON_TYPE_ORDER] + [0.5, "x", True, None, {}, []]
     return replace(issue, witness=ctx.pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
 
 

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.probe.hosts import Verdict, VerdictKind, host_verdict, js_truthy, wire_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.vocabulary import direction_rank
 
 #: A witness instance longer than this (characters of compact JSON) is shortened in the report.
 WITNESS_CHARS = 4_000
 _TEXT_CHARS = 200
 _IDS_SHOWN = 5
-_ORDER = {"tool": 0, "input": 1, "output": 2}
 
 
 @dataclass
@@ -155,7 +156,7 @@ def check_records(
                 delta=None,
             )
         )
-    return sorted(out, key=lambda f: (f.tool, _ORDER.get(f.direction, 3), f.pointer, f.rule, f.message))
+    return sorted(out, key=lambda f: (f.tool, direction_rank(f.direction), f.pointer, f.rule, f.message))
 
 
 def checked_calls(served: Snapshot, records: list[dict[str, Any]], cached: list[Snapshot]) -> set[str]:
@@ -387,8 +388,8 @@ def _same_item(text: str, item: Any) -> bool:
 
 def _canon(value: Any) -> str:
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (ValueError, TypeError, RecursionError):
+        return stable_text(value)
+    except RecursionError:
         return repr(value)
 
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_schema_audit.errors import MUST_PROPAGATE
+from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
 
@@ -53,11 +55,6 @@ _MESSAGE_CHARS = 500
 
 #: Why a host rejects a result (``Verdict.kind``); ``""`` for a result it accepts.
 VerdictKind = Literal["", "schema", "missing", "wire", "bad-schema"]
-
-
-def pointer(tokens: list[Any]) -> str:
-    """RFC 6901 JSON Pointer of a token list (``[]`` → ``""``)."""
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 class Verdict:
@@ -191,7 +188,7 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
         what = f"{profile} cannot validate the result against this schema: {' '.join(str(exc).split())[:200]}"
         return Verdict(True, what, "bad-schema")
     except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
-        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        if isinstance(exc, MUST_PROPAGATE):
             raise
         return Verdict(True, f"{profile}: the validator failed ({type(exc).__name__})", "bad-schema")
     if not errors:

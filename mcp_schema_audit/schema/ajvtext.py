@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from mcp_schema_audit.schema.dialects import json_pointer
+from mcp_schema_audit.jsontext import pointer as json_pointer
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError

@@ -67,29 +67,10 @@ _INPLACE_KEYWORDS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "de
 
 
 #: Keywords whose value is a map of subschemas a validation can reach (``$defs`` only through ``$ref``).
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
-
-
-#: Keywords whose value is a subschema or a list of them.
-_SCHEMA_KEYWORDS = frozenset(
-    {
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "items",
-        "prefixItems",
-        "additionalItems",
-        "unevaluatedItems",
-        "contains",
-        "additionalProperties",
-        "unevaluatedProperties",
-        "propertyNames",
-    }
-)
+_SCHEMA_MAPS = frozenset(k for k, shape in SUBSCHEMA_KEYWORDS.items() if shape == "map") - {"$defs", "definitions"}
+#: Keywords whose value is a subschema or a list of them that a validation evaluates (``contentSchema`` is an
+#: annotation).
+_SCHEMA_KEYWORDS = frozenset(k for k, shape in SUBSCHEMA_KEYWORDS.items() if shape != "map") - {"contentSchema"}
 
 
 def inplace_cost(doc: SchemaDoc) -> float:

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from mcp_schema_audit.vocabulary import JSON_TYPES as VOCABULARY_JSON_TYPES
+
 DIALECTS = {
     "https://json-schema.org/draft/2020-12/schema": "2020-12",
     "https://json-schema.org/draft/2019-09/schema": "2019-09",
@@ -47,12 +49,7 @@ class RefError(Exception):
 
 
 #: The type names of JSON Schema's ``type`` keyword.
-JSON_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
-
-
-def json_pointer(tokens: list[Any]) -> str:
-    """The RFC 6901 JSON Pointer of a list of keys and indices (``["a/b", 0]`` → ``/a~1b/0``, ``[]`` → ``""``)."""
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+JSON_TYPES = VOCABULARY_JSON_TYPES
 
 
 #: How a keyword holds subschemas: one, a list, a map of them (by property name or ``$defs`` name), or one or a

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_schema_audit import fastpaths
-from mcp_schema_audit.jsontext import canonical
+from mcp_schema_audit.jsontext import canonical, unescape_token
+from mcp_schema_audit.jsontext import pointer as json_pointer
 from mcp_schema_audit.schema.ajv import AJV_KIND, AjvKind
 from mcp_schema_audit.schema.compile import (
     AJV_COMPILE_MAX_NODES,
@@ -34,7 +35,6 @@ from mcp_schema_audit.schema.dialects import (
     REF_IN_TEXT,
     RefError,
     dialect_of,
-    json_pointer,
 )
 from mcp_schema_audit.schema.hosts import ajv_format_checker, ajv_ref_siblings, host_class
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
@@ -212,7 +212,7 @@ class SchemaDoc:
         if ref.startswith("#"):
             fragment = ref[1:]
             if fragment == "" or fragment.startswith("/"):
-                tokens = [t.replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]] if fragment else []
+                tokens = [unescape_token(t) for t in fragment.split("/")[1:]] if fragment else []
                 from urllib.parse import unquote
 
                 tokens = [unquote(t) for t in tokens]

@@ -21,8 +21,8 @@ from typing import Any
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.dialects import DEFS_REF
 from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS as _SHAPES
+from mcp_schema_audit.vocabulary import JSON_TYPES
 
-_TYPES = frozenset(("array", "boolean", "integer", "null", "number", "object", "string"))
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
 _ID_2020 = re.compile(r"^[^#]*#?$")
 
@@ -54,11 +54,11 @@ def _unique_strings(x: Any) -> bool:
 
 def _type(x: Any) -> bool:
     if isinstance(x, str):
-        return x in _TYPES
+        return x in JSON_TYPES
     return (
         isinstance(x, list)
         and len(x) > 0
-        and all(isinstance(v, str) and v in _TYPES for v in x)
+        and all(isinstance(v, str) and v in JSON_TYPES for v in x)
         and len(set(x)) == len(x)
     )
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mcp_schema_audit.jsontext import unescape_token
 from mcp_schema_audit.schema.dialects import DEFS_REF, JS_SAFE
 
 if TYPE_CHECKING:
@@ -426,7 +427,7 @@ def _local_target(root: Any, ref: Any) -> Any:
     node = root
     for token in ref[2:].split("/"):
         if isinstance(node, dict):
-            token = token.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(token)
             if token not in node:
                 return _NOWHERE
             node = node[token]

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.snapshot.lines import locate_tool_lines
 
 FORMAT_ID = "schema-audit/snapshot"
@@ -170,7 +170,7 @@ def tool_hash(tool: dict[str, Any]) -> str:
     ``jsontext.canonical`` (``orjson`` writes ``1e-7`` where it writes ``1e-07``), and never changes with it.
     """
     core = {k: tool.get(k) for k in ("name", "description", "inputSchema", "outputSchema", "annotations")}
-    text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = stable_text(core)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -50,11 +50,6 @@ def finding(
     )
 
 
-def pointer_token(token: str) -> str:
-    """A JSON Pointer reference token (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def short_text(text: Any, limit: int = TEXT_LIMIT) -> str:
     """``repr(text)``, cut to ``limit`` characters (server text: reporters show it inertly)."""
     s = repr(text)

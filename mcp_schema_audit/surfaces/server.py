@@ -6,8 +6,9 @@ import difflib
 from typing import Any
 
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.jsontext import pointer_token
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.surfaces.common import finding, pointer_token, short_text
+from mcp_schema_audit.surfaces.common import finding, short_text
 
 #: Top-level capabilities whose requests fail with Method not found once the server no longer serves them,
 #: with the request a cached host then sends (method, params).
