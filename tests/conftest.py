@@ -90,6 +90,13 @@ def start_http_server(
     raise RuntimeError(f"server not listening on 127.0.0.1:{port} after {ready_timeout_s} s: {server.output()[-2000:]}")
 
 
+@pytest.fixture()
+def at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository root as the working directory: sources are repository-relative paths, as in a CI
+    checkout (and stable in golden files)."""
+    monkeypatch.chdir(ROOT)
+
+
 @pytest.fixture(scope="session")
 def http_server_factory() -> Iterator[Callable[..., ServerProcess]]:
     """``factory(args_without_port_fn)``: start servers for the session, stop them all at the end.
