@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from hostile_cli import DIFF_BUDGET_S, FILE_BUDGET_S, assert_clean_failure, cli, tool, tools_file
 
+pytestmark = pytest.mark.timing  # bounds on time (``hostile_cli``): run by scripts/under_load.py
+
 # ---- bad files: exit 2, one line, for diff and snapshot --from-file ------------------------------
 
 BASE_TOOLS = [tool("ok")]
@@ -93,7 +95,7 @@ def test_bad_file_diff(case: str, tmp_path: Path, base_file: Path) -> None:
     run = cli("diff", str(base_file), str(bad), "--format", "json", cwd=tmp_path)
     assert_clean_failure(run, 2, pattern)
     assert run.stdout == ""  # no half report
-    assert run.seconds < FILE_BUDGET_S
+    assert run.timing.unloaded() < FILE_BUDGET_S, run.timing.describe()
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
@@ -103,7 +105,7 @@ def test_bad_file_snapshot_from_file(case: str, tmp_path: Path) -> None:
     bad.write_bytes(data)
     run = cli("snapshot", "--label", "x", "--store", str(tmp_path / "store"), "--from-file", str(bad), cwd=tmp_path)
     assert_clean_failure(run, 2, pattern)
-    assert run.seconds < FILE_BUDGET_S
+    assert run.timing.unloaded() < FILE_BUDGET_S, run.timing.describe()
     assert not (tmp_path / "store" / "snapshots" / "x.json").exists()
 
 
@@ -122,9 +124,9 @@ def test_bad_paths(tmp_path: Path, base_file: Path) -> None:
         (tmp_path / "missing.json", r"no snapshot|cannot read|not found"),
     ]
     for path, pattern in cases:
-        run = cli("snapshot", "--out", str(tmp_path / "o.json"), "--from-file", str(path), cwd=tmp_path, timeout=20)
+        run = cli("snapshot", "--out", str(tmp_path / "o.json"), "--from-file", str(path), cwd=tmp_path, timeout=60)
         assert_clean_failure(run, 2, pattern)
-        run = cli("diff", str(path), str(base_file), cwd=tmp_path, timeout=20)
+        run = cli("diff", str(path), str(base_file), cwd=tmp_path, timeout=60)
         assert_clean_failure(run, 2)
 
 
@@ -143,11 +145,11 @@ def test_50_mb_snapshot(tmp_path: Path) -> None:
     assert big.stat().st_size > 50_000_000
     run = cli("snapshot", "--label", "big", "--store", str(tmp_path / "s"), "--from-file", str(big), cwd=tmp_path)
     assert run.code == 0, run.stderr
-    assert run.seconds < DIFF_BUDGET_S
+    assert run.timing.unloaded() < DIFF_BUDGET_S, run.timing.describe()
     tools[1234]["inputSchema"]["required"] = ["p0"]  # one breaking change among 10,000 tools
     changed = tools_file(tmp_path / "changed.json", tools)
     run = cli("diff", "big", str(changed), "--store", str(tmp_path / "s"), "--format", "json", cwd=tmp_path)
-    assert run.seconds < DIFF_BUDGET_S
+    assert run.timing.unloaded() < DIFF_BUDGET_S, run.timing.describe()
     report = run.report()
     assert run.code == 1
     assert [(f["tool"], f["rule"]) for f in report["findings"]] == [("tool_01234", "input-required-added")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -13,15 +14,18 @@ from pathlib import Path
 
 import pytest
 from conftest import PYTHON, ROOT
-from hostile_cli import SHUTDOWN_GRACE_S, assert_clean_failure, cli, stdio_server
+from hostile_cli import SHUTDOWN_GRACE_S, Run, assert_clean_failure, cli, stdio_server
+from timing import until_reached
+
+pytestmark = pytest.mark.timing  # bounds on time (``hostile_cli``): run by scripts/under_load.py
 
 # ---- hostile servers: exit 3, one line, bounded, nothing left running ----------------------------
 
 
 STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
-    # case: (snapshot options, server command, expected error, timeout)
-    "never-answers": (["--timeout", "3"], stdio_server("silent"), r"timed out after 3 s during the handshake", 3),
-    "garbage-stdout": (["--timeout", "3"], stdio_server("garbage"), r"timed out.*not JSON-RPC", 3),
+    # case: (snapshot options, server command, expected error, timeout); "{t}": the timeout of the attempt
+    "never-answers": (["--timeout", "{t}"], stdio_server("silent"), r"timed out after {t} s during the handshake", 3),
+    "garbage-stdout": (["--timeout", "{t}"], stdio_server("garbage"), r"timed out after {t} s.*not JSON-RPC", 3),
     "exits-mid-handshake": (
         ["--timeout", "20"],
         stdio_server("exit-handshake"),
@@ -50,9 +54,9 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
     "cursor-repeats": (["--timeout", "20"], stdio_server("cursor-repeat"), r"repeated cursor 'again'", 20),
     "endless-pages": (["--timeout", "20", "--max-pages", "5"], stdio_server("endless-pages"), r"more than 5 pages", 20),
     "tools-list-100MB": (
-        ["--timeout", "8"],
+        ["--timeout", "{t}"],
         stdio_server("huge", "--huge-mb", "100"),
-        r"timed out after 8 s|too large",
+        r"timed out after {t} s|too large",
         8,
     ),
     "duplicate-tool-names": (["--timeout", "20"], stdio_server("bad-tools"), r"duplicate tool name 'dup'", 20),
@@ -64,7 +68,15 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
         r"reply to tools/list cannot be read by an MCP client \(Invalid JSON: .*surrogate",
         4,
     ),
-    "command-not-found": (["--timeout", "10"], ["--", "schema-audit-no-such-server-x"], r"command not found", 10),
+    # --timeout above the budget: the run must end with the error, not at a deadline its start-up spent
+    "command-not-found": (["--timeout", "30"], ["--", "schema-audit-no-such-server-x"], r"command not found", 10),
+}
+#: The cases that end at their deadline, and what their error line says once the run reached the server before
+#: it (the CLI's start-up counts in its --timeout: a busy machine can spend a short one before the handshake).
+REACHED = {
+    "never-answers": r"during the handshake",
+    "garbage-stdout": r"not JSON-RPC",
+    "tools-list-100MB": r"too large|during tools/list",
 }
 
 
@@ -72,19 +84,20 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
 @pytest.mark.parametrize("case", list(STDIO_CASES))
 def test_hostile_stdio_server(case: str, tmp_path: Path) -> None:
     options, command, pattern, timeout = STDIO_CASES[case]
-    run = cli(
-        "snapshot",
-        "--protocol",
-        "legacy",
-        "--out",
-        str(tmp_path / "snap.json"),
-        *options,
-        *command,
-        cwd=tmp_path,
-        timeout=timeout + 30,
-    )
-    assert_clean_failure(run, 3, pattern)
-    assert run.seconds < timeout + SHUTDOWN_GRACE_S, f"{case}: {run.seconds:.1f} s"
+
+    def attempt(t: float) -> Run:
+        opts = [f"{t:g}" if o == "{t}" else o for o in options]
+        return cli(
+            "snapshot", "--protocol", "legacy", "--out", str(tmp_path / "snap.json"), *opts, *command, cwd=tmp_path
+        )
+
+    if case in REACHED:  # ends at its deadline: only the waits for a CPU after it delayed the end
+        run, timeout = until_reached(attempt, lambda r: bool(re.search(REACHED[case], r.stderr)), timeout)
+        since = timeout
+    else:
+        run, since = attempt(timeout), 0.0
+    assert_clean_failure(run, 3, pattern.replace("{t}", f"{timeout:g}"))
+    assert run.timing.unloaded(since) < timeout + SHUTDOWN_GRACE_S, f"{case}: {run.timing.describe(since)}"
     assert not (tmp_path / "snap.json").exists()
 
 
@@ -112,22 +125,25 @@ def test_stderr_flood_does_not_fill_the_disk(tmp_path: Path) -> None:
     ``RLIMIT_FSIZE`` (inherited by the server) is 32 MiB: were its stderr a file, the server would die
     of SIGXFSZ within a second and the error would say it exited; it must run until the timeout.
     """
-    run = cli(
-        "snapshot",
-        "--protocol",
-        "legacy",
-        "--timeout",
-        "4",
-        "--out",
-        str(tmp_path / "s.json"),
-        *stdio_server("stderr-flood"),
-        cwd=tmp_path,
-        fsize=32 * 1024 * 1024,
-        timeout=40,
-    )
-    line = assert_clean_failure(run, 3, r"timed out after 4 s during the handshake")
+
+    def attempt(t: float) -> Run:
+        return cli(
+            "snapshot",
+            "--protocol",
+            "legacy",
+            "--timeout",
+            f"{t:g}",
+            "--out",
+            str(tmp_path / "s.json"),
+            *stdio_server("stderr-flood"),
+            cwd=tmp_path,
+            fsize=32 * 1024 * 1024,
+        )
+
+    run, timeout = until_reached(attempt, lambda r: "server stderr: " in r.stderr, 4)  # the flood had begun
+    line = assert_clean_failure(run, 3, rf"timed out after {timeout:g} s during the handshake")
     assert len(line) < 2000
-    assert run.seconds < 4 + SHUTDOWN_GRACE_S
+    assert run.timing.unloaded(timeout) < timeout + SHUTDOWN_GRACE_S, run.timing.describe(timeout)
 
 
 def _live_group_members(pgid: int) -> list[str]:
@@ -158,29 +174,37 @@ def _alive(pid: int) -> bool:
 @pytest.mark.live
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_server_ignoring_sigterm_with_children_is_killed(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pids"
-    run = cli(
-        "snapshot",
-        "--protocol",
-        "legacy",
-        "--timeout",
-        "3",
-        "--out",
-        str(tmp_path / "s.json"),
-        *stdio_server("spawn-ignore-term", "--pid-file", str(pid_file)),
-        cwd=tmp_path,
-        timeout=40,
-    )
+    def pid_file(t: float) -> Path:
+        return tmp_path / f"pids-{t:g}"
+
+    def attempt(t: float) -> tuple[Run, float]:
+        run = cli(
+            "snapshot",
+            "--protocol",
+            "legacy",
+            "--timeout",
+            f"{t:g}",
+            "--out",
+            str(tmp_path / "s.json"),
+            *stdio_server("spawn-ignore-term", "--pid-file", str(pid_file(t))),
+            cwd=tmp_path,
+        )
+        return run, t
+
+    def started(outcome: tuple[Run, float]) -> bool:  # the server and its child were running at the deadline
+        return pid_file(outcome[1]).exists() and len(pid_file(outcome[1]).read_text().split()) == 2
+
     try:
-        assert_clean_failure(run, 3, r"timed out after 3 s")
-        assert run.seconds < 3 + SHUTDOWN_GRACE_S
-        server_pid, child_pid = map(int, pid_file.read_text().split())
+        (run, timeout), _ = until_reached(attempt, started, 3)
+        assert_clean_failure(run, 3, rf"timed out after {timeout:g} s")
+        assert run.timing.unloaded(timeout) < timeout + SHUTDOWN_GRACE_S, run.timing.describe(timeout)
+        server_pid, child_pid = map(int, pid_file(timeout).read_text().split())
         assert not _alive(server_pid), "the server survived"
         assert not _alive(child_pid), "the server's child survived"
         assert _live_group_members(server_pid) == []
     finally:
-        if pid_file.exists():
-            for pid in map(int, pid_file.read_text().split()):
+        for path in tmp_path.glob("pids-*"):
+            for pid in map(int, path.read_text().split()):
                 if _alive(pid):
                     os.kill(pid, signal.SIGKILL)
 
@@ -266,28 +290,40 @@ def test_server_children_that_left_the_group_are_stopped(mode: str, timeout: int
     """A child that called ``setsid()`` (and its own child) escapes the SDK's process-group kill: the
     capture stops it anyway, after a clean capture (the server exits at the end of stdin) and after a
     timeout (the server and the child ignore SIGTERM); a bystander process is left alone."""
-    pid_file = tmp_path / "pids"
-    bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(120)"], start_new_session=True)
-    try:
+
+    def pid_file(t: float) -> Path:
+        return tmp_path / f"pids-{t:g}"
+
+    def attempt(t: float) -> tuple[Run, float]:
         run = cli(
             "snapshot",
             "--protocol",
             "legacy",
             "--timeout",
-            str(timeout),
+            f"{t:g}",
             "--out",
             str(tmp_path / "s.json"),
-            *stdio_server(mode, "--pid-file", str(pid_file)),
+            *stdio_server(mode, "--pid-file", str(pid_file(t))),
             cwd=tmp_path,
-            timeout=60,
         )
-        entries = _pid_file_entries(pid_file)
+        return run, t
+
+    def started(outcome: tuple[Run, float]) -> bool:  # server, child and grandchild were running at the deadline
+        path = pid_file(outcome[1])
+        return path.exists() and {"server", "child", "grandchild"} <= set(_pid_file_entries(path))
+
+    bystander = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    try:
         if code == 0:
+            run, _ = attempt(timeout)
+            entries = _pid_file_entries(pid_file(timeout))
             assert run.code == 0, run.stderr
             assert [t["name"] for t in json.loads((tmp_path / "s.json").read_text())["tools"]] == ["echo", "ping"]
         else:
-            assert_clean_failure(run, 3, rf"timed out after {timeout} s")
-            assert run.seconds < timeout + SHUTDOWN_GRACE_S, f"{run.seconds:.1f} s"
+            (run, timeout), _ = until_reached(attempt, started, timeout)
+            entries = _pid_file_entries(pid_file(timeout))
+            assert_clean_failure(run, 3, rf"timed out after {timeout:g} s")
+            assert run.timing.unloaded(timeout) < timeout + SHUTDOWN_GRACE_S, run.timing.describe(timeout)
         (server_pid,), (child_pid, child_pgid, child_sid), (grandchild_pid,) = (
             entries["server"],
             entries["child"],
@@ -302,7 +338,7 @@ def test_server_children_that_left_the_group_are_stopped(mode: str, timeout: int
     finally:
         bystander.kill()
         bystander.wait()
-        if pid_file.exists():
-            for numbers in _pid_file_entries(pid_file).values():
+        for path in tmp_path.glob("pids-*"):
+            for numbers in _pid_file_entries(path).values():
                 if _alive(numbers[0]):
                     os.kill(numbers[0], signal.SIGKILL)
