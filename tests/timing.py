@@ -13,12 +13,13 @@ loosened until it proves little.
 
 - ``run(args, timeout=…)``: a command run as ``subprocess.run(…, capture_output=True)``, and its ``Timing``
   (its threads and those of the processes it forks without executing another program, such as a worker
-  pool; not the servers it starts, whose own waits do not delay it);
+  pool; not the servers it starts: a server that computes waits for a CPU whether the command waits for it
+  or not, and leaving servers out errs on the strict side);
 - ``measure()``: the ``Timing`` of in-process work (this process's threads);
 - ``until_reached(attempt, reached, first)``: for a scenario that must have reached its server when a
   deadline fires (a hung server must be running to be stopped): attempts with ``--timeout`` ``first``,
-  twice, four, eight times that, until one got there (the command's own start-up is counted in its ``--timeout``,
-  and on a busy machine it can take longer than a short one).
+  twice, four and eight times that, until one got there (the command's own start-up counts in its
+  ``--timeout``, and on a busy machine it can take longer than a short one).
 
 ``unloaded(since=T)`` counts only the waits from ``T`` seconds after the start: a run whose end is set by a
 deadline ``T`` was not delayed by the waits before it. The threads are sampled every ``SAMPLE_S`` seconds,
