@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 # Property tests draw the same examples on every run (a CI run never fails on a draw no one can replay);
 # SCHEMA_AUDIT_PBT_RANDOM=1 draws fresh ones, to explore (as tests/test_property_crosscheck.py does).
-settings.register_profile("deterministic", derandomize=True, database=None)
-settings.register_profile("random", derandomize=False)
+# No wall-clock limit on an example or on generating one (hypothesis' default deadline of 200 ms and its too_slow
+# health check): on a busy machine they fail for the load, not for the code (tests/timing.py).
+_NO_WALL_CLOCK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("deterministic", derandomize=True, database=None, **_NO_WALL_CLOCK)
+settings.register_profile("random", derandomize=False, **_NO_WALL_CLOCK)
 settings.load_profile("random" if os.environ.get("SCHEMA_AUDIT_PBT_RANDOM", "") not in ("", "0") else "deterministic")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +68,7 @@ class ServerProcess:
 
 
 def start_http_server(
-    args: list[str], port: int, *, env: dict[str, str] | None = None, ready_timeout_s: float = 20.0
+    args: list[str], port: int, *, env: dict[str, str] | None = None, ready_timeout_s: float = 60.0
 ) -> ServerProcess:
     """Start ``args`` (which must make the server listen on 127.0.0.1:``port``) and wait until it
     accepts TCP connections. Raises ``RuntimeError`` (with the server's output) if it exits first or
@@ -88,6 +91,13 @@ def start_http_server(
             time.sleep(0.05)
     server.stop()
     raise RuntimeError(f"server not listening on 127.0.0.1:{port} after {ready_timeout_s} s: {server.output()[-2000:]}")
+
+
+@pytest.fixture()
+def at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository root as the working directory: sources are repository-relative paths, as in a CI
+    checkout (and stable in golden files)."""
+    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture(scope="session")

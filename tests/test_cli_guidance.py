@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+import timing
+from timing import Timing, until_reached
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "fixtures" / "seed"
@@ -270,15 +271,15 @@ def test_diff_tells_two_files_of_one_name_apart(tmp_path: Path):
     ), r
 
 
-TIMEOUT_S = 3
+TIMEOUT_S = 3  #: the --timeout of the first attempt (doubled while a busy machine spends it starting up)
 
 
-def _timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
-    started = time.monotonic()
-    r = cli(*args, timeout=60)
-    return time.monotonic() - started, r
+def _timed(*args: str) -> tuple[Timing, subprocess.CompletedProcess[str]]:
+    r, timed = timing.run([sys.executable, "-m", "mcp_schema_audit", *args], timeout=120, text=True, cwd=ROOT)
+    return timed, r
 
 
+@pytest.mark.timing
 @pytest.mark.live
 @pytest.mark.parametrize(
     "server",
@@ -290,31 +291,50 @@ def _timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
 )
 @pytest.mark.parametrize("protocol", ["legacy", "auto"])
 def test_timeout_is_honoured_within_a_second_on_stdio(tmp_path: Path, server: list[str], protocol: str):
-    """The whole run, interpreter start and the server's shutdown included, ends within --timeout + 1 s."""
-    extra = ["--pid-file", str(tmp_path / "pids")] if "spawn-ignore-term" in server else []
-    elapsed, r = _timed(
-        "snapshot",
-        "--store",
-        str(tmp_path),
-        "--label",
-        "x",
-        "--timeout",
-        str(TIMEOUT_S),
-        "--protocol",
-        protocol,
-        "--",
-        sys.executable,
-        *server,
-        *extra,
-    )
-    assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
-    assert elapsed < TIMEOUT_S + 1, elapsed
-    if extra:  # the server and its child, both deaf to SIGTERM, are gone
-        for pid in (tmp_path / "pids").read_text().split():
+    """The whole run, interpreter start and the server's shutdown included, ends within --timeout + 1 s (less the
+    time it waited for a CPU after the deadline: ``tests/timing.py``). The server must be running when the
+    deadline fires: on a busy machine the CLI's start-up can spend a short --timeout, and the attempt is
+    repeated with a longer one."""
+    spawns = "spawn-ignore-term" in server
+
+    def attempt(t: float) -> tuple[Timing, subprocess.CompletedProcess[str], Path]:
+        pids = tmp_path / f"pids-{t:g}"
+        extra = ["--pid-file", str(pids)] if spawns else []
+        timed, r = _timed(
+            "snapshot",
+            "--store",
+            str(tmp_path),
+            "--label",
+            "x",
+            "--timeout",
+            f"{t:g}",
+            "--protocol",
+            protocol,
+            "--",
+            sys.executable,
+            *server,
+            *extra,
+        )
+        return timed, r, pids
+
+    def reached(outcome: tuple[Timing, subprocess.CompletedProcess[str], Path]) -> bool:
+        _, r, pids = outcome
+        if spawns:  # the server and its child had started
+            return pids.exists() and len(pids.read_text().split()) == 2
+        return (
+            "hang_server: started" in r.stderr if "hang_server.py" in server[0] else "during the handshake" in r.stderr
+        )
+
+    (timed, r, pids), timeout = until_reached(attempt, reached, TIMEOUT_S)
+    assert f"timed out after {timeout:g} s" in error_line(r, 3)
+    assert timed.unloaded(timeout) < timeout + 1, timed.describe(timeout)
+    if spawns:  # the server and its child, both deaf to SIGTERM, are gone
+        for pid in pids.read_text().split():
             stat = Path(f"/proc/{pid}/stat")
             assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"), pid
 
 
+@pytest.mark.timing
 @pytest.mark.live
 @pytest.mark.parametrize("flag", ["--url", "--sse"])
 def test_timeout_is_honoured_within_a_second_on_http(tmp_path: Path, flag: str):
@@ -323,11 +343,17 @@ def test_timeout_is_honoured_within_a_second_on_http(tmp_path: Path, flag: str):
     from hostile_http import HostileHTTPServer
 
     with HostileHTTPServer() as srv:
-        elapsed, r = _timed(
-            "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", str(TIMEOUT_S), flag, srv.url("/silent")
-        )
-    assert f"timed out after {TIMEOUT_S} s" in error_line(r, 3)
-    assert elapsed < TIMEOUT_S + 1, elapsed
+
+        def attempt(t: float) -> tuple[Timing, subprocess.CompletedProcess[str], int]:
+            before = len(srv.requests)
+            timed, r = _timed(
+                "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", f"{t:g}", flag, srv.url("/silent")
+            )
+            return timed, r, len(srv.requests) - before
+
+        (timed, r, _), timeout = until_reached(attempt, lambda outcome: outcome[2] > 0, TIMEOUT_S)
+    assert f"timed out after {timeout:g} s" in error_line(r, 3)
+    assert timed.unloaded(timeout) < timeout + 1, timed.describe(timeout)
 
 
 @pytest.mark.live
@@ -372,8 +398,12 @@ def test_a_server_command_without_the_double_dash_says_where_it_goes(tmp_path: P
 
 @pytest.mark.live
 def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path):
-    """What the server wrote on stdout is the clue, not "(no stderr output)"."""
-    script = "print('Listening on port 3000'); print('\\x1b[31mready\\x1b[0m')"
+    """What the server wrote on stdout is the clue, not "(no stderr output)".
+
+    Each server reads the CLI's first request before it writes and exits: one that exits before the request
+    is written makes the SDK's stdin writer close the read stream (a broken pipe), and the lines not yet
+    delivered are lost (on a busy machine, the last one): a race of the SDK's, not what this test is about."""
+    script = "import sys; sys.stdin.readline(); print('Listening on port 3000'); print('\\x1b[31mready\\x1b[0m')"
     line = error_line(
         cli(
             "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script
@@ -383,7 +413,7 @@ def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path)
     assert "server exited during the handshake; it wrote to stdout what is not JSON-RPC: " in line
     assert "'Listening on port 3000' | 'ready'" in line and "no stderr output" not in line
     assert "\x1b" not in line and "stdout must carry only JSON-RPC" in line
-    script = "import sys; print('oops'); print('FATAL config missing', file=sys.stderr)"
+    script = "import sys; sys.stdin.readline(); print('oops'); print('FATAL config missing', file=sys.stderr)"
     line = error_line(
         cli(
             "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script
@@ -391,7 +421,7 @@ def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path)
         3,
     )
     assert "'oops'; stderr: FATAL config missing" in line
-    script = "import sys; print('FATAL config missing', file=sys.stderr)"
+    script = "import sys; sys.stdin.readline(); print('FATAL config missing', file=sys.stderr)"
     line = error_line(
         cli(
             "snapshot", "--store", str(tmp_path), "--label", "x", "--timeout", "20", "--", sys.executable, "-c", script

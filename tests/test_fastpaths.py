@@ -104,13 +104,25 @@ def _pid_of(i: int) -> tuple[int, int]:
     return i, os.getpid()
 
 
-def _slow_pid_of(i: int) -> tuple[int, int]:
-    time.sleep(0.002)  # long enough that both workers get chunks before one has done them all
+_RENDEZVOUS: dict[str, Any] = {}  #: the test's process and a folder, set before the workers are forked
+
+
+def _pid_of_both_workers(i: int) -> tuple[int, int]:
+    """In a worker: check in, then wait (up to 60 s) until a second worker has checked in too, so that both get
+    chunks however the machine schedules them (a fixed sleep per item raced the second worker's start-up)."""
+    if os.getpid() != _RENDEZVOUS["caller"]:
+        folder: Path = _RENDEZVOUS["folder"]
+        (folder / str(os.getpid())).touch()
+        for _ in range(12_000):
+            if len(list(folder.iterdir())) >= 2:
+                break
+            time.sleep(0.005)
     return i, os.getpid()
 
 
-def test_pool_keeps_order_and_uses_processes() -> None:
-    out = parallel.ordered_map(_slow_pid_of, 400, jobs=2)
+def test_pool_keeps_order_and_uses_processes(tmp_path: Path) -> None:
+    _RENDEZVOUS.update(caller=os.getpid(), folder=tmp_path)
+    out = parallel.ordered_map(_pid_of_both_workers, 400, jobs=2)
     assert [i for i, _ in out] == list(range(400))
     here = parallel.WARM_UP_ITEMS  # the first items warm up the caller before it forks
     assert {pid for _, pid in out[:here]} == {os.getpid()}
@@ -262,6 +274,7 @@ def _dies_in_a_worker(i: int) -> int:
     return i
 
 
+@pytest.mark.timing
 def test_pool_worker_that_dies_is_an_error_not_a_hang() -> None:
     started = time.monotonic()
     with pytest.raises(RuntimeError, match="worker process of the comparison died"):

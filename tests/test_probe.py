@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import timing
 from conftest import PYTHON, ROOT, SERVERS, ServerProcess
+from timing import Timing
 
 from mcp_schema_audit.snapshot import canonical_json
 
@@ -96,7 +97,7 @@ RESULTS = {
     "error_sc": _result({"a": 5}, is_error=True),
     "no_text": _result({"a": "x"}, text=False),
     "rpc_err": {"$error": {"code": -32603, "message": "backend down for token $SECRET_TOKEN"}},
-    "slow": {"$sleep": 4, "result": _result({"a": "late"})},
+    "slow": {"$sleep": 4, "result": _result({"a": "late"})},  # later than CALL_TIMEOUT, however busy the machine
     "enum_new": _result({"s": "c"}),
     "array_sc": {"content": [{"type": "text", "text": "[1, 2]"}], "structuredContent": [1, 2]},
     "destructive": _result({"a": "x"}),
@@ -106,6 +107,9 @@ RESULTS = {
     # a server that echoes its secret (an env value over stdio; the same env value, sent as a header, over HTTP)
     "echo_env": {"$expand": _result({"a": "token $SECRET_TOKEN", "$SECRET_TOKEN": 1})},
 }
+#: --call-timeout of the scenario runs: shorter than the slow tool's 4 s pause (a sleep only gets longer on a busy
+#: machine), and ample for every other answer there (a few milliseconds on an idle machine)
+CALL_TIMEOUT = "3"
 CALLS = {
     "calls": [
         {"tool": "no_sc"},
@@ -141,20 +145,31 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def _run_args(env: dict[str, str] | None, limit_memory: bool) -> dict[str, Any]:
+    full = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
+    full.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
+    return {"env": full, "stdin": subprocess.DEVNULL, "preexec_fn": _limit_memory if limit_memory else None}
+
+
 def cli(
     *args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None, limit_memory: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k != "SCHEMA_AUDIT_DEBUG"}
-    full.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
     return subprocess.run(
         [PYTHON, "-m", "mcp_schema_audit", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=timeout,
-        env=full,
-        stdin=subprocess.DEVNULL,
-        preexec_fn=_limit_memory if limit_memory else None,
+        **_run_args(env, limit_memory),
+    )
+
+
+def cli_timed(
+    *args: str, cwd: Path, timeout: float = 90, env: dict[str, str] | None = None, limit_memory: bool = False
+) -> tuple[subprocess.CompletedProcess[str], Timing]:
+    """``cli`` and the run's ``Timing`` (its duration less its waits for a CPU: ``tests/timing.py``)."""
+    return timing.run(
+        [PYTHON, "-m", "mcp_schema_audit", *args], text=True, cwd=cwd, timeout=timeout, **_run_args(env, limit_memory)
     )
 
 
@@ -184,7 +199,6 @@ def _server(work: Path, log: str) -> list[str]:
 @pytest.fixture(scope="module")
 def stdio_run(work: Path) -> dict[str, Any]:
     """One probe over stdio: calls file + --auto, against v0, recorded; the server's env holds a secret."""
-    started = time.monotonic()
     r = cli(
         "probe",
         "--calls",
@@ -195,7 +209,7 @@ def stdio_run(work: Path) -> dict[str, Any]:
         "--record",
         "rec.json",
         "--call-timeout",
-        "1",
+        CALL_TIMEOUT,
         "--format",
         "json",
         "--env",
@@ -203,7 +217,7 @@ def stdio_run(work: Path) -> dict[str, Any]:
         *_server(work, "stdio.log"),
         cwd=work,
     )
-    return {"r": r, "seconds": time.monotonic() - started, "log": work / "stdio.log"}
+    return {"r": r, "log": work / "stdio.log"}
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +245,7 @@ def http_run(work: Path, http_server_factory: Any) -> dict[str, Any]:
         "--against",
         "v0.json",
         "--call-timeout",
-        "1",
+        CALL_TIMEOUT,
         "--format",
         "json",
         "--url",
@@ -431,17 +445,17 @@ HOSTILE_RESULTS = {
 }
 
 
+@pytest.mark.timing
 @pytest.mark.live
 def test_hostile_results_are_bounded_findings(work: Path) -> None:
     (work / "hostile.json").write_text(json.dumps({"tools": HOSTILE_TOOLS, "results": HOSTILE_RESULTS}))
     (work / "hostile-calls.json").write_text(json.dumps({"calls": [{"tool": t["name"]} for t in HOSTILE_TOOLS]}))
-    started = time.monotonic()
-    r = cli(
+    r, timed = cli_timed(
         "probe",
         "--calls",
         "hostile-calls.json",
         "--call-timeout",
-        "1.5",
+        CALL_TIMEOUT,  # "fine" must answer within it after the 20 MB result, on a busy machine too
         "--timeout",
         "60",
         "--format",
@@ -457,9 +471,9 @@ def test_hostile_results_are_bounded_findings(work: Path) -> None:
         timeout=120,
         limit_memory=True,
     )
-    seconds = time.monotonic() - started
     assert r.returncode == 0, r.stderr  # info and warning findings only: the gate passes
-    assert "Traceback" not in r.stderr and seconds < 45
+    # five calls, each answered or cut at --call-timeout: bounded (less the waits for a CPU: tests/timing.py)
+    assert "Traceback" not in r.stderr and timed.unloaded() < 45, timed.describe()
     calls = {c["id"]: c for c in json.loads(r.stdout)["calls"]}
     assert calls["huge"]["outcome"] in ("too-large", "timeout")
     assert calls["deep"]["outcome"] == "timeout" and calls["garbage"]["outcome"] == "timeout"

@@ -1,9 +1,9 @@
 """Property-based cross-check of the compat engine against a real validator and hypothesis-jsonschema.
 
-What is generated (``schema_mutations.py``): real-looking tool schemas — a ``type: object`` root
-with 1–8 properties of string / integer / number / boolean / enum (or ``const``) / scalar unions /
-``true`` types, arrays (mostly of objects), maps (``additionalProperties: <schema>``) and nested
-objects; some required, some closed (``additionalProperties: false``), some nullable
+What is generated (``schema_models.py``, ``schema_render.py``, ``schema_mutations.py``): real-looking tool
+schemas — a ``type: object`` root with 1–8 properties of string / integer / number / boolean / enum (or
+``const``) / scalar unions / ``true`` types, arrays (mostly of objects), maps (``additionalProperties:
+<schema>``) and nested objects; some required, some closed (``additionalProperties: false``), some nullable
 (``type: [T, "null"]`` or ``anyOf`` with ``{type: null}``), some behind ``$defs`` + ``$ref``, some
 with ``minLength``/``maxLength``/``minimum``/``maximum``/``minItems``/``maxItems``. At modest rates
 (``FEATURE_RATES``) also the newer keywords: ``if``/``then``/``else`` on a discriminator property,
@@ -32,7 +32,7 @@ how the tests handle them:
 - ts-sdk-v1's draft-07 Ajv ignores ``prefixItems``, ``unevaluatedItems``, ``dependentSchemas``,
   ``dependentRequired``, ``minContains`` and ``maxContains`` (and reads ``items: false`` as "no
   items"), so some spellings equivalent for the 2020-12 readers differ for it (see
-  ``schema_mutations``), and a finding may legitimately break ts-sdk-v1 only (``v1_only``).
+  ``schema_render``), and a finding may legitimately break ts-sdk-v1 only (``v1_only``).
 
 The properties:
 
@@ -106,7 +106,7 @@ Reproducibility and budget: every test runs with ``derandomize=True`` and no exa
 CI sees the same examples on every run. ``SCHEMA_AUDIT_PBT_EXAMPLES`` sets the *total* number of
 examples across this module (default 2000, split by ``SHARE``); ``SCHEMA_AUDIT_PBT_RANDOM=1``
 switches to random exploration (still without writing a database into the tree);
-``SCHEMA_AUDIT_PBT_DISABLE`` turns generator features off (see ``schema_mutations``).
+``SCHEMA_AUDIT_PBT_DISABLE`` turns generator features off (see ``schema_models``).
 """
 
 from __future__ import annotations
@@ -123,16 +123,10 @@ from hypothesis.errors import InvalidArgument
 from json_pointer import keyword_at, resolves, value_at
 from jsonschema.validators import Draft7Validator, Draft201909Validator, Draft202012Validator, validator_for
 from referencing import Registry
-from schema_mutations import (
-    AjvCompileError,
-    ajv_view,
-    close_objects,
-    for_hypothesis_jsonschema,
-    mutate,
-    render,
-    strip_nullable,
-    tool_model,
-)
+from schema_models import tool_model
+from schema_mutations import mutate
+from schema_render import render
+from schema_rewrites import AjvCompileError, ajv_view, close_objects, for_hypothesis_jsonschema, strip_nullable
 
 from mcp_schema_audit.engine import compare_schemas
 

@@ -1,0 +1,137 @@
+"""Lint: hazards for the next release, listing-time breakers (also in a diff), the value-set hazard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gate_helpers import SEED, cli
+
+from mcp_schema_audit.diff import diff_with_mode
+from mcp_schema_audit.lint import lint_snapshot
+from mcp_schema_audit.snapshot import load_snapshot, snapshot_from_data
+
+
+def test_lint_hazards_listing_breakers_and_baseline(tmp_path: Path):
+    snap = load_snapshot(str(SEED / "0.2.5.json"))
+    findings = lint_snapshot(snap)
+    rules = {f.rule for f in findings}
+    assert rules == {"output-closed-object-hazard", "output-value-set-hazard"}
+    assert all(f.severity == "warning" for f in findings)
+    assert any(f.tool == "whoami" and f.pointer == "/properties/transport/enum" for f in findings)
+    drift = [
+        f
+        for f in lint_snapshot(load_snapshot(str(SEED / "0.2.6.json")), baseline=snap)
+        if f.rule == "output-required-drift"
+    ]
+    assert [(f.tool, f.pointer) for f in drift] == [("whoami", "/properties/directory_names")]
+    bad = snapshot_from_data(
+        {
+            "protocolVersion": "2025-11-25",
+            "tools": [
+                {"name": "a", "inputSchema": {"properties": {}}},
+                {"name": "b", "inputSchema": {"type": "object", "properties": {"x": True}}},
+                {"name": "c", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+                {
+                    "name": "d",
+                    "inputSchema": {"type": "object"},
+                    "outputSchema": {"type": "object", "properties": {"s": {"type": "string", "pattern": "([a-z"}}},
+                },
+                {"name": "e", "inputSchema": {"type": "object", "properties": {"x": {"type": "text"}}}},
+                {
+                    "name": "f",
+                    "inputSchema": {"type": "object"},
+                    "outputSchema": {
+                        "$schema": "https://json-schema.org/draft/2020-12/schema",
+                        "type": "object",
+                        "unevaluatedProperties": False,
+                    },
+                },
+            ],
+        },
+        source="bad",
+    )
+    got = {(f.tool, f.rule, f.severity) for f in lint_snapshot(bad)}
+    assert ("a", "input-schema-not-object", "breaking") in got
+    assert ("b", "schema-boolean-property", "breaking") in got
+    assert ("c", "output-schema-not-object", "breaking") in got
+    assert ("d", "output-schema-uncompilable", "breaking") in got
+    assert ("e", "schema-metaschema-invalid", "breaking") in got
+    assert ("f", "dialect-portability", "warning") in got
+    (tmp_path / ".schema-audit.toml").write_text(
+        '[[allow]]\nrule = "output-*-hazard"\ntool = "*"\nreason = "we re-list on every call"\n'
+    )
+    r = cli("lint", str(SEED / "0.2.5.json"), "--fail-on", "warning", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = cli("lint", str(SEED / "0.2.5.json"), "--fail-on", "warning")
+    assert r.returncode == 1
+
+
+def test_uncompilable_output_schema_names_the_hosts_that_cannot_compile_it():
+    def tool(name: str, pattern: str, **extra: object) -> dict:
+        return {
+            "name": name,
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"s": {"type": "string", "pattern": pattern, **extra}}},
+        }
+
+    no_type = tool("nullable_no_type", "^a$")
+    no_type["outputSchema"]["properties"]["s"] = {"nullable": True, "enum": ["a", None]}  # Ajv: needs "type"
+
+    snap = snapshot_from_data(
+        {
+            "protocolVersion": "2025-11-25",
+            "tools": [
+                tool("python_only", "^(?P<n>a)$"),  # Python named group: a SyntaxError for new RegExp(p, "u")
+                tool("ecma_only", "^\\p{L}+$"),  # Unicode property escape: Python re rejects it
+                no_type,
+                tool("fine", "^[a-z]+$"),
+            ],
+        },
+        source="regex",
+    )
+    got = {f.tool: (f.pointer, sorted(f.hosts)) for f in lint_snapshot(snap) if f.rule == "output-schema-uncompilable"}
+    assert got["python_only"] == ("/properties/s/pattern", ["ts-sdk-v1", "ts-sdk-v2"])
+    assert got["ecma_only"] == ("/properties/s/pattern", ["python-sdk"])
+    assert got["nullable_no_type"][1] == ["ts-sdk-v1", "ts-sdk-v2"]
+    assert "fine" not in got
+
+
+def test_new_listing_breaker_in_diff_is_breaking():
+    old = snapshot_from_data(
+        {"protocolVersion": "2025-11-25", "tools": [{"name": "a", "inputSchema": {"type": "object"}}]}, source="o"
+    )
+    new = snapshot_from_data(
+        {
+            "protocolVersion": "2025-11-25",
+            "tools": [
+                {"name": "a", "inputSchema": {"type": "object"}},
+                {"name": "z", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+            ],
+        },
+        source="n",
+    )
+    findings = diff_with_mode(old, new)
+    assert ("z", "output-schema-not-object", "breaking") in {(f.tool, f.rule, f.severity) for f in findings}
+
+
+def test_lint_value_set_hazard_skips_conditions_and_exclusions():
+    snap = snapshot_from_data(
+        {
+            "tools": [
+                {
+                    "name": "t",
+                    "inputSchema": {"type": "object"},
+                    "outputSchema": {
+                        "type": "object",
+                        "properties": {"s": {"type": "string", "not": {"const": "x"}}, "k": {"enum": ["a", "b"]}},
+                        "if": {"properties": {"k": {"const": "a"}}},
+                        "then": {"required": ["s"]},
+                        "dependentSchemas": {"s": {"properties": {"k": {"const": "b"}}}},
+                    },
+                }
+            ]
+        },
+        source="x",
+    )
+    hazards = [(f.rule, f.pointer) for f in lint_snapshot(snap) if f.rule == "output-value-set-hazard"]
+    assert hazards == [("output-value-set-hazard", "/properties/k/enum")]

@@ -1,0 +1,504 @@
+"""Hostile but loadable schemas through the real CLI: a report within ``DIFF_BUDGET_S``, never a crash, the
+tool beside the hostile one still compared; remote ``$ref``s are findings, never requests or file reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_cli import CANARY, DIFF_BUDGET_S, HostileHTTPServer, cli, obj, tool, tools_file, write_json
+
+pytestmark = pytest.mark.timing  # bounds on time (``hostile_cli``): run by scripts/under_load.py
+
+# ---- hostile but loadable schemas: a report within the budget, never a crash ---------------------
+
+
+def _laughs_any_of(levels: int = 40) -> dict[str, Any]:
+    """``$defs`` where each level is an ``anyOf`` of the previous level twice: 2**40 paths."""
+    defs: dict[str, Any] = {"l0": {"type": "string"}}
+    for i in range(1, levels + 1):
+        defs[f"l{i}"] = {"anyOf": [{"$ref": f"#/$defs/l{i - 1}"}, {"$ref": f"#/$defs/l{i - 1}"}]}
+    return {"type": "object", "$defs": defs, "properties": {"x": {"$ref": f"#/$defs/l{levels}"}}, "required": ["x"]}
+
+
+def _laughs_props(levels: int = 40) -> dict[str, Any]:
+    """``$defs`` where each level is an object with two properties referencing the previous level."""
+    defs: dict[str, Any] = {"l0": {"type": "object", "properties": {"v": {"type": "string"}}}}
+    for i in range(1, levels + 1):
+        defs[f"l{i}"] = {
+            "type": "object",
+            "properties": {"a": {"$ref": f"#/$defs/l{i - 1}"}, "b": {"$ref": f"#/$defs/l{i - 1}"}},
+            "required": ["a", "b"],
+        }
+    return {"type": "object", "$defs": defs, "properties": {"x": {"$ref": f"#/$defs/l{levels}"}}, "required": ["x"]}
+
+
+def _deep(levels: int, leaf: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": leaf}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"a": node}, "required": ["a"]}
+    return node
+
+
+def _wide(n: int, closed: bool) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(n)}}
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _unevaluated_chain(levels: int, via_ref: bool) -> dict[str, Any]:
+    """``levels`` nested ``allOf`` + ``unevaluatedProperties: false`` (each level re-walks the ones below)."""
+    if via_ref:
+        defs: dict[str, Any] = {"L0": {"properties": {"x": {"type": "string"}}}}
+        for i in range(1, levels + 1):
+            defs[f"L{i}"] = {"allOf": [{"$ref": f"#/$defs/L{i - 1}"}], "unevaluatedProperties": False}
+        return {"type": "object", "$ref": f"#/$defs/L{levels}", "$defs": defs}
+    node: dict[str, Any] = {"properties": {"x": {"type": "string"}}}
+    for _ in range(levels):
+        node = {"allOf": [node], "unevaluatedProperties": False}
+    return {"type": "object", **node}
+
+
+INVALID_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": 42, "minimum": "x", "required": "q", "properties": [1]}},
+}
+
+#: case → (old inputSchema/outputSchema pair, new pair, rules of which at least one must be reported for tool "h")
+#: A pair is (inputSchema, outputSchema); ``None`` for an absent outputSchema.
+HOSTILE_SCHEMAS: dict[str, tuple[Any, Any, set[str] | None]] = {
+    "invalid-json-schema": ((INVALID_SCHEMA, None), (INVALID_SCHEMA, None), None),
+    "ref-not-a-string": (
+        ({"type": "object", "properties": {"a": {"$ref": 5}}}, None),
+        ({"type": "object", "properties": {"a": {"$ref": 5}}}, None),
+        None,
+    ),
+    "ref-missing-pointer": (
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}, None),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}, None),
+        None,
+    ),
+    "ref-cycle": (
+        (
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                "properties": {"x": {"$ref": "#/$defs/a"}},
+            },
+        )
+        * 2,
+        (
+            {
+                "type": "object",
+                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                "properties": {"x": {"$ref": "#/$defs/a"}},
+            },
+        )
+        * 2,
+        None,
+    ),
+    "ref-root-self": (({"$ref": "#"}, {"$ref": "#"}), ({"$ref": "#"}, {"$ref": "#"}), None),
+    "billion-laughs-anyOf": ((_laughs_any_of(), _laughs_any_of()), (_laughs_any_of(), _laughs_any_of()), None),
+    "billion-laughs-properties": ((_laughs_props(), _laughs_props()), (_laughs_props(), _laughs_props()), None),
+    # a schema that applies itself at the same place: validation recurses forever (was a Rust panic in rpds)
+    "inplace-cycle-not": (
+        (obj(x={"type": "string"}), None),
+        ({"type": "object", "not": {"$ref": "#"}}, None),
+        {"schema-undecidable"},
+    ),
+    "inplace-cycle-if": (
+        ({"type": "object"}, None),
+        ({"type": "object", "if": {"$ref": "#"}, "then": {}}, None),
+        {"schema-undecidable"},
+    ),
+    "inplace-cycle-dependentSchemas": (
+        ({"type": "object"}, None),
+        ({"type": "object", "dependentSchemas": {"x": {"$ref": "#"}}}, None),
+        {"schema-undecidable"},
+    ),
+    "inplace-cycle-defs": (
+        ({"type": "object"}, None),
+        (
+            {
+                "type": "object",
+                "$ref": "#/$defs/a",
+                "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+            },
+            None,
+        ),
+        {"schema-undecidable"},
+    ),
+    # unevaluatedProperties re-walks its allOf: Fibonacci growth per level (105 s at 14 levels before)
+    "unevaluated-chain-ref-14": (
+        (obj(x={"type": "string"}), None),
+        (_unevaluated_chain(14, True), None),
+        {"schema-undecidable", "input-object-closed"},
+    ),
+    "unevaluated-chain-inline-30": (
+        (obj(x={"type": "string"}), None),
+        (_unevaluated_chain(30, False), None),
+        {"schema-undecidable", "input-object-closed"},
+    ),
+    # a non-string root $id: referencing cannot read it (was an internal error, exit 4)
+    "root-id-not-a-string": (
+        ({"type": "object"}, obj(a={"type": "string"})),
+        ({"type": "object", "$id": 5}, {"type": "object", "$id": [], "properties": {"a": {"type": "integer"}}}),
+        None,
+    ),
+    # ECMAScript ReDoS through a fixed count over overlapping alternatives (regress has no timeout)
+    "ecma-redos-fixed-count": (
+        (
+            obj(y={"type": "string", "enum": ["a" * 40 + "\n"], "pattern": "^(?:a|a){40}$"}, z={"type": "string"})
+            | {"required": ["y"]},
+            None,
+        ),
+        (
+            obj(y={"type": "string", "enum": ["a" * 40 + "\n"], "pattern": "^(?:a|a){40}$"}, z={"type": "string"})
+            | {"required": ["y", "z"]},
+            None,
+        ),
+        None,
+    ),
+    "nesting-250": (
+        (_deep(250, "string"), _deep(250, "string")),
+        (_deep(250, "integer"), _deep(250, "integer")),
+        {"schema-undecidable"},
+    ),
+    "enum-100000": (
+        (
+            {"type": "object", "properties": {"e": {"enum": list(range(100_000))}}},
+            obj(e={"enum": [str(i) for i in range(100_000)]}),
+        ),
+        (
+            {"type": "object", "properties": {"e": {"enum": list(range(100_001))}}},
+            obj(e={"enum": [str(i) for i in range(100_001)]}),
+        ),
+        None,
+    ),
+    # identical properties are skipped without a walk, so the one real change (the object closed) is found
+    "wide-60000-properties": (
+        ({"type": "object"}, _wide(60_000, False)),
+        ({"type": "object"}, _wide(60_000, True)),
+        {"schema-undecidable", "output-object-closed"},
+    ),
+    "redos-pattern-candidates": (
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "(a+)+b"})),
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "(a+)+c", "minLength": 40})),
+        None,
+    ),
+    "redos-pattern-anchored": (
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "^(a|aa)+$"})),
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "^(a|a?)+$", "minLength": 40})),
+        None,
+    ),
+    "redos-patternProperties-key": (
+        (
+            {"type": "object"},
+            {"type": "object", "patternProperties": {"^(a+)+$": {"type": "string"}}, "additionalProperties": False},
+        ),
+        (
+            {"type": "object"},
+            {"type": "object", "properties": {"a" * 40 + "!": {"type": "string"}}, "additionalProperties": False},
+        ),
+        None,
+    ),
+    "invalid-regex": (
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "(("}, n={"enum": [1]})),
+        ({"type": "object"}, obj(s={"type": "string", "pattern": "(("}, n={"enum": [1, 2]})),
+        None,
+    ),
+    "minLength-1e9": (
+        ({"type": "object"}, obj(s={"type": "string", "maxLength": 3})),
+        ({"type": "object"}, obj(s={"type": "string", "minLength": 10**9})),
+        None,
+    ),
+    "maxLength-1e9": (
+        ({"type": "object"}, obj(s={"type": "string", "maxLength": 10**9})),
+        ({"type": "object"}, obj(s={"type": "string"})),
+        None,
+    ),
+    "minItems-1e9": (
+        ({"type": "object"}, obj(s={"type": "array", "maxItems": 1})),
+        ({"type": "object"}, obj(s={"type": "array", "minItems": 10**9})),
+        None,
+    ),
+    "multipleOf-denormal": (
+        ({"type": "object"}, obj(n={"type": "number", "multipleOf": 5e-324})),
+        ({"type": "object"}, obj(n={"type": "number", "multipleOf": 1e-300, "minimum": 1e308})),
+        None,
+    ),
+    "float-extremes": (
+        ({"type": "object"}, obj(n={"type": "number", "maximum": 1.7e308})),
+        ({"type": "object"}, obj(n={"type": "number", "minimum": -1.7e308, "multipleOf": 1e-308})),
+        None,
+    ),
+    "int-extremes": (
+        ({"type": "object"}, obj(n={"type": "integer", "maximum": 10**300})),
+        ({"type": "object"}, obj(n={"type": "integer", "maximum": 10**305, "minimum": -(10**305)})),
+        None,
+    ),
+    "nested-minItems-1000": (
+        (
+            {"type": "object"},
+            obj(
+                a={
+                    "type": "array",
+                    "minItems": 1000,
+                    "items": {
+                        "type": "array",
+                        "minItems": 1000,
+                        "items": {"type": "array", "minItems": 1000, "items": {"enum": [1]}},
+                    },
+                }
+            ),
+        ),
+        (
+            {"type": "object"},
+            obj(
+                a={
+                    "type": "array",
+                    "minItems": 1000,
+                    "items": {
+                        "type": "array",
+                        "minItems": 1000,
+                        "items": {"type": "array", "minItems": 1000, "items": {"enum": [1, 2]}},
+                    },
+                }
+            ),
+        ),
+        None,
+    ),
+    "ref-empty-in-oneOf": (
+        ({"type": "object", "maxProperties": 1}, {"type": "object", "maxProperties": 1}),
+        (
+            {"type": "object", "maxProperties": 1, "maxItems": 2, "oneOf": [{"x": 1}, {"$ref": ""}, {"y": ""}]},
+            {"type": "object", "maxProperties": 1, "maxItems": 2, "oneOf": [{"x": 1}, {"$ref": ""}, {"y": ""}]},
+        ),
+        None,
+    ),
+    "bounds-not-numbers": (
+        (
+            {"type": "object"},
+            obj(
+                s={
+                    "type": ["string", "array", "object"],
+                    "minLength": "3",
+                    "maxItems": [1],
+                    "minProperties": {},
+                    "minItems": "2",
+                }
+            ),
+        ),
+        (
+            {"type": "object"},
+            obj(
+                s={
+                    "type": ["string", "array", "object"],
+                    "minLength": 2,
+                    "maxItems": [2],
+                    "minProperties": {"x": 1},
+                    "minItems": 1,
+                }
+            ),
+        ),
+        None,
+    ),
+    "multipleOf-zero": (
+        ({"type": "object"}, obj(n={"type": "integer", "multipleOf": 0})),
+        ({"type": "object"}, obj(n={"type": "integer", "multipleOf": 0}, m={"enum": [1]})),
+        None,
+    ),
+    # non-string entries of required (or a dependentRequired entry) that cannot be hashed (was exit 4)
+    "required-unhashable-added": (
+        ({"type": "object"}, obj(a={"type": "string"})),
+        (
+            {"type": "object", "required": [{}], "dependentRequired": {"a": [[1]]}},
+            obj(a={"type": "string"}) | {"required": [[1], "a", {"x": 1}]},
+        ),
+        None,
+    ),
+    "required-unhashable-removed": (
+        (
+            {"type": "object", "required": [{}], "allOf": [{"required": ["a", []]}]},
+            obj(a={"type": "string"}) | {"required": [[1]]},
+        ),
+        ({"type": "object"}, obj(a={"type": "string"})),
+        None,
+    ),
+    # nested loops that can match empty: regress (the ECMAScript engine) allocates gigabytes on a 1-character
+    # text and aborts; the translation to the regex package decides short texts, longer ones are undecided
+    "regress-nested-empty-loops": (
+        (obj(q={"type": "string", "pattern": "^a$"}), obj(a={"type": "string", "pattern": "^a$"})),
+        (
+            obj(q={"type": "string", "pattern": "^((a*)*)+c$"}),
+            obj(a={"type": "string", "pattern": "^((a|)*){2}c$|(?:(?:a?)*)*b"}),
+        ),
+        None,
+    ),
+    "schema-keyword-junk": (
+        ({"$schema": ["x"], "type": "object"}, {"$schema": {"a": 1}}),
+        ({"$schema": ["y"], "type": "object"}, {"$schema": {"b": 1}}),
+        None,
+    ),
+    "not-schemas-everywhere": (
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "items": 5,
+                        "prefixItems": {"x": 1},
+                        "additionalProperties": "no",
+                        "allOf": {},
+                        "anyOf": [],
+                        "oneOf": [5],
+                        "not": 3,
+                        "if": 4,
+                        "enum": "x",
+                        "required": 5,
+                        "type": ["string", 5],
+                    }
+                },
+            },
+            True,
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "items": [1],
+                        "oneOf": [5, None],
+                        "allOf": [None],
+                        "anyOf": [[]],
+                        "$ref": None,
+                        "const": {"$ref": "#"},
+                    }
+                },
+            },
+            False,
+        ),
+        None,
+    ),
+}
+
+
+def _pair_file(path: Path, pair: tuple[Any, Any], extra: list[dict[str, Any]] | None = None) -> Path:
+    inp, out = pair
+    return tools_file(path, [tool("h", inp, out), *(extra or [])])
+
+
+#: A tool next to the hostile one, with a real breaking change (output enum widened).
+NORMAL_OLD = tool("normal", out=obj(s={"enum": ["a", "b"]}) | {"additionalProperties": False})
+NORMAL_NEW = tool("normal", out=obj(s={"enum": ["a", "b", "c"]}) | {"additionalProperties": False})
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_SCHEMAS))
+def test_hostile_schema_is_reported_within_budget(case: str, tmp_path: Path) -> None:
+    """Each hostile tool yields a report within ``DIFF_BUDGET_S``; the tool next to it is still compared."""
+    old_pair, new_pair, expected = HOSTILE_SCHEMAS[case]
+    old = _pair_file(tmp_path / "old.json", old_pair, [NORMAL_OLD])
+    new = _pair_file(tmp_path / "new.json", new_pair, [NORMAL_NEW])
+    run = cli("diff", str(old), str(new), "--format", "json", cwd=tmp_path)
+    assert "Traceback" not in run.stderr and "panicked" not in run.stderr, run.stderr[-3000:]
+    assert run.code in (0, 1), f"exit {run.code}: {run.stderr[-500:]}"
+    assert run.timing.unloaded() < DIFF_BUDGET_S, f"{case} took {run.timing.describe()}"
+    report = run.report()
+    normal = {(f["rule"], f["severity"]) for f in report["findings"] if f["tool"] == "normal"}
+    assert ("output-enum-value-added", "breaking") in normal, "the other tool was not compared"
+    assert run.code == 1
+    hostile = [f for f in report["findings"] if f["tool"] == "h"]
+    for f in hostile:
+        assert f["severity"] in ("breaking", "warning", "info")
+        if f["severity"] == "breaking":
+            assert f["witness"] and f["hosts"], f
+    if expected is not None:
+        rules = {f["rule"] for f in hostile}
+        assert rules & expected, f"expected one of {sorted(expected)} for the hostile tool, got {sorted(rules)}"
+        assert any(f["severity"] == "warning" for f in hostile if f["rule"] in expected)
+
+
+def test_invalid_schema_warning_gates(tmp_path: Path) -> None:
+    """An invalid JSON Schema in a pairable snapshot is a finding, never exit 2 or 4: a diff reports a new
+    one as breaking for python-sdk (its client runs check_schema), lint reports it in any snapshot; an
+    invalid schema unchanged between two versions is no change."""
+    old = tools_file(tmp_path / "old.json", [tool("h", {"type": "object"})])
+    new = tools_file(tmp_path / "new.json", [tool("h", INVALID_SCHEMA)])
+    run = cli("diff", str(old), str(new), "--format", "json", cwd=tmp_path)
+    report = run.report()
+    assert "schema-metaschema-invalid" in {f["rule"] for f in report["findings"]}
+    assert run.code == 1
+    same = cli("diff", str(new), str(new), "--format", "json", cwd=tmp_path)
+    assert same.code == 0 and same.report()["findings"] == []
+    lint = cli("lint", str(new), "--format", "json", cwd=tmp_path)
+    assert lint.code == 1 and "schema-metaschema-invalid" in {f["rule"] for f in lint.report()["findings"]}
+
+
+# ---- no network, no file reads during diff -------------------------------------------------------
+
+
+def _atime_is_tracked(tmp_path: Path) -> bool:
+    probe = tmp_path / "atime-probe"
+    probe.write_text("x")
+    os.utime(probe, (time.time() - 3 * 86400, time.time() - 4 * 86400))
+    before = probe.stat().st_atime
+    probe.read_text()
+    return probe.stat().st_atime != before
+
+
+def test_remote_refs_are_never_fetched(tmp_path: Path) -> None:
+    """``$ref``/``$schema``/``$id`` to http:// and file:// are findings, never requests or reads."""
+    fifo = tmp_path / "ref.fifo"
+    os.mkfifo(fifo)  # opening it for reading blocks: a read would hang (and fail) the diff
+    secret = tmp_path / "secret.json"
+    write_json(secret, {"type": "string", "enum": [CANARY]})
+    os.utime(secret, (time.time() - 3 * 86400, time.time() - 4 * 86400))
+    atime = secret.stat().st_atime
+    with HostileHTTPServer() as srv:
+        base = srv.url("/schemas/")
+        props = {
+            "http": {"$ref": srv.url("/x.json")},
+            "http-pointer": {"$ref": srv.url("/x.json#/$defs/a")},
+            "relative": {"$id": base, "$ref": "y.json"},
+            "file-fifo": {"$ref": fifo.as_uri()},
+            "file-secret": {"$ref": secret.as_uri()},
+            "dynamic": {"$dynamicRef": srv.url("/d.json#meta")},
+            "n": {"enum": [1]},
+        }
+
+        def schema(values: list[int]) -> dict[str, Any]:
+            p = json.loads(json.dumps(props))
+            p["n"] = {"enum": values}
+            return {
+                "$schema": srv.url("/meta-schema"),
+                "$id": srv.url("/root.json"),
+                "type": "object",
+                "properties": p,
+                "required": list(p),
+                "additionalProperties": False,
+            }
+
+        old = tools_file(tmp_path / "old.json", [tool("r", schema([1]), schema([1]))])
+        new = tools_file(
+            tmp_path / "new.json", [tool("r", schema([1, 2]), schema([1, 2])), tool("s", out={"$ref": srv.url("/s")})]
+        )
+        run = cli("diff", str(old), str(new), "--format", "json", cwd=tmp_path, timeout=40)
+        text_run = cli("diff", str(old), str(new), cwd=tmp_path, timeout=40)
+        snap_run = cli(
+            "snapshot", "--out", str(tmp_path / "snap.json"), "--from-file", str(new), cwd=tmp_path, timeout=40
+        )
+        requests = list(srv.requests)
+    assert requests == [], f"schema-audit made HTTP requests: {requests}"
+    assert run.code in (0, 1) and text_run.code == run.code and snap_run.code == 0, run.stderr + text_run.stderr
+    report = run.report()
+    assert any(f["rule"] == "schema-invalid" for f in report["findings"]), "a remote $ref must be a finding"
+    for out in (run.stdout, run.stderr, text_run.stdout, text_run.stderr):
+        assert CANARY not in out, "the file:// $ref target was read"
+    if _atime_is_tracked(tmp_path):
+        assert secret.stat().st_atime == atime, "the file:// $ref target was opened"
