@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mcp_schema_audit.diff import diff_with_mode, tool_order
+from mcp_schema_audit.diff import diff_with_mode, server_validator, tool_order
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.history import check_history
@@ -57,7 +57,7 @@ def diff_report(
     ``UsageError`` for ``samples`` with mode ``forward`` (the recording holds NEW's results; forward hosts
     cached NEW), ``RunTimeExceeded`` past ``limits.time_budget``."""
     run_notes = _diff_notes(old, new)
-    findings = diff_with_mode(old, new, settings.mode, limits)
+    findings = diff_with_mode(old, new, settings.mode, limits, settings.server_validator)
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 
@@ -70,17 +70,40 @@ def diff_report(
         findings = sorted(findings + found, key=tool_order)
         run_notes += sample_notes
     result = judge(findings, settings)
+    served = [new] if settings.mode == "backward" else [old] if settings.mode == "forward" else [new, old]
+    judged = [validator_json(s, settings.server_validator) for s in served]
     return Report(
         old=old,
         new=new,
         findings=result.findings,
         fail_on=settings.fail_on,
-        notes=run_notes + list(notes),
+        notes=run_notes + [validator_note(v) for v in judged] + list(notes),
+        server_validators=judged,
         mode=settings.mode,
         hosts=list(settings.hosts or SDK_PROFILES),
         ignored=result.ignored,
         expired_ignores=result.expired,
     )
+
+
+def validator_json(served: Snapshot, choice: str) -> dict[str, Any]:
+    """The server validator that judged arguments sent to ``served``: ``{"version", "validator", "inferred",
+    "inferred_from", "summary"}`` (JSON-ready)."""
+    v = server_validator(served, choice)
+    return {
+        "version": served.label,
+        "validator": v.name,
+        "inferred": bool(v.inferred_from),
+        "inferred_from": v.inferred_from,
+        "summary": v.summary,
+    }
+
+
+def validator_note(v: dict[str, Any]) -> str:
+    """The report's note on how inputs were judged: ``inputs to 0.2.6 judged as <summary> (zod-strip; inferred
+    from …)`` or ``(… ; chosen with --server-validator)``."""
+    how = f"inferred from {v['inferred_from']}" if v["inferred"] else "chosen with --server-validator"
+    return f"inputs to {v['version']} judged as {v['summary']} ({v['validator']}; {how})"
 
 
 def _diff_notes(old: Snapshot, new: Snapshot) -> list[str]:
@@ -111,7 +134,9 @@ def history_report(
     report. ``samples`` as in ``diff_report``, per cohort; ``notes`` follow the run's own notes, then the
     surfaces a cohort does not list. Conflicts between cohorts are found before policy (they are facts about
     the cached value sets, whatever severity the user gives them)."""
-    hist = check_history(new, cohorts, limits, samples=samples)
+    hist = check_history(new, cohorts, limits, samples=samples, validator=settings.server_validator)
+    hist.server_validators = [validator_json(new, settings.server_validator)]
+    hist.notes += [validator_note(v) for v in hist.server_validators]
     hist.notes += list(notes) + [n for n in (uncompared_note(c, new) for c in cohorts) if n]
     for c in cohorts:
         result = judge(hist.findings[c.label], settings)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import UsageError
-from mcp_schema_audit.vocabulary import FAIL_ON, MODES, SDK_PROFILES, SEVERITIES, SURFACES
+from mcp_schema_audit.vocabulary import FAIL_ON, MODES, SDK_PROFILES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,18 @@ KEYS: tuple[Key, ...] = (
         choices=SDK_PROFILES,
         default="all of them",
         commands=("diff", "history", "probe"),
+    ),
+    Key(
+        name="server_validator",
+        kind="choice",
+        doc="how the server's own framework reads the arguments hosts send: auto (inferred from the listing), "
+        "published (the listed inputSchema), zod-strip, zod-strict, zod-passthrough, pydantic-ignore, "
+        "pydantic-forbid",
+        example='server_validator = "zod-strict"',
+        flag="--server-validator",
+        choices=SERVER_VALIDATORS,
+        default="auto",
+        commands=("diff", "history"),
     ),
     Key(
         name="store",
@@ -215,6 +227,7 @@ class Config:
     fail_on: str | None = None
     mode: str | None = None
     hosts: list[str] | None = None
+    server_validator: str | None = None
     store: str | None = None
     format: str | None = None
     tools: list[str] | None = None

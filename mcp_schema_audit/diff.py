@@ -16,8 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_schema_audit import fastpaths
-from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding
+from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding, servers
+from mcp_schema_audit.engine.arguments import judge_inputs
 from mcp_schema_audit.engine.compare import NEW_TOOL
+from mcp_schema_audit.engine.servers import ServerValidator
 from mcp_schema_audit.errors import RunTimeExceeded, UsageError
 from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
@@ -31,7 +33,9 @@ from mcp_schema_audit.surfaces import surface_findings
 from mcp_schema_audit.vocabulary import MODES, direction_rank
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot, limits: RunLimits = RunLimits()) -> list[Finding]:
+def diff_snapshots(
+    old: Snapshot, new: Snapshot, limits: RunLimits = RunLimits(), validator: str = "auto"
+) -> list[Finding]:
     """All findings between two snapshots, tools paired by name.
 
     Returns tool findings sorted by (tool, direction: tool < input < output, pointer, rule), then the
@@ -47,6 +51,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot, limits: RunLimits = RunLimits()
     """
     budget = RUN_TIME_BUDGET_S if limits.time_budget is None else limits.time_budget
     progress = limits.progress
+    judge = server_validator(new, validator)
     deadline = time.monotonic() + budget if budget > 0 else None
     om, nm = old.tool_map(), new.tool_map()
     out: list[Finding] = []
@@ -65,7 +70,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot, limits: RunLimits = RunLimits()
     def one(i: int) -> list[Finding]:
         _check_deadline(deadline, budget)
         name = work[i]
-        return _tool_findings(name, om.get(name), nm[name], old.protocol_version, new.protocol_version)
+        return _tool_findings(name, om.get(name), nm[name], old.protocol_version, new.protocol_version, judge)
 
     def report(done: int) -> None:
         if progress is not None:
@@ -81,15 +86,28 @@ def tool_order(f: Finding) -> tuple[str, int, str, str]:
     return (f.tool, direction_rank(f.direction), f.pointer, f.rule)
 
 
+def server_validator(served: Snapshot, choice: str = "auto") -> ServerValidator:
+    """The validator that judges arguments sent to ``served`` (the version the server runs): the profile named by
+    ``choice`` (``--server-validator``), or for ``auto`` the one its listing shows (``engine.servers.infer``)."""
+    return servers.infer(served.tools) if choice == "auto" else servers.chosen(choice, served.tools)
+
+
 def _tool_findings(
-    name: str, o: dict[str, Any] | None, n: dict[str, Any], old_protocol: str | None, new_protocol: str | None
+    name: str,
+    o: dict[str, Any] | None,
+    n: dict[str, Any],
+    old_protocol: str | None,
+    new_protocol: str | None,
+    validator: ServerValidator,
 ) -> list[Finding]:
-    """One tool's findings: metadata drift and both schemas when it exists on both sides (``o`` not None), then
-    the listing-time breakers its new entry introduces (``_new_listing_breakers``)."""
+    """One tool's findings: metadata drift and both schemas when it exists on both sides (``o`` not None; the
+    input findings judged by the server's ``validator``), then the listing-time breakers its new entry introduces
+    (``_new_listing_breakers``)."""
     out: list[Finding] = []
     if o is not None and not same_json(o, n):
         out += tool_metadata_findings(name, o, n)
-        out += compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
+        inputs = compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
+        out += judge_inputs(inputs, n.get("inputSchema", {}), validator)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
     return out + _new_listing_breakers(name, o, n, old_protocol, new_protocol, {(f.rule, f.pointer) for f in out})
 
@@ -135,6 +153,7 @@ def diff_with_mode(
     new: Snapshot,
     mode: str = "backward",
     limits: RunLimits = RunLimits(),
+    validator: str = "auto",
 ) -> list[Finding]:
     """Findings for ``mode`` (docs/verdicts.md, "Direction and severity"): ``backward`` = hosts cached OLD, server
     runs NEW; ``forward`` = hosts cached NEW, server runs OLD (rollback, mixed replicas); ``full`` = both.
@@ -145,14 +164,15 @@ def diff_with_mode(
     accepts the witness: for an output witness the version the server runs, for an argument witness the
     version hosts cached). ``pointer`` (and so the fingerprint) stays the location in the served (OLD)
     schema. Each forward finding carries the tag ``forward`` and a message that names both versions by
-    label (``[forward: hosts cached NEW, server runs OLD] … the served OLD schema …``). ``limits`` apply to
-    each direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
+    label (``[forward: hosts cached NEW, server runs OLD] … the served OLD schema …``). ``limits`` and
+    ``validator`` (the server validator profile, ``auto``: inferred from the served listing) apply to each
+    direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
     """
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
     out: list[Finding] = []
     if mode in ("backward", "full"):
-        out += diff_snapshots(old, new, limits)
+        out += diff_snapshots(old, new, limits, validator)
     if mode in ("forward", "full"):
         # a tool-level change (description, annotations) is one finding, whichever side is cached; so is a
         # change of a prompt's, resource's or template's text or mimeType, or of the instructions
@@ -160,7 +180,7 @@ def diff_with_mode(
         same = {(f.rule, f.surface, f.name, f.pointer) for f in out if f.rule in SYMMETRIC_RULES}
         out += [
             _as_forward(f, old, new)
-            for f in diff_snapshots(new, old, limits)
+            for f in diff_snapshots(new, old, limits, validator)
             if not (
                 f.direction == "tool"
                 and f.rule not in ("tool-added", "tool-removed")

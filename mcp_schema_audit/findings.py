@@ -79,6 +79,9 @@ class Finding:
     name: str = ""
     #: ``(cached, served)`` labels of a forward finding (hosts cached NEW, the server runs OLD), else None
     forward: tuple[str, str] | None = None
+    #: for an input finding judged by the server's own validator (``engine.arguments``): ``{"validator",
+    #: "inferred", "outcome": rejected|dropped|kept|filled|accepted, "error"}``, else None
+    server: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.surface == "tool" and not self.name:
@@ -158,6 +161,8 @@ class Finding:
             out["reason"] = self.reason
         if self.tags:
             out["tags"] = self.tags
+        if self.server is not None:
+            out["server"] = dict(self.server)
         return out
 
 

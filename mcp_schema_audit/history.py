@@ -146,17 +146,23 @@ def check_labels(new: Snapshot, cohorts: list[Snapshot]) -> None:
 
 
 def check_history(
-    new: Snapshot, cohorts: list[Snapshot], limits: RunLimits = RunLimits(), *, samples: Any = None
+    new: Snapshot,
+    cohorts: list[Snapshot],
+    limits: RunLimits = RunLimits(),
+    *,
+    samples: Any = None,
+    validator: str = "auto",
 ) -> History:
     """Diff ``new`` against every cohort (given oldest first) and find conflicts between cohorts; no policy
     (``audit.history_report`` applies it).
 
-    ``limits`` apply to each cohort's ``diff_snapshots`` call. ``samples`` (a ``probe.Recording`` of NEW's real
+    ``limits`` and ``validator`` (the server validator profile) apply to each cohort's ``diff_snapshots`` call.
+    ``samples`` (a ``probe.Recording`` of NEW's real
     results, ``--samples``) adds, per cohort, a breaking finding for each recorded result that cohort's
     outputSchema (or NEW's own) rejects, the real payload as its witness; its remarks go to ``notes``."""
     hist = History(new=new, cohorts=cohorts)
     for c in cohorts:
-        hist.findings[c.label] = diff_snapshots(c, new, limits)
+        hist.findings[c.label] = diff_snapshots(c, new, limits, validator)
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 

@@ -23,13 +23,16 @@ from mcp_schema_audit.vocabulary import FailOn, Mode
 class Settings:
     """What a command was asked to do, merged and checked.
 
-    ``hosts`` is None for every host profile; ``severity`` maps rule id → level; ``ignore`` and ``allow`` are the
-    config's ``[[ignore]]``/``[[allow]]`` entries; ``tools``/``exclude_tools`` are fnmatch globs on tool names
-    (empty: no filter); ``config`` is the loaded file (its ``source`` and ``warnings``)."""
+    ``hosts`` is None for every host profile; ``server_validator`` is how the server's framework reads
+    arguments (``auto``: inferred from the served listing; ``engine.servers.PROFILES``); ``severity`` maps rule id
+    → level; ``ignore`` and ``allow`` are the config's ``[[ignore]]``/``[[allow]]`` entries;
+    ``tools``/``exclude_tools`` are fnmatch globs on tool names (empty: no filter); ``config`` is the loaded file
+    (its ``source`` and ``warnings``)."""
 
     fail_on: FailOn = "breaking"
     mode: Mode = "backward"
     hosts: tuple[str, ...] | None = None
+    server_validator: str = "auto"
     severity: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     ignore: tuple[IgnoreEntry, ...] = ()
     allow: tuple[IgnoreEntry, ...] = ()
@@ -58,6 +61,7 @@ def resolve(
     fail_on: str | None = None,
     mode: str | None = None,
     hosts: Iterable[str] = (),
+    server_validator: str | None = None,
     severity: Iterable[str] = (),
     store: Path | None = None,
     fmt: str | None = None,
@@ -80,6 +84,7 @@ def resolve(
         fail_on=cast(FailOn, _checked("fail_on", fail_on or cfg.fail_on or "breaking")),
         mode=cast(Mode, _checked("mode", mode or cfg.mode or "backward")),
         hosts=_hosts(list(hosts) or cfg.hosts),
+        server_validator=_checked("server_validator", server_validator or cfg.server_validator or "auto"),
         severity=MappingProxyType({**cfg.severity, **parse_severity_overrides(list(severity))}),
         ignore=tuple(cfg.ignore),
         allow=tuple(cfg.allow),

@@ -40,6 +40,17 @@ SURFACE_WORDS: dict[str, str] = {
 DIRECTION_ORDER: dict[str, int] = {"tool": 0, "input": 1, "output": 2}
 #: Order of the other surfaces after the tools.
 SURFACE_ORDER: dict[str, int] = {"tool": 0, "prompt": 1, "resource": 2, "resource-template": 3, "server": 4}
+#: What ``--server-validator`` accepts: ``auto`` (inferred from the listing), then the server validator profiles
+#: (``engine.servers.PROFILES``): how the server's own framework reads the arguments a host sends.
+SERVER_VALIDATORS: tuple[str, ...] = (
+    "auto",
+    "published",
+    "zod-strip",
+    "zod-strict",
+    "zod-passthrough",
+    "pydantic-ignore",
+    "pydantic-forbid",
+)
 #: The JSON Schema types, in the order the engine tries them when it needs a value of some type.
 JSON_TYPE_ORDER: tuple[str, ...] = ("string", "integer", "number", "boolean", "object", "array", "null")
 #: The JSON Schema types (``type``'s values).

@@ -659,9 +659,12 @@ def test_exponential_validation_is_refused_not_attempted() -> None:
 
 def test_rule_catalog_examples_produce_their_rule() -> None:
     """Every rule's before/after example (``schema-audit explain``), when both are JSON, is a change the
-    engine reports with that rule: the documentation cannot drift from the verdicts."""
+    engine reports with that rule (input findings judged by the server validator ``after`` shows, as ``diff``
+    judges them): the documentation cannot drift from the verdicts."""
     import json
 
+    from mcp_schema_audit.engine.arguments import judge_inputs
+    from mcp_schema_audit.engine.servers import infer
     from mcp_schema_audit.rules import RULES
 
     checked, wrong = 0, []
@@ -672,7 +675,10 @@ def test_rule_catalog_examples_produce_their_rule() -> None:
             before, after = json.loads(rule.before), json.loads(rule.after)
         except ValueError:
             continue  # prose examples ("(absent)", "{"anyOf": [A, B]}")
-        got = {f.rule for f in compare_schemas(before, after, rule.direction, tool="t")}
+        findings = compare_schemas(before, after, rule.direction, tool="t")
+        if rule.direction == "input":  # as diff judges them: by the server validator the new listing shows
+            findings = judge_inputs(findings, after, infer([{"name": "t", "inputSchema": after}]))
+        got = {f.rule for f in findings}
         checked += 1
         if rule.id not in got:
             wrong.append(f"{rule.id}: {sorted(got)}")

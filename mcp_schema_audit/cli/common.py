@@ -266,7 +266,7 @@ def resolved(config: Path | None, **flags: Any) -> Any:
 _REPEATABLE = ("hosts", "severity", "tools", "exclude_tools")
 #: A command's parameter name → the ``settings.resolve`` keyword it is (the same name where not listed).
 _FLAG_OF = {"host": "hosts", "tool": "tools", "exclude_tool": "exclude_tools"}
-_FLAGS = ("fail_on", "mode", "host", "severity", "store", "fmt", "tool", "exclude_tool")
+_FLAGS = ("fail_on", "mode", "host", "server_validator", "severity", "store", "fmt", "tool", "exclude_tool")
 
 
 def settings_of(options: dict[str, Any], **extra: Any) -> Any:

@@ -48,6 +48,9 @@ Format = Annotated[
 FailOn = Annotated[str | None, typer.Option("--fail-on", metavar="LEVEL", help=key_help("fail_on"))]
 Mode = Annotated[str | None, typer.Option("--mode", metavar="MODE", help=key_help("mode"))]
 Hosts = Annotated[list[str] | None, typer.Option("--host", metavar="NAME", help=key_help("hosts"))]
+ServerValidator = Annotated[
+    str | None, typer.Option("--server-validator", metavar="NAME", help=key_help("server_validator", choices=False))
+]
 Severity = Annotated[
     list[str] | None,
     typer.Option(

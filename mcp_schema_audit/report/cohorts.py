@@ -46,6 +46,8 @@ class History:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  #: run-level remarks (e.g. the tool filter in effect)
+    #: how arguments sent to NEW are judged (``audit.validator_json``: version, validator, inferred, …)
+    server_validators: list[dict[str, Any]] = field(default_factory=list)
     fail_on: str = "breaking"  #: the gate: ``breaking`` | ``warning`` | ``info`` | ``never``
     #: the host profiles considered (policy's ``--host``/``hosts``)
     hosts: list[str] = field(default_factory=lambda: list(SDK_PROFILES))

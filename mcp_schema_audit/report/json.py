@@ -55,6 +55,8 @@ def history_json(hist: History) -> dict[str, Any]:
         "notes": list(hist.notes),
         "gate": {"fail_on": hist.fail_on, "passed": hist.passed},
     }
+    if hist.server_validators:
+        out["server_validators"] = [dict(v) for v in hist.server_validators]
     if hist.ignored:
         out["ignored"] = [{"finding": f.to_json(), "reason": r, "cohort": c} for f, r, c in hist.ignored]
     if hist.expired_ignores:
@@ -197,6 +199,10 @@ def history_json_schema() -> dict[str, Any]:
             },
             "notes": props["notes"],
             "gate": props["gate"],
+            "server_validators": {
+                **props["server_validators"],
+                "description": "How the server's own framework reads the arguments hosts send to NEW.",
+            },
             "ignored": {
                 **props["ignored"],
                 "description": "Present when the ignore list suppressed findings: each with the matching entry's "

@@ -52,6 +52,8 @@ class Report:
     cached: list[Snapshot] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     artifact: str | None = None
+    #: how arguments sent to each served version were judged (``audit.validator_json``), for a diff
+    server_validators: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -109,6 +111,8 @@ class Report:
             out["old"] = side_json(self.old)
         if self.baseline is not None:
             out["baseline"] = side_json(self.baseline)
+        if self.server_validators:
+            out["server_validators"] = [dict(v) for v in self.server_validators]
         if self.kind == "probe":
             out["cached"] = [side_json(s) for s in self.cached]
             out["calls"] = [dict(c) for c in self.calls]
@@ -264,12 +268,12 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     """``(accepted, rejected)``: who takes ``f``'s witness and who rejects it, in words with snapshot labels.
 
     E.g. ``("accepted by 0.2.6 (served)", "hosts that cached 0.2.5 (python-sdk, ts-sdk-v2)")`` for an output
-    witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (python-sdk)")`` for an argument
-    witness, ``("listed by 0.2.6 (served)", "SDK clients (…) with the whole tools/list")`` for a listing-time
-    breaker, ``("sent by 0.2.6 in call c1", "hosts that cached 0.2.5 (…)")`` for a real result. The witness's
-    ``accepted_by`` (``"old"`` = OLD, ``"new"`` = NEW, as given on the command line; ``"server"`` for a
-    real result) picks the accepting side. Callers write ``f"{accepted}, rejected by {rejected}"``. Raw
-    (not yet escaped) text.
+    witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (zod-strip, inferred)")`` for an
+    argument witness (named by the server validator that judged it), ``("listed by 0.2.6 (served)", "SDK
+    clients (…) with the whole tools/list")`` for a listing-time breaker, ``("sent by 0.2.6 in call c1",
+    "hosts that cached 0.2.5 (…)")`` for a real result. The witness's ``accepted_by`` (``"old"`` = OLD,
+    ``"new"`` = NEW, as given on the command line; ``"server"`` for a real result) picks the accepting side.
+    Callers write ``f"{accepted}, rejected by {rejected}"``. Raw (not yet escaped) text.
     """
     hosts = ", ".join(f.hosts)
     with_hosts = f" ({hosts})" if hosts else ""
@@ -289,6 +293,9 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     accepted = report.old.label if accepting_side == "old" else report.new.label
     if accepting_side == served_side:  # a result the server sends: hosts holding the other schema reject it
         return f"accepted by {accepted} (served)", f"hosts that cached {cached}{with_hosts}"
+    if f.server is not None:  # an argument judged by the server's own validator (engine.arguments)
+        how = f"{f.server['validator']}, inferred" if f.server.get("inferred") else f.server["validator"]
+        return f"accepted by {accepted} (cached)", f"the server running {served} ({how})"
     return f"accepted by {accepted} (cached)", f"the server running {served}{with_hosts}"
 
 

@@ -271,4 +271,47 @@ RULES = [
         after='{"anyOf": [A, B]}',
         kinds=("branch-extra-v",),
     ),
+    Rule(
+        id="input-argument-ignored",
+        direction="input",
+        severity="warning",
+        family="engine.arguments",
+        title="Argument the server now ignores",
+        rationale=(
+            "Hosts that cached the old inputSchema still send the argument; the server's own validator drops it "
+            "without an error (a zod z.object strips unknown keys, pydantic ignores them, a .passthrough() object "
+            "keeps it for a tool that no longer reads it), so the call runs as if it had not been given: no -32602, "
+            "but not what the caller asked for (a renamed argument's value is lost). The published schema may say "
+            "the object is closed (zod 3 writes z.object so): the server decides, not the schema."
+        ),
+        before='{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"query": '
+        '{"type": "string"}, "limit": {"type": "integer"}}, "additionalProperties": false}',
+        after='{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"limit": '
+        '{"type": "integer"}}, "additionalProperties": false}',
+        error="(none: the call succeeds without the argument)",
+        source=f"{ARGUMENTS}; TS SDK McpServer validateToolInput (zod safeParse: z.object strips unknown keys); "
+        "python-sdk MCPServer func_metadata (pydantic: extra keys ignored)",
+        fix="keep accepting the old argument (map a renamed one to its new name) until hosts re-listed; or make "
+        "the object .strict() so that callers get an error instead of a silent change",
+    ),
+    Rule(
+        id="input-required-added-with-default",
+        direction="input",
+        severity="info",
+        family="engine.arguments",
+        title="Required argument added, filled by the server's default",
+        rationale=(
+            "The new inputSchema lists the argument as required (zod 4 writes a .default() field so in its output "
+            "mode), but the server's validator fills its default when a call leaves it out: calls built from the "
+            "cached schema still succeed."
+        ),
+        before='{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"n": '
+        '{"type": "integer", "minimum": -9007199254740991, "maximum": 9007199254740991}}, "required": ["n"], '
+        '"additionalProperties": false}',
+        after='{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"n": '
+        '{"type": "integer", "minimum": -9007199254740991, "maximum": 9007199254740991}, "c": {"type": "string", '
+        '"default": "x"}}, "required": ["n", "c"], "additionalProperties": false}',
+        source=f"{ARGUMENTS}; zod .default() (z.toJSONSchema lists it as required in its default output mode); "
+        "pydantic field defaults",
+    ),
 ]

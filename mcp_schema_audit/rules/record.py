@@ -22,7 +22,10 @@ TS_CLIENT = (
 #: What the spec says of results and output schemas.
 SPEC_OUTPUT = "MCP spec 2025-06-18+ server/tools §Output Schema: clients SHOULD validate structured results"
 #: Where arguments come from and who checks them (the input rules' source).
-ARGUMENTS = "Arguments are built from the cached inputSchema; the server validates them against its current schema"
+ARGUMENTS = (
+    "Arguments are built from the cached inputSchema; the server's own validator (its framework's reading of the "
+    "current schema: docs/verdicts.md, Server validators) decides"
+)
 #: What the spec says of prompts.
 SPEC_PROMPTS = (
     "MCP spec server/prompts: hosts offer prompts from prompts/list and send prompts/get with "

@@ -1,0 +1,402 @@
+"""The server's own validator: what the server running a version does with arguments a host built from a cached
+inputSchema.
+
+An inputSchema is what a server *publishes*; what it *does* with arguments is its framework's: the TypeScript
+SDK's ``McpServer`` parses them with the tool's zod schema (``z.object`` drops unknown keys, ``.strict()``
+rejects them, ``.passthrough()`` keeps them; ``.default()`` fills a missing field), Python's ``MCPServer`` and
+FastMCP with pydantic (unknown keys ignored unless a model forbids them, defaults filled, numeric strings taken
+as numbers). zod 3's JSON Schema (zod-to-json-schema) writes a ``z.object`` closed although it strips unknown
+keys, so a key removed from it is not rejected but silently dropped. A ``ServerValidator`` describes one such
+reading; ``judge`` applies it to a witness; ``infer`` picks one from a listed tool.
+
+Profiles (``PROFILES``): ``published`` (validates with the listed inputSchema: low-level servers, frameworks that
+validate with JSON Schema), ``zod-strip``, ``zod-strict``, ``zod-passthrough``, ``pydantic-ignore``,
+``pydantic-forbid``. Checked against real servers built with the real frameworks in
+``tests/test_server_validators.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from jsonschema import FormatChecker
+from jsonschema.exceptions import ValidationError
+from jsonschema.validators import validator_for
+
+from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
+from mcp_schema_audit.jsontext import pointer
+from mcp_schema_audit.schema.dialects import subschemas
+from mcp_schema_audit.vocabulary import SERVER_VALIDATORS
+
+#: What a validator does with a key its object does not declare: drop it, reject the call, keep it (the tool
+#: never reads it), or what the published schema says (closed: reject; open: keep).
+ExtraKeys = Literal["drop", "reject", "keep", "schema"]
+#: Whose words a rejection is shown in.
+Wording = Literal["jsonschema", "zod3", "zod4", "pydantic"]
+
+
+@dataclass(frozen=True)
+class ServerValidator:
+    """One reading of arguments. ``summary``: what it does, in words (for the report); ``inferred_from``: why
+    ``infer`` chose it (``""``: chosen by the user)."""
+
+    name: str
+    extras: ExtraKeys
+    fills_defaults: bool
+    coerces: bool
+    wording: Wording
+    summary: str
+    inferred_from: str = ""
+
+
+PROFILES: dict[str, ServerValidator] = {
+    p.name: p
+    for p in (
+        ServerValidator(
+            "published",
+            "schema",
+            False,
+            False,
+            "jsonschema",
+            "a server that validates arguments with its listed inputSchema",
+        ),
+        ServerValidator(
+            "zod-strip",
+            "drop",
+            True,
+            False,
+            "zod3",
+            "a TypeScript McpServer with zod z.object: unknown keys are dropped, defaults filled",
+        ),
+        ServerValidator(
+            "zod-strict",
+            "reject",
+            True,
+            False,
+            "zod3",
+            "a TypeScript McpServer with zod .strict() objects: unknown keys are rejected, defaults filled",
+        ),
+        ServerValidator(
+            "zod-passthrough",
+            "keep",
+            True,
+            False,
+            "zod3",
+            "a TypeScript McpServer with zod .passthrough() objects: unknown keys are kept (the tool does not read "
+            "them), defaults filled",
+        ),
+        ServerValidator(
+            "pydantic-ignore",
+            "drop",
+            True,
+            True,
+            "pydantic",
+            "a Python MCPServer/FastMCP (pydantic): unknown keys are ignored, defaults filled, numeric strings taken "
+            "as numbers",
+        ),
+        ServerValidator(
+            "pydantic-forbid",
+            "reject",
+            True,
+            True,
+            "pydantic",
+            "pydantic models with extra='forbid': unknown keys are rejected, defaults filled, numeric strings taken "
+            "as numbers",
+        ),
+    )
+}
+assert tuple(PROFILES) == SERVER_VALIDATORS[1:], "vocabulary.SERVER_VALIDATORS lists the profiles in this order"
+
+
+@dataclass
+class Outcome:
+    """What a validator did with one arguments object: ``rejected`` ((instance pointer, the framework's message)
+    pairs, in jsonschema's order),
+    ``dropped``/``kept`` (instance pointers of keys it does not declare), ``filled`` (instance pointers of missing
+    fields it gave their default), ``coerced`` (instance pointers of values it converted). ``error`` is the whole
+    error as the caller sees it (empty when accepted)."""
+
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    filled: list[str] = field(default_factory=list)
+    coerced: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def chosen(name: str, tools: list[dict[str, Any]]) -> ServerValidator:
+    """The profile ``name`` (one of ``PROFILES``; raises ``KeyError``) for a server listing ``tools``: a zod
+    profile speaks zod 4's words when the listing shows zod 4 (``infer``), else zod 3's."""
+    profile = PROFILES[name]
+    if profile.wording in ("zod3", "zod4") and infer(tools).wording == "zod4":
+        return replace(profile, wording="zod4")
+    return profile
+
+
+def infer(tools: list[dict[str, Any]]) -> ServerValidator:
+    """The validator a server's listed tools (their ``inputSchema``s) were most likely written by, with
+    ``inferred_from`` saying why (one framework per server, so the whole listing is read, tools without
+    arguments aside; the first match wins):
+
+    - pydantic models (root ``title``s ending in ``Arguments``, or every field titled as pydantic titles it:
+      Python MCPServer, FastMCP) → ``pydantic-ignore``, reading each object as its schema says (pydantic writes
+      ``extra='forbid'`` as ``additionalProperties: false``);
+    - zod 4's converter in its default (output) mode (draft 2020-12, closed objects, integers bounded at
+      ±(2^53−1): hand-wired servers calling ``z.toJSONSchema``) → ``zod-strip`` with zod 4's words: the closed
+      objects drop unknown keys at run time (``.strict()`` ones, written alike, reject them: choose
+      ``zod-strict`` then), and the defaulted fields it lists as required are filled;
+    - zod 4 through the TypeScript SDK (bounded integers or ``additionalProperties: {}``, or draft-07 roots
+      without titles and open: the SDK lists ``z.object`` open) → ``zod-strip`` with zod 4's words, reading
+      each object as its schema says (``.strict()`` is listed closed, ``.passthrough()`` as ``{}``);
+    - zod 3 (draft-07 roots without titles, all closed: zod-to-json-schema) → ``zod-strip``: its closed objects
+      drop unknown keys (``.strict()`` ones, which zod 3 writes alike, reject them: choose ``zod-strict``);
+      all ``additionalProperties: true`` → ``zod-passthrough``;
+    - anything else → ``published``."""
+    # a tool without arguments says nothing of its framework (every SDK lists it alike)
+    schemas: list[dict[str, Any]] = [
+        t["inputSchema"]
+        for t in tools
+        if isinstance(t, dict) and isinstance(t.get("inputSchema"), dict) and t["inputSchema"].get("properties")
+    ]
+    if not schemas:
+        return replace(PROFILES["published"], inferred_from="no tool takes arguments")
+    pydantic = [s for s in schemas if _pydantic(s)]
+    if len(pydantic) * 2 > len(schemas):
+        return replace(
+            PROFILES["pydantic-ignore"],
+            extras="schema",
+            summary="a Python MCPServer/FastMCP (pydantic): unknown keys are ignored unless a model forbids them, "
+            "defaults filled, numeric strings taken as numbers",
+            inferred_from="pydantic's titles in its inputSchemas (a model per tool, a title per field)",
+        )
+    untitled = not any(_has_titles(s) for s in schemas)
+    zod4 = any(_zod4(s) for s in schemas)
+    closed = all(s.get("additionalProperties") is False for s in schemas)
+    if zod4 and closed and all(_dialect(s) == _DRAFT_2020 for s in schemas):
+        return replace(
+            PROFILES["zod-strip"],
+            wording="zod4",
+            summary="a server with zod 4 objects listed by z.toJSONSchema (output mode): unknown keys are dropped "
+            "although the objects are listed closed, defaults filled",
+            inferred_from="zod 4's output-mode JSON Schema (draft 2020-12, closed objects, integers bounded at "
+            "±(2^53−1)); objects made .strict() reject unknown keys: set --server-validator zod-strict",
+        )
+    draft7 = untitled and all(_dialect(s) == _DRAFT_7 for s in schemas)
+    if zod4 or (draft7 and not any(s.get("additionalProperties") in (False, True) for s in schemas)):
+        return replace(
+            PROFILES["zod-strip"],
+            extras="schema",
+            wording="zod4",
+            summary="a TypeScript McpServer with zod 4: z.object drops unknown keys (listed open), .strict() "
+            "rejects them (listed closed), defaults filled",
+            inferred_from="zod 4's JSON Schema as the TypeScript SDK lists it (integers bounded at ±(2^53−1), "
+            "additionalProperties {}, or open draft-07 objects without titles)",
+        )
+    if draft7 and closed:
+        return replace(
+            PROFILES["zod-strip"],
+            inferred_from="zod-to-json-schema's closed draft-07 objects (zod 3: z.object drops unknown keys; "
+            "objects made .strict() reject them: set --server-validator zod-strict)",
+        )
+    if draft7 and all(s.get("additionalProperties") is True for s in schemas):
+        return replace(
+            PROFILES["zod-passthrough"],
+            inferred_from="zod-to-json-schema's additionalProperties: true (zod 3 .passthrough())",
+        )
+    return replace(
+        PROFILES["published"],
+        inferred_from="no framework's fingerprint in its inputSchemas (--server-validator names the framework)",
+    )
+
+
+_DRAFT_7 = "http://json-schema.org/draft-07/schema"
+_DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _dialect(schema: dict[str, Any]) -> str:
+    return str(schema.get("$schema", "")).rstrip("#")
+
+
+def _pydantic(schema: dict[str, Any]) -> bool:
+    """A pydantic model's schema: titled ``<tool>Arguments`` (MCPServer), or every field titled as pydantic
+    titles it (``data_model`` → ``Data Model``; FastMCP drops the model's own title)."""
+    title, props = schema.get("title"), schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        return False
+    if isinstance(title, str) and title.endswith("Arguments"):
+        return all(isinstance(s, dict) and ("title" in s or "$ref" in s) for s in props.values())
+    return all(isinstance(s, dict) and s.get("title") == _pydantic_title(name) for name, s in props.items())
+
+
+def _pydantic_title(name: str) -> str:
+    return name.title().replace("_", " ")
+
+
+def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    return (node for _, node in subschemas(schema, max_nodes=10_000) if isinstance(node, dict))
+
+
+def _zod4(schema: dict[str, Any]) -> bool:
+    for node in _nodes(schema):
+        if node.get("additionalProperties") == {}:
+            return True
+        if node.get("type") == "integer" and node.get("maximum") == 9007199254740991:
+            return True
+    return False
+
+
+def _has_titles(schema: dict[str, Any]) -> bool:
+    return any(isinstance(node.get("title"), str) for node in _nodes(schema))
+
+
+def server_view(validator: ServerValidator, schema: Any) -> Any:
+    """A copy of ``schema`` as ``validator`` reads it: objects opened where it drops or keeps unknown keys (closed
+    everywhere where it rejects them), fields with a ``default`` no longer required where it fills defaults.
+    Only subschemas are touched (``dialects.subschemas``), never a ``const``, ``enum`` or ``default`` value."""
+    view = copy.deepcopy(schema)
+    for node in _nodes(view):
+        if validator.extras in ("drop", "keep"):
+            for kw in ("additionalProperties", "unevaluatedProperties"):
+                if node.get(kw) is False:
+                    del node[kw]
+        elif validator.extras == "reject" and ("properties" in node or node.get("type") == "object"):
+            node.setdefault("additionalProperties", False)
+        props, required = node.get("properties"), node.get("required")
+        if validator.fills_defaults and isinstance(props, dict) and isinstance(required, list):
+            node["required"] = [r for r in required if not (isinstance(props.get(r), dict) and "default" in props[r])]
+    return view
+
+
+def judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
+    """What ``validator`` does with ``arguments`` for a tool whose inputSchema (as the server lists it) is
+    ``schema``: its rejections in its framework's words, the keys it drops or keeps, the defaults it fills, the
+    values it coerces. Never raises for a bad schema: a schema no validator can build is a rejection with
+    jsonschema's reason."""
+    outcome = Outcome()
+    try:
+        published = list(_validator(schema, validator).iter_errors(arguments))
+        view_errors = list(_validator(server_view(validator, schema), validator).iter_errors(arguments))
+    except Exception as exc:  # an invalid or uncompilable schema: the server cannot validate either
+        outcome.error = f"the inputSchema cannot be used: {' '.join(str(exc).split())[:200]}"
+        outcome.rejected.append(("", outcome.error))
+        return outcome
+    for error in view_errors:
+        if validator.coerces and _coerced(error):
+            outcome.coerced.append(pointer(list(error.absolute_path)))
+            continue
+        for where in _where(validator, error):
+            rejection = (where, rejection_text(validator.wording, error))
+            if rejection not in outcome.rejected:
+                outcome.rejected.append(rejection)
+    _extra_keys(validator, published, outcome)
+    if validator.fills_defaults:
+        outcome.filled = _filled(published)
+    if outcome.rejected:
+        outcome.error = joined(validator.wording, outcome.rejected)
+    return outcome
+
+
+def _where(validator: ServerValidator, error: ValidationError) -> list[str]:
+    """Instance pointers the framework reports ``error`` at: a ``required`` error at the missing field (zod,
+    pydantic; jsonschema reports the object), an unknown key at the key for pydantic (one error per key; zod reports the
+    object), anything else where jsonschema does."""
+    base = list(error.absolute_path)
+    missing = missing_field(error)
+    if missing is not None and validator.wording != "jsonschema":
+        return [pointer([*base, missing])]
+    if (
+        validator.wording == "pydantic"
+        and error.validator in ("additionalProperties", "unevaluatedProperties")
+        and isinstance(error.instance, dict)
+    ):
+        keys = [k for k in error.instance if k not in _declared(error)]
+        return [pointer([*base, k]) for k in keys] or [pointer(base)]
+    return [pointer(base)]
+
+
+def _declared(error: ValidationError) -> dict[str, Any]:
+    props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    return props if isinstance(props, dict) else {}
+
+
+def _validator(schema: Any, validator: ServerValidator) -> Any:
+    cls = validator_for(schema if isinstance(schema, dict) else {})
+    checker = None if validator.wording == "jsonschema" else FormatChecker()
+    return cls(schema, format_checker=checker)
+
+
+def _extra_keys(validator: ServerValidator, published: list[ValidationError], outcome: Outcome) -> None:
+    """The keys the published schema rejects as undeclared that ``validator`` drops or keeps instead."""
+    if validator.extras not in ("drop", "keep"):
+        return
+    for error in published:
+        if error.validator not in ("additionalProperties", "unevaluatedProperties") or not isinstance(
+            error.instance, dict
+        ):
+            continue
+        declared = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
+        base = list(error.absolute_path)
+        for key in error.instance:
+            if key in declared or any(_search(p, key) for p in patterns):
+                continue
+            (outcome.dropped if validator.extras == "drop" else outcome.kept).append(pointer([*base, key]))
+
+
+def _search(pattern: Any, key: str) -> bool:
+    try:
+        return re.search(str(pattern), key) is not None
+    except re.error:
+        return False
+
+
+def _filled(published: list[ValidationError]) -> list[str]:
+    """Instance pointers of required fields missing from the arguments that have a ``default``."""
+    out = []
+    for error in published:
+        if error.validator != "required" or not isinstance(error.schema, dict):
+            continue
+        props = error.schema.get("properties", {})
+        wanted = getattr(error, "validator_value", None)
+        missing = (
+            set(wanted) - set(error.instance)
+            if isinstance(error.instance, dict) and isinstance(wanted, list)
+            else set()
+        )
+        for name in sorted(missing):
+            if isinstance(props.get(name), dict) and "default" in props[name]:
+                out.append(pointer([*error.absolute_path, name]))
+    return out
+
+
+_INTEGER = re.compile(r"^[+-]?\d+\Z")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+_BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n")
+
+
+def _coerced(error: ValidationError) -> bool:
+    """Does pydantic's lax mode take ``error``'s value as the type it was refused for (``"7"`` as 7, ``2.0`` as 2,
+    ``"true"`` as True)?"""
+    if error.validator != "type":
+        return False
+    value_of = getattr(error, "validator_value", None)
+    wanted = value_of if isinstance(value_of, list) else [value_of]
+    value = error.instance
+    for t in wanted:
+        if t == "integer" and (
+            (isinstance(value, str) and _INTEGER.match(value.strip()))
+            or (isinstance(value, float) and value.is_integer())
+        ):
+            return True
+        if t == "number" and isinstance(value, str) and _NUMBER.match(value.strip()):
+            return True
+        if t == "boolean" and (
+            (isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS)
+            or (type(value) is int and value in (0, 1))
+        ):
+            return True
+    return False

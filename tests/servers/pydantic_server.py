@@ -1,0 +1,122 @@
+"""A Python SDK ``MCPServer`` (pydantic) whose tools answer with the arguments they received (JSON text).
+
+usage: python pydantic_server.py RELEASE   (RELEASE old|new: the two versions tests/test_server_validators.py
+audits). ``nested_forbid`` takes a model with ``extra="forbid"``, ``nested_ignore`` one with pydantic's default.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel, ConfigDict
+
+
+class Opts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: str
+    y: str | None = None
+
+
+class OptsNew(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: str
+
+
+class Loose(BaseModel):
+    x: str
+    y: str | None = None
+
+
+class LooseNew(BaseModel):
+    x: str
+
+
+app = MCPServer("pydantic-validators")
+
+
+def tool(fn):  # type: ignore[no-untyped-def]
+    return app.tool(name=fn.__name__.removesuffix("_"))(fn)
+
+
+if sys.argv[1] == "old":
+
+    @tool
+    def drop_optional(a: str, b: str | None = None) -> str:
+        return json.dumps({"a": a, "b": b})
+
+    @tool
+    def renamed(query: str) -> str:
+        return json.dumps({"query": query})
+
+    @tool
+    def required_added(a: str) -> str:
+        return json.dumps({"a": a})
+
+    @tool
+    def type_narrowed(n: float) -> str:
+        return json.dumps({"n": n})
+
+    @tool
+    def enum_narrowed(e: Literal["a", "b", "c"]) -> str:
+        return json.dumps({"e": e})
+
+    @tool
+    def nested_forbid(opts: Opts) -> str:
+        return opts.model_dump_json()
+
+    @tool
+    def nested_ignore(opts: Loose) -> str:
+        return opts.model_dump_json()
+
+    @tool
+    def str_to_int(n: str) -> str:
+        return json.dumps({"n": n})
+
+    @tool
+    def min_length(s: str) -> str:
+        return json.dumps({"s": s})
+
+else:
+    from pydantic import Field
+
+    @tool
+    def drop_optional(a: str) -> str:
+        return json.dumps({"a": a})
+
+    @tool
+    def renamed(q: str) -> str:
+        return json.dumps({"q": q})
+
+    @tool
+    def required_added(a: str, d: str) -> str:
+        return json.dumps({"a": a, "d": d})
+
+    @tool
+    def type_narrowed(n: int) -> str:
+        return json.dumps({"n": n})
+
+    @tool
+    def enum_narrowed(e: Literal["a", "b"]) -> str:
+        return json.dumps({"e": e})
+
+    @tool
+    def nested_forbid(opts: OptsNew) -> str:
+        return opts.model_dump_json()
+
+    @tool
+    def nested_ignore(opts: LooseNew) -> str:
+        return opts.model_dump_json()
+
+    @tool
+    def str_to_int(n: int) -> str:
+        return json.dumps({"n": n})
+
+    @tool
+    def min_length(s: str = Field(min_length=3)) -> str:
+        return json.dumps({"s": s})
+
+
+app.run()

@@ -1,0 +1,88 @@
+// A TypeScript SDK server whose tools are zod objects; every tool answers with the arguments it parsed (JSON text).
+// usage: node zod_server.mjs RELEASE MODE [WIRING]
+//   RELEASE old|new: the two versions whose difference tests/test_server_validators.py audits;
+//   MODE strip|strict|passthrough: z.object as written, .strict(), .passthrough();
+//   WIRING mcpserver (default: McpServer.registerTool, the SDK converts and validates) or lowlevel (the low-level
+//   Server: tools/list from zod's own JSON Schema converter in its default mode, calls parsed with safeParse, the
+//   pattern of hand-wired servers).
+// SDK_PREFIX names the npm prefix holding @modelcontextprotocol/sdk@1 and the zod under test (3 or 4).
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const prefix = process.env.SDK_PREFIX;
+const require = createRequire(path.join(prefix, "node_modules", "x.js"));
+const load = (name) => import(require.resolve(name));
+const zmod = await load("zod");
+const z = zmod.z ?? zmod.default ?? zmod;
+const [release, mode, wiring = "mcpserver"] = process.argv.slice(2);
+const old = release === "old";
+
+const shape = (fields) => {
+  const o = z.object(fields);
+  if (mode === "strict") return o.strict();
+  if (mode === "passthrough") return o.passthrough();
+  return o;
+};
+
+const tools = old
+  ? {
+      drop_optional: { a: z.string(), b: z.string().optional() },
+      renamed: { query: z.string() },
+      required_added: { a: z.string() },
+      default_added: { a: z.string() },
+      type_narrowed: { n: z.number() },
+      enum_narrowed: { e: z.enum(["a", "b", "c"]) },
+      nested_drop: { opts: shape({ x: z.string(), y: z.string().optional() }) },
+      min_length: { s: z.string() },
+      max_lowered: { n: z.number().max(10) },
+    }
+  : {
+      drop_optional: { a: z.string() },
+      renamed: { q: z.string() },
+      required_added: { a: z.string(), d: z.string() },
+      default_added: { a: z.string(), c: z.string().default("filled") },
+      type_narrowed: { n: z.number().int() },
+      enum_narrowed: { e: z.enum(["a", "b"]) },
+      nested_drop: { opts: shape({ x: z.string() }) },
+      min_length: { s: z.string().min(3) },
+      max_lowered: { n: z.number().max(5) },
+    };
+
+const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
+const info = { name: "zod-validators", version: old ? "1.0.0" : "2.0.0" };
+
+if (wiring === "mcpserver") {
+  const { McpServer } = await load("@modelcontextprotocol/sdk/server/mcp.js");
+  const { StdioServerTransport } = await load("@modelcontextprotocol/sdk/server/stdio.js");
+  const server = new McpServer(info);
+  for (const [name, fields] of Object.entries(tools)) {
+    server.registerTool(name, { description: name, inputSchema: shape(fields) }, async (args) => answer(args));
+  }
+  await server.connect(new StdioServerTransport());
+} else {
+  const { Server } = await load("@modelcontextprotocol/sdk/server/index.js");
+  const { StdioServerTransport } = await load("@modelcontextprotocol/sdk/server/stdio.js");
+  const types = await load("@modelcontextprotocol/sdk/types.js");
+  const objects = Object.fromEntries(Object.entries(tools).map(([name, fields]) => [name, shape(fields)]));
+  const jsonSchema = async (schema) => {
+    if (typeof z.toJSONSchema === "function") return z.toJSONSchema(schema); // zod 4, its default (output) mode
+    const { zodToJsonSchema } = await load("zod-to-json-schema");
+    return zodToJsonSchema(schema); // zod 3
+  };
+  const listed = [];
+  for (const [name, schema] of Object.entries(objects)) {
+    listed.push({ name, description: name, inputSchema: await jsonSchema(schema) });
+  }
+  const server = new Server(info, { capabilities: { tools: {} } });
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
+    const schema = objects[request.params.name];
+    const parsed = schema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const text = parsed.error.issues.map((i) => i.message + (i.path.length ? ` at ${i.path.join(".")}` : "")).join("\n");
+      return { isError: true, content: [{ type: "text", text: `Invalid arguments for ${request.params.name}: ${text}` }] };
+    }
+    return answer(parsed.data);
+  });
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,368 @@
+"""Server validator profiles checked against real servers built with the real frameworks.
+
+Each server (``tests/servers``) has two releases, ``old`` and ``new``, with the same kinds of change (an optional
+argument removed, an argument renamed, a required argument added, one added with a default, a type, an enum and
+bounds narrowed, a nested object's key removed). For each framework the test snapshots both releases from the
+running server, diffs them with ``schema-audit diff --format json`` (the server validator inferred, or named with
+``--server-validator`` where the listing cannot tell), then calls the running ``new`` server with every input
+finding's witness through the real Python SDK client and checks what the finding claims:
+
+- ``rejected``: the call fails, and every line of ``server.error`` (the framework's own messages) is in the
+  error the server sent, no more and no fewer of them (McpServer and MCPServer: inside the SDK's own framing);
+- ``dropped``: the call succeeds and the tool did not receive the argument; ``kept``: it did;
+- ``filled``: the call succeeds and the tool received the default;
+- ``accepted``: the call succeeds.
+
+Frameworks: the TypeScript SDK (``@modelcontextprotocol/sdk@1``) ``McpServer`` with zod 3 and with zod 4
+(``z.object``, ``.strict()``, ``.passthrough()``), the low-level ``Server`` with zod's own converters (zod 4's
+default output mode), Python ``MCPServer`` with pydantic (default and ``extra="forbid"`` models), and a
+low-level Python server that validates with its listed schema (jsonschema). npm packages are installed into
+temporary folders (``SCHEMA_AUDIT_ZOD3_PREFIX`` / ``SCHEMA_AUDIT_ZOD4_PREFIX`` name folders that already hold
+``@modelcontextprotocol/sdk@1`` with zod 3 / zod 4). ``SCHEMA_AUDIT_SERVER_TABLE=FILE`` writes the claims
+checked, per server and validator, with how many held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PYTHON, SERVERS
+from gate_helpers import cli
+
+NODE, NPM = shutil.which("node"), shutil.which("npm")
+
+
+@dataclass(frozen=True)
+class Server:
+    """One framework's server: ``id``, how to start a release (``{release}`` in ``argv``), the npm prefix it
+    needs (``zod3``/``zod4``, or ``""``), the validator ``auto`` must infer, the one the audit is run with, and
+    how it frames a rejection (``_issue_lines``)."""
+
+    id: str
+    argv: tuple[str, ...]
+    prefix: str
+    inferred: str
+    choice: str = "auto"
+    wiring: str = "mcpserver"
+
+
+ZOD = str(SERVERS / "zod_server.mjs")
+SERVERS_UNDER_TEST = [
+    Server("zod3-strip", ("node", ZOD, "{release}", "strip"), "zod3", "zod-strip"),
+    # zod 3 writes .strict() like z.object (closed): the listing cannot tell, so the user names it
+    Server("zod3-strict", ("node", ZOD, "{release}", "strict"), "zod3", "zod-strip", "zod-strict"),
+    Server("zod3-passthrough", ("node", ZOD, "{release}", "passthrough"), "zod3", "zod-passthrough"),
+    Server("zod3-lowlevel", ("node", ZOD, "{release}", "strip", "lowlevel"), "zod3", "zod-strip", wiring="lowlevel"),
+    Server("zod4-strip", ("node", ZOD, "{release}", "strip"), "zod4", "zod-strip"),
+    Server("zod4-strict", ("node", ZOD, "{release}", "strict"), "zod4", "zod-strip"),
+    Server("zod4-passthrough", ("node", ZOD, "{release}", "passthrough"), "zod4", "zod-strip"),
+    Server("zod4-lowlevel", ("node", ZOD, "{release}", "strip", "lowlevel"), "zod4", "zod-strip", wiring="lowlevel"),
+    Server(
+        "zod4-lowlevel-strict",
+        ("node", ZOD, "{release}", "strict", "lowlevel"),
+        "zod4",
+        "zod-strip",
+        "zod-strict",
+        wiring="lowlevel",
+    ),
+    Server(
+        "pydantic",
+        (PYTHON, str(SERVERS / "pydantic_server.py"), "{release}"),
+        "",
+        "pydantic-ignore",
+        wiring="mcpserver-python",
+    ),
+    Server(
+        "jsonschema", (PYTHON, str(SERVERS / "jsonschema_server.py"), "{release}"), "", "published", wiring="jsonschema"
+    ),
+]
+BY_ID = {s.id: s for s in SERVERS_UNDER_TEST}
+
+
+# ---- the npm prefixes -----------------------------------------------------------------------------------
+
+
+def _npm_prefix(tmp: Path, zod: str) -> Path:
+    preset = os.environ.get(f"SCHEMA_AUDIT_{zod.upper()}_PREFIX")
+    if preset and (Path(preset) / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        return Path(preset)
+    if NODE is None or NPM is None:
+        pytest.skip("node and npm are needed to run the TypeScript SDK servers")
+    spec = ["@modelcontextprotocol/sdk@1", f"zod@{zod[-1]}"]
+    cmd = [NPM, "install", "--no-audit", "--no-fund", "--prefix", str(tmp), *spec]
+    try:
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"npm install {' '.join(spec)} failed (offline?): {exc}")
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+        pytest.skip(f"npm install {' '.join(spec)} failed (offline?): {' | '.join(lines[:2])}")
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def prefixes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return {z: _npm_prefix(tmp_path_factory.mktemp(z), z) for z in ("zod3", "zod4")}
+
+
+def _command(server: Server, release: str) -> list[str]:
+    return [a.replace("{release}", release) for a in server.argv]
+
+
+def _env(server: Server, prefixes: dict[str, Path]) -> dict[str, str]:
+    return {"SDK_PREFIX": str(prefixes[server.prefix])} if server.prefix else {}
+
+
+# ---- audit and call ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Audited:
+    server: Server
+    report: dict[str, Any]
+    calls: dict[str, tuple[bool, str]]  # tool + json(arguments) → (failed, text the server sent)
+    text: str  # the text report
+
+
+def _snapshot(server: Server, release: str, prefixes: dict[str, Path], out: Path) -> None:
+    env_args = [a for k, v in _env(server, prefixes).items() for a in ("-e", f"{k}={v}")]
+    proc = cli("snapshot", "--label", release, "--out", str(out), *env_args, "--", *_command(server, release))
+    assert proc.returncode == 0, proc.stderr
+
+
+def _call_all(server: Server, prefixes: dict[str, Path], calls: list[tuple[str, Any]]) -> dict[str, tuple[bool, str]]:
+    """Call the running ``new`` release once per (tool, arguments) with the real Python SDK client."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    command = _command(server, "new")
+    params = StdioServerParameters(command=command[0], args=command[1:], env={**os.environ, **_env(server, prefixes)})
+
+    async def run() -> dict[str, tuple[bool, str]]:
+        out: dict[str, tuple[bool, str]] = {}
+        async with Client(params) as client:
+            for tool, arguments in calls:
+                try:
+                    result = await client.call_tool(tool, arguments)
+                except Exception as exc:  # noqa: BLE001 - a JSON-RPC error answer is the server's rejection
+                    out[_key(tool, arguments)] = (True, str(exc))
+                    continue
+                text = "\n".join(getattr(c, "text", "") for c in result.content)
+                out[_key(tool, arguments)] = (bool(result.is_error), text)
+        return out
+
+    return anyio.run(run)
+
+
+def _key(tool: str, arguments: Any) -> str:
+    return tool + " " + json.dumps(arguments, sort_keys=True)
+
+
+def _judged(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f.get("server") and f.get("witness")]
+
+
+def _audit(server: Server, prefixes: dict[str, Path], tmp: Path, choice: str) -> Audited:
+    for release in ("old", "new"):
+        if not (tmp / f"{release}.json").is_file():
+            _snapshot(server, release, prefixes, tmp / f"{release}.json")
+    args = ["diff", str(tmp / "old.json"), str(tmp / "new.json"), "--server-validator", choice]
+    proc = cli(*args, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    text = cli(*args, "--format", "text").stdout
+    calls = [(f["tool"], f["witness"]["instance"]) for f in _judged(report)]
+    return Audited(server, report, _call_all(server, prefixes, calls) if calls else {}, text)
+
+
+@pytest.fixture(scope="module")
+def audited(prefixes: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Audited]:
+    """(server id, validator choice) → the audit and the real server's answers to its witnesses."""
+    out = {}
+    for server in SERVERS_UNDER_TEST:
+        tmp = tmp_path_factory.mktemp(server.id)
+        for choice in dict.fromkeys((server.choice, "auto", "published")):
+            out[(server.id, choice)] = _audit(server, prefixes, tmp, choice)
+    table = os.environ.get("SCHEMA_AUDIT_SERVER_TABLE")
+    if table:
+        Path(table).write_text(_table(out), encoding="utf-8")
+    return out
+
+
+# ---- what a claim means -----------------------------------------------------------------------------------
+
+
+def _at(value: Any, pointer: str) -> tuple[bool, Any]:
+    for token in [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]:
+        if not isinstance(value, dict) or token not in value:
+            return False, None
+        value = value[token]
+    return True, value
+
+
+def _issue_lines(wiring: str, text: str) -> list[str]:
+    """The framework's own messages in the text a server sent, by how the server is wired: zod's lines after the
+    TypeScript SDK's (or the hand-wired server's) framing, pydantic's ``loc\n  message`` blocks after Python
+    MCPServer's, without ``[type=…]``; jsonschema's ``; ``-joined messages."""
+    if wiring in ("mcpserver", "lowlevel"):
+        framing = {
+            "mcpserver": r"MCP error -32602: Input validation error: Invalid arguments for tool \w+: ",
+            "lowlevel": r"Invalid arguments for \w+: ",
+        }[wiring]
+        head = re.match(framing, text)
+        assert head, f"not the {wiring} framing: {text!r}"
+        return text[head.end() :].split("\n")
+    if wiring == "mcpserver-python":
+        head = re.match(r"Error executing tool \w+: (\d+) validation errors? for \w+Arguments\n", text)
+        assert head, f"not MCPServer's framing: {text!r}"
+        blocks = re.findall(r"^(\S[^\n]*)\n  ([^\n]*?)(?: \[type=[^\n]*)?$", text[head.end() :], re.M)
+        assert len(blocks) == int(head.group(1)), text
+        return [f"{loc}\n  {msg}" for loc, msg in blocks]
+    return text.split("; ")
+
+
+def _claim_holds(audit: Audited, f: dict[str, Any]) -> str:
+    """ "" when the finding's claim about the server is true of the real server, else why not: ``outcome: …``
+    when the server did something else with the witness (rejected what is claimed accepted or the reverse,
+    kept what is claimed dropped), ``words: …`` when it rejected it in other words."""
+    server, witness = f["server"], f["witness"]
+    failed, text = audit.calls[_key(f["tool"], witness["instance"])]
+    outcome = server["outcome"]
+    if outcome == "rejected":
+        if not failed:
+            return f"outcome: claimed rejected, the server accepted it: {text[:200]}"
+        real = sorted(_issue_lines(audit.server.wiring, text))
+        claimed = sorted(_claimed_lines(server))
+        return "" if real == claimed else f"words: claimed {claimed}, the server said {real}"
+    if failed and outcome != "dropped":
+        return f"outcome: claimed {outcome}, the server rejected it: {text[:200]}"
+    if failed:  # dropped, and the call fails for another reason the finding names
+        named = server["error"] and "fails for another reason" in f.get("reason", "")
+        return "" if named else f"outcome: claimed dropped, the server rejected it: {text[:200]}"
+    received = json.loads(text)
+    present, value = _at(received, witness.get("instance_pointer") or "")
+    if outcome == "dropped" and present:
+        return f"outcome: claimed dropped, the tool received it: {text}"
+    if outcome == "kept" and not present:
+        return f"outcome: claimed kept, the tool did not receive it: {text}"
+    if outcome == "filled" and (not present or value is None):
+        return f"outcome: claimed filled, the tool received {text}"
+    return ""
+
+
+def _claimed_lines(server: dict[str, Any]) -> list[str]:
+    if server["validator"].startswith("pydantic"):
+        return re.findall(r"^\S[^\n]*\n  [^\n]*$", server["error"], re.M)
+    return server["error"].split("\n")
+
+
+def _table(audits: dict[tuple[str, str], Audited]) -> str:
+    rows = [
+        "| server | validator | claims about the server | outcome false | words false |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for (sid, choice), audit in audits.items():
+        judged = _judged(audit.report)
+        why = [_claim_holds(audit, f) for f in judged]
+        outcome, words = (sum(w.startswith(k) for w in why) for k in ("outcome:", "words:"))
+        rows.append(f"| {sid} | {choice} | {len(judged)} | {outcome} | {words} |")
+    return "\n".join(rows) + "\n"
+
+
+# ---- tests ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sid", list(BY_ID))
+def test_auto_infers_the_framework(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+    report = audited[(sid, "auto")].report
+    [validator] = report["server_validators"]
+    assert validator["validator"] == BY_ID[sid].inferred
+    assert validator["inferred"] is True and validator["inferred_from"]
+    assert validator["version"] == "new"
+
+
+@pytest.mark.parametrize("sid", list(BY_ID))
+def test_every_claim_about_the_server_holds(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+    server = BY_ID[sid]
+    audit = audited[(sid, server.choice)]
+    judged = _judged(audit.report)
+    assert judged, "every server has input changes with witnesses"
+    wrong = {f"{f['tool']} {f['rule']}": why for f in judged if (why := _claim_holds(audit, f))}
+    assert not wrong, wrong
+    # and the inputs are judged by the server alone: no host profile is named as the one that rejects
+    assert all(f["hosts"] == [] for f in judged)
+
+
+@pytest.mark.parametrize("sid", ["zod3-strip", "zod3-lowlevel", "zod4-lowlevel"])
+def test_a_stripping_server_ignores_removed_arguments(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+    """The argument removed from a closed object (zod 3 and zod 4's output mode list z.object closed) is
+    dropped by the real server: a warning of its own, not a -32602."""
+    findings = audited[(sid, "auto")].report["findings"]
+    ignored = {f["tool"] for f in findings if f["rule"] == "input-argument-ignored"}
+    assert {"drop_optional", "nested_drop", "renamed"} <= ignored
+    assert all(f["severity"] == "warning" for f in findings if f["rule"] == "input-argument-ignored")
+    assert not [f for f in findings if f["rule"] == "input-property-removed-from-closed-object"]
+
+
+@pytest.mark.parametrize("sid", ["zod3-strict", "zod4-strict", "zod4-lowlevel-strict"])
+def test_a_strict_server_rejects_removed_arguments(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+    audit = audited[(sid, BY_ID[sid].choice)]
+    removed = [f for f in audit.report["findings"] if f["rule"] == "input-property-removed-from-closed-object"]
+    assert {f["tool"] for f in removed} >= {"drop_optional", "nested_drop"}
+    assert all(f["severity"] == "breaking" and f["server"]["outcome"] == "rejected" for f in removed)
+
+
+def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:
+    """zod 4's output mode lists a .default() field as required; the server fills it."""
+    findings = audited[("zod4-lowlevel", "auto")].report["findings"]
+    [f] = [f for f in findings if f["tool"] == "default_added" and f["direction"] == "input"]
+    assert (f["rule"], f["severity"], f["server"]["outcome"]) == ("input-required-added-with-default", "info", "filled")
+    # a server that validates with its schema and fills nothing rejects the same change
+    js = audited[("jsonschema", "auto")].report["findings"]
+    [g] = [g for g in js if g["tool"] == "default_added" and g["direction"] == "input"]
+    assert (g["rule"], g["severity"], g["server"]["outcome"]) == ("input-required-added", "breaking", "rejected")
+
+
+def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, str], Audited]) -> None:
+    findings = audited[("pydantic", "auto")].report["findings"]
+    by_tool = {f["tool"]: f for f in findings if f["direction"] == "input" and "/y" in f["pointer"]}
+    assert by_tool["nested_forbid"]["severity"] == "breaking"
+    assert by_tool["nested_forbid"]["server"]["error"] == "opts.y\n  Extra inputs are not permitted"
+    assert by_tool["nested_ignore"]["severity"] == "info"  # pydantic's default model lists itself open
+
+
+def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:
+    """Judged as if every server validated with its listed schema (before server validators), stripping and
+    default-filling servers get claims of rejection they do not make; judged by their own validator (inferred,
+    or named where the listing cannot tell), no claim is false, in outcome or in words."""
+    before = [
+        (sid, f["tool"])
+        for (sid, choice), a in audited.items()
+        if choice == "published"
+        for f in _judged(a.report)
+        if _claim_holds(a, f).startswith("outcome:")
+    ]
+    after = [
+        (sid, f["tool"])
+        for (sid, choice), a in audited.items()
+        if choice == BY_ID[sid].choice
+        for f in _judged(a.report)
+        if _claim_holds(a, f)
+    ]
+    assert len(before) >= 8 and after == []
+    assert {sid for sid, _ in before} >= {"zod3-strip", "zod3-lowlevel", "zod4-lowlevel"}
+
+
+def test_the_report_names_the_server_validator(audited: dict[tuple[str, str], Audited]) -> None:
+    text = audited[("zod3-strip", "auto")].text
+    assert "rejected by the server running new (zod-strip, inferred)" in text
+    assert "inputs to new judged as a TypeScript McpServer with zod z.object" in text
+    assert "set --server-validator zod-strict" in text
