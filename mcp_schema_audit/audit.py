@@ -77,7 +77,7 @@ def diff_report(
         new=new,
         findings=result.findings,
         fail_on=settings.fail_on,
-        notes=run_notes + [validator_note(v) for v in judged] + list(notes),
+        notes=run_notes + list(notes),
         server_validators=judged,
         mode=settings.mode,
         hosts=list(settings.hosts or SDK_PROFILES),
@@ -97,13 +97,6 @@ def validator_json(served: Snapshot, choice: str) -> dict[str, Any]:
         "inferred_from": v.inferred_from,
         "summary": v.summary,
     }
-
-
-def validator_note(v: dict[str, Any]) -> str:
-    """The report's note on how inputs were judged: ``inputs to 0.2.6 judged as <summary> (zod-strip; inferred
-    from …)`` or ``(… ; chosen with --server-validator)``."""
-    how = f"inferred from {v['inferred_from']}" if v["inferred"] else "chosen with --server-validator"
-    return f"inputs to {v['version']} judged as {v['summary']} ({v['validator']}; {how})"
 
 
 def _diff_notes(old: Snapshot, new: Snapshot) -> list[str]:
@@ -136,7 +129,6 @@ def history_report(
     the cached value sets, whatever severity the user gives them)."""
     hist = check_history(new, cohorts, limits, samples=samples, validator=settings.server_validator)
     hist.server_validators = [validator_json(new, settings.server_validator)]
-    hist.notes += [validator_note(v) for v in hist.server_validators]
     hist.notes += list(notes) + [n for n in (uncompared_note(c, new) for c in cohorts) if n]
     for c in cohorts:
         result = judge(hist.findings[c.label], settings)

@@ -209,7 +209,7 @@ def infer(tools: list[dict[str, Any]]) -> ServerValidator:
         )
     return replace(
         PROFILES["published"],
-        inferred_from="no framework's fingerprint in its inputSchemas (--server-validator names the framework)",
+        inferred_from="no framework's fingerprint in its inputSchemas; --server-validator names the framework",
     )
 
 

@@ -31,6 +31,7 @@ from mcp_schema_audit.report.model import (
     detail,
     summary_line,
     title,
+    validator_line,
     who,
     witness_sides,
 )
@@ -197,6 +198,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     ]
     hosts = ", ".join(md_escape(h) for h in report.hosts)
     parts.append(f"{_what(report)} · hosts: {hosts}")
+    parts += [md_escape(validator_line(v)) for v in report.server_validators]
     for note in report.notes:
         parts.append(f"> **Note:** {md_escape(note)}")
     for entry in report.expired_ignores:
@@ -312,6 +314,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         f"{count['info']} info{ignored} — {verdict} (fail-on: {hist.fail_on})",
         f"**{md_escape(who(hist.new))}** · cached versions: {', '.join(md_escape(x) for x in labels)}",
     ]
+    parts += [md_escape(validator_line(v)) for v in hist.server_validators]
     parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
     parts += [
         f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}"

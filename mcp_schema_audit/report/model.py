@@ -205,6 +205,14 @@ def snapshot_of(report: Report, f: Finding) -> Snapshot:
     return snapshot_of_item(f, [report.new] + ([report.old] if report.old is not None else []))
 
 
+def validator_line(v: dict[str, Any]) -> str:
+    """How inputs were judged, one line of every diff and history report (``audit.validator_json``'s dict):
+    ``inputs to 0.2.6 judged as <summary> (zod-strip; inferred from …)`` or ``(… ; chosen with
+    --server-validator)``. Holds server text (the label): render it inertly."""
+    how = f"inferred from {v['inferred_from']}" if v["inferred"] else "chosen with --server-validator or the config"
+    return f"inputs to {v['version']} judged as {v['summary']} ({v['validator']}; {how})"
+
+
 def describe_entry(entry: Any) -> str:
     """An ignore entry (``{"rule", "tool", "pointer", "direction", "fingerprint", "reason", "expires"}``) in words."""
     if not isinstance(entry, dict):

@@ -24,6 +24,7 @@ from mcp_schema_audit.report.model import (
     headline,
     ordered,
     summary_line,
+    validator_line,
     witness_sides,
 )
 from mcp_schema_audit.report.worddelta import finding_delta
@@ -99,6 +100,8 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     witnesses, ignored findings, expired ignore entries, the summary line. ``options``: colour and width."""
     console = _Lines(options.color, options.width)
     console.print(_Text(f"schema-audit {tx(headline(report))}"))
+    for v in report.server_validators:
+        console.print(_Text(tx(validator_line(v)), style="dim"))
     for note in report.notes:
         console.print(_Text(f"note: {tx(note)}", style="yellow"))
     for call in report.calls:
@@ -164,6 +167,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     tw = max([len("tool")] + [len(tx(t)) for t in m])
     cw = [max(len(tx(lbl)), 8) for lbl in labels]
     lines = [f"schema-audit history: {tx(hist.new.label)} against {plural(len(labels), 'cached version')}"]
+    lines += [tx(validator_line(v)) for v in hist.server_validators]
     lines += [f"note: {tx(n)}" for n in hist.notes]
     lines.append("")
     lines.append("tool".ljust(tw) + "  " + "  ".join(tx(lbl).ljust(w) for lbl, w in zip(labels, cw, strict=False)))
