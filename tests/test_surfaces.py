@@ -219,6 +219,8 @@ def _example_pair(rule_id: str) -> tuple[Snapshot, Snapshot] | None:
         if item is not None and rule.surface == "server":
             if "instructions" in item:
                 sections["instructions"] = item["instructions"]
+            elif "serverInfo" in item:
+                sections["serverInfo"] = item["serverInfo"]
             else:
                 sections["capabilities"] = item
         elif item is not None:

@@ -358,6 +358,33 @@ RULES = [
         source=SPEC_CAPABILITIES,
     ),
     Rule(
+        id="server-renamed",
+        surface="server",
+        direction="server",
+        severity="warning",
+        family="surfaces",
+        title="Server renamed",
+        rationale=(
+            "The server reports another serverInfo.name than the version hosts cached. No request fails "
+            "(hosts reach a server through their own configuration entry), but what knows the server by "
+            "its name sees a new one: tool approvals, allow-lists and policies keyed by the name, logs, "
+            "registries. In history, the finding also says that the cached version's snapshot carries the "
+            "other name, so it is checked as this server's history only because --server (or the config "
+            "key servers) said so."
+        ),
+        before='{"serverInfo": {"name": "motherduck", "version": "0.8.1"}}',
+        after='{"serverInfo": {"name": "mcp-server-motherduck", "version": "1.1.0"}}',
+        source=(
+            "MCP spec basic/lifecycle: InitializeResult.serverInfo (Implementation.name); 2026-07-28: "
+            "_meta io.modelcontextprotocol/serverInfo, display-only"
+        ),
+        fix=(
+            "keep the old serverInfo.name (change the title for display instead), or announce the rename to "
+            "the hosts' administrators; once accepted, an [[ignore]] entry for rule server-renamed"
+        ),
+        symmetric=True,
+    ),
+    Rule(
         id="server-capability-added",
         surface="server",
         direction="server",

@@ -1,4 +1,5 @@
-"""The server compared: capabilities removed, narrowed or added, instructions changed."""
+"""The server compared: its name (``serverInfo.name``), capabilities removed, narrowed or added, instructions
+changed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.jsontext import pointer_token
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces.common import finding, short_text
+from mcp_schema_audit.wording import Text
 
 #: Top-level capabilities whose requests fail with Method not found once the server no longer serves them,
 #: with the request a cached host then sends (method, params).
@@ -149,3 +151,18 @@ def instruction_findings(old: str | None, new: str | None) -> list[Finding]:
     else:
         detail = _delta(old, new)
     return [finding("server-instructions-changed", "server", "instructions", "", detail, old, new, security=True)]
+
+
+def name_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
+    """``server-renamed`` when both snapshots name their server (``serverInfo.name``) and the names differ; a
+    snapshot without a name (a ``tools/list`` file) is compared with nothing."""
+    before, after = old.server.get("name"), new.server.get("name")
+    if not (isinstance(before, str) and before and isinstance(after, str) and after) or before == after:
+        return []
+    detail = Text.of(
+        "serverInfo.name {old} → {new}: what knows the server by its name (approvals, allow-lists, logs) sees "
+        "another server",
+        old=short_text(before),
+        new=short_text(after),
+    )
+    return [finding("server-renamed", "server", "serverInfo", "/name", detail, before, after)]
