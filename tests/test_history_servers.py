@@ -62,6 +62,14 @@ def test_a_former_name_makes_the_old_snapshots_cohorts_with_a_rename_finding(tmp
     assert renamed["surface"] == "server" and renamed["pointer"] == "/name"
     assert "serverInfo.name 'motherduck' → 'mcp-server-motherduck'" in renamed["message"]
     assert data["matrix"]["server serverInfo"] == {"0.8.1": "warning"}
+    # the tool-removed witnesses are calls a cached host makes: arguments its inputSchema allows, {} for {}
+    witnesses = {
+        f["name"]: f["witness"]["instance"] for f in data["cohorts"][0]["findings"] if f["rule"] == "tool-removed"
+    }
+    assert witnesses == {
+        "list_databases": {"name": "list_databases", "arguments": {}},
+        "query": {"name": "query", "arguments": {"sql": "a"}},
+    }
     # the same as --against 0.8.1 (where the rename is a finding too), and the glob '*' takes every snapshot
     against = json.loads(cli("history", "1.1.0", "--store", store, "--against", "0.8.1", "--format", "json").stdout)
     assert {(g["rule"], g["name"]) for g in against["findings"]} == {(rule, name) for rule, name, _ in found}
