@@ -46,6 +46,9 @@ JSON_TYPE_ORDER: tuple[str, ...] = ("string", "integer", "number", "boolean", "o
 JSON_TYPES: frozenset[str] = frozenset(JSON_TYPE_ORDER)
 #: The SDK clients' host profiles: how each validates a cached ``outputSchema`` (``schema.hosts``).
 SDK_PROFILES: tuple[str, ...] = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+#: Outcomes of a probe call that was not made (nothing was sent): the run's budget was spent first, or the server
+#: does not list the tool.
+UNMADE_OUTCOMES: tuple[str, ...] = ("not-called", "not-listed")
 #: The first protocol revision of the era without the ``initialize`` handshake (``server/discover``): list-change
 #: notifications only on a ``subscriptions/listen`` stream, ``structuredContent`` any JSON value, ``outputSchema``
 #: any schema. Revisions are dates, so a later one compares greater.
