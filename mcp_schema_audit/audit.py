@@ -181,7 +181,7 @@ def probe_report(
     the tools ``--auto`` left out). ``artifact``: the calls file or recording that SARIF and GitHub annotations
     point at."""
     from mcp_schema_audit.probe import call_summary, check_records
-    from mcp_schema_audit.probe.check import checked_calls, nothing_checked
+    from mcp_schema_audit.probe.check import checked_calls, nothing_checked, result_notes
 
     checked = checked_calls(listing, records, cached)
     calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
@@ -194,7 +194,7 @@ def probe_report(
         new=listing,
         findings=result.findings,
         fail_on=settings.fail_on,
-        notes=_probe_notes(listing, cached, records),
+        notes=_probe_notes(listing, cached, records) + result_notes(listing, records),
         mode="backward",
         hosts=list(settings.hosts or SDK_PROFILES),
         ignored=result.ignored,

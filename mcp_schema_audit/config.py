@@ -131,6 +131,17 @@ KEYS: tuple[Key, ...] = (
         commands=("diff", "history", "lint"),
     ),
     Key(
+        name="servers",
+        kind="globs",
+        doc="server names (fnmatch globs) whose stored snapshots are versions of NEW's server besides its own "
+        "name: its names before a rename (each such cohort gets a server-renamed finding), or '*' for every "
+        "snapshot in the store; snapshots of other names are left out, and a report note names them",
+        example='servers = ["motherduck"]',
+        flag="--server",
+        default="none chosen: a store holding snapshots of other names than NEW's is exit 2",
+        commands=("history",),
+    ),
+    Key(
         name="severity",
         kind="severity",
         doc="a rule's severity overridden: rule id = breaking | warning | info",
@@ -232,6 +243,7 @@ class Config:
     format: str | None = None
     tools: list[str] | None = None
     exclude_tools: list[str] | None = None
+    servers: list[str] | None = None
     severity: dict[str, str] = field(default_factory=dict)
     ignore: list[IgnoreEntry] = field(default_factory=list)
     allow: list[IgnoreEntry] = field(default_factory=list)

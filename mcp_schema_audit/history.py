@@ -12,7 +12,10 @@ caches ``∈ {stdio, streamable-http}``; only ``stdio`` is accepted by both.
 
 from __future__ import annotations
 
+import fnmatch
 import re
+import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,29 +112,84 @@ def stored_snapshots(store: Path) -> list[Snapshot]:
     return [load_snapshot(str(p), store=store) for p in sorted(folder.glob("*.json"))]
 
 
-def same_server(new: Snapshot, cohorts: list[Snapshot]) -> tuple[list[Snapshot], list[Snapshot]]:
-    """Split ``cohorts`` into those of NEW's server (by ``server.name``; unknown names match) and the rest."""
+def same_server(
+    new: Snapshot, cohorts: list[Snapshot], servers: Sequence[str] = ()
+) -> tuple[list[Snapshot], list[Snapshot]]:
+    """Split ``cohorts`` into those of NEW's server and the rest, by ``server.name``: NEW's own name, a name that
+    matches one of the fnmatch globs ``servers`` (former names of a renamed server), or an unknown name (a file
+    without one matches any) is NEW's server."""
     name = new.server.get("name")
     keep: list[Snapshot] = []
     skip: list[Snapshot] = []
     for c in cohorts:
         other = c.server.get("name")
-        (keep if not name or not other or other == name else skip).append(c)
+        mine = not name or not other or other == name or any(fnmatch.fnmatchcase(str(other), g) for g in servers)
+        (keep if mine else skip).append(c)
     return keep, skip
 
 
-def cohorts_of(new: Snapshot, store: Path) -> tuple[list[Snapshot], list[Snapshot]]:
+def cohorts_of(
+    new: Snapshot, store: Path, servers: Sequence[str] | None = None
+) -> tuple[list[Snapshot], list[Snapshot]]:
     """The stored versions hosts may have cached when NEW is released, oldest first, and the stored snapshots of
-    other servers (by ``serverInfo.name``), which are left out: ``(cohorts, skipped)``.
+    other servers, which are left out: ``(cohorts, left_out)``.
 
-    When NEW is itself in the store (by label), the cohorts are the versions stored before it
-    (``older_stored``); otherwise (a file, ``git:REF:PATH``) every stored version of its server. Raises
-    ``UsageError`` when the order cannot be decided, ``InputError`` for a bad file in the store."""
+    Which stored snapshots are NEW's server's is decided by name (``same_server``): NEW's own, and the names
+    ``servers`` matches (``--server``, the config key ``servers``: former names of a renamed server; ``*`` for
+    every snapshot in the store). ``servers`` None (nothing chosen) while the store holds snapshots of other
+    names is a ``UsageError`` naming the choice (``other_servers_error``): a renamed server's older versions
+    must never be left out silently. When NEW is itself in the store (by label), the cohorts are the versions
+    stored before it (``older_stored``); otherwise (a file, ``git:REF:PATH``) every stored version of its
+    server. Raises ``UsageError`` when the order cannot be decided, ``InputError`` for a bad file in the store."""
     stored = stored_snapshots(store)
-    cohorts, skipped = same_server(new, [s for s in stored if s.label != new.label])
+    cohorts, skipped = same_server(new, [s for s in stored if s.label != new.label], servers or ())
+    if skipped and servers is None:
+        raise other_servers_error(new, skipped)
     if any(s.label == new.label for s in stored):  # NEW is stored: the versions before it
         return older_stored(new, [*cohorts, new]), skipped
     return order_snapshots(cohorts), skipped  # a file or git:REF:PATH: every stored version of its server
+
+
+def other_servers_error(new: Snapshot, others: list[Snapshot]) -> UsageError:
+    """The refusal of a history whose store holds snapshots of other names than NEW's server's, none chosen:
+    which names (with their labels), and the two readings (a renamed server, another server) with the option
+    for each."""
+    by_name: dict[str, list[str]] = {}
+    for s in others:
+        by_name.setdefault(str(s.server.get("name")), []).append(s.label)
+    shown = "; ".join(
+        f"{name!r} ({', '.join(labels[:3])}{' …' if len(labels) > 3 else ''})" for name, labels in by_name.items()
+    )
+    first = shlex.quote(next(iter(by_name)))
+    own = shlex.quote(str(new.server.get("name")))
+    return UsageError(
+        f"cannot tell which stored snapshots are versions of {new.label!r} (server {new.server.get('name')!r}): "
+        f"the store also holds snapshots of other server names: {shown}",
+        hint=(
+            f"if the server was renamed, --server NAME for each former name (e.g. --server {first}) checks its "
+            f"snapshots as this server's history, with a server-renamed finding; --server {own} (its own name) "
+            "leaves the other servers' snapshots out; the config key servers makes the choice for every run, and "
+            "--against LABEL names the cached versions instead"
+        ),
+    )
+
+
+def left_out_note(new: Snapshot, left_out: list[Snapshot]) -> str:
+    """The report's note on the stored snapshots of other servers that ``cohorts_of`` left out, by name."""
+    by_name: dict[str, list[str]] = {}
+    for s in left_out:
+        by_name.setdefault(str(s.server.get("name")), []).append(s.label)
+    shown = "; ".join(f"{name!r}: {', '.join(labels)}" for name, labels in sorted(by_name.items()))
+    return (
+        f"left out {len(left_out)} stored snapshot{'s' if len(left_out) != 1 else ''} of other servers (a name "
+        f"neither {new.server.get('name')!r} nor matched by --server/servers): {shown}"
+    )
+
+
+def unmatched_servers(servers: Sequence[str], seen: list[Snapshot]) -> list[str]:
+    """The globs of ``servers`` that match the server name of none of the snapshots ``seen`` (a typo)."""
+    names = {str(n) for s in seen if (n := s.server.get("name"))}
+    return [g for g in servers if not any(fnmatch.fnmatchcase(n, g) for n in names)]
 
 
 def check_labels(new: Snapshot, cohorts: list[Snapshot]) -> None:

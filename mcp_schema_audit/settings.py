@@ -26,8 +26,9 @@ class Settings:
     ``hosts`` is None for every host profile; ``server_validator`` is how the server's framework reads
     arguments (``auto``: inferred from the served listing; ``engine.servers.PROFILES``); ``severity`` maps rule id
     → level; ``ignore`` and ``allow`` are the config's ``[[ignore]]``/``[[allow]]`` entries;
-    ``tools``/``exclude_tools`` are fnmatch globs on tool names (empty: no filter); ``config`` is the loaded file
-    (its ``source`` and ``warnings``)."""
+    ``tools``/``exclude_tools`` are fnmatch globs on tool names (empty: no filter); ``servers`` the fnmatch globs
+    of server names ``history`` counts as NEW's server besides its own (None: not chosen; empty: NEW's own name
+    only); ``config`` is the loaded file (its ``source`` and ``warnings``)."""
 
     fail_on: FailOn = "breaking"
     mode: Mode = "backward"
@@ -40,6 +41,7 @@ class Settings:
     format: str = "text"
     tools: tuple[str, ...] = ()
     exclude_tools: tuple[str, ...] = ()
+    servers: tuple[str, ...] | None = None
     config: Config = field(default_factory=Config)
 
 
@@ -69,12 +71,13 @@ def resolve(
     config_format: bool = True,
     tools: Iterable[str] = (),
     exclude_tools: Iterable[str] = (),
+    servers: Iterable[str] = (),
 ) -> Settings:
     """Merge the flags over the configuration file (``config``: a loaded ``Config``, a file to load, else the one
     found in the current folder) over the built-in defaults, and check every value.
 
-    A flag replaces the config's value (for the list keys ``hosts``, ``tools`` and ``exclude_tools``, the whole
-    list; ``--severity`` items override the config's ``[severity]`` rule by rule). ``formats``: what this
+    A flag replaces the config's value (for the list keys ``hosts``, ``tools``, ``exclude_tools`` and ``servers``,
+    the whole list; ``--severity`` items override the config's ``[severity]`` rule by rule). ``formats``: what this
     command's ``--format`` accepts (None: every report format); the config's ``format`` is the default only when
     ``config_format``. Raises ``UsageError`` for a bad value (naming the flag) or a bad config file."""
     from mcp_schema_audit.config import parse_severity_overrides
@@ -92,6 +95,7 @@ def resolve(
         format=fmt or (cfg.format if config_format else None) or "text",
         tools=tuple(tools) or tuple(cfg.tools or ()),
         exclude_tools=tuple(exclude_tools) or tuple(cfg.exclude_tools or ()),
+        servers=tuple(servers) or (tuple(cfg.servers) if cfg.servers is not None else None),
         config=cfg,
     )
     allowed = formats if formats is not None else choices_of(KEY_NAMES["format"])

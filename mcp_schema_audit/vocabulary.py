@@ -57,8 +57,21 @@ JSON_TYPE_ORDER: tuple[str, ...] = ("string", "integer", "number", "boolean", "o
 JSON_TYPES: frozenset[str] = frozenset(JSON_TYPE_ORDER)
 #: The SDK clients' host profiles: how each validates a cached ``outputSchema`` (``schema.hosts``).
 SDK_PROFILES: tuple[str, ...] = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+#: Outcomes of a probe call that was not made (nothing was sent): the run's budget was spent first, or the server
+#: does not list the tool.
+UNMADE_OUTCOMES: tuple[str, ...] = ("not-called", "not-listed")
+#: The first protocol revision of the era without the ``initialize`` handshake (``server/discover``): list-change
+#: notifications only on a ``subscriptions/listen`` stream, ``structuredContent`` any JSON value, ``outputSchema``
+#: any schema. Revisions are dates, so a later one compares greater.
+MODERN_PROTOCOL = "2026-07-28"
 
 
 def direction_rank(direction: str) -> int:
     """Sort key of a direction within one tool (``DIRECTION_ORDER``; an unknown one last)."""
     return DIRECTION_ORDER.get(direction, 3)
+
+
+def modern_protocol(version: str | None) -> bool:
+    """Is ``version`` (a negotiated protocol revision, ``YYYY-MM-DD``) of the era that begins with
+    ``MODERN_PROTOCOL``? ``None`` (not recorded) is not."""
+    return isinstance(version, str) and version >= MODERN_PROTOCOL

@@ -538,11 +538,27 @@ def test_server_that_exits_mid_call_is_exit_3(work: Path) -> None:
 
 
 @pytest.mark.live
-def test_calls_file_naming_an_unlisted_tool_calls_nothing(work: Path) -> None:
+def test_a_call_of_an_unlisted_tool_is_a_finding_for_that_call(work: Path) -> None:
+    """One calls file for two releases: a tool the server does not list is not called, and that call is an info
+    finding (exit 2 before); a calls file that names no listed tool at all is still exit 2 with nothing called."""
     (work / "typo.json").write_text(json.dumps({"calls": [{"tool": "ok_tool"}, {"tool": "okk_tool"}]}))
-    r = cli("probe", "--calls", "typo.json", *_server(work, "typo.log"), cwd=work)
-    assert r.returncode == 2 and "does not list: 'okk_tool'" in r.stderr, r.stderr
-    assert _calls_made(work / "typo.log") == []
+    r = cli("probe", "--calls", "typo.json", "--format", "json", *_server(work, "typo.log"), cwd=work)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert _calls_made(work / "typo.log") == ["ok_tool"]
+    assert [(c["id"], c["outcome"], c["checked"]) for c in data["calls"]] == [
+        ("ok_tool", "result", True),
+        ("okk_tool", "not-listed", False),
+    ]
+    [f] = [f for f in data["findings"] if f["tool"] == "okk_tool"]
+    assert f["rule"] == "call-tool-not-listed" and f["severity"] == "info"
+    assert f["message"].endswith("call okk_tool not made: the server does not list tool 'okk_tool'"), f["message"]
+    text = cli("probe", "--calls", "typo.json", *_server(work, "typo.log"), cwd=work).stdout
+    assert "2 calls planned, 1 made, 1 checked" in text and "okk_tool: not called: the server does not list" in text
+    (work / "typos.json").write_text(json.dumps({"calls": [{"tool": "okk_tool"}, {"tool": "nope"}]}))
+    r = cli("probe", "--calls", "typos.json", *_server(work, "typos.log"), cwd=work)
+    assert r.returncode == 2 and "names no tool the server lists" in r.stderr and "'nope', 'okk_tool'" in r.stderr
+    assert _calls_made(work / "typos.log") == []
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ import pytest
 
 from mcp_schema_audit.capture.calls import PlannedCall
 from mcp_schema_audit.errors import InputError, UsageError
-from mcp_schema_audit.probe import Recording, cap_instance, check_records, load_recording, write_recording
+from mcp_schema_audit.probe import Recording, call_summary, cap_instance, check_records, load_recording, write_recording
+from mcp_schema_audit.probe.check import result_notes
 from mcp_schema_audit.probe.hosts import host_verdict, js_truthy, schema_pointer
 from mcp_schema_audit.probe.plan import auto_arguments, load_calls_file, plan_calls, render_plan
 from mcp_schema_audit.schema import SchemaDoc
@@ -193,15 +194,19 @@ def test_calls_file_forms_and_errors(tmp_path: Path) -> None:
             load_calls_file(path)
 
 
-def test_plan_keeps_the_calls_file_order_then_auto_and_refuses_unlisted_tools() -> None:
+def test_plan_keeps_the_calls_file_order_then_auto_and_marks_unlisted_tools() -> None:
     listing = snapshot_from_data({"tools": [_tool("r", RO), _tool("w"), _tool("x", RO)]}, source="s.json")
     listed = [PlannedCall("first", "w", {"k": 1}, "listed"), PlannedCall("r", "r", {}, "listed")]
     calls, skipped = plan_calls(listing, listed, auto=True)
     assert [(c.id, c.tool) for c in calls] == [("first", "w"), ("r", "r"), ("x", "x")]
     assert skipped == []
     assert [c.tool for c in plan_calls(listing, listed, auto=False)[0]] == ["w", "r"]
-    with pytest.raises(UsageError, match="does not list: 'nope'"):
+    with pytest.raises(UsageError, match="names no tool the server lists, only tool.s. it does not list: 'nope'"):
         plan_calls(listing, [PlannedCall("n", "nope")], auto=True)
+    # a tool this release does not list stays in the plan, not to be called, as long as a listed one is named
+    mixed, _ = plan_calls(listing, [PlannedCall("n", "nope", {}, "listed"), *listed], auto=False)
+    assert [(c.tool, c.listed) for c in mixed] == [("nope", False), ("w", True), ("r", True)]
+    assert mixed[0].why == "listed; the server does not list it: not called"
     text = render_plan(calls, [{"tool": "w", "why": "not annotated readOnlyHint: true"}])
     assert text.splitlines()[0] == "probe plan (dry run, nothing is called): 3 calls"
     assert '  call first: w {"k": 1}  (listed)' in text and "not called by --auto (1):" in text
@@ -337,6 +342,99 @@ def test_call_outcomes_are_one_finding_each() -> None:
     assert ("call-result-too-large", "warning", "call d: too big: not checked") in got
     assert any(r == "call-rpc-error" and "resultType 'input_required'" in m for r, _, m in got)
     assert len({f.fingerprint for f in check_records(now, records, [])}) == 5
+
+
+def test_a_call_of_an_unlisted_tool_names_the_cached_versions_that_list_it() -> None:
+    now = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
+    v1 = snapshot_from_data(
+        {"tools": [{"name": "gone", "inputSchema": {"type": "object"}}]}, source="v1.json", label="v1"
+    )
+    record = _record("g", "gone", outcome="not-listed", error={"message": "the server does not list tool 'gone'"})
+    [f] = check_records(now, [record], [v1])
+    assert (f.rule, f.severity, f.tool) == ("call-tool-not-listed", "info", "gone")
+    assert f.message.endswith(
+        "call g not made: the server does not list tool 'gone', which hosts that cached v1 "
+        "still call (the diff against them reports tool-removed)"
+    ), f.message
+    assert check_records(now, [record], [])[0].message.endswith("the server does not list tool 'gone'")
+    assert call_summary(record) == {
+        "id": "g",
+        "tool": "gone",
+        "outcome": "not-listed",
+        "message": "the server does not list tool 'gone'",
+    }
+
+
+OPTIONAL = {"type": ["object", "null"], "properties": {"id": {"type": "string"}}}
+STRICT = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_results_are_judged_in_the_era_of_their_connection(era: str) -> None:
+    """On 2026-07-28 structuredContent may be any JSON value, null included, and the outputSchema any schema: a null
+    under type ["object", "null"] is valid (it was result-malformed), a null under an object schema is still
+    rejected, by its schema. ts-sdk-v1, which never negotiates 2026-07-28, is not judged on such a value."""
+    tools = [
+        {"name": "maybe", "inputSchema": {"type": "object"}, "outputSchema": OPTIONAL},
+        {"name": "strict", "inputSchema": {"type": "object"}, "outputSchema": STRICT},
+        {"name": "nums", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+    ]
+    listing = snapshot_from_data({"tools": tools, "protocolVersion": era}, source="live.json", label="live")
+    assert listing.protocol_version == era
+    records = [
+        _record("m", "maybe", {"content": [{"type": "text", "text": "null"}], "structuredContent": None}),
+        _record("s", "strict", {"content": [{"type": "text", "text": "null"}], "structuredContent": None}),
+        _record("n", "nums", {"content": [{"type": "text", "text": "[1]"}], "structuredContent": [1]}),
+    ]
+    got = {(f.tool, f.rule): f.hosts for f in check_records(listing, records, [])}
+    if era == "2026-07-28":
+        assert got == {("strict", "result-violates-own-schema"): ["python-sdk", "ts-sdk-v2"]}
+        [note] = result_notes(listing, records)
+        assert note.startswith("calls m, s, n not judged for ts-sdk-v1") and "2026-07-28 connection" in note
+    else:
+        assert got == {
+            ("maybe", "result-malformed"): ["ts-sdk-v1", "ts-sdk-v2"],
+            ("strict", "result-malformed"): ["ts-sdk-v1", "ts-sdk-v2"],
+            ("strict", "result-violates-own-schema"): ["python-sdk"],
+            ("nums", "result-malformed"): ["ts-sdk-v1", "ts-sdk-v2"],
+        }
+        assert result_notes(listing, records) == []
+    # a recording of the other era (--samples) is judged in its own era, whatever the listing's
+    modern = check_records(listing, records[:1], [], protocol="2026-07-28")
+    legacy = check_records(listing, records[:1], [], protocol="2025-11-25")
+    assert modern == [] and [f.rule for f in legacy] == ["result-malformed"]
+
+
+def test_text_rendered_by_the_python_sdk_is_not_reported() -> None:
+    """The SDK's MCPServer wraps a -> str return as {"result": s} with s itself as the text, a None as no block, a
+    list item by item: its author cannot change that, so no result-text-missing; a report note names the SDK."""
+    listing = _listing([{"name": "t", "inputSchema": {"type": "object"}}])
+
+    def text(*texts: str) -> list[dict[str, str]]:
+        return [{"type": "text", "text": t} for t in texts]
+
+    rendered = {
+        "str": {"content": text("hello x"), "structuredContent": {"result": "hello x"}},
+        "none": {"content": [], "structuredContent": {"result": None}},
+        "list": {"content": text("a", '{\n  "k": 1\n}'), "structuredContent": {"result": ["a", {"k": 1}]}},
+        "nested": {"content": text("a", "b"), "structuredContent": {"result": [["a"], [None, "b"]]}},
+    }
+    records = [_record(k, "t", v) for k, v in rendered.items()]
+    assert check_records(listing, records, []) == []
+    [note] = result_notes(listing, records)
+    assert note.startswith("calls str, none, list, nested: the text blocks are how the Python SDK's MCPServer")
+    assert "result-text-missing is not reported for them" in note
+    # JSON in a text block is no rendering of the SDK's: no note; what the author wrote is still reported
+    plain = _record("json", "t", {"content": text('{"result": "x"}'), "structuredContent": {"result": "x"}})
+    assert check_records(listing, [plain], []) == [] and result_notes(listing, [plain]) == []
+    for bad in (
+        {"content": text("hello"), "structuredContent": {"result": "hello x"}},  # not the value
+        {"content": [], "structuredContent": {"result": "x"}},  # a str renders as a block
+        {"content": text("x"), "structuredContent": {"id": "x"}},  # no wrapper: its JSON is needed
+        {"content": text("a", "b", "c"), "structuredContent": {"result": ["a", "b"]}},
+    ):
+        assert {f.rule for f in check_records(listing, [_record("c", "t", bad)], [])} == {"result-text-missing"}, bad
+        assert result_notes(listing, [_record("c", "t", bad)]) == []
 
 
 def test_cap_instance() -> None:

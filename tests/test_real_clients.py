@@ -261,8 +261,8 @@ def sdk_prefix(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pytest.skip(f"npm install @modelcontextprotocol/sdk@1 failed (offline?): {' | '.join(lines[:2])}")
 
 
-def _ts_client(profile: str, prefix: Path, command: list[str]) -> tuple[str, dict[str, str | None]]:
-    line = "v1" if profile == "ts-sdk-v1" else "v2"
+def _ts_client(profile: str, prefix: Path, command: list[str], line: str = "") -> tuple[str, dict[str, str | None]]:
+    line = line or ("v1" if profile == "ts-sdk-v1" else "v2")
     proc = subprocess.run(
         [NODE or "node", str(TS_CLIENT), line, *command],
         capture_output=True,
@@ -362,3 +362,36 @@ def test_real_messages_are_the_predicted_wording(
         message = verdicts[case]
         assert message is not None, f"{profile} ({package}) accepted {case}"
         assert message.startswith(probed[case][profile]), (profile, message, probed[case][profile])
+
+
+def test_results_of_the_2026_era_agree_with_the_real_clients(sdk_prefix: dict[str, Path]) -> None:
+    """On a 2026-07-28 connection structuredContent may be any JSON value. The low-level server of
+    ``tests/servers/era_server.py`` sends null under ``type: ["object", "null"]``, an array under an array root and
+    null under an object schema: the Python client (mode auto) and the TS v2 client (versionNegotiation auto), both
+    negotiating 2026-07-28, reject exactly what the probe predicts for python-sdk and ts-sdk-v2 in that era (the
+    TS v1 client cannot negotiate it; the probe does not judge it on such values)."""
+    from mcp_schema_audit.capture import CaptureTarget
+    from mcp_schema_audit.capture.calls import PlannedCall, probe_server
+    from mcp_schema_audit.probe import check_records
+
+    command = [PYTHON, str(SERVERS / "era_server.py"), "--server", "lowlevel"]
+    listing, _planned, records = probe_server(
+        CaptureTarget("stdio", command=command),
+        lambda snap: [PlannedCall(t["name"], t["name"]) for t in snap.tools],
+        label="era",
+        protocol="2026-07-28",
+        timeout_s=120,
+        call_timeout_s=20,
+    )
+    assert listing.protocol_version == "2026-07-28"
+    predicted: dict[str, set[str]] = {t["name"]: set() for t in listing.tools}
+    for f in check_records(listing, records, []):
+        predicted[f.tool] |= set(f.hosts)
+    assert predicted == {"maybe_null": set(), "numbers": set(), "strict_null": {"python-sdk", "ts-sdk-v2"}}
+    real = {"python-sdk": _python_client(command)}
+    if "ts-sdk-v2" in sdk_prefix:
+        real["ts-sdk-v2"] = _ts_client("ts-sdk-v2", sdk_prefix["ts-sdk-v2"], command, "v2-auto")[1]
+    for profile, verdicts in real.items():
+        assert {tool for tool, error in verdicts.items() if error} == {
+            tool for tool, hosts in predicted.items() if profile in hosts
+        }, (profile, verdicts)

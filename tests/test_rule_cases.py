@@ -7,7 +7,8 @@ pairing, witnesses, fingerprints; then the fresh-user trial's open-object names 
 - ``expect``: the highest severity (``none`` = nothing above info);
 - ``rules``: rule ids that must be among the findings; ``absent``: rule ids that must not;
 - ``breaking_count`` / ``loud_count``: how many breaking / breaking-or-warning findings exactly;
-- ``witness``: some breaking finding's witness is exactly this instance;
+- ``witness``: some breaking finding's witness is exactly this instance (for ``tool-removed``, whose ``new`` is
+  ``null``, the call ``{"name", "arguments"}`` a cached host makes);
 - ``pointer``: the first finding of ``rules[0]`` is at this JSON Pointer;
 - ``witness_length``: finding pointer → the length of its witness's value at the finding's instance
   pointer (a 256-character string for ``maxLength: 255``, 11 distinct items for ``maxItems: 10``).
@@ -105,6 +106,10 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
     """Accepted by the accepting side, rejected by the other for the finding's own keyword and place."""
     w = f.witness
     assert w is not None and f.hosts, (f.rule, f.pointer)
+    if f.rule == "tool-removed":  # a call of the cached tool: its arguments an object the cached inputSchema allows
+        arguments = w["instance"]["arguments"]
+        assert isinstance(arguments, dict) and not errors(old, arguments), w
+        return
     accepting, rejecting = (new, old) if f.direction == "output" else (old, new)
     inst = w["instance"]
     assert not errors(accepting, inst), f"witness of {f.rule} at {f.pointer} rejected by the accepting side"

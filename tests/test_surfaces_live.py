@@ -182,6 +182,24 @@ def test_every_rule_over_http(http_snaps: dict[int, Snapshot]) -> None:
     assert keyed(diff_snapshots(http_snaps[1], http_snaps[2])) == SURFACE_FINDINGS
 
 
+def test_one_release_across_protocol_eras_is_no_narrowing(stdio_v1: Snapshot, http_snaps: dict[int, Snapshot]) -> None:
+    """Release 1 captured on 2026-07-28 (stdio: listChanged true, it serves subscriptions/listen) and on the
+    legacy handshake (HTTP: listChanged false): the same server, so nothing is narrowed. Each capability finding
+    says why; the listChanged flags are info (the 2026-07-28 era moved list-change notifications to
+    subscriptions/listen), resources.subscribe stays an unproven removal (a warning)."""
+    findings = [f for f in diff_snapshots(stdio_v1, http_snaps[1]) if f.surface == "server"]
+    assert {(f.rule, f.pointer, f.severity) for f in findings} == {
+        ("server-capability-narrowed", "/prompts/listChanged", "info"),
+        ("server-capability-narrowed", "/resources/listChanged", "info"),
+        ("server-capability-narrowed", "/tools/listChanged", "info"),
+        ("server-capability-removed", "/resources/subscribe", "warning"),
+    }
+    for f in findings:
+        assert f.reason and "2026-07-28 and 2025-11-25" in f.reason and "same --protocol" in f.reason, f.reason
+        if f.rule == "server-capability-narrowed":
+            assert "different protocol eras" in f.reason and "subscriptions/listen" in f.reason, f.reason
+
+
 def _witnesses(old: Snapshot, new: Snapshot) -> dict[tuple[str, str], dict[str, Any]]:
     return {
         (f.rule, f.name): f.witness

@@ -36,18 +36,21 @@ _MESSAGE_CHARS = 300
 _CANCELLED_CODE = -32001  # the SDK's REQUEST_TIMEOUT
 _CLOSED_CODE = -32000  # the SDK's CONNECTION_CLOSED
 #: What became of one planned call (``call_record``).
-CallOutcome = Literal["result", "rpc-error", "timeout", "too-large", "not-json", "not-called"]
+CallOutcome = Literal["result", "rpc-error", "timeout", "too-large", "not-json", "not-called", "not-listed"]
 
 
 @dataclass
 class PlannedCall:
-    """One ``tools/call`` to make: ``id`` (unique in the plan), ``tool`` (a listed tool's name), ``arguments``
-    (a JSON object, sent as given) and ``why`` (one line: the calls file, or the ``--auto`` reason)."""
+    """One ``tools/call`` to make: ``id`` (unique in the plan), ``tool`` (a tool's name), ``arguments`` (a JSON
+    object, sent as given) and ``why`` (one line: the calls file, or the ``--auto`` reason). ``listed`` False: the
+    server does not list the tool (a calls file written for another release), so the call is not made and its
+    record says so (``not-listed``)."""
 
     id: str
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
     why: str = ""
+    listed: bool = True
 
 
 def call_record(
@@ -67,7 +70,8 @@ def call_record(
     ``structuredContent``, ``isError``, ``_meta`` …), ``"rpc-error"`` (``error`` = the raw JSON-RPC error:
     ``code``, ``message``, ``data``), ``"timeout"`` (``error.message`` says why), ``"too-large"`` (``chars``:
     the result's size; not kept), ``"not-json"`` (the result holds a number JSON cannot hold, NaN or
-    Infinity: ``error.message`` says where; not kept) or ``"not-called"`` (the run's budget was spent first).
+    Infinity: ``error.message`` says where; not kept), ``"not-called"`` (the run's budget was spent first) or
+    ``"not-listed"`` (the server does not list the tool: nothing was sent).
     Keys that do not apply are left out.
     """
     out: dict[str, Any] = {"id": call.id, "tool": call.tool, "arguments": call.arguments, "outcome": outcome}
@@ -137,6 +141,8 @@ async def call_tool(conn: Connection, call: PlannedCall, call_timeout_s: float) 
     from mcp.types import CallToolRequest, CallToolRequestParams
     from pydantic import TypeAdapter, ValidationError
 
+    if not call.listed:  # a host calls only the tools a listing gave it: nothing is sent
+        return call_record(call, "not-listed", error={"message": f"the server does not list tool {call.tool!r}"})
     budget = min(call_timeout_s, conn.remaining_s() - SHUTDOWN_RESERVE_S)
     if budget <= 0.05:
         return call_record(call, "not-called", error={"message": "the run's --timeout was spent before this call"})

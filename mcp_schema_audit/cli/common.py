@@ -263,16 +263,16 @@ def resolved(config: Path | None, **flags: Any) -> Any:
     return resolve(cfg, **given)
 
 
-_REPEATABLE = ("hosts", "severity", "tools", "exclude_tools")
+_REPEATABLE = ("hosts", "severity", "tools", "exclude_tools", "servers")
 #: A command's parameter name → the ``settings.resolve`` keyword it is (the same name where not listed).
-_FLAG_OF = {"host": "hosts", "tool": "tools", "exclude_tool": "exclude_tools"}
-_FLAGS = ("fail_on", "mode", "host", "server_validator", "severity", "store", "fmt", "tool", "exclude_tool")
+_FLAG_OF = {"host": "hosts", "tool": "tools", "exclude_tool": "exclude_tools", "server": "servers"}
+_FLAGS = ("fail_on", "mode", "host", "server_validator", "severity", "store", "fmt", "tool", "exclude_tool", "server")
 
 
 def settings_of(options: dict[str, Any], **extra: Any) -> Any:
     """``resolved`` for a command's parameters as they came (``locals()`` of the command function: ``config``
-    and whichever of ``fail_on``, ``mode``, ``host``, ``severity``, ``store``, ``fmt``, ``tool``, ``exclude_tool``
-    it has), with ``extra`` keywords of ``settings.resolve`` (``formats``, ``config_format``)."""
+    and whichever of ``fail_on``, ``mode``, ``host``, ``severity``, ``store``, ``fmt``, ``tool``, ``exclude_tool``,
+    ``server`` it has), with ``extra`` keywords of ``settings.resolve`` (``formats``, ``config_format``)."""
     flags = {_FLAG_OF.get(name, name): options[name] for name in _FLAGS if name in options}
     return resolved(options.get("config"), **flags, **extra)
 

@@ -7,7 +7,6 @@ Each parses its options, reads the snapshots, calls the audit core (``audit.diff
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -116,12 +115,14 @@ Against = Annotated[
         help="Cached versions to check against (repeatable); default: every stored snapshot older than NEW.",
     ),
 ]
+Servers = Annotated[list[str] | None, typer.Option("--server", metavar="NAME", help=params.key_help("servers"))]
 
 
 @command("Check NEW against every version hosts may have cached.", _HISTORY_HELP)
 def history(
     new: NewRelease,
     against: Against = None,
+    server: Servers = None,
     fmt: params.Format = None,
     fail_on: params.FailOn = None,
     host: params.Hosts = None,
@@ -142,27 +143,35 @@ def history(
     limits = run_limits(time_budget, jobs)
     new_snap = load_ref(new, settings.store)
     recording = samples_of(samples)
-    cohorts = _cohorts(new_snap, against or [], settings.store)
+    cohorts, left_out = _cohorts(new_snap, against or [], settings, bool(server))
     (new_snap, *cohorts), notes = tool_filter([new_snap, *cohorts], settings.tools, settings.exclude_tools)
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
-        hist = history_report(new_snap, cohorts, settings, limits, samples=recording, notes=notes)
+        hist = history_report(new_snap, cohorts, settings, limits, samples=recording, notes=left_out + notes)
     write_output(render_for(hist, settings.format, output), output)
     raise typer.Exit(gate_exit(hist.passed, settings.format))
 
 
-def _cohorts(new: Any, against: list[str], store: Path) -> list[Any]:
-    """The cached versions to check NEW against: ``--against`` (ordered), else the store's versions of NEW's
-    server (the others named on stderr). A first release (no cohort) ends the run here with exit 0. Raises
-    ``UsageError`` for two versions of one label or an undecidable order."""
-    from mcp_schema_audit.history import check_labels, cohorts_of, order_snapshots
+def _cohorts(new: Any, against: list[str], settings: Any, server_flag: bool) -> tuple[list[Any], list[str]]:
+    """The cached versions to check NEW against, and the report's note on the stored snapshots left out:
+    ``--against`` (ordered), else the store's versions of NEW's server (``settings.servers``: the names that
+    count as it; the snapshots of other names left out are named on stderr and in the note). A first release (no
+    cohort) ends the run here with exit 0. Raises ``UsageError`` for two versions of one label, an undecidable
+    order, ``--server`` beside ``--against``, and a store holding other names with no ``--server`` chosen."""
+    from mcp_schema_audit.history import check_labels, cohorts_of, left_out_note, order_snapshots, unmatched_servers
 
+    store, notes = settings.store, []
+    if against and server_flag:
+        raise UsageError("--server chooses among the store's snapshots: it does not apply with --against")
     if against:
         cohorts = order_snapshots([load_ref(a, store) for a in against])
     else:
-        cohorts, skipped = cohorts_of(new, store)
+        cohorts, skipped = cohorts_of(new, store, settings.servers)
+        for glob in unmatched_servers(settings.servers or (), [new, *cohorts, *skipped]):
+            err(f"warning: --server {glob!r} matches no server name in the store")
         if skipped:
-            err(f"skipped {len(skipped)} stored snapshot(s) of other servers: {', '.join(s.label for s in skipped)}")
+            notes.append(left_out_note(new, skipped))
+            err(notes[-1])
     check_labels(new, cohorts)
     if not cohorts:
         # a first release: no host can have cached an older version, so there is nothing that can break
@@ -171,7 +180,7 @@ def _cohorts(new: Any, against: list[str], store: Path) -> list[Any]:
             "(a first release; name cached versions with --against)"
         )
         raise typer.Exit(int(ExitCode.OK))
-    return cohorts
+    return cohorts, notes
 
 
 _LINT_HELP = """Hazard lint: what will break cached hosts at the next release, before any diff.

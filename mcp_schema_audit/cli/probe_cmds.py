@@ -18,6 +18,7 @@ from mcp_schema_audit.cli.app import command, run_started
 from mcp_schema_audit.cli.common import err, gate_exit, load_ref, quiet_sdk_logs, render_for, settings_of, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
 from mcp_schema_audit.report.formats import formats_help
+from mcp_schema_audit.vocabulary import UNMADE_OUTCOMES
 from mcp_schema_audit.words import plural
 
 _PROBE_HELP = """Call the server's tools and check what it really returns, against its own outputSchema and every
@@ -245,7 +246,7 @@ def _probe_report(
         skipped=None if run.replay is not None else skipped,
         auto=run.auto,
     )
-    made = sum(1 for c in report.calls if c.get("outcome") != "not-called")
+    made = sum(1 for c in report.calls if c.get("outcome") not in UNMADE_OUTCOMES)
     checked = sum(1 for c in report.calls if c.get("checked"))
     left_out = f"; --auto left out {plural(len(skipped), 'tool')}" if run.auto and run.replay is None else ""
     err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema{left_out}")

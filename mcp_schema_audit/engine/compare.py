@@ -25,7 +25,7 @@ from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.walk import new_context
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
-from mcp_schema_audit.schema import HOST_PROFILES, SchemaCostError, SchemaDoc, dialect_sensitive
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, dialect_sensitive
 from mcp_schema_audit.wording import Text
 
 #: Seconds one ``diff_snapshots`` call may run before it stops with exit 4: a last-resort guard far above
@@ -267,17 +267,43 @@ NEW_TOOL = Text("{served_tool}")
 
 
 def removed_tool_finding(name: str, input_schema: Any) -> Finding:
-    """``tool-removed`` with a witness: a call the cached inputSchema allows, now to an unknown tool."""
+    """``tool-removed`` with a witness: a call the cached inputSchema allows (``cached_call_arguments``), now to
+    an unknown tool."""
     f = make_finding("tool-removed", name, "", Text("the {served_server} no longer lists it"), name, None)
-    try:
-        args = sample(input_schema, SchemaDoc(input_schema))
-    except (NoSample, RecursionError):
-        args = {}
     f.witness = {
-        "instance": {"name": name, "arguments": args},
+        "instance": {"name": name, "arguments": cached_call_arguments(input_schema)},
         "accepted_by": "old",
         "error": f"Unknown tool: {name}",
         "instance_pointer": "/name",
     }
     f.hosts = list(HOST_PROFILES)
     return f
+
+
+def cached_call_arguments(input_schema: Any) -> dict[str, Any]:
+    """The ``arguments`` of a ``tools/call`` a host holding ``input_schema`` makes: always a JSON object (MCP
+    arguments are one), the sampler's instance when the schema accepts it (python-sdk reading), else the empty
+    object (what a host sends to a tool that requires nothing: ``{}``, ``true`` or no inputSchema at all). For a
+    schema no built object satisfies, the sampler's object (or ``{}``) stands: the call fails on the unknown tool
+    whatever its arguments."""
+    doc = SchemaDoc(input_schema) if isinstance(input_schema, (dict, bool)) else None
+    candidates: list[dict[str, Any]] = []
+    if doc is not None:
+        try:
+            built = sample(input_schema, doc)
+        except (NoSample, RecursionError):
+            built = None
+        if isinstance(built, dict):
+            candidates.append(built)
+    candidates.append({})
+    for arguments in candidates:
+        if doc is None or _accepts(doc, arguments):
+            return arguments
+    return candidates[0]
+
+
+def _accepts(doc: SchemaDoc, instance: Any) -> bool:
+    try:
+        return not doc.errors(instance, "python-sdk")
+    except (RefError, SchemaCostError, RecursionError, *_MALFORMED):
+        return False

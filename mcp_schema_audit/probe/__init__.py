@@ -12,7 +12,7 @@ results tapped off the wire) or a recording (``recording``, ``--replay``) ▶ ``
 from __future__ import annotations
 
 from mcp_schema_audit.findings import Finding
-from mcp_schema_audit.probe.check import call_summary, cap_instance, check_records
+from mcp_schema_audit.probe.check import call_summary, cap_instance, check_records, result_notes
 from mcp_schema_audit.probe.recording import Recording, load_recording, write_recording
 from mcp_schema_audit.snapshot import Snapshot, canonical_json
 
@@ -58,5 +58,12 @@ def samples_findings(recording: Recording, new: Snapshot, cached: Snapshot) -> t
             + ", ".join(unknown[:5])
             + (" …" if len(unknown) > 5 else "")
         )
-    findings = check_records(new, records, [cached], source="samples", outcomes=False, text_check=False)
+    protocol = recording.snapshot.protocol_version  # the era of the connection the results came on
+    findings = check_records(
+        new, records, [cached], source="samples", outcomes=False, text_check=False, protocol=protocol
+    )
+    notes += [
+        f"--samples {recording.source}: {note}"
+        for note in result_notes(new, records, protocol=protocol, text_check=False)
+    ]
     return findings, notes

@@ -16,11 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.jsontext import stable_text
-from mcp_schema_audit.probe.hosts import Verdict, VerdictKind, host_verdict, js_truthy, wire_verdict
+from mcp_schema_audit.probe.hosts import (
+    Verdict,
+    VerdictKind,
+    host_verdict,
+    js_truthy,
+    judged_profiles,
+    wire_verdict,
+)
+from mcp_schema_audit.probe.text import text_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.vocabulary import direction_rank
+from mcp_schema_audit.vocabulary import UNMADE_OUTCOMES, direction_rank, modern_protocol
+from mcp_schema_audit.wording import Text
 
 #: A witness instance longer than this (characters of compact JSON) is shortened in the report.
 WITNESS_CHARS = 4_000
@@ -77,6 +85,7 @@ def check_records(
     source: str = "probe",
     outcomes: bool = True,
     text_check: bool = True,
+    protocol: str | None = None,
 ) -> list[Finding]:
     """Findings for the call ``records`` (``call_record`` shapes, call order) of the server whose listing is
     ``served``, against the tools' own ``outputSchema`` in ``served`` and each cached version in ``cached``
@@ -84,8 +93,11 @@ def check_records(
 
     ``source`` (``"probe"`` or ``"samples"``) goes into each witness; ``outcomes`` adds the per-call
     findings (tool errors, JSON-RPC errors, timeouts, oversized results) and ``text_check`` the
-    ``result-text-missing`` warnings. Returns findings sorted by (tool, direction, pointer, rule).
+    ``result-text-missing`` warnings (never for a text the SDK rendered: ``probe.text``). Results are judged in
+    the protocol era of the connection they came on: ``protocol`` (a recording's), else ``served``'s
+    (``hosts.judged_profiles``). Returns findings sorted by (tool, direction, pointer, rule).
     """
+    modern = modern_protocol(protocol or served.protocol_version)
     tools = served.tool_map()
     docs: dict[tuple[int, str], SchemaDoc | None] = {}
 
@@ -103,13 +115,14 @@ def check_records(
         tool, call_id = str(record.get("tool")), str(record.get("id"))
         result = raw if isinstance(raw := record.get("result"), dict) else None
         if outcomes:
-            out += _outcome_findings(record, result)
+            out += _outcome_findings(record, result, cached)
         if result is None or result.get("resultType") not in (None, "complete"):
             continue
         wire_error = raw if isinstance(raw := record.get("sdk_error"), str) else None
         own_doc = doc_of(-1, served, tool) if tool in tools else None
+        profiles = judged_profiles(result, modern=modern)
         own: dict[str, Verdict] = {
-            p: host_verdict(p, tool, own_doc, result, wire_error=wire_error) for p in HOST_PROFILES
+            p: host_verdict(p, tool, own_doc, result, wire_error=wire_error, modern=modern) for p in profiles
         }
         for profile, verdict in own.items():
             if verdict.rejected:
@@ -121,10 +134,10 @@ def check_records(
             cached_doc = doc_of(i, snap, tool)
             if cached_doc is None:
                 continue  # the cohort does not know the tool, or holds no outputSchema for it: nothing checked
-            for profile in HOST_PROFILES:
-                if own[profile].rejected or wire_verdict(profile, result, wire_error) is not None:
+            for profile in profiles:
+                if own[profile].rejected or wire_verdict(profile, result, wire_error, modern=modern) is not None:
                     continue  # already reported against the tool's own schema
-                verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error)
+                verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error, modern=modern)
                 if verdict.rejected:
                     _add(
                         groups,
@@ -138,7 +151,7 @@ def check_records(
                         own_doc is not None,
                     )
         if text_check and "structuredContent" in result and result.get("isError") is not True:
-            why = _text_problem(result)
+            why, _ = text_verdict(result)
             if why:
                 text_missing.setdefault(tool, []).append((call_id, why))
     out += [_finding(g, source) for g in groups.values()]
@@ -157,6 +170,50 @@ def check_records(
             )
         )
     return sorted(out, key=lambda f: (f.tool, direction_rank(f.direction), f.pointer, f.rule, f.message))
+
+
+def result_notes(
+    served: Snapshot, records: list[dict[str, Any]], *, protocol: str | None = None, text_check: bool = True
+) -> list[str]:
+    """The report's notes on what ``check_records`` left unjudged, and why: results of a 2026-07-28 connection
+    ``ts-sdk-v1`` cannot receive (``hosts.judged_profiles``) and, with ``text_check``, text blocks that are an
+    SDK's own rendering (``probe.text``: ``result-text-missing`` is not reported for them)."""
+    version = protocol or served.protocol_version
+    modern = modern_protocol(version)
+    unjudged: list[str] = []
+    rendered: dict[str, list[str]] = {}
+    for record in records:
+        result = raw if isinstance(raw := record.get("result"), dict) else None
+        if result is None or result.get("resultType") not in (None, "complete") or "structuredContent" not in result:
+            continue
+        if "ts-sdk-v1" not in judged_profiles(result, modern=modern):
+            unjudged.append(str(record.get("id")))
+        if text_check and result.get("isError") is not True:
+            _, renderer = text_verdict(result)
+            if renderer:
+                rendered.setdefault(renderer, []).append(str(record.get("id")))
+    notes = []
+    if unjudged:
+        notes.append(
+            Text.of(
+                "{calls} not judged for ts-sdk-v1: a structuredContent that is not a JSON object, as on this "
+                "{version} connection, is allowed only in that protocol era, and ts-sdk-v1 speaks no protocol newer "
+                "than 2025-11-25",
+                calls=_ids(unjudged),
+                version=version,
+            ).render()
+        )
+    notes += [
+        Text.of(
+            "{calls}: the text blocks are how {renderer} (mcp.server.mcpserver) renders a returned value it wraps "
+            'as {{"result": …}}: a str as itself, None as no block, a list item by item, not as JSON. '
+            "result-text-missing is not reported for them: the tool's author cannot change that rendering",
+            calls=_ids(ids),
+            renderer=renderer,
+        ).render()
+        for renderer, ids in rendered.items()
+    ]
+    return notes
 
 
 def checked_calls(served: Snapshot, records: list[dict[str, Any]], cached: list[Snapshot]) -> set[str]:
@@ -187,7 +244,7 @@ def nothing_checked(
     and failed, why nothing was checked, and what to do about it. ``skipped``: the tools ``--auto`` left out
     (``{"tool", "why"}``), named in the message."""
     planned = len(summaries)
-    made = sum(1 for c in summaries if c.get("outcome") != "not-called")
+    made = sum(1 for c in summaries if c.get("outcome") not in UNMADE_OUTCOMES)
     failed = sum(1 for c in summaries if c.get("outcome") != "result")
     results = planned - failed
     parts = [
@@ -324,8 +381,10 @@ def _finding(g: _Group, source: str) -> Finding:
     return f
 
 
-def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> list[Finding]:
+def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None, cached: list[Snapshot]) -> list[Finding]:
     tool, call_id = str(record.get("tool")), str(record.get("id"))
+    if record.get("outcome") == "not-listed":
+        return [_not_listed(tool, call_id, [s.label for s in cached if tool in s.tool_map()])]
     summary = call_summary(record)
     outcome, message = summary["outcome"], summary.get("message", "")
     rule, detail = {
@@ -341,56 +400,19 @@ def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None) -> 
     return [make_finding(rule, tool, "", detail.rstrip(": "), None, None, delta=call_id)]
 
 
-def _text_problem(result: dict[str, Any]) -> str:
-    """Why ``result`` lacks the text block the spec asks for beside ``structuredContent`` (``""`` if it has one)."""
-    content = blocks if isinstance(blocks := result.get("content"), list) else []
-    texts = [
-        text
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(text := b.get("text"), str)
-    ]
-    structured = result.get("structuredContent")
-    wanted = {_canon(structured)}
-    if isinstance(structured, dict) and list(structured) == ["result"]:
-        wanted.add(_canon(structured["result"]))  # the {"result": …} wrapper of non-object returns (MCPServer, fastmcp)
-    for text in texts:
-        try:
-            if _canon(json.loads(text)) in wanted:
-                return ""
-        except (ValueError, RecursionError):
-            continue
-    if (
-        isinstance(structured, dict)
-        and list(structured) == ["result"]
-        and isinstance(structured["result"], list)
-        and len(texts) == len(content) == len(structured["result"])
-        and all(_same_item(text, item) for text, item in zip(texts, structured["result"], strict=False))
-    ):
-        return ""  # a returned list as the Python SDK renders it: one text block per item (none for an empty list)
-    if not texts:
-        return "structuredContent without any text content block (clients that ignore structuredContent see nothing)"
-    return (
-        f"structuredContent without a text block carrying its JSON ({len(texts)} text block"
-        f"{'s' if len(texts) != 1 else ''}, none parses to the same JSON)"
-    )
-
-
-def _same_item(text: str, item: Any) -> bool:
-    """Does text block ``text`` carry list item ``item``: its JSON, or the string itself (the Python SDK writes a
-    string item as it is)?"""
-    if isinstance(item, str) and text == item:
-        return True
-    try:
-        return _canon(json.loads(text)) == _canon(item)
-    except (ValueError, RecursionError):
-        return False
-
-
-def _canon(value: Any) -> str:
-    try:
-        return stable_text(value)
-    except RecursionError:
-        return repr(value)
+def _not_listed(tool: str, call_id: str, cohorts: list[str]) -> Finding:
+    """``call-tool-not-listed`` for a call the calls file names and the server does not list (not made); the
+    cached versions that list the tool are named: their hosts still call it."""
+    detail = Text.of("call {call} not made: the server does not list tool {tool}", call=call_id, tool=repr(tool))
+    if cohorts:
+        detail = Text.of(
+            "call {call} not made: the server does not list tool {tool}, which hosts that cached {cohorts} still "
+            "call (the diff against them reports tool-removed)",
+            call=call_id,
+            tool=repr(tool),
+            cohorts=", ".join(cohorts),
+        )
+    return make_finding("call-tool-not-listed", tool, "", detail, None, None, delta=call_id)
 
 
 def _result_view(result: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,14 @@ tool before the model sees it. The profiles follow the measured behaviour of the
   schema but did not return structured content``); otherwise Ajv (class from ``$schema``, formats
   checked): ``Structured content does not match the tool's output schema: data/x must be string, …``.
 
+A result is judged in the protocol era of the connection it came on (``modern``: 2026-07-28 or later, the
+recording's or listing's ``protocol_version``). There ``structuredContent`` may be any JSON value, ``null``
+included, and the outputSchema any schema: no profile's parser refuses a value for not being an object, and
+the value is validated like any other. ``ts-sdk-v1`` speaks nothing newer than 2025-11-25, so it never receives
+a result of that era that only that era allows (a ``structuredContent`` that is not a JSON object): such a
+result is not judged for it (``judged_profiles``); its other results are (a server sends an object alike in
+either era).
+
 Messages are the hosts' own wording, rebuilt from the profile's validator errors: the Python text is
 exact; the Ajv text follows Ajv's English messages (``ajv.errorsText``) for the common keywords.
 """
@@ -105,15 +113,31 @@ def js_truthy(value: Any) -> bool:
     return True
 
 
+def judged_profiles(result: dict[str, Any], *, modern: bool = False) -> tuple[str, ...]:
+    """The host profiles that can receive ``result``: every one, except ``ts-sdk-v1`` for a result of the
+    2026-07-28 era (``modern``) whose ``structuredContent`` is not a JSON object (only that era allows it, and
+    that client never negotiates it)."""
+    if modern and "structuredContent" in result and not isinstance(result["structuredContent"], dict):
+        return tuple(p for p in HOST_PROFILES if p != "ts-sdk-v1")
+    return HOST_PROFILES
+
+
 def host_verdict(
-    profile: str, tool: str, doc: SchemaDoc | None, result: dict[str, Any], *, wire_error: str | None = None
+    profile: str,
+    tool: str,
+    doc: SchemaDoc | None,
+    result: dict[str, Any],
+    *,
+    wire_error: str | None = None,
+    modern: bool = False,
 ) -> Verdict:
     """What host ``profile`` does with ``result`` (a raw ``tools/call`` result) of ``tool`` when it holds the
     outputSchema ``doc`` (``None``: the tool has none, so only the result's own shape is checked).
-    ``wire_error`` is the Python SDK's objection to the result's shape, if any. Never raises: a schema the
-    validator cannot evaluate is a ``bad-schema`` rejection with the reason.
+    ``wire_error`` is the Python SDK's objection to the result's shape, if any; ``modern``: the result came on a
+    2026-07-28 connection (see the module docstring). Never raises: a schema the validator cannot evaluate is a
+    ``bad-schema`` rejection with the reason.
     """
-    wire = wire_verdict(profile, result, wire_error)
+    wire = wire_verdict(profile, result, wire_error, modern=modern)
     if wire is not None:
         return wire
     if doc is None:
@@ -121,15 +145,18 @@ def host_verdict(
     return schema_verdict(profile, tool, doc, result)
 
 
-def wire_verdict(profile: str, result: dict[str, Any], wire_error: str | None = None) -> Verdict | None:
+def wire_verdict(
+    profile: str, result: dict[str, Any], wire_error: str | None = None, *, modern: bool = False
+) -> Verdict | None:
     """The rejection of ``result`` by host ``profile``'s own parser, before any schema: python-sdk when its
     wire model refused the result (``wire_error``), the TS profiles when ``structuredContent`` is present and
-    not a JSON object (zod, on the connections up to 2025-11-25 they negotiate by default). None when the
-    parser takes it."""
+    not a JSON object on a connection up to 2025-11-25 (zod; ``modern``, a 2026-07-28 connection, allows any
+    JSON value there). None when the parser takes it."""
     if profile == "python-sdk" and wire_error:
         return Verdict(True, f"pydantic ValidationError: {wire_error}", "wire")
     if (
         profile in ("ts-sdk-v1", "ts-sdk-v2")
+        and not modern
         and "structuredContent" in result
         and not isinstance(result["structuredContent"], dict)
     ):

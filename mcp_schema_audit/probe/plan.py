@@ -9,6 +9,7 @@ first of ``examples``), the filled object valid under that schema. Anything else
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,18 +77,25 @@ def plan_calls(
     in order), then with ``auto`` one call per tool ``auto_arguments`` allows (by tool name), skipping tools
     the calls file already calls.
 
+    A call of a tool the server does not list stays in the plan, marked ``listed=False`` (not made: its record
+    and finding say so), so one calls file can probe two releases where a tool was added or removed.
+
     Returns ``(calls, skipped)`` where ``skipped`` lists ``{"tool", "why"}`` for each tool ``--auto`` left out
-    (by name). Raises ``UsageError`` when the calls file names a tool the server does not list (a typo must
-    not pass the gate with nothing called).
+    (by name). Raises ``UsageError`` when the calls file names no tool the server lists at all (a typo, or the
+    wrong server: the gate must not pass with nothing called).
     """
     tools = listing.tool_map()
     missing = sorted({c.tool for c in listed if c.tool not in tools})
-    if missing:
+    if listed and len(missing) == len({c.tool for c in listed}):
         raise UsageError(
-            f"the calls file names tool(s) the server does not list: {', '.join(map(repr, missing))}"
-            f" (it lists {len(tools)} tool{'s' if len(tools) != 1 else ''})"
+            f"the calls file names no tool the server lists, only tool(s) it does not list: "
+            f"{', '.join(map(repr, missing))} (it lists {len(tools)} tool{'s' if len(tools) != 1 else ''})",
+            hint="a calls file may name tools one release does not list, as long as it names one it does",
         )
-    calls = list(listed)
+    calls = [
+        c if c.tool in tools else replace(c, listed=False, why=f"{c.why}; the server does not list it: not called")
+        for c in listed
+    ]
     skipped: list[dict[str, str]] = []
     if auto:
         called = {c.tool for c in listed}

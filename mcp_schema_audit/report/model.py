@@ -14,7 +14,7 @@ from mcp_schema_audit.findings import Finding, summarize
 from mcp_schema_audit.locate import snapshot_of_item
 from mcp_schema_audit.rules import LISTING_RULES, RULES
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.vocabulary import SDK_PROFILES, SEVERITY_RANK
+from mcp_schema_audit.vocabulary import SDK_PROFILES, SEVERITY_RANK, UNMADE_OUTCOMES
 from mcp_schema_audit.words import plural
 
 REPORT_VERSION = 1
@@ -180,7 +180,7 @@ def call_counts(report: Report) -> str:
     """How many calls a probe made and how many results it checked against an outputSchema (raw text):
     ``6 calls made, 5 checked`` (``8 calls planned, 6 made, 5 checked`` when the run's budget left some out)."""
     n = len(report.calls)
-    made = sum(1 for c in report.calls if c.get("outcome") != "not-called")
+    made = sum(1 for c in report.calls if c.get("outcome") not in UNMADE_OUTCOMES)
     checked = sum(1 for c in report.calls if c.get("checked"))
     planned = f"{plural(n, 'call')} planned, {made} made" if made != n else f"{plural(n, 'call')} made"
     return f"{planned}, {checked} checked"
@@ -321,7 +321,7 @@ def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
 
 def call_line(call: dict[str, Any]) -> str:
     """One probe call in words (raw text): ``c1 get_chart: result (structuredContent)`` / ``…: tool error: …``."""
-    what = str(call.get("outcome", "?"))
+    what = {"not-listed": "not called"}.get(str(call.get("outcome")), str(call.get("outcome", "?")))
     if call.get("outcome") == "result":
         what = (
             "result"

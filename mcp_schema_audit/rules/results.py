@@ -65,15 +65,21 @@ RULES = [
         title="Result the SDK client cannot parse",
         rationale=(
             "The result is not a valid CallToolResult for the host's SDK: python-sdk's wire model "
-            "for the negotiated revision refuses it, or the TS SDK v1 parser (zod) refuses a "
-            "structuredContent that is not a JSON object, or the result holds a number JSON cannot "
-            "hold (NaN, Infinity), which JSON.parse refuses (such a result is neither checked nor "
-            "recorded). The call fails before any schema is looked at."
+            "for the negotiated revision refuses it, or the TS SDK parser (zod) refuses a "
+            "structuredContent that is not a JSON object on a connection up to 2025-11-25, or the result "
+            "holds a number JSON cannot hold (NaN, Infinity), which JSON.parse refuses (such a result is "
+            "neither checked nor recorded). The call fails before any schema is looked at. On a "
+            "2026-07-28 connection structuredContent may be any JSON value, null included: it is judged "
+            "against the outputSchema like any other (ts-sdk-v1, which speaks nothing newer than "
+            "2025-11-25, is not judged on such a value)."
         ),
         before='result {"content": [], "structuredContent": {"ok": true}}',
         after='result {"content": [], "structuredContent": [1, 2]}',
         error="pydantic ValidationError / ZodError on the tools/call result",
-        source=("MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object; mcp_types wire models"),
+        source=(
+            "MCP spec 2025-06-18..2025-11-25 CallToolResult.structuredContent is an object (2026-07-28: any JSON "
+            "value); mcp_types wire models"
+        ),
         fix=(
             'return structuredContent as a JSON object (wrap other values as {"result": …} on connections '
             "at or below 2025-11-25)"
@@ -114,9 +120,10 @@ RULES = [
         rationale=(
             "The spec asks a tool that returns structuredContent to also return the serialized JSON "
             "in a text content block, so clients that ignore structuredContent (older ones, plain "
-            'chat hosts) still see the result. A returned list wrapped as {"result": [...]} with one '
-            "text block per item (how the Python SDK's MCPServer renders a list) carries it too, and "
-            "is not reported."
+            "chat hosts) still see the result. It is reported only where the tool's author can fix it: "
+            "the text blocks of a value the Python SDK's MCPServer wraps as {\"result\": …} are that SDK's "
+            "own rendering (a str as itself, None as no block, a list item by item), so every -> str tool "
+            "would warn; they are not reported, and a report note names the calls and the SDK."
         ),
         before='result {"structuredContent": {"a": 1}, "content": [{"type": "text", "text": "{\\"a\\": 1}"}]}',
         after='result {"structuredContent": {"a": 1}, "content": []}',
@@ -174,6 +181,24 @@ RULES = [
         error="MCP error -32001: Request 'tools/call' timed out",
         source="schema-audit probe --call-timeout/--timeout; MCP spec basic/utilities/cancellation",
         fix="raise --call-timeout / --timeout, or call the tool with arguments that answer quickly",
+    ),
+    Rule(
+        id="call-tool-not-listed",
+        direction="tool",
+        severity="info",
+        family="probe",
+        title="Call of a tool the server does not list",
+        rationale=(
+            "The calls file names a tool the probed server does not list (one release adds it, another "
+            "removed it), so the call is not made: a host calls only what a listing gave it, and one calls "
+            "file serves every release. The message names the --against versions that list the tool, whose "
+            "hosts still call it (diff reports the removal). A calls file that names no listed tool at all "
+            "is exit 2: a typo or the wrong server."
+        ),
+        before='calls file {"calls": [{"tool": "get_chart"}, {"tool": "export_chart"}]}',
+        after="the server lists get_chart only",
+        error="(not called: a call would fail with Unknown tool: export_chart)",
+        source="schema-audit probe --calls (docs/cli.md); MCP spec server/tools: tools/call names a listed tool",
     ),
     Rule(
         id="call-result-too-large",

@@ -351,11 +351,41 @@ RULES = [
         rationale=(
             "No request fails, but hosts lose what they relied on: without listChanged they are no "
             "longer told that the list changed and keep a stale cache; an experimental capability or "
-            "extension that is gone may be in use by hosts (schema-audit does not know its meaning)."
+            "extension that is gone may be in use by hosts (schema-audit does not know its meaning). Across "
+            "protocol versions the finding says so (its reason); a listChanged flag gone across the 2026-07-28 "
+            "boundary is info: that era sends list-change notifications only on a subscriptions/listen stream, "
+            "so a server advertises the flag per era (a python-sdk MCPServer: false on the initialize handshake)."
         ),
         before='{"tools": {"listChanged": true}}',
         after='{"tools": {}}',
         source=SPEC_CAPABILITIES,
+    ),
+    Rule(
+        id="server-renamed",
+        surface="server",
+        direction="server",
+        severity="warning",
+        family="surfaces",
+        title="Server renamed",
+        rationale=(
+            "The server reports another serverInfo.name than the version hosts cached. No request fails "
+            "(hosts reach a server through their own configuration entry), but what knows the server by "
+            "its name sees a new one: tool approvals, allow-lists and policies keyed by the name, logs, "
+            "registries. In history, the finding also says that the cached version's snapshot carries the "
+            "other name, so it is checked as this server's history only because --server (or the config "
+            "key servers) said so."
+        ),
+        before='{"serverInfo": {"name": "motherduck", "version": "0.8.1"}}',
+        after='{"serverInfo": {"name": "mcp-server-motherduck", "version": "1.1.0"}}',
+        source=(
+            "MCP spec basic/lifecycle: InitializeResult.serverInfo (Implementation.name); 2026-07-28: "
+            "_meta io.modelcontextprotocol/serverInfo, display-only"
+        ),
+        fix=(
+            "keep the old serverInfo.name (change the title for display instead), or announce the rename to "
+            "the hosts' administrators; once accepted, an [[ignore]] entry for rule server-renamed"
+        ),
+        symmetric=True,
     ),
     Rule(
         id="server-capability-added",

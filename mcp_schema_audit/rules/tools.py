@@ -13,7 +13,11 @@ RULES = [
         severity="breaking",
         family="diff",
         title="Tool removed",
-        rationale=("Hosts that cached the old tools/list still offer the tool to the model; every call now fails."),
+        rationale=(
+            "Hosts that cached the old tools/list still offer the tool to the model; every call now fails. The "
+            "witness is such a call: the tool's name and arguments its cached inputSchema allows (an empty "
+            "object when it requires nothing)."
+        ),
         before='{"name": "send_message"}',
         after="(absent)",
         error="MCP error -32602: Unknown tool: send_message",

@@ -21,7 +21,7 @@ from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces.prompts import prompt_findings
 from mcp_schema_audit.surfaces.resources import resource_findings
-from mcp_schema_audit.surfaces.server import capability_findings, instruction_findings
+from mcp_schema_audit.surfaces.server import capability_findings, instruction_findings, name_findings
 from mcp_schema_audit.surfaces.templates import TemplateDiff
 from mcp_schema_audit.vocabulary import SURFACE_ORDER
 
@@ -38,7 +38,8 @@ _SECTION_WORDS = {
 
 def surface_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
     """Findings for every section both snapshots captured (prompts, resources, resource templates,
-    capabilities, instructions), hosts having cached ``old`` and the server running ``new``.
+    capabilities, instructions) and for the server's name, hosts having cached ``old`` and the server running
+    ``new``.
 
     Returns findings sorted by surface (prompt, resource, resource-template, server), name, pointer, rule.
     Never raises for malformed items beyond what ``snapshot.check_section`` already refused: an unparsable
@@ -56,6 +57,7 @@ def surface_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
         out += capability_findings(old, new)
     if "instructions" in both:
         out += instruction_findings(old.instructions, new.instructions)
+    out += name_findings(old, new)  # every snapshot has its server's name (or none, for a tools/list file)
     return sorted(out, key=lambda f: (SURFACE_ORDER.get(f.surface, 9), f.name, f.pointer, f.rule))
 
 

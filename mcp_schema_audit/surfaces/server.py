@@ -1,4 +1,5 @@
-"""The server compared: capabilities removed, narrowed or added, instructions changed."""
+"""The server compared: its name (``serverInfo.name``), capabilities removed, narrowed or added, instructions
+changed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.jsontext import pointer_token
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces.common import finding, short_text
+from mcp_schema_audit.vocabulary import MODERN_PROTOCOL, modern_protocol
+from mcp_schema_audit.wording import Text
 
 #: Top-level capabilities whose requests fail with Method not found once the server no longer serves them,
 #: with the request a cached host then sends (method, params).
@@ -93,22 +96,7 @@ def capability_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
                 )
             out.append(f)
         else:
-            why = (
-                "hosts are no longer told when the list changes"
-                if ptr.endswith("/listChanged")
-                else "what hosts used it for is unknown to schema-audit"
-            )
-            out.append(
-                finding(
-                    "server-capability-narrowed",
-                    "server",
-                    "capabilities",
-                    ptr,
-                    f"{ptr[1:]} no longer advertised: {why}",
-                    before[ptr],
-                    None,
-                )
-            )
+            out.append(_narrowed(old, new, ptr, before[ptr]))
     for ptr in sorted(set(after) - set(before)):
         top = "/" + ptr.split("/")[1]
         if ptr != top and top not in before and top[1:] not in _CONTAINERS:
@@ -119,6 +107,42 @@ def capability_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
             )
         )
     return out
+
+
+def _narrowed(old: Snapshot, new: Snapshot, ptr: str, value: Any) -> Finding:
+    """``server-capability-narrowed`` for the flag or entry at ``ptr`` that ``old`` advertised and ``new`` does
+    not. Across protocol versions it carries the reason; a ``listChanged`` flag gone across the 2026-07-28
+    boundary is only the eras' difference (that era sends list-change notifications on a ``subscriptions/listen``
+    stream alone, so a server advertises the flag per era), and is info."""
+    flag = ptr.endswith("/listChanged")
+    why = (
+        "hosts are no longer told when the list changes"
+        if flag
+        else "what hosts used it for is unknown to schema-audit"
+    )
+    detail = f"{ptr[1:]} no longer advertised: {why}"
+    f = finding("server-capability-narrowed", "server", "capabilities", ptr, detail, value, None)
+    if old.protocol_version == new.protocol_version:
+        return f
+    versions = {"old": old.protocol_version or "not recorded", "new": new.protocol_version or "not recorded"}
+    eras = {modern_protocol(old.protocol_version), modern_protocol(new.protocol_version)}
+    if flag and old.protocol_version and new.protocol_version and len(eras) == 2:
+        f.severity = "info"
+        f.reason = Text.of(
+            "captured in different protocol eras ({old} and {new}): from {modern} on, list-change notifications "
+            "arrive only on a subscriptions/listen stream, so a server advertises listChanged per era (a python-sdk "
+            "MCPServer: false on the initialize handshake, true on {modern} when it serves subscriptions/listen); "
+            "capture both with the same --protocol to compare capabilities",
+            modern=MODERN_PROTOCOL,
+            **versions,
+        ).render()
+    else:
+        f.reason = Text.of(
+            "captured over different protocol versions ({old} and {new}): what a server advertises may differ by "
+            "protocol version; capture both with the same --protocol to compare capabilities",
+            **versions,
+        ).render()
+    return f
 
 
 def _delta(old: str, new: str) -> str:
@@ -149,3 +173,18 @@ def instruction_findings(old: str | None, new: str | None) -> list[Finding]:
     else:
         detail = _delta(old, new)
     return [finding("server-instructions-changed", "server", "instructions", "", detail, old, new, security=True)]
+
+
+def name_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
+    """``server-renamed`` when both snapshots name their server (``serverInfo.name``) and the names differ; a
+    snapshot without a name (a ``tools/list`` file) is compared with nothing."""
+    before, after = old.server.get("name"), new.server.get("name")
+    if not (isinstance(before, str) and before and isinstance(after, str) and after) or before == after:
+        return []
+    detail = Text.of(
+        "serverInfo.name {old} → {new}: what knows the server by its name (approvals, allow-lists, logs) sees "
+        "another server",
+        old=short_text(before),
+        new=short_text(after),
+    )
+    return [finding("server-renamed", "server", "serverInfo", "/name", detail, before, after)]

@@ -3,9 +3,10 @@
 //   {"tool": "<name>", "ok": true} | {"tool": "<name>", "ok": false, "error": "<the message the client threw>"}
 // and a first line {"listed": N, "package": "<name>@<version>"}.
 //
-// usage: node ts_client.mjs v1|v2 COMMAND [ARGS...]
+// usage: node ts_client.mjs v1|v2|v2-auto COMMAND [ARGS...]
 //   v1: npm @modelcontextprotocol/sdk 1.x  (Client from client/index, StdioClientTransport from client/stdio)
-//   v2: npm @modelcontextprotocol/client 2.x (default version negotiation)
+//   v2: npm @modelcontextprotocol/client 2.x (default version negotiation: the 2025 era)
+//   v2-auto: the same with versionNegotiation {mode: "auto"} (2026-07-28 with a server that speaks it)
 // The packages are resolved from $SDK_PREFIX (an `npm install --prefix` directory), not from this file's
 // location, so the repository needs no node_modules.
 import fs from "node:fs";
@@ -26,16 +27,17 @@ if (line === "v1") {
   ({ Client } = require("@modelcontextprotocol/sdk/client/index.js"));
   ({ StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js"));
   pkg = "@modelcontextprotocol/sdk@" + version("@modelcontextprotocol/sdk");
-} else if (line === "v2") {
+} else if (line === "v2" || line === "v2-auto") {
   ({ Client } = require("@modelcontextprotocol/client"));
   ({ StdioClientTransport } = require("@modelcontextprotocol/client/stdio"));
   pkg = "@modelcontextprotocol/client@" + version("@modelcontextprotocol/client");
 } else {
-  process.stderr.write("usage: node ts_client.mjs v1|v2 COMMAND [ARGS...]\n");
+  process.stderr.write("usage: node ts_client.mjs v1|v2|v2-auto COMMAND [ARGS...]\n");
   process.exit(2);
 }
 
-const client = new Client({ name: "schema-audit-real-client-test", version: "0.0.0" });
+const options = line === "v2-auto" ? { versionNegotiation: { mode: "auto" } } : {};
+const client = new Client({ name: "schema-audit-real-client-test", version: "0.0.0" }, options);
 await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
 const { tools } = await client.listTools();
 out({ listed: tools.length, package: pkg });
