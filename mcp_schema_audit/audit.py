@@ -11,6 +11,7 @@ to an exit code.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_schema_audit.diff import diff_with_mode, server_validator, tool_order
@@ -70,6 +71,8 @@ def diff_report(
         findings = sorted(findings + found, key=tool_order)
         run_notes += sample_notes
     result = judge(findings, settings)
+    release = release_check(old, new, result, settings)
+    run_notes += release.notes
     served = [new] if settings.mode == "backward" else [old] if settings.mode == "forward" else [new, old]
     judged = [validator_json(s, settings.server_validator) for s in served]
     return Report(
@@ -81,8 +84,49 @@ def diff_report(
         server_validators=judged,
         mode=settings.mode,
         hosts=list(settings.hosts or SDK_PROFILES),
-        ignored=result.ignored,
+        ignored=result.ignored + release.ignored,
         expired_ignores=result.expired,
+        suggested_version=release.suggested,
+        rollout=release.rollout,
+    )
+
+
+@dataclass
+class ReleaseCheck:
+    """What a diff says of the release itself (``release_check``): the version findings (policy applied; added to
+    the ``result`` they were judged from), those the ignore list suppressed, notes, the suggested version and the
+    rollout advice of a breaking release (``surfaces.caching.rollout_advice``)."""
+
+    notes: list[str]
+    ignored: list[tuple[Finding, str]]
+    suggested: str | None
+    rollout: str | None
+
+
+def release_check(old: Snapshot, new: Snapshot, result: PolicyResult, settings: Settings) -> ReleaseCheck:
+    """The version rules (``surfaces.versions``) and the caching advice for a diff whose judged findings are ``result``:
+    counted over every judged finding, the ignored ones too (an accepted breaking change still needs its major
+    bump). Version findings are appended to ``result.findings``. Raises ``InputError`` for an unreadable
+    ``--version-source`` file."""
+    from mcp_schema_audit.surfaces.caching import rollout_advice
+    from mcp_schema_audit.surfaces.versions import (
+        read_version_sources,
+        sources_findings,
+        suggested_version,
+        version_findings,
+    )
+
+    judged = result.findings + [f for f, _ in result.ignored]
+    found, notes = version_findings(old, new, judged)
+    found += sources_findings(new, read_version_sources(settings.version_sources))
+    checked = judge(found, settings, hosts=False)
+    result.findings += checked.findings
+    breaking = any(f.severity == "breaking" and "forward" not in f.tags for f in judged)
+    return ReleaseCheck(
+        notes=notes,
+        ignored=checked.ignored,
+        suggested=suggested_version(old, new, judged),
+        rollout=rollout_advice(old) if breaking else None,
     )
 
 

@@ -28,7 +28,8 @@ from mcp_schema_audit.vocabulary import FAIL_ON, MODES, SDK_PROFILES, SERVER_VAL
 @dataclass(frozen=True)
 class Key:
     """One configuration key. ``kind``: ``choice`` (one of ``choices``), ``choices`` (a non-empty array of
-    them), ``string`` (non-empty), ``globs`` (an array of fnmatch patterns), ``severity`` (a table rule =
+    them), ``string`` (non-empty), ``globs`` (an array of fnmatch patterns),
+    ``paths`` (an array of file paths), ``severity`` (a table rule =
     level), ``entries`` (an array of tables: ``[[ignore]]``, ``[[allow]]``). ``flag``: the command-line option
     it is the default for (``""``: none); ``commands``: the commands that read it; ``default``: the value when
     neither the flag nor the file gives one, in words."""
@@ -93,6 +94,16 @@ KEYS: tuple[Key, ...] = (
         choices=SERVER_VALIDATORS,
         default="auto",
         commands=("diff", "history"),
+    ),
+    Key(
+        name="version_sources",
+        kind="paths",
+        doc="files whose version must agree with NEW's serverInfo.version: package.json, pyproject.toml "
+        "([project] or [tool.poetry]), the MCP registry's server.json (paths relative to the current folder)",
+        example='version_sources = ["package.json", "server.json"]',
+        flag="--version-source",
+        default="none",
+        commands=("diff",),
     ),
     Key(
         name="store",
@@ -239,6 +250,7 @@ class Config:
     mode: str | None = None
     hosts: list[str] | None = None
     server_validator: str | None = None
+    version_sources: list[str] | None = None
     store: str | None = None
     format: str | None = None
     tools: list[str] | None = None
@@ -406,6 +418,12 @@ def _parse_globs(key: Key, value: Any, source: str) -> list[str]:
     return list(value)
 
 
+def _parse_paths(key: Key, value: Any, source: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(g, str) and g for g in value):
+        raise UsageError(f"{source}: {key.name} must be a list of file paths, e.g. {key.example}")
+    return list(value)
+
+
 def _parse_severity(key: Key, value: Any, source: str) -> dict[str, str]:
     if not isinstance(value, dict):
         raise UsageError(f"{source}: [{key.name}] must be a table of rule = level")
@@ -425,6 +443,7 @@ _PARSERS = {
     "choices": _parse_choices,
     "string": _parse_string,
     "globs": _parse_globs,
+    "paths": _parse_paths,
     "severity": _parse_severity,
     "entries": _parse_entries,
 }

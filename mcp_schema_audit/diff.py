@@ -3,8 +3,10 @@ compatibility modes (which side hosts cached).
 
 ``diff_snapshots`` is the one way from two ``Snapshot``s to findings: tools added and removed, tool
 metadata drift (``metadata``), each tool's ``inputSchema`` and ``outputSchema`` (``engine``), the
-listing-time breakers a new listing introduces (``lint``), and everything else hosts cache: prompts,
-resources, resource templates, capabilities and instructions (``surfaces``). ``diff_with_mode`` runs it once
+listing-time breakers a new listing introduces (``lint``), the ``x-mcp-header`` annotations (``surfaces.headers``:
+invalid ones a new listing introduces, headers added, renamed or removed), MCP Apps' ``ui://`` references
+(``surfaces.apps``), and everything else hosts cache: prompts, resources, resource templates, capabilities,
+extensions, instructions and the lists' caching hints (``surfaces``). ``diff_with_mode`` runs it once
 per direction of the mode (``backward``, ``forward``, ``full``) and maps forward findings back to the
 snapshots as given.
 """
@@ -30,6 +32,8 @@ from mcp_schema_audit.rules import SYMMETRIC_RULES
 from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces import surface_findings
+from mcp_schema_audit.surfaces.apps import apps_findings
+from mcp_schema_audit.surfaces.headers import header_changes, header_problems
 from mcp_schema_audit.vocabulary import MODES, direction_rank
 
 
@@ -78,6 +82,7 @@ def diff_snapshots(
 
     for found in ordered_map(one, len(work), jobs=limits.jobs, progress=report if progress is not None else None):
         out += found
+    out += apps_findings(old, new)
     return sorted(out, key=tool_order) + surface_findings(old, new)
 
 
@@ -109,6 +114,9 @@ def _tool_findings(
         inputs = compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
         out += judge_inputs(inputs, n.get("inputSchema", {}), validator)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
+        out += header_changes(name, o, n)
+    before = {(f.rule, f.pointer) for f in header_problems(o)} if o is not None else set()
+    out += [f for f in header_problems(n) if (f.rule, f.pointer) not in before]
     return out + _new_listing_breakers(name, o, n, old_protocol, new_protocol, {(f.rule, f.pointer) for f in out})
 
 

@@ -3,7 +3,10 @@
 ``listing_breakers`` is shared with ``diff``: a new version that introduces one is breaking.
 ``lint_snapshot`` reports what will break cached hosts at the *next* release: closed output objects
 and output value sets (warnings), listing-time breakers and metaschema-invalid schemas (breaking),
-2020-12-only keywords that draft-07 hosts ignore (warnings), and required-set drift from a baseline.
+2020-12-only keywords that draft-07 hosts ignore (warnings), required-set drift from a baseline, invalid
+``x-mcp-header`` annotations (breaking: Streamable HTTP clients drop the tool), Deprecated protocol features in
+use, and (with a baseline of the same release captured with other credentials) a ``cacheScope: "public"`` list
+that differs between the two.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefErro
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces.caching import public_scope_findings
+from mcp_schema_audit.surfaces.deprecated import deprecation_findings
+from mcp_schema_audit.surfaces.headers import header_problems
 from mcp_schema_audit.vocabulary import direction_rank
 
 #: Subschemas visited per schema before the walk stops (bounded work on hostile input).
@@ -250,7 +256,9 @@ def lint_snapshot(snap: Snapshot, *, baseline: Snapshot | None = None) -> list[F
                         )
                 if baseline is not None and "required" in node or (baseline is not None and "properties" in node):
                     out += _required_drift(name, tokens, node, base_tools.get(name), ptr)
-    return sorted(out, key=lambda f: (f.tool, direction_rank(f.direction), f.pointer, f.rule))
+        out += header_problems(tool)
+    server = deprecation_findings(snap) + (public_scope_findings(snap, baseline) if baseline is not None else [])
+    return sorted(out, key=lambda f: (f.tool, direction_rank(f.direction), f.pointer, f.rule)) + server
 
 
 def _required_drift(

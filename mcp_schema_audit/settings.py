@@ -42,6 +42,8 @@ class Settings:
     tools: tuple[str, ...] = ()
     exclude_tools: tuple[str, ...] = ()
     servers: tuple[str, ...] | None = None
+    #: files whose version must agree with NEW's serverInfo.version (``--version-source``)
+    version_sources: tuple[str, ...] = ()
     config: Config = field(default_factory=Config)
 
 
@@ -72,12 +74,14 @@ def resolve(
     tools: Iterable[str] = (),
     exclude_tools: Iterable[str] = (),
     servers: Iterable[str] = (),
+    version_sources: Iterable[str] = (),
 ) -> Settings:
     """Merge the flags over the configuration file (``config``: a loaded ``Config``, a file to load, else the one
     found in the current folder) over the built-in defaults, and check every value.
 
-    A flag replaces the config's value (for the list keys ``hosts``, ``tools``, ``exclude_tools`` and ``servers``,
-    the whole list; ``--severity`` items override the config's ``[severity]`` rule by rule). ``formats``: what this
+    A flag replaces the config's value (for the list keys ``hosts``, ``tools``, ``exclude_tools``, ``servers`` and
+    ``version_sources``, the whole list; ``--severity`` items override the config's ``[severity]`` rule by rule).
+    ``formats``: what this
     command's ``--format`` accepts (None: every report format); the config's ``format`` is the default only when
     ``config_format``. Raises ``UsageError`` for a bad value (naming the flag) or a bad config file."""
     from mcp_schema_audit.config import parse_severity_overrides
@@ -96,6 +100,7 @@ def resolve(
         tools=tuple(tools) or tuple(cfg.tools or ()),
         exclude_tools=tuple(exclude_tools) or tuple(cfg.exclude_tools or ()),
         servers=tuple(servers) or (tuple(cfg.servers) if cfg.servers is not None else None),
+        version_sources=tuple(version_sources) or tuple(cfg.version_sources or ()),
         config=cfg,
     )
     allowed = formats if formats is not None else choices_of(KEY_NAMES["format"])

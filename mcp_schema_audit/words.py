@@ -17,3 +17,14 @@ def join_words(items: Iterable[str], conj: str = "and") -> str:
     if len(xs) <= 2:
         return f" {conj} ".join(xs)
     return ", ".join(xs[:-1]) + f" {conj} " + xs[-1]
+
+
+def duration_words(ms: int) -> str:
+    """A duration in milliseconds, in words: ``250 ms``, ``30 s``, ``5 min``, ``24 h``, ``1.5 h``, ``3 d`` (days only
+    from two whole days on)."""
+    if ms >= 172_800_000 and ms % 86_400_000 == 0:
+        return f"{ms // 86_400_000} d"
+    for unit, size in (("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms >= size:
+            return f"{round(ms / size, 1):g} {unit}"
+    return f"{ms} ms"

@@ -27,6 +27,7 @@ def render_table() -> str:
     takes = {
         "choices": "an array of",
         "globs": "an array of globs",
+        "paths": "an array of file paths",
         "severity": "a table rule = level",
         "entries": "an array of tables",
         "string": "a string",

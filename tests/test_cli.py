@@ -49,7 +49,7 @@ def test_snapshot_from_file_accepts_every_form(tmp_path: Path, form: str):
     path = tmp_path / "s" / "snapshots" / "v1.json"
     text = path.read_text()
     snap = json.loads(text)
-    assert snap["format"] == FORMAT_ID and snap["format_version"] == 2 and snap["label"] == "v1"
+    assert snap["format"] == FORMAT_ID and snap["format_version"] == 3 and snap["label"] == "v1"
     assert snap["captured"] == [] and "prompts" not in snap and "instructions" not in snap  # a tools/list file
     assert [t["name"] for t in snap["tools"]] == ["a", "b"]
     assert snap["tools"][1]["x-vendor"] == {"k": 1} and snap["tools"][1]["_meta"] == {"m": 2}

@@ -34,7 +34,7 @@ from mcp_schema_audit.capture.target import (
 )
 from mcp_schema_audit.capture.wire import WireLog, last_result, tapped
 from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
-from mcp_schema_audit.snapshot import SECTIONS, Snapshot, check_tools
+from mcp_schema_audit.snapshot import SECTIONS, Snapshot, check_tools, merge_cache_hints
 
 if TYPE_CHECKING:
     import httpx2
@@ -254,7 +254,12 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
     first_page = pages[0] if pages else {}
     handshake = conn.handshake
     caps = found if isinstance(found := handshake.get("capabilities"), dict) else {}
-    sections, surface_meta = await walk_surfaces(conn.session, conn.log, conn.version, max_pages, conn.state, caps)
+    hints: dict[str, dict[str, Any]] = {}
+    if found_hints := merge_cache_hints(pages):
+        hints["tools/list"] = found_hints
+    sections, surface_meta = await walk_surfaces(
+        conn.session, conn.log, conn.version, max_pages, conn.state, caps, hints
+    )
     instructions = handshake.get("instructions")
     bad = conn.log.non_json_reply()
     if bad is not None:
@@ -280,6 +285,7 @@ async def list_tools(conn: Connection, *, label: str, max_pages: int, started: f
         resource_templates=sections["resource_templates"],
         instructions=instructions if isinstance(instructions, str) else None,
         captured=frozenset(SECTIONS),
+        list_cache=hints,
         meta={
             "captured_at": captured_at,
             "duration_s": round(time.monotonic() - started, 3),

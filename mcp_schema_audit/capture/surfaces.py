@@ -16,7 +16,7 @@ from mcp_schema_audit.capture.failures import short_repr
 from mcp_schema_audit.capture.state import RunState
 from mcp_schema_audit.capture.wire import WireLog, last_result
 from mcp_schema_audit.errors import CaptureError, InputError
-from mcp_schema_audit.snapshot import LIST_SECTIONS, check_section
+from mcp_schema_audit.snapshot import LIST_SECTIONS, check_section, merge_cache_hints
 
 if TYPE_CHECKING:
     from mcp.client import ClientSession
@@ -115,13 +115,16 @@ async def walk_surfaces(
     max_pages: int,
     state: RunState,
     capabilities: dict[str, Any],
+    hints: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Walk ``prompts/list``, ``resources/list`` and ``resources/templates/list`` (each only when its capability
     is advertised; a list not advertised is ``[]``: a host sees none).
 
     Returns ``(sections, meta)``: ``sections`` maps ``prompts``, ``resources``, ``resource_templates`` to the
     raw items of all pages, sorted (``snapshot.check_section``); ``meta`` holds ``list_pages`` (method → pages
-    walked) and ``not_served`` (methods answered with Method not found, recorded as empty). Raises
+    walked) and ``not_served`` (methods answered with Method not found, recorded as empty). ``hints``, when
+    given, receives each walked list's caching hints (``snapshot.merge_cache_hints``: method → ``ttlMs`` and
+    ``cacheScope``, only for lists that sent any). Raises
     ``CaptureError`` for an unpairable list (an item without its name or uri, duplicates) or a paging
     failure; other JSON-RPC errors propagate.
     """
@@ -144,6 +147,8 @@ async def walk_surfaces(
             sections[section] = []
             continue
         pages_of[method] = len(pages)
+        if hints is not None and (found := merge_cache_hints(pages)):
+            hints[method] = found
         try:
             sections[section] = check_section([item for page in pages for item in page[wire]], section, method)
         except InputError as exc:

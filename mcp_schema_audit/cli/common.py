@@ -263,10 +263,28 @@ def resolved(config: Path | None, **flags: Any) -> Any:
     return resolve(cfg, **given)
 
 
-_REPEATABLE = ("hosts", "severity", "tools", "exclude_tools", "servers")
+_REPEATABLE = ("hosts", "severity", "tools", "exclude_tools", "servers", "version_sources")
 #: A command's parameter name → the ``settings.resolve`` keyword it is (the same name where not listed).
-_FLAG_OF = {"host": "hosts", "tool": "tools", "exclude_tool": "exclude_tools", "server": "servers"}
-_FLAGS = ("fail_on", "mode", "host", "server_validator", "severity", "store", "fmt", "tool", "exclude_tool", "server")
+_FLAG_OF = {
+    "host": "hosts",
+    "tool": "tools",
+    "exclude_tool": "exclude_tools",
+    "server": "servers",
+    "version_source": "version_sources",
+}
+_FLAGS = (
+    "fail_on",
+    "mode",
+    "host",
+    "server_validator",
+    "severity",
+    "store",
+    "fmt",
+    "tool",
+    "exclude_tool",
+    "server",
+    "version_source",
+)
 
 
 def settings_of(options: dict[str, Any], **extra: Any) -> Any:

@@ -76,6 +76,7 @@ def diff(
     jobs: params.Jobs = None,
     old_label: OldLabel = None,
     new_label: NewLabel = None,
+    version_source: params.VersionSources = None,
 ) -> None:
     from mcp_schema_audit.audit import diff_report
 

@@ -21,7 +21,7 @@ def key_help(name: str, *, choices: bool = True) -> str:
     NAME.``"""
     key = KEY_NAMES[name]
     head = f"{' | '.join(choices_of(key))}: " if choices and choices_of(key) else ""
-    repeat = " (repeatable)" if key.kind in ("choices", "globs", "severity") else ""
+    repeat = " (repeatable)" if key.kind in ("choices", "globs", "paths", "severity") else ""
     doc = key.doc if head else key.doc[0].upper() + key.doc[1:]
     return f"{head}{doc}{repeat}. Default: {key.default}, or the config file's {name}."
 
@@ -76,6 +76,10 @@ ExcludeTools = Annotated[
         help="Leave out tools whose name matches this glob (repeatable; "
         "applied after --tool). Default: the config file's exclude_tools.",
     ),
+]
+VersionSources = Annotated[
+    list[str] | None,
+    typer.Option("--version-source", metavar="FILE", help=key_help("version_sources")),
 ]
 Config = Annotated[Path | None, typer.Option("--config", metavar="FILE", help=CONFIG_HELP)]
 Store = Annotated[

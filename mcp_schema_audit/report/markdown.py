@@ -32,6 +32,7 @@ from mcp_schema_audit.report.model import (
     summary_line,
     title,
     validator_line,
+    version_line,
     who,
     witness_sides,
 )
@@ -199,6 +200,10 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     hosts = ", ".join(md_escape(h) for h in report.hosts)
     parts.append(f"{_what(report)} · hosts: {hosts}")
     parts += [md_escape(validator_line(v)) for v in report.server_validators]
+    if (version := version_line(report)) is not None:
+        parts.append(f"**{md_escape(version)}**")
+    if report.rollout:
+        parts.append(f"> **Rollout:** {md_escape(report.rollout)}")
     for note in report.notes:
         parts.append(f"> **Note:** {md_escape(note)}")
     for entry in report.expired_ignores:

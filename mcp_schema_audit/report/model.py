@@ -54,6 +54,10 @@ class Report:
     artifact: str | None = None
     #: how arguments sent to each served version were judged (``audit.validator_json``), for a diff
     server_validators: list[dict[str, Any]] = field(default_factory=list)
+    #: the version NEW should carry for its findings (``surfaces.versions.suggested_version``; a diff only)
+    suggested_version: str | None = None
+    #: for a breaking release, how long hosts may keep the cached listing (``surfaces.caching.rollout_advice``)
+    rollout: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -113,6 +117,10 @@ class Report:
             out["baseline"] = side_json(self.baseline)
         if self.server_validators:
             out["server_validators"] = [dict(v) for v in self.server_validators]
+        if self.kind == "diff":
+            out["suggested_version"] = self.suggested_version
+            if self.rollout:
+                out["rollout"] = self.rollout
         if self.kind == "probe":
             out["cached"] = [side_json(s) for s in self.cached]
             out["calls"] = [dict(c) for c in self.calls]
@@ -153,6 +161,15 @@ def fix(rule_id: str) -> str:
     """How to ship the change without breaking cached hosts (the catalog's ``fix``; ``""`` if none)."""
     rule = RULES.get(rule_id)
     return rule.fix if rule is not None else ""
+
+
+def version_line(report: Report) -> str | None:
+    """``suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)`` for a diff whose OLD sent a version
+    (``None`` otherwise). Raw text: the versions are the server's."""
+    if report.kind != "diff" or report.suggested_version is None or report.old is None:
+        return None
+    ov, nv = report.old.server.get("version"), report.new.server.get("version")
+    return f"suggested version: {report.suggested_version} (serverInfo.version {ov} -> {nv or 'none'})"
 
 
 def who(s: Snapshot) -> str:

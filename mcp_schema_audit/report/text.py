@@ -25,6 +25,7 @@ from mcp_schema_audit.report.model import (
     ordered,
     summary_line,
     validator_line,
+    version_line,
     witness_sides,
 )
 from mcp_schema_audit.report.worddelta import finding_delta
@@ -102,6 +103,8 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     console.print(_Text(f"schema-audit {tx(headline(report))}"))
     for v in report.server_validators:
         console.print(_Text(tx(validator_line(v)), style="dim"))
+    if (version := version_line(report)) is not None:
+        console.print(_Text(tx(version)))
     for note in report.notes:
         console.print(_Text(f"note: {tx(note)}", style="yellow"))
     for call in report.calls:
@@ -142,6 +145,8 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
                     _Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(w.get('error', ''))}", style="dim")
                 )
             how = fix(f.rule)
+            if report.rollout and "forward" not in f.tags:
+                how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
             if how:
                 console.print(_Text(f"         fix: {how}", style="dim"))
     for f, reason in report.ignored:

@@ -36,12 +36,14 @@ from mcp_schema_audit.snapshot.jsonio import (
 )
 from mcp_schema_audit.snapshot.lines import locate_tool_lines
 from mcp_schema_audit.snapshot.model import (
+    CACHED_LISTS,
     FORMAT_ID,
     FORMAT_VERSION,
     LIST_SECTIONS,
     READABLE_VERSIONS,
     SECTIONS,
     Snapshot,
+    merge_cache_hints,
     tool_hash,
     tool_selected,
 )
@@ -55,6 +57,7 @@ from mcp_schema_audit.snapshot.store import (
 )
 
 __all__ = [
+    "CACHED_LISTS",
     "DEFAULT_STORE",
     "FORMAT_ID",
     "FORMAT_VERSION",
@@ -75,6 +78,7 @@ __all__ = [
     "load_snapshot",
     "load_snapshot_file",
     "locate_tool_lines",
+    "merge_cache_hints",
     "parse_json_text",
     "read_file_bytes",
     "read_json_file",

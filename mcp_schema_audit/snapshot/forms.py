@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import InputError
-from mcp_schema_audit.snapshot.model import FORMAT_ID, LIST_SECTIONS, READABLE_VERSIONS, SECTIONS, Snapshot
+from mcp_schema_audit.snapshot.model import (
+    CACHED_LISTS,
+    FORMAT_ID,
+    LIST_SECTIONS,
+    READABLE_VERSIONS,
+    SECTIONS,
+    Snapshot,
+    merge_cache_hints,
+)
 
 
 def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
@@ -151,6 +159,7 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
                 raise InputError(f"{source}: 'captured' names {', '.join(missing)} but the snapshot has no such key")
             sections["captured"] = set(declared)
         sections["captured"] = frozenset(sections["captured"])
+        sections["list_cache"] = _list_cache(data.get("list_cache"), source) if version >= 3 else {}
         return Snapshot(
             label=lab,
             tools=tools,
@@ -189,6 +198,8 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     if isinstance(raw_caps, dict):
         sections["captured"].add("capabilities")
     sections["captured"] = frozenset(sections["captured"])
+    hints = merge_cache_hints([result])  # a tools/list result's own ttlMs and cacheScope (2026-07-28)
+    sections["list_cache"] = {"tools/list": hints} if hints else {}
     return Snapshot(
         label=label or _default_label(source),
         tools=tools,
@@ -200,6 +211,27 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
         source=source,
         **sections,
     )
+
+
+def _list_cache(value: Any, source: str) -> dict[str, dict[str, Any]]:
+    """A version-3 envelope's ``list_cache``, checked: absent or null is ``{}``; otherwise an object keyed by list
+    methods of ``CACHED_LISTS``, each an object whose ``ttlMs`` (when present) is an integer and ``cacheScope`` a
+    string. Raises ``InputError``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{source}: 'list_cache' must be an object")
+    out: dict[str, dict[str, Any]] = {}
+    for method, hints in value.items():
+        if method not in CACHED_LISTS or not isinstance(hints, dict):
+            raise InputError(f"{source}: list_cache[{method!r}] is not the hints of a list method")
+        ttl = hints.get("ttlMs")
+        if ttl is not None and (not isinstance(ttl, int) or isinstance(ttl, bool)):
+            raise InputError(f"{source}: list_cache[{method!r}].ttlMs is not an integer")
+        if hints.get("cacheScope") is not None and not isinstance(hints["cacheScope"], str):
+            raise InputError(f"{source}: list_cache[{method!r}].cacheScope is not a string")
+        out[method] = {k: hints[k] for k in ("ttlMs", "cacheScope") if hints.get(k) is not None}
+    return out
 
 
 def _object(value: Any) -> dict[str, Any]:

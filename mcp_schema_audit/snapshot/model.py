@@ -2,10 +2,11 @@
 
 A snapshot is a versioned envelope around what one server advertises: its ``tools/list`` and, from
 format version 2 on, its ``prompts/list``, ``resources/list``, ``resources/templates/list``,
-capabilities and instructions::
+capabilities and instructions, and from version 3 on the caching hints of every list (2026-07-28,
+server/utilities/caching)::
 
     {
-      "format": "schema-audit/snapshot", "format_version": 2,
+      "format": "schema-audit/snapshot", "format_version": 3,
       "label": "v0.2.6",
       "server": {"name": str|None, "title": str|None, "version": str|None},
       "protocol_version": str|None,          # negotiated, e.g. "2025-11-25" or "2026-07-28"
@@ -18,6 +19,7 @@ capabilities and instructions::
       "resource_templates": [template, ...], # exactly as sent, sorted by name
       "captured": ["capabilities", ...],     # which of SECTIONS were captured
       "tool_hashes": {name: "sha256:…"},     # content hash per tool (pinning)
+      "list_cache": {method: {"ttlMs": int, "cacheScope": "public"|"private"}},  # when sent (version 3)
       "meta": {...}                          # volatile facts; never compared by diff
     }
 
@@ -25,7 +27,11 @@ capabilities and instructions::
 them (a list whose capability the server does not advertise is captured as ``[]``: a host sees none);
 a ``tools/list`` file records only those it contains. ``instructions``, ``prompts``, ``resources`` and
 ``resource_templates`` are written only when captured; ``diff`` compares a section only when both
-snapshots captured it. Version-1 files (tools and capabilities only) are still read (``forms``).
+snapshots captured it. ``list_cache`` maps each list method (``tools/list``, ``prompts/list``,
+``resources/list``, ``resources/templates/list``) whose result carried ``ttlMs`` or ``cacheScope`` to those
+hints (over several pages: the smallest ``ttlMs``, and ``private`` when any page said so); a list without
+hints is absent. Version-1 (tools and capabilities only) and version-2 files (no ``list_cache``) are still
+read (``forms``).
 
 Never stored: header values, environment values, credentials embedded in URLs, the server command line.
 """
@@ -41,9 +47,11 @@ from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.snapshot.lines import locate_tool_lines
 
 FORMAT_ID = "schema-audit/snapshot"
-FORMAT_VERSION = 2
-#: Format versions this schema-audit reads (version 1: tools and capabilities only).
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+#: Format versions this schema-audit reads (version 1: tools and capabilities only; version 2: no list_cache).
+READABLE_VERSIONS = (1, 2, 3)
+#: The list methods whose caching hints a snapshot keeps (2026-07-28 server/utilities/caching §Cacheable Results).
+CACHED_LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 #: The sections of a snapshot besides ``tools`` that a capture records and ``diff`` compares.
 SECTIONS = ("capabilities", "instructions", "prompts", "resources", "resource_templates")
 #: List sections: snapshot key → (wire key of the list result, the key that identifies an item).
@@ -86,6 +94,9 @@ class Snapshot:
     #: ``(section, item key)`` → 1-based line of the item's key in the file (``prompts``, ``resources``,
     #: ``resource_templates``), filled in like ``tool_lines``. Not serialized.
     item_lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: List method → its caching hints as sent (``{"ttlMs": int, "cacheScope": str}``, either key absent when
+    #: not sent); methods whose results carried none are absent (``merge_cache_hints``).
+    list_cache: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The bytes of the file the snapshot was read from, until ``tool_lines``/``item_lines`` are located in
     #: them (on first use: only SARIF and GitHub annotations need lines). Not serialized.
     _file_text: bytes | None = field(default=None, repr=False, compare=False)
@@ -155,10 +166,26 @@ class Snapshot:
         }
         if "instructions" in self.captured:
             out["instructions"] = self.instructions
+        if self.list_cache:
+            out["list_cache"] = self.list_cache
         for section in LIST_SECTIONS:
             if section in self.captured and getattr(self, section) is not None:
                 out[section] = getattr(self, section)
         return out
+
+
+def merge_cache_hints(pages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The caching hints of one list from its raw result pages: ``{"ttlMs": int, "cacheScope": str}`` with the
+    smallest integer ``ttlMs`` any page sent and ``"private"`` when any page said so (else the scope sent); a key
+    no page sent (or sent with a value of the wrong type) is left out, so a list without hints gives ``{}``."""
+    ttls = [p["ttlMs"] for p in pages if isinstance(p.get("ttlMs"), int) and not isinstance(p.get("ttlMs"), bool)]
+    scopes = [p["cacheScope"] for p in pages if isinstance(p.get("cacheScope"), str)]
+    out: dict[str, Any] = {}
+    if ttls:
+        out["ttlMs"] = min(ttls)
+    if scopes:
+        out["cacheScope"] = "private" if "private" in scopes else scopes[0]
+    return out
 
 
 def tool_hash(tool: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.surfaces.caching import cache_findings, extension_findings
 from mcp_schema_audit.surfaces.prompts import prompt_findings
 from mcp_schema_audit.surfaces.resources import resource_findings
 from mcp_schema_audit.surfaces.server import capability_findings, instruction_findings, name_findings
@@ -54,7 +55,8 @@ def surface_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
     if "resource_templates" in both:
         out += TemplateDiff(old, new).findings()
     if "capabilities" in both:
-        out += capability_findings(old, new)
+        out += capability_findings(old, new) + extension_findings(old, new)
+    out += cache_findings(old, new)
     if "instructions" in both:
         out += instruction_findings(old.instructions, new.instructions)
     out += name_findings(old, new)  # every snapshot has its server's name (or none, for a tools/list file)

@@ -38,12 +38,12 @@ _CONTAINERS = ("experimental", "extensions")
 
 def _capability_points(caps: dict[str, Any]) -> dict[str, Any]:
     """JSON Pointer → value of every advertised capability and flag: ``/tools``, ``/tools/listChanged``,
-    ``/resources/subscribe``, ``/experimental/<name>``, ``/extensions/<name>`` (one level below the top; the
-    ``experimental`` and ``extensions`` containers count only through their entries)."""
+    ``/resources/subscribe``, ``/experimental/<name>`` (one level below the top; the ``experimental`` container
+    counts only through its entries; ``extensions`` are left to ``surfaces.caching``)."""
     out: dict[str, Any] = {}
     for key, value in caps.items():
-        if not _present(value):
-            continue
+        if not _present(value) or key == "extensions":
+            continue  # extensions are compared by identifier and settings (surfaces.caching)
         if key not in _CONTAINERS:
             out[f"/{pointer_token(key)}"] = value
         if isinstance(value, dict):
