@@ -1,0 +1,219 @@
+"""Will hosts notice a release? Version rules, the 2026-07-28 caching hints, x-mcp-header, extensions, MCP Apps
+and deprecations, against real python-sdk MCPServer releases (``tests/servers/release_server.py``: the SDK emits
+``ttlMs``/``cacheScope``, ``capabilities.extensions`` and ``x-mcp-header`` itself) over stdio and Streamable HTTP,
+and from files where the SDK refuses to serve the shape (invalid x-mcp-header)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import PYTHON, SERVERS, ServerProcess
+
+from mcp_schema_audit.audit import diff_report, lint_report
+from mcp_schema_audit.capture import CaptureTarget, capture
+from mcp_schema_audit.lint import lint_snapshot
+from mcp_schema_audit.report.json import report_json_schema
+from mcp_schema_audit.report.markdown import render_report as render_markdown
+from mcp_schema_audit.report.text import render_report as render_text
+from mcp_schema_audit.rules import RULES
+from mcp_schema_audit.settings import Settings
+from mcp_schema_audit.snapshot import Snapshot, load_snapshot_file, snapshot_from_data
+
+SERVER = SERVERS / "release_server.py"
+PROTOCOL = "2026-07-28"
+
+#: (rule, surface name or tool, pointer, severity) between releases 1 and 2, whatever the transport.
+R1_TO_R2 = {
+    ("apps-ui-resource-missing", "preview", "/_meta/ui/resourceUri", "breaking"),
+    ("tool-removed", "read", "", "breaking"),
+    ("extension-removed", "capabilities", "/extensions/com.example~1audit", "breaking"),
+    ("version-bump-too-small", "serverInfo", "/version", "breaking"),
+    ("header-renamed", "send", "/properties/to/x-mcp-header", "warning"),
+    ("extension-settings-changed", "capabilities", "/extensions/com.example~1search", "warning"),
+    ("cache-scope-changed", "tools/list", "/cacheScope", "warning"),
+    ("cache-ttl-increased", "tools/list", "/ttlMs", "warning"),
+}
+
+
+def keyed(report: Any) -> set[tuple[str, str, str, str]]:
+    return {(f.rule, f.tool or f.name, f.pointer, f.severity) for f in report.findings}
+
+
+def stdio(version: int) -> Snapshot:
+    target = CaptureTarget("stdio", command=[PYTHON, str(SERVER), "--version", str(version)])
+    return capture(target, label=f"r{version}", protocol=PROTOCOL, timeout_s=60)
+
+
+@pytest.fixture(scope="module")
+def releases() -> dict[int, Snapshot]:
+    return {v: stdio(v) for v in (1, 2, 3)}
+
+
+@pytest.fixture(scope="module")
+def http_releases(http_server_factory: Any) -> dict[int, Snapshot]:
+    servers: dict[int, ServerProcess] = {
+        v: http_server_factory(lambda port, v=v: [PYTHON, str(SERVER), "--version", str(v), "--http", str(port)])
+        for v in (1, 2)
+    }
+    return {
+        v: capture(CaptureTarget("http", url=s.url("/mcp")), label=f"r{v}", protocol=PROTOCOL, timeout_s=60)
+        for v, s in servers.items()
+    }
+
+
+def test_the_sdk_server_sends_caching_hints_and_extensions_and_the_snapshot_keeps_them(
+    releases: dict[int, Snapshot], tmp_path: Path
+) -> None:
+    r1 = releases[1]
+    assert r1.protocol_version == PROTOCOL and r1.server["version"] == "1.0.0"
+    assert r1.list_cache["tools/list"] == {"ttlMs": 86_400_000, "cacheScope": "public"}
+    # MCPServer's default hint for the lists it was given none for: immediately stale, private
+    assert r1.list_cache["prompts/list"] == {"ttlMs": 0, "cacheScope": "private"}
+    assert r1.capabilities["extensions"] == {"com.example/audit": {}, "com.example/search": {"maxResults": 10}}
+    # the snapshot file (format 3) holds the hints and reads back the same
+    path = tmp_path / "r1.json"
+    path.write_text(json.dumps(r1.to_json()), encoding="utf-8")
+    data = json.loads(path.read_text())
+    assert data["format_version"] == 3 and data["list_cache"]["tools/list"]["ttlMs"] == 86_400_000
+    assert load_snapshot_file(path).list_cache == r1.list_cache
+
+
+def test_a_version_2_snapshot_is_still_read_without_hints(releases: dict[int, Snapshot]) -> None:
+    data = releases[1].to_json()
+    data["format_version"] = 2
+    data.pop("list_cache")
+    old = snapshot_from_data(data, source="old.json")
+    assert old.list_cache == {}
+    found = keyed(diff_report(old, releases[2]))
+    assert not any(rule.startswith("cache-") for rule, *_ in found)  # nothing to compare the hints with
+    assert ("tool-removed", "read", "", "breaking") in found
+
+
+def test_every_release_rule_over_stdio(releases: dict[int, Snapshot]) -> None:
+    report = diff_report(releases[1], releases[2])
+    assert R1_TO_R2 <= keyed(report), sorted(R1_TO_R2 - keyed(report))
+    assert report.suggested_version == "2.0.0"
+    assert report.rollout == "hosts may keep 1.0.0's listing up to 24 h: lower ttlMs one TTL before the release"
+    bump = next(f for f in report.findings if f.rule == "version-bump-too-small")
+    assert bump.witness and bump.witness["error"]  # the breaking finding's own witness, confirmed by a validator
+
+
+def test_every_release_rule_over_streamable_http(http_releases: dict[int, Snapshot]) -> None:
+    assert http_releases[1].transport == "http" and http_releases[1].list_cache["tools/list"]["ttlMs"] == 86_400_000
+    report = diff_report(http_releases[1], http_releases[2])
+    assert R1_TO_R2 <= keyed(report), sorted(R1_TO_R2 - keyed(report))
+    assert report.suggested_version == "2.0.0"
+
+
+def test_a_change_with_the_version_unchanged_is_a_warning(releases: dict[int, Snapshot]) -> None:
+    report = diff_report(releases[1], releases[3])
+    assert ("version-unchanged", "serverInfo", "/version", "warning") in keyed(report)
+    assert report.suggested_version == "1.1.0" and report.passed  # a tool added: a minor bump
+    assert diff_report(releases[1], releases[1]).suggested_version == "1.0.0"  # nothing changed
+
+
+def test_a_rollback_is_breaking_for_apps_hosts_in_forward_mode(releases: dict[int, Snapshot]) -> None:
+    # hosts cached release 2 and the server runs 1: release 1 lists ui://mail/preview, nothing to render breaks
+    up = diff_report(releases[2], releases[1])
+    assert "apps-ui-resource-missing" not in {f.rule for f in up.findings}
+    # forward: hosts cached release 1 (its preview tool points at ui://mail/preview), the server rolled back to 2
+    down = diff_report(releases[2], releases[1], Settings(mode="forward"))
+    assert any(f.rule == "apps-ui-resource-missing" and "forward" in f.tags for f in down.findings)
+
+
+def test_the_reports_show_the_suggested_version(releases: dict[int, Snapshot]) -> None:
+    report = diff_report(releases[1], releases[2])
+    data = report.to_json()
+    jsonschema.validate(data, report_json_schema())
+    assert data["suggested_version"] == "2.0.0" and "24 h" in data["rollout"]
+    text = render_text(report)
+    assert "suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)" in text
+    assert "fix: keep the tool" in text and "lower ttlMs one TTL before the release" in text
+    assert "suggested version: 2.0.0" in render_markdown(report)
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def test_version_sources_that_disagree(releases: dict[int, Snapshot], tmp_path: Path) -> None:
+    for v in (1, 3):
+        (tmp_path / f"r{v}.json").write_text(json.dumps(releases[v].to_json()), encoding="utf-8")
+    (tmp_path / "package.json").write_text('{"name": "mail", "version": "1.0.0"}', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mail"\nversion = "1.0.0"\n', encoding="utf-8")
+    (tmp_path / "server.json").write_text('{"name": "io.example/mail", "version": "0.9.0"}', encoding="utf-8")
+    agree = _cli("diff", "r1.json", "r3.json", "--version-source", "package.json", "--version-source",
+                 "pyproject.toml", "--format", "json", cwd=tmp_path)  # fmt: skip
+    assert agree.returncode == 0, agree.stderr
+    assert not any(f["rule"] == "version-sources-disagree" for f in json.loads(agree.stdout)["findings"])
+    (tmp_path / ".schema-audit.toml").write_text('version_sources = ["package.json", "server.json"]\n')
+    apart = _cli("diff", "r1.json", "r3.json", "--format", "json", cwd=tmp_path)
+    found = [f for f in json.loads(apart.stdout)["findings"] if f["rule"] == "version-sources-disagree"]
+    assert len(found) == 1 and "server.json '0.9.0'" in found[0]["message"], found
+    missing = _cli("diff", "r1.json", "r3.json", "--version-source", "nope.json", cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "nope.json" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+# --- x-mcp-header, from files: MCPServer refuses to register invalid headers --------------------------------
+
+
+def _tool(props: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object", "properties": props}}
+
+
+HEADER_RULES = [r for r in RULES.values() if r.family == "lint.header"]
+
+
+@pytest.mark.parametrize("rule", HEADER_RULES, ids=lambda r: r.id)
+def test_each_header_rule_fires_on_its_example_and_the_python_sdk_drops_that_tool(rule: Any) -> None:
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+
+    good, bad = _tool(json.loads(rule.before)), _tool(json.loads(rule.after))
+    snap = snapshot_from_data({"tools": [bad]}, source="x.json")
+    found = [f for f in lint_snapshot(snap) if f.rule.startswith("header-")]
+    assert [f.rule for f in found] == [rule.id] and found[0].severity == "breaking" and found[0].witness
+    assert "Streamable HTTP clients drop this tool" in found[0].detail_text
+    assert not [f for f in lint_snapshot(snapshot_from_data({"tools": [good]}, source="y.json")) if "header" in f.rule]
+    # the python-sdk client's own check (mcp.shared.inbound, used by ClientSession to drop tools) agrees, except on
+    # declared integer bounds: mcp 2.3 checks an integer's type, not the range its schema allows
+    sdk = find_invalid_x_mcp_header(bad["inputSchema"])
+    assert sdk is None if rule.id == "header-integer-unsafe" else sdk is not None
+    assert find_invalid_x_mcp_header(good["inputSchema"]) is None
+
+
+def test_a_new_invalid_header_is_breaking_in_a_diff_and_a_removed_one_a_warning() -> None:
+    old = snapshot_from_data({"tools": [_tool({"r": {"type": "string", "x-mcp-header": "Region"}})]}, source="a.json")
+    bad = snapshot_from_data({"tools": [_tool({"r": {"type": "number", "x-mcp-header": "Region"}})]}, source="b.json")
+    gone = snapshot_from_data({"tools": [_tool({"r": {"type": "string"}})]}, source="c.json")
+    assert ("header-not-primitive", "t", "/properties/r/x-mcp-header", "breaking") in keyed(diff_report(old, bad))
+    assert ("header-removed", "t", "/properties/r/x-mcp-header", "warning") in keyed(diff_report(old, gone))
+    assert ("header-added", "t", "/properties/r/x-mcp-header", "warning") in keyed(diff_report(gone, old))
+
+
+# --- deprecations and cache scope lint ------------------------------------------------------------------------
+
+
+def test_lint_names_deprecated_features_with_their_earliest_removal() -> None:
+    snap = snapshot_from_data({"tools": [], "capabilities": {"logging": {}}}, source="x.json")
+    found = [f for f in lint_report(snap).findings if f.rule == "deprecated-feature-used"]
+    assert len(found) == 1 and "2027-07-28" in found[0].detail_text and "OpenTelemetry" in found[0].detail_text
+    sse = Snapshot(label="s", tools=[], transport="sse")
+    assert "three months after SEP-2596" in lint_snapshot(sse)[0].detail_text
+
+
+def test_lint_public_list_that_varies_by_credentials(releases: dict[int, Snapshot]) -> None:
+    # two captures of release 1 "with different credentials": one sees a tool the other does not
+    other = Snapshot(**{**releases[1].__dict__, "label": "r1-guest", "tools": releases[1].tools[:1]})
+    found = [f for f in lint_snapshot(releases[1], baseline=other) if f.rule == "cache-scope-public-list-varies"]
+    assert [f.name for f in found] == ["tools/list"] and "read" in found[0].detail_text
+    assert not [f for f in lint_snapshot(releases[1], baseline=releases[1]) if f.rule.startswith("cache-")]
+    assert not [f for f in lint_snapshot(releases[1], baseline=releases[2]) if f.rule.startswith("cache-")]
