@@ -88,6 +88,7 @@ def diff_report(
         expired_ignores=result.expired,
         suggested_version=release.suggested,
         rollout=release.rollout,
+        version_gate=settings.version_gate == "semver",
     )
 
 
@@ -117,7 +118,7 @@ def release_check(old: Snapshot, new: Snapshot, result: PolicyResult, settings: 
     )
 
     judged = result.findings + [f for f, _ in result.ignored]
-    found, notes = version_findings(old, new, judged)
+    found, notes = version_findings(old, new, judged) if settings.version_gate == "semver" else ([], [])
     found += sources_findings(new, read_version_sources(settings.version_sources))
     checked = judge(found, settings, hosts=False)
     result.findings += checked.findings

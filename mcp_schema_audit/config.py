@@ -96,6 +96,19 @@ KEYS: tuple[Key, ...] = (
         commands=("diff", "history"),
     ),
     Key(
+        name="version_gate",
+        kind="choice",
+        doc="semver: hold NEW's serverInfo.version against the verdicts (a breaking change without a major bump, "
+        "0.x a minor one, is version-bump-too-small; a change with the version unchanged is version-unchanged) "
+        "and show the suggested version in the text and Markdown reports; off: only the JSON report's "
+        "suggested_version",
+        example='version_gate = "semver"',
+        flag="--version-gate",
+        choices=("off", "semver"),
+        default="off",
+        commands=("diff",),
+    ),
+    Key(
         name="version_sources",
         kind="paths",
         doc="files whose version must agree with NEW's serverInfo.version: package.json, pyproject.toml "
@@ -251,6 +264,7 @@ class Config:
     hosts: list[str] | None = None
     server_validator: str | None = None
     version_sources: list[str] | None = None
+    version_gate: str | None = None
     store: str | None = None
     format: str | None = None
     tools: list[str] | None = None

@@ -44,6 +44,8 @@ class Settings:
     servers: tuple[str, ...] | None = None
     #: files whose version must agree with NEW's serverInfo.version (``--version-source``)
     version_sources: tuple[str, ...] = ()
+    #: ``semver``: the version rules run and text/Markdown show the suggested version (``--version-gate``)
+    version_gate: str = "off"
     config: Config = field(default_factory=Config)
 
 
@@ -75,6 +77,7 @@ def resolve(
     exclude_tools: Iterable[str] = (),
     servers: Iterable[str] = (),
     version_sources: Iterable[str] = (),
+    version_gate: str | None = None,
 ) -> Settings:
     """Merge the flags over the configuration file (``config``: a loaded ``Config``, a file to load, else the one
     found in the current folder) over the built-in defaults, and check every value.
@@ -101,6 +104,7 @@ def resolve(
         exclude_tools=tuple(exclude_tools) or tuple(cfg.exclude_tools or ()),
         servers=tuple(servers) or (tuple(cfg.servers) if cfg.servers is not None else None),
         version_sources=tuple(version_sources) or tuple(cfg.version_sources or ()),
+        version_gate=_checked("version_gate", version_gate or cfg.version_gate or "off"),
         config=cfg,
     )
     allowed = formats if formats is not None else choices_of(KEY_NAMES["format"])

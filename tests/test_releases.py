@@ -26,6 +26,7 @@ from mcp_schema_audit.settings import Settings
 from mcp_schema_audit.snapshot import Snapshot, load_snapshot_file, snapshot_from_data
 
 SERVER = SERVERS / "release_server.py"
+GATE = Settings(version_gate="semver")
 PROTOCOL = "2026-07-28"
 
 #: (rule, surface name or tool, pointer, severity) between releases 1 and 2, whatever the transport.
@@ -96,8 +97,8 @@ def test_a_version_2_snapshot_is_still_read_without_hints(releases: dict[int, Sn
 
 
 def test_every_release_rule_over_stdio(releases: dict[int, Snapshot]) -> None:
-    report = diff_report(releases[1], releases[2])
-    assert R1_TO_R2 <= keyed(report), sorted(R1_TO_R2 - keyed(report))
+    report = diff_report(releases[1], releases[2], GATE)
+    assert keyed(report) >= R1_TO_R2, sorted(R1_TO_R2 - keyed(report))
     assert report.suggested_version == "2.0.0"
     assert report.rollout == "hosts may keep 1.0.0's listing up to 24 h: lower ttlMs one TTL before the release"
     bump = next(f for f in report.findings if f.rule == "version-bump-too-small")
@@ -106,16 +107,16 @@ def test_every_release_rule_over_stdio(releases: dict[int, Snapshot]) -> None:
 
 def test_every_release_rule_over_streamable_http(http_releases: dict[int, Snapshot]) -> None:
     assert http_releases[1].transport == "http" and http_releases[1].list_cache["tools/list"]["ttlMs"] == 86_400_000
-    report = diff_report(http_releases[1], http_releases[2])
-    assert R1_TO_R2 <= keyed(report), sorted(R1_TO_R2 - keyed(report))
+    report = diff_report(http_releases[1], http_releases[2], GATE)
+    assert keyed(report) >= R1_TO_R2, sorted(R1_TO_R2 - keyed(report))
     assert report.suggested_version == "2.0.0"
 
 
 def test_a_change_with_the_version_unchanged_is_a_warning(releases: dict[int, Snapshot]) -> None:
-    report = diff_report(releases[1], releases[3])
+    report = diff_report(releases[1], releases[3], GATE)
     assert ("version-unchanged", "serverInfo", "/version", "warning") in keyed(report)
     assert report.suggested_version == "1.1.0" and report.passed  # a tool added: a minor bump
-    assert diff_report(releases[1], releases[1]).suggested_version == "1.0.0"  # nothing changed
+    assert diff_report(releases[1], releases[1], GATE).suggested_version == "1.0.0"  # nothing changed
 
 
 def test_a_rollback_is_breaking_for_apps_hosts_in_forward_mode(releases: dict[int, Snapshot]) -> None:
@@ -128,7 +129,7 @@ def test_a_rollback_is_breaking_for_apps_hosts_in_forward_mode(releases: dict[in
 
 
 def test_the_reports_show_the_suggested_version(releases: dict[int, Snapshot]) -> None:
-    report = diff_report(releases[1], releases[2])
+    report = diff_report(releases[1], releases[2], GATE)
     data = report.to_json()
     jsonschema.validate(data, report_json_schema())
     assert data["suggested_version"] == "2.0.0" and "24 h" in data["rollout"]
@@ -136,6 +137,9 @@ def test_the_reports_show_the_suggested_version(releases: dict[int, Snapshot]) -
     assert "suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)" in text
     assert "fix: keep the tool" in text and "lower ttlMs one TTL before the release" in text
     assert "suggested version: 2.0.0" in render_markdown(report)
+    plain = diff_report(releases[1], releases[2])  # without the gate: no version finding, JSON only
+    assert "version-bump-too-small" not in {f.rule for f in plain.findings}
+    assert plain.to_json()["suggested_version"] == "2.0.0" and "suggested version" not in render_text(plain)
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

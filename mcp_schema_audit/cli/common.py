@@ -284,6 +284,7 @@ _FLAGS = (
     "exclude_tool",
     "server",
     "version_source",
+    "version_gate",
 )
 
 

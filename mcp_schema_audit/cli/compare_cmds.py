@@ -77,6 +77,7 @@ def diff(
     old_label: OldLabel = None,
     new_label: NewLabel = None,
     version_source: params.VersionSources = None,
+    version_gate: params.VersionGate = None,
 ) -> None:
     from mcp_schema_audit.audit import diff_report
 

@@ -81,6 +81,9 @@ VersionSources = Annotated[
     list[str] | None,
     typer.Option("--version-source", metavar="FILE", help=key_help("version_sources")),
 ]
+VersionGate = Annotated[
+    str | None, typer.Option("--version-gate", metavar="off|semver", help=key_help("version_gate", choices=False))
+]
 Config = Annotated[Path | None, typer.Option("--config", metavar="FILE", help=CONFIG_HELP)]
 Store = Annotated[
     Path | None,

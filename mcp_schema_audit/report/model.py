@@ -58,6 +58,8 @@ class Report:
     suggested_version: str | None = None
     #: for a breaking release, how long hosts may keep the cached listing (``surfaces.caching.rollout_advice``)
     rollout: str | None = None
+    #: ``--version-gate semver``: the text and Markdown reports show the suggested version
+    version_gate: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -164,9 +166,9 @@ def fix(rule_id: str) -> str:
 
 
 def version_line(report: Report) -> str | None:
-    """``suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)`` for a diff whose OLD sent a version
-    (``None`` otherwise). Raw text: the versions are the server's."""
-    if report.kind != "diff" or report.suggested_version is None or report.old is None:
+    """``suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)`` for a diff run with ``--version-gate
+    semver`` whose OLD sent a version (``None`` otherwise). Raw text: the versions are the server's."""
+    if not report.version_gate or report.kind != "diff" or report.suggested_version is None or report.old is None:
         return None
     ov, nv = report.old.server.get("version"), report.new.server.get("version")
     return f"suggested version: {report.suggested_version} (serverInfo.version {ov} -> {nv or 'none'})"
