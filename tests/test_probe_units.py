@@ -341,7 +341,8 @@ def test_call_outcomes_are_one_finding_each() -> None:
     assert ("call-rpc-error", "info", "call c: JSON-RPC error -32602: bad") in got
     assert ("call-result-too-large", "warning", "call d: too big: not checked") in got
     assert any(r == "call-rpc-error" and "resultType 'input_required'" in m for r, _, m in got)
-    assert len({f.fingerprint for f in check_records(now, records, [])}) == 5
+    assert any(r == "probe-input-required" and "call e answered input_required" in m for r, _, m in got)
+    assert len({f.fingerprint for f in check_records(now, records, [])}) == 6
 
 
 def test_a_call_of_an_unlisted_tool_names_the_cached_versions_that_list_it() -> None:
@@ -511,6 +512,7 @@ PROBE_RULES = (
     "call-rpc-error",
     "call-timeout",
     "call-result-too-large",
+    "probe-input-required",
 )
 
 

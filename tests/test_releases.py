@@ -221,3 +221,67 @@ def test_lint_public_list_that_varies_by_credentials(releases: dict[int, Snapsho
     assert [f.name for f in found] == ["tools/list"] and "read" in found[0].detail_text
     assert not [f for f in lint_snapshot(releases[1], baseline=releases[1]) if f.rule.startswith("cache-")]
     assert not [f for f in lint_snapshot(releases[1], baseline=releases[2]) if f.rule.startswith("cache-")]
+
+
+# --- probe: multi round-trip results ------------------------------------------------------------------------
+
+
+def _probe(target: CaptureTarget) -> tuple[list[dict[str, Any]], set[tuple[str, str, str, str]]]:
+    from mcp_schema_audit.capture.calls import PlannedCall, probe_server
+    from mcp_schema_audit.probe import check_records
+
+    call = PlannedCall(id="f1", tool="forward", arguments={"to": "a@example.com"})
+    listing, _, records = probe_server(target, lambda _: [call], label="live", protocol=PROTOCOL, timeout_s=60)
+    found = check_records(listing, records, [])
+    return records, {(f.rule, f.tool, f.pointer, f.severity) for f in found}
+
+
+MRTR = {
+    ("probe-input-required", "forward", "/resultType", "warning"),
+    (
+        "probe-elicitation-schema-unsupported",
+        "forward",
+        "/inputRequests/confirm/params/requestedSchema/properties/address",
+        "warning",
+    ),
+    ("deprecated-feature-used", "forward", "/inputRequests/summary", "warning"),
+}
+
+
+def test_a_tool_that_starts_answering_input_required_over_stdio() -> None:
+    def target(v: int) -> CaptureTarget:
+        return CaptureTarget("stdio", command=[PYTHON, str(SERVER), "--version", str(v)])
+
+    records, found = _probe(target(1))
+    assert records[0]["outcome"] == "result" and not any(rule.startswith("probe-input") for rule, *_ in found)
+    records, found = _probe(target(2))
+    # the raw input_required result is recorded as sent (the --record file keeps it)
+    assert records[0]["result"]["resultType"] == "input_required"
+    assert set(records[0]["result"]["inputRequests"]) == {"confirm", "summary"}
+    assert found >= MRTR, sorted(MRTR - found)
+    ok = "/inputRequests/confirm/params/requestedSchema/properties/ok"  # a boolean: inside the subset
+    assert not [k for k in found if k[2] == ok]
+
+
+def test_a_tool_that_starts_answering_input_required_over_streamable_http(http_server_factory: Any) -> None:
+    server = http_server_factory(lambda port: [PYTHON, str(SERVER), "--version", "2", "--http", str(port)])
+    records, found = _probe(CaptureTarget("http", url=server.url("/mcp")))
+    assert records[0]["result"]["resultType"] == "input_required" and found >= MRTR
+
+
+@pytest.mark.parametrize(
+    ("schema", "problems"),
+    [
+        ({"type": "object", "properties": {"n": {"type": "string", "format": "email", "maxLength": 9}}}, 0),
+        ({"type": "object", "properties": {"c": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}]}}}, 0),
+        ({"type": "object", "properties": {"c": {"type": "array", "items": {"type": "string", "enum": ["a"]}}}}, 0),
+        ({"type": "object", "properties": {"c": {"type": "array", "items": {"type": "integer"}}}}, 1),
+        ({"type": "object", "properties": {"n": {"type": "string", "format": "hostname", "pattern": "x"}}}, 2),
+        ({"type": "object", "properties": {"n": {"$ref": "#/$defs/n"}}, "$defs": {}}, 2),
+        ({"type": "array"}, 1),
+    ],
+)
+def test_the_restricted_elicitation_subset(schema: dict[str, Any], problems: int) -> None:
+    from mcp_schema_audit.probe.mrtr import schema_problems
+
+    assert len(schema_problems(schema)) == problems, schema_problems(schema)

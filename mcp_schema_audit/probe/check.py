@@ -24,6 +24,7 @@ from mcp_schema_audit.probe.hosts import (
     judged_profiles,
     wire_verdict,
 )
+from mcp_schema_audit.probe.mrtr import input_required_findings
 from mcp_schema_audit.probe.text import text_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
@@ -115,7 +116,7 @@ def check_records(
         tool, call_id = str(record.get("tool")), str(record.get("id"))
         result = raw if isinstance(raw := record.get("result"), dict) else None
         if outcomes:
-            out += _outcome_findings(record, result, cached)
+            out += _outcome_findings(record, result, cached) + input_required_findings(record, result)
         if result is None or result.get("resultType") not in (None, "complete"):
             continue
         wire_error = raw if isinstance(raw := record.get("sdk_error"), str) else None

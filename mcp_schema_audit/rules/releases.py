@@ -355,5 +355,46 @@ DEPRECATION_RULES = [
     ),
 ]
 
+#: What the spec says of multi round-trip results.
+SPEC_MRTR = (
+    "MCP spec 2026-07-28 basic/patterns/mrtr (SEP-2322): servers MUST NOT send inputRequests the client has not "
+    "declared support for; server/tools §Input Required Tool Results"
+)
+
+PROBE_RULES = [
+    Rule(
+        id="probe-input-required",
+        direction="tool",
+        severity="warning",
+        family="probe",
+        title="Tool call answered input_required",
+        rationale=(
+            "The tool asks the client for more input (elicitation, sampling, roots) before it completes: a host "
+            "without that capability cannot finish the call, and clients before 2026-07-28 cannot read the "
+            "result at all. A tool that starts doing this in a release breaks hosts that called it in one step."
+        ),
+        before='{"resultType": "complete", "content": [{"type": "text", "text": "sent"}]}',
+        after='{"resultType": "input_required", "inputRequests": {"confirm": {"method": "elicitation/create"}}}',
+        error="MissingRequiredClientCapability (-32021)",
+        source=SPEC_MRTR,
+        fix="complete the call without input when the client did not declare the capability, or add a new tool",
+    ),
+    Rule(
+        id="probe-elicitation-schema-unsupported",
+        direction="tool",
+        severity="warning",
+        family="probe",
+        title="Elicitation requestedSchema outside the restricted subset",
+        rationale=(
+            "Form elicitation schemas are limited to flat objects with string, number/integer, boolean and enum "
+            "properties (four enum forms): a client builds its form from that subset and cannot render, or "
+            "refuses, anything else."
+        ),
+        before='{"type": "object", "properties": {"name": {"type": "string"}}}',
+        after='{"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}',
+        source="MCP spec 2026-07-28 client/elicitation §Requested Schema (SEP-1330)",
+    ),
+]
+
 #: Every rule of this module, in catalog order.
-RULES = VERSION_RULES + CACHE_RULES + HEADER_RULES + EXTENSION_RULES + APPS_RULES + DEPRECATION_RULES
+RULES = VERSION_RULES + CACHE_RULES + HEADER_RULES + EXTENSION_RULES + APPS_RULES + DEPRECATION_RULES + PROBE_RULES

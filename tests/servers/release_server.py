@@ -17,6 +17,8 @@ Releases:
 - **2** (``1.1.0``, too small a bump): ``read`` removed (breaking), ``send``'s header renamed ``Recipient``,
   ``ui://mail/preview`` no longer listed (breaking for Apps hosts), ``tools/list`` fresh for 2 days and
   ``private``, ``com.example/search`` settings retyped (``"10"``), ``com.example/audit`` removed (breaking).
+  ``forward`` answers ``input_required`` (an elicitation whose requestedSchema holds a nested object, and a
+  sampling request) where release 1 answered at once.
 - **3** (``1.0.0`` again): release 1 plus the tool ``archive`` (the version did not move).
 """
 
@@ -71,6 +73,34 @@ def build(release: int) -> Any:
     def preview(id: int) -> str:
         """Preview a message (MCP Apps UI)."""
         return f"preview {id}"
+
+    import mcp_types as t
+
+    @app.tool()
+    def forward(to: str) -> str | t.InputRequiredResult:
+        """Forward the last message."""
+        if release != 2:
+            return f"forwarded to {to}"
+        # release 2 asks first (multi round-trip): a form elicitation whose schema leaves the restricted subset
+        # (a nested object), and a sampling request (a Deprecated feature)
+        form = t.ElicitRequestFormParams(
+            message="Confirm the forward",
+            requested_schema={
+                "type": "object",
+                "properties": {"ok": {"type": "boolean"}, "address": {"type": "object", "properties": {}}},
+            },
+        )
+        summary = t.CreateMessageRequestParams(
+            messages=[t.SamplingMessage(role="user", content=t.TextContent(type="text", text="Summarize"))],
+            max_tokens=50,
+        )
+        return t.InputRequiredResult(
+            input_requests={
+                "confirm": t.ElicitRequest(params=form),
+                "summary": t.CreateMessageRequest(params=summary),
+            },
+            request_state="forward-1",
+        )
 
     if release == 3:
 
