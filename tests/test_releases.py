@@ -285,3 +285,24 @@ def test_the_restricted_elicitation_subset(schema: dict[str, Any], problems: int
     from mcp_schema_audit.probe.mrtr import schema_problems
 
     assert len(schema_problems(schema)) == problems, schema_problems(schema)
+
+
+def test_the_python_sdk_client_over_streamable_http_drops_the_tool_lint_flags(http_server_factory: Any) -> None:
+    """Release 4 serves ``lookup`` with an x-mcp-header on a number: schema-audit's raw capture keeps it and lint
+    calls it breaking; the python-sdk ``Client`` over Streamable HTTP lists every tool but that one."""
+    import anyio
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    server = http_server_factory(lambda port: [PYTHON, str(SERVER), "--version", "4", "--http", str(port)])
+    snap = capture(CaptureTarget("http", url=server.url("/mcp")), label="r4", protocol=PROTOCOL, timeout_s=60)
+    found = [f for f in lint_snapshot(snap) if f.rule.startswith("header-")]
+    assert [(f.rule, f.tool) for f in found] == [("header-not-primitive", "lookup")]
+
+    async def listed() -> list[str]:
+        async with Client(streamable_http_client(server.url("/mcp")), cache=None, read_timeout_seconds=20) as client:
+            return sorted(t.name for t in (await client.list_tools()).tools)
+
+    names = anyio.run(listed)
+    assert "lookup" in {t["name"] for t in snap.tools} and "lookup" not in names
+    assert names == sorted(t["name"] for t in snap.tools if t["name"] != "lookup")

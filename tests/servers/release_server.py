@@ -3,8 +3,8 @@ its lists, an ``x-mcp-header``, extensions and an MCP Apps ``ui://`` resource ch
 
 Every release is a python-sdk (2.3) ``MCPServer``: it emits ``ttlMs``/``cacheScope`` on every list itself
 (``cache_hints``), advertises ``capabilities.extensions`` from ``Extension`` objects, and writes ``x-mcp-header``
-through pydantic's ``json_schema_extra`` (it refuses invalid ones at registration, so invalid headers are
-tested from files). Run it::
+through pydantic's ``json_schema_extra`` (it refuses invalid ones at registration: release 4 switches that
+check off to serve one). Run it::
 
     python release_server.py --version 1                 # stdio
     python release_server.py --version 2 --http 8765     # Streamable HTTP on http://127.0.0.1:8765/mcp
@@ -20,6 +20,8 @@ Releases:
   ``forward`` answers ``input_required`` (an elicitation whose requestedSchema holds a nested object, and a
   sampling request) where release 1 answered at once.
 - **3** (``1.0.0`` again): release 1 plus the tool ``archive`` (the version did not move).
+- **4** (``1.1.0``): release 1 plus ``lookup``, whose ``number`` parameter carries ``x-mcp-header`` (invalid: the
+  SDK's registration check is switched off for it, so the raw field goes out).
 """
 
 import argparse
@@ -47,7 +49,7 @@ def build(release: int) -> Any:
     ttl, scope = (2 * DAY_MS, "private") if release == 2 else (DAY_MS, "public")
     app = MCPServer(
         "mail",
-        version={1: "1.0.0", 2: "1.1.0", 3: "1.0.0"}[release],
+        version={1: "1.0.0", 2: "1.1.0", 3: "1.0.0", 4: "1.1.0"}[release],
         cache_hints={"tools/list": CacheHint(ttl_ms=ttl, scope=scope)},
         extensions=[Search()] if release == 2 else [Search(), Audit()],
     )
@@ -102,6 +104,18 @@ def build(release: int) -> Any:
             request_state="forward-1",
         )
 
+    if release == 4:
+        # MCPServer refuses an invalid x-mcp-header when a tool is registered: its check is switched off here so
+        # that the server sends the raw field, as a server built on another framework would
+        import mcp.server.mcpserver.tools.base as tool_base
+
+        tool_base.find_invalid_x_mcp_header = lambda schema: None
+
+        @app.tool()
+        def lookup(score: Annotated[float, Field(json_schema_extra={"x-mcp-header": "Score"})]) -> str:
+            """Find messages by spam score (a number: not allowed to carry x-mcp-header)."""
+            return f"score {score}"
+
     if release == 3:
 
         @app.tool()
@@ -114,7 +128,7 @@ def build(release: int) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--version", type=int, choices=(1, 2, 3), required=True)
+    parser.add_argument("--version", type=int, choices=(1, 2, 3, 4), required=True)
     parser.add_argument("--http", type=int, metavar="PORT", default=None)
     args = parser.parse_args()
     app = build(args.version)
