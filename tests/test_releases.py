@@ -306,3 +306,28 @@ def test_the_python_sdk_client_over_streamable_http_drops_the_tool_lint_flags(ht
     names = anyio.run(listed)
     assert "lookup" in {t["name"] for t in snap.tools} and "lookup" not in names
     assert names == sorted(t["name"] for t in snap.tools if t["name"] != "lookup")
+
+
+@pytest.mark.parametrize(
+    ("list_cache", "words"),
+    [
+        ([], "'list_cache' must be an object"),
+        ({"tools/call": {}}, "is not the hints of a list method"),
+        ({"tools/list": {"ttlMs": "1h"}}, "ttlMs is not an integer"),
+        ({"tools/list": {"cacheScope": 1}}, "cacheScope is not a string"),
+    ],
+)
+def test_a_malformed_list_cache_is_one_line_and_exit_2(
+    releases: dict[int, Snapshot], tmp_path: Path, list_cache: Any, words: str
+) -> None:
+    data = releases[1].to_json()
+    data["list_cache"] = list_cache
+    (tmp_path / "bad.json").write_text(json.dumps(data), encoding="utf-8")
+    out = _cli("lint", "bad.json", cwd=tmp_path)
+    assert out.returncode == 2 and words in out.stderr and out.stderr.count("\n") <= 2, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_explain_a_release_rule() -> None:
+    out = _cli("explain", "cache-ttl-increased", cwd=Path.cwd())
+    assert out.returncode == 0 and "server/utilities/caching" in out.stdout
