@@ -295,7 +295,7 @@ SNAPSHOT_SHAPED = st.one_of(
     st.builds(
         lambda t, v, extra: {"format": "schema-audit/snapshot", "format_version": v, "tools": t, **extra},
         _tools(TOOL_NAMES),
-        st.sampled_from([1, 1, 2, "1", None]),
+        st.sampled_from([1, 1, 2, 3, "1", None]),
         st.fixed_dictionaries(
             {},
             optional={
@@ -306,6 +306,7 @@ SNAPSHOT_SHAPED = st.one_of(
                 "capabilities": JSON_VALUES,
                 "transport": JSON_VALUES,
                 "tool_hashes": JSON_VALUES,
+                "list_cache": JSON_VALUES,
             },
         ),
     ),

@@ -117,7 +117,9 @@ def test_stdio_capture_records_every_section(stdio_v1: Snapshot) -> None:
     assert stdio_v1.capabilities["resources"] == {"listChanged": True, "subscribe": True}
     assert stdio_v1.meta["list_pages"] == {"prompts/list": 1, "resources/list": 1, "resources/templates/list": 1}
     data = json.loads(canonical_json(stdio_v1.to_json()))
-    assert data["format_version"] == 2 and data["captured"] == sorted(SECTIONS)
+    assert data["format_version"] == 3 and data["captured"] == sorted(SECTIONS)
+    # the SDK's MCPServer sends its default caching hints on every list: immediately stale, private
+    assert data["list_cache"]["tools/list"] == {"ttlMs": 0, "cacheScope": "private"}
     assert data["resource_templates"] == stdio_v1.resource_templates and data["instructions"] == stdio_v1.instructions
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.vocabulary import SDK_PROFILES
 from mcp_schema_audit.wording import Text
 
 SCHEME = "ui://"
@@ -56,6 +57,7 @@ def apps_findings(old: Snapshot, new: Snapshot) -> list[Finding]:
                 uri=uri,
             )
             f = make_finding("apps-ui-resource-missing", name, ptr, detail, uri, None)
+            f.hosts = list(SDK_PROFILES)  # the server answers the read with an error, whichever client sends it
             f.witness = {
                 "instance": {"method": "resources/read", "params": {"uri": uri}},
                 "accepted_by": "old",

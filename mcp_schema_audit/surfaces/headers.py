@@ -24,6 +24,9 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: IEEE 754 double's safe integers (the spec: −2^53+1 … 2^53−1).
 SAFE_INTEGER = 2**53 - 1
 _ALLOWED_TYPES = {"integer", "string", "boolean"}
+#: The host profiles whose client drops such a tool from tools/list, as measured: python-sdk 2.3's ClientSession
+#: (``mcp.shared.inbound.find_invalid_x_mcp_header``; tests/test_releases.py); the TS SDK v1 (1.32.2) keeps it.
+DROPPING_HOSTS = ("python-sdk",)
 
 
 def _reachable(schema: Any) -> dict[str, tuple[list[str], dict[str, Any]]]:
@@ -101,6 +104,7 @@ def header_problems(tool: dict[str, Any]) -> list[Finding]:
                 "x-mcp-header {value} {why}: Streamable HTTP clients drop this tool", value=repr(value), why=why
             )
             f = make_finding(rule, name, f"{ptr}/{KEY}", detail, None, value)
+            f.hosts = list(DROPPING_HOSTS)
             f.witness = {
                 "instance": {k: tool.get(k) for k in ("name", "inputSchema") if k in tool},
                 "accepted_by": "new",

@@ -123,6 +123,7 @@ def version_findings(old: Snapshot, new: Snapshot, findings: list[Finding]) -> t
         )
         f = finding("version-bump-too-small", "server", "serverInfo", "/version", detail, os_, ns)
         f.witness = dict(first.witness) if isinstance(first.witness, dict) else None
+        f.hosts = list(first.hosts)
         if f.witness is None:
             f.severity, f.reason = "warning", "the breaking finding it rests on carries no witness"
         out.append(f)
