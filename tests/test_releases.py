@@ -331,3 +331,34 @@ def test_a_malformed_list_cache_is_one_line_and_exit_2(
 def test_explain_a_release_rule() -> None:
     out = _cli("explain", "cache-ttl-increased", cwd=Path.cwd())
     assert out.returncode == 0 and "server/utilities/caching" in out.stdout
+
+
+def _listing(version: str | None, tools: list[str]) -> Snapshot:
+    info = {"serverInfo": {"name": "m", "version": version}} if version is not None else {}
+    return snapshot_from_data(
+        {**info, "tools": [{"name": n, "inputSchema": {"type": "object"}} for n in tools]}, source=f"{version}.json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tools", "suggested", "rules"),
+    [
+        ("0.2.5", "0.2.6", ["a"], "0.3.0", {"version-bump-too-small"}),  # 0.x: breaking needs a minor bump
+        ("0.2.5", "0.3.0", ["a"], "0.3.0", set()),
+        ("1.4.2", "2.0.0-rc.1", ["a"], "2.0.0-rc.1", set()),  # a pre-release of the major is enough
+        ("v1.4.2", "1.5.0", ["a", "b", "c"], "1.5.0", set()),  # a tool added: minor
+        ("1.4.2", "1.4.2", ["a", "b", "c"], "1.5.0", {"version-unchanged"}),
+        ("1.4.2", "1.3.0", ["a"], "2.0.0", {"version-bump-too-small"}),  # a rollback that breaks
+    ],
+)
+def test_semver_verdicts(old: str, new: str, tools: list[str], suggested: str, rules: set[str]) -> None:
+    report = diff_report(_listing(old, ["a", "b"]), _listing(new, tools), GATE)
+    assert report.suggested_version == suggested
+    assert {f.rule for f in report.findings if f.rule.startswith("version-")} == rules
+
+
+def test_versions_that_cannot_be_judged_are_a_note() -> None:
+    report = diff_report(_listing(None, ["a", "b"]), _listing("1.0.0", ["a"]), GATE)
+    assert report.suggested_version is None and any("sent no serverInfo.version" in n for n in report.notes)
+    odd = diff_report(_listing("main", ["a", "b"]), _listing("next", ["a"]), GATE)
+    assert any("is not a version" in n for n in odd.notes) and odd.suggested_version is None
