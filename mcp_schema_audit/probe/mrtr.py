@@ -85,7 +85,8 @@ def input_required_findings(record: dict[str, Any], result: dict[str, Any] | Non
     needs = sorted({METHODS.get(m, (m, ""))[0] for m in methods})
     detail = Text.of(
         "call {call} answered input_required ({methods}): a client that did not declare {needs} cannot complete "
-        "it (MissingRequiredClientCapability, -32021), and one before 2026-07-28 cannot read it",
+        "it, and one before 2026-07-28 cannot read it; the probe declares none of these capabilities, and servers "
+        "MUST NOT send input requests the client has not declared (MissingRequiredClientCapability, -32021)",
         call=call_id,
         methods=", ".join(methods) or "no requests",
         needs=", ".join(needs) or "the capabilities",
