@@ -347,11 +347,12 @@ RULES = [
         direction="server",
         severity="warning",
         family="surfaces",
-        title="Server capability flag or extension removed",
+        title="Server capability flag or experimental capability removed",
         rationale=(
             "No request fails, but hosts lose what they relied on: without listChanged they are no "
-            "longer told that the list changed and keep a stale cache; an experimental capability or "
-            "extension that is gone may be in use by hosts (schema-audit does not know its meaning). Across "
+            "longer told that the list changed and keep a stale cache; an experimental capability that is "
+            "gone may be in use by hosts (schema-audit does not know its meaning); extensions are compared by "
+            "identifier and settings (extension-removed, extension-settings-changed). Across "
             "protocol versions the finding says so (its reason); a listChanged flag gone across the 2026-07-28 "
             "boundary is info: that era sends list-change notifications only on a subscriptions/listen stream, "
             "so a server advertises the flag per era (a python-sdk MCPServer: false on the initialize handshake)."
