@@ -57,6 +57,19 @@ JSON_TYPE_ORDER: tuple[str, ...] = ("string", "integer", "number", "boolean", "o
 JSON_TYPES: frozenset[str] = frozenset(JSON_TYPE_ORDER)
 #: The SDK clients' host profiles: how each validates a cached ``outputSchema`` (``schema.hosts``).
 SDK_PROFILES: tuple[str, ...] = ("python-sdk", "ts-sdk-v1", "ts-sdk-v2")
+#: The hosts and model providers whose portability ``--host`` can check (``schema.portability.PROFILES``): what
+#: each does with a tool's schema (usable, degraded, unusable), in lint and as regressions in diff.
+PORTABILITY_PROFILES: tuple[str, ...] = (
+    "openai-strict",
+    "openai",
+    "gemini",
+    "anthropic",
+    "claude-code",
+    "vscode",
+    "cursor",
+)
+#: What ``--host`` accepts: the SDK clients' profiles, then the hosts and model providers.
+HOST_CHOICES: tuple[str, ...] = SDK_PROFILES + PORTABILITY_PROFILES
 
 
 def direction_rank(direction: str) -> int:

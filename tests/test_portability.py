@@ -9,11 +9,15 @@ schemas are run through the providers' own code in ``tests/test_portability_prov
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import gen_hosts_doc  # noqa: E402
 
 from mcp_schema_audit.schema.portability import ALL_RULES, HOST_NAMES, PROFILES, Tool, judge_listing, judge_tool
 from mcp_schema_audit.schema.portability.record import EVIDENCE
@@ -85,3 +89,10 @@ def test_a_failing_listing_takes_every_tool_with_it() -> None:
 def test_hostile_schemas_never_raise(schema: Any) -> None:
     for host in PROFILES:
         judge_tool(Tool({"name": 7, "inputSchema": schema, "_meta": [], "outputSchema": "x"}), host)
+
+
+def test_hosts_doc_is_generated_from_the_profiles_and_the_corpus() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "hosts.md").read_text(encoding="utf-8")
+    assert text == gen_hosts_doc.render(), "docs/hosts.md is out of date: run python scripts/gen_hosts_doc.py"
+    for host in HOST_NAMES:
+        assert f"### {host}\n" in text

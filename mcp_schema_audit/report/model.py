@@ -54,6 +54,8 @@ class Report:
     artifact: str | None = None
     #: how arguments sent to each served version were judged (``audit.validator_json``), for a diff
     server_validators: list[dict[str, Any]] = field(default_factory=list)
+    #: the portability matrix on the selected hosts and model providers (``portable.matrix``), or None
+    portability: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -113,6 +115,8 @@ class Report:
             out["baseline"] = side_json(self.baseline)
         if self.server_validators:
             out["server_validators"] = [dict(v) for v in self.server_validators]
+        if self.portability is not None:
+            out["portability"] = self.portability
         if self.kind == "probe":
             out["cached"] = [side_json(s) for s in self.cached]
             out["calls"] = [dict(c) for c in self.calls]

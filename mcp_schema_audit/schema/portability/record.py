@@ -155,8 +155,13 @@ def parameter_of(tokens: list[Any]) -> str | None:
 
 
 def quoted(value: Any, limit: int = 60) -> str:
-    """``value`` as a short quoted text for our words (repr, cut at ``limit`` characters)."""
-    text = repr(value)
+    """``value`` as a short quoted text for our words (JSON, a string in quotes; cut at ``limit`` characters)."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
