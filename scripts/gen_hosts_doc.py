@@ -183,6 +183,8 @@ def render() -> str:
         lines += [f"### {profile.name}", "", profile.title + ". Reads: " + profile.reads + ".", ""]
         evidence = Counter(r.evidence for r in profile.rules)
         lines += ["Evidence: " + ", ".join(f"{n} {e}" for e, n in sorted(evidence.items())) + ".", ""]
+        if profile.notes:
+            lines += [profile.notes, ""]
         for rule in profile.rules:
             lines += _rule(rule)
     lines += census()

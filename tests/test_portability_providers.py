@@ -6,8 +6,9 @@
 - ``openai-agents`` 0.24, ``strict_schema.ensure_strict_json_schema`` (what its MCP adapter runs with
   ``convert_schemas_to_strict``): it raises exactly where the ``openai-strict`` profile's code rules say the tool
   cannot be sent strict; optional parameters come back required, free-form objects closed.
-- the Vercel AI SDK's Google provider (npm ``@ai-sdk/google``): it drops the constraint keywords the ``gemini``
-  profile names (outside the few it keeps), so both Gemini adapters agree there.
+- the Vercel AI SDK's Google provider (npm ``@ai-sdk/google``) and LangChain's ``langchain-google-genai``: they
+  drop the constraint keywords the ``gemini`` profile names (outside the few they keep), and where they read a
+  schema otherwise than google-genai, they do what the gemini profile's notes (docs/hosts.md) say.
 
 The SDKs are installed once per session into a temporary venv / npm prefix (``SCHEMA_AUDIT_PROVIDER_PYTHON``
 names a Python that already has them, ``SCHEMA_AUDIT_AI_SDK_PREFIX`` a folder with ``@ai-sdk/google``); skipped
@@ -33,13 +34,13 @@ from tests.test_portability import CASES, case_tool
 HERE = Path(__file__).resolve().parent
 PROVIDERS = HERE / "real_clients" / "providers.py"
 AI_SDK = HERE / "real_clients" / "ai_sdk_google.mjs"
-PY_PACKAGES = ("google-genai==3.6.1", "openai-agents==0.24.0")
+PY_PACKAGES = ("google-genai==3.6.1", "openai-agents==0.24.0", "langchain-google-genai==4.4.3")
 NPM_PACKAGES = ("@ai-sdk/google@3.0.141",)
 NODE, NPM = shutil.which("node"), shutil.which("npm")
 pytestmark = pytest.mark.xdist_group("providers")
 #: the keys of JSON Schema and of google-genai's Schema dump for the keywords the tests look up
 SNAKE = {
-    "minLength": "min_length", "maxLength": "max_length", "minItems": "max_items", "maxItems": "max_items",
+    "minLength": "min_length", "maxLength": "max_length", "minItems": "min_items", "maxItems": "max_items",
     "uniqueItems": "unique_items", "minProperties": "min_properties", "maxProperties": "max_properties",
     "additionalProperties": "additional_properties", "oneOf": "one_of", "allOf": "all_of",
 }  # fmt: skip
@@ -60,8 +61,12 @@ AI_SDK_KEEPS = {
 }
 
 
+#: schemas beyond the rule cases whose adapter behaviour docs/hosts.md states
+EXTRA = [{"id": "extra/mixed-enum", "name": "t", "schema": {"type": "object", "properties": {"a": {"enum": ["a", 1]}}}}]
+
+
 def _schemas() -> list[dict[str, Any]]:
-    return [{"id": c["id"], "name": c["tool"]["name"], "schema": c["tool"]["inputSchema"]} for c in CASES]
+    return [{"id": c["id"], "name": c["tool"]["name"], "schema": c["tool"]["inputSchema"]} for c in CASES] + EXTRA
 
 
 @pytest.fixture(scope="session")
@@ -205,6 +210,58 @@ def test_ai_sdk_google_drops_the_same_constraints(case: dict[str, Any], ai_sdk_r
             for tok in tokens:
                 node = node[int(tok)] if isinstance(node, list) else node[tok]
             assert hit.keyword not in node, (hit.pointer, node)
+
+
+def _params(result: dict[str, Any]) -> Any:
+    return result["ok"].get("parameters") or result["ok"].get("parametersJsonSchema")
+
+
+def test_ai_sdk_google_reads_otherwise_where_the_notes_say(ai_sdk_results: dict[str, Any]) -> None:
+    r = ai_sdk_results
+    assert "additionalProperties" not in _params(r["gemini/additional-properties-false"])
+    assert _params(r["gemini/boolean-property"])["properties"]["v"]["type"] == "boolean"
+    assert "ok" in r["gemini/items-array"]
+    assert "parametersJsonSchema" in r["gemini/recursive-ref-cut"]["ok"]
+    assert _params(r["gemini/min-length-dropped"])["properties"]["code"]["minLength"] == 3
+    assert _params(r["gemini/const-dropped"])["properties"]["mode"]["enum"] == ["fast"]
+    assert "oneOf" in _params(r["gemini/one-of-dropped"])["properties"]["id"]
+    assert "ok" in r["gemini/definitions-ref"]  # it resolves root definitions as well as $defs
+    assert "raise" in r["extra/mixed-enum"] and "raise" in r["gemini/remote-ref"]
+
+
+def _lc(provider_results: dict[str, Any], case_id: str) -> dict[str, Any]:
+    result = provider_results["cases"][case_id]["langchain"]
+    if result is None:
+        pytest.skip("langchain-google-genai is not installed in the provider environment")
+    return result
+
+
+def test_langchain_google_genai_reads_otherwise_where_the_notes_say(provider_results: dict[str, Any]) -> None:
+    def props(case_id: str) -> dict[str, Any]:
+        result = _lc(provider_results, case_id)
+        assert result["raises"] is None, result
+        return result["parameters"]["properties"]
+
+    for case_id in ("gemini/additional-properties-false", "gemini/items-array", "gemini/definitions-ref"):
+        props(case_id)  # no raise
+    assert "v" not in props("gemini/boolean-property")
+    assert props("gemini/nullable-and-union-types")["b"] == {"type": "STRING"}
+    assert props("gemini/one-of-dropped")["id"] == {"type": "STRING"}
+    plain = props("gemini/plain-with-kept-constraints")
+    assert "pattern" not in plain["q"] and "format" not in plain["q"] and "minimum" not in plain["n"]
+    assert _lc(provider_results, "gemini/remote-ref")["raises"]
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["host"] == "gemini" and c["state"] == "degraded"], ids=lambda c: c["id"]
+)
+def test_langchain_drops_the_same_constraints(case: dict[str, Any], provider_results: dict[str, Any]) -> None:
+    result = _lc(provider_results, case["id"])
+    assert result["raises"] is None, result
+    for rule, hit in judge_tool(case_tool(case), "gemini").hits:
+        if rule.id == "gemini-dropped-constraint":
+            node = _at(result["parameters"], hit.pointer.split("/")[1:-1])
+            assert isinstance(node, dict) and SNAKE.get(hit.keyword or "", hit.keyword) not in node, (hit.pointer, node)
 
 
 def test_the_profiles_read_python_only_from_the_standard_schema_model() -> None:

@@ -1,7 +1,8 @@
 """Runs inside a virtual environment holding the providers' own SDKs (``google-genai``, ``openai-agents``): reads
 ``[{"id", "name", "schema"}]`` on stdin, writes per id what each SDK's MCP path does with the tool on stdout:
 ``{"genai": {"raises": str|None, "parameters": the converted Schema (JSON)}, "strict": {"raises": str|None,
-"schema": the strict schema}, "genai_all": str|None}`` (``genai_all``: converting all the tools at once)."""
+"schema": the strict schema}, "langchain": {"raises", "parameters"}}`` and ``genai_all`` (converting all the tools
+at once: the error or None). LangChain's ``langchain-google-genai`` is optional (``langchain`` is None without it)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,21 @@ def _genai(name: str, schema: object) -> dict[str, object]:
     return {"raises": None, "parameters": params.model_dump(mode="json", exclude_none=True) if params else None}
 
 
+def _langchain(name: str, schema: object) -> dict[str, object] | None:
+    try:
+        from langchain_google_genai._function_utils import convert_to_genai_function_declarations
+    except ImportError:
+        return None
+    try:
+        tools = convert_to_genai_function_declarations(
+            [{"name": name, "description": "d", "parameters": copy.deepcopy(schema)}]
+        )
+    except Exception as exc:
+        return {"raises": f"{type(exc).__name__}: {exc}"[:300], "parameters": None}
+    params = tools[0].function_declarations[0].parameters
+    return {"raises": None, "parameters": params.model_dump(mode="json", exclude_none=True) if params else None}
+
+
 def _strict(schema: object) -> dict[str, object]:
     try:
         return {"raises": None, "schema": ensure_strict_json_schema(copy.deepcopy(schema))}  # type: ignore[arg-type]
@@ -41,7 +57,14 @@ def _strict(schema: object) -> dict[str, object]:
 
 def main() -> None:
     cases = json.load(sys.stdin)
-    out = {c["id"]: {"genai": _genai(c["name"], c["schema"]), "strict": _strict(c["schema"])} for c in cases}
+    out = {
+        c["id"]: {
+            "genai": _genai(c["name"], c["schema"]),
+            "strict": _strict(c["schema"]),
+            "langchain": _langchain(c["name"], c["schema"]),
+        }
+        for c in cases
+    }
     try:
         _mcp_utils.mcp_to_gemini_tools([_tool(c["name"], c["schema"]) for c in cases])
         everything = None

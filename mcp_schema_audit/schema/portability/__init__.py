@@ -45,7 +45,31 @@ ALL_RULES: tuple[HostRule, ...] = openai_rules.RULES + gemini_rules.RULES + anth
 
 
 def _profile(name: str, title: str, reads: str) -> Profile:
-    return Profile(name, title, reads, tuple(r for r in ALL_RULES if name in r.hosts))
+    return Profile(name, title, reads, tuple(r for r in ALL_RULES if name in r.hosts), NOTES.get(name, ""))
+
+
+#: What else is known of each host: fallbacks, and other adapters' readings (pinned by
+#: tests/test_portability_providers.py where the adapter's code is run).
+NOTES = {
+    "openai-strict": "The OpenAI Agents SDK sends a tool whose strict conversion raises without strict (a "
+    "logged 'Error converting MCP schema to strict mode'): unusable here means it cannot be sent strict, and the "
+    "openai profile says what happens to it then.",
+    "gemini": "Other adapters read the same schema otherwise. The Vercel AI SDK's @ai-sdk/google 3.0.141 "
+    "(convertJSONSchemaToOpenAPISchema) raises on none of additionalProperties: false, boolean subschemas or "
+    "items arrays (it drops additionalProperties, turns true/false into a boolean parameter), keeps minLength, "
+    "allOf, oneOf and const (as enum), sends a recursive schema as parametersJsonSchema, and raises on mixed "
+    "enums and on references to anything but a child of the root's $defs or definitions. "
+    "LangChain's langchain-google-genai 4.4.3 "
+    "(convert_to_genai_function_declarations) raises on none of them either but keeps only the first type of a "
+    "type list or oneOf, drops a boolean property and pattern, format, minimum, maximum, and raises on a remote "
+    "$ref. Both drop minLength's siblings (maxLength, minItems, uniqueItems, an object-valued "
+    "additionalProperties), as google-genai does.",
+    "claude-code": "Claude Code also names each tool mcp__<server>__<tool>; no rule here rests on that name.",
+    "vscode": "A model then reads the tool with its own provider's rules: select the model's profile too "
+    "(openai, anthropic, gemini).",
+    "cursor": "Cursor is closed source: every rule rests on public issues or its documentation as issues quote "
+    "it; with Claude models the Anthropic API's own check applies too (anthropic-invalid-schema).",
+}
 
 
 #: The host and model-provider profiles by name, in the order reports show them.

@@ -95,12 +95,14 @@ class HostRule:
 @dataclass(frozen=True)
 class Profile:
     """A host or model provider: ``name``, ``title`` (who it is, which code path or product), ``reads`` (what of
-    the tool entry it reads, in words) and its ``rules`` in order."""
+    the tool entry it reads, in words), its ``rules`` in order and ``notes`` (what else is known: other
+    adapters' readings, fallbacks)."""
 
     name: str
     title: str
     reads: str
     rules: tuple[HostRule, ...]
+    notes: str = ""
 
 
 @dataclass(frozen=True)
