@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.schema.portability import STATES, HostRule, Verdict, judge_listing
+from mcp_schema_audit.schema.portability import STATES, HostRule, Tool, Verdict, judge_listing, judge_tool
 from mcp_schema_audit.schema.portability.record import DEGRADING_EFFECTS, UNUSABLE_EFFECTS, Hit
+from mcp_schema_audit.schema.portability.spelling import portable_schema, subschema_tokens
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.vocabulary import PORTABILITY_PROFILES
 from mcp_schema_audit.words import plural
@@ -34,12 +35,41 @@ def verdicts(snap: Snapshot, hosts: Sequence[str]) -> dict[str, list[Verdict]]:
     return judge_listing(snap.tools, hosts, name if isinstance(name, str) else "")
 
 
-def _words(rule: HostRule, hit: Hit, hosts: list[str], state: str) -> str:
+def _words(rule: HostRule, hit: Hit, hosts: list[str], state: str, spelled: str | None = None) -> str:
     where = f"parameter {hit.parameter!r}: " if hit.parameter else ""
     text = f"{state} on {', '.join(hosts)}: {where}{hit.words} ({rule.id}; {rule.evidence})"
     if rule.effect == "fails-listing":
         text += "; the host fails its whole tool listing, every tool of the server with it"
+    if spelled:
+        return text + f"; portable spelling, equivalent under the SDK profiles: {spelled}"
     return text + (f"; portable: {rule.fix}" if rule.fix else "")
+
+
+def spelled(tool: dict[str, Any] | None, rule: HostRule, hit: Hit, hosts: list[str]) -> str | None:
+    """The portable spelling of ``hit``'s subschema (``spelling.portable_schema``) as JSON text, when the engine
+    finds the rewritten inputSchema equivalent to the listed one under the SDK profiles (no finding above
+    ``info`` either way) and ``rule`` no longer fires in that subschema on any of ``hosts``; else None."""
+    from mcp_schema_audit.engine import compare_schemas
+    from mcp_schema_audit.jsontext import canonical, pointer
+
+    schema = tool.get("inputSchema") if tool is not None else None
+    new = portable_schema(schema, rule, hit) if isinstance(schema, dict) else None
+    if new is None or tool is None:
+        return None
+    tokens = subschema_tokens(hit)
+    at = pointer(tokens)
+    entry = {**tool, "inputSchema": new}
+    for host in hosts:
+        for r, h in judge_tool(Tool(entry), host).hits:
+            if r.id == rule.id and (h.pointer == at or h.pointer.startswith(at + "/")):
+                return None
+    for a, b in ((schema, new), (new, schema)):
+        if any(f.severity != "info" for f in compare_schemas(a, b, "input", str(tool.get("name", "")))):
+            return None
+    node: Any = new
+    for tok in tokens:
+        node = node[int(tok)] if isinstance(node, list) else node[tok]
+    return canonical(node)
 
 
 def _grouped(found: dict[str, list[Verdict]]) -> dict[tuple[str, str, str], tuple[HostRule, Hit, list[str]]]:
@@ -66,9 +96,9 @@ def _finding(
     state: str,
     delta: str | None = None,
 ) -> Finding:
-    f = make_finding(
-        rule_id, name, hit.pointer, _words(rule, hit, hosts, state), None, hit.keyword, delta=delta or rule.id
-    )
+    fix = spelled(tool, rule, hit, hosts) if rule_id != "host-usable-again" else None
+    words = _words(rule, hit, hosts, state, fix)
+    f = make_finding(rule_id, name, hit.pointer, words, None, hit.keyword, delta=delta or rule.id)
     f.hosts = list(hosts)
     if f.severity == "breaking" and tool is not None:
         instance = {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool}

@@ -53,6 +53,10 @@ from, and the portable spelling.
   parameter or keyword dropped, a rewrite that accepts other values), with the matrix of tools × hosts.
 - `schema-audit diff --host H`: `host-newly-unusable` (breaking), `host-newly-degraded` (warning) and
   `host-usable-again` (info) between OLD and NEW, each naming exactly the hosts it holds on.
+- Each finding names the portable spelling. Where a mechanical one exists (`const` → `enum`, `oneOf` →
+  `anyOf`, a union of bare types → a type list, `true` → `{}`, `items: {}` for an array) it is shown only when
+  the engine finds the rewritten schema equivalent to the listed one under the SDK profiles (no finding above
+  info in either direction) and the host rule no longer fires there; otherwise the rule's advice is shown.
 - A tool's state on a host: **unusable** (a rule that fails the listing or drops the tool fired, or another
   tool fails the listing), **degraded** (a rule that drops a parameter or keyword or rewrites fired),
   **usable**. Naming an SDK profile in `--host` restricts the SDK verdicts as before; naming only hosts and

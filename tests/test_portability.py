@@ -96,3 +96,39 @@ def test_hosts_doc_is_generated_from_the_profiles_and_the_corpus() -> None:
     assert text == gen_hosts_doc.render(), "docs/hosts.md is out of date: run python scripts/gen_hosts_doc.py"
     for host in HOST_NAMES:
         assert f"### {host}\n" in text
+
+
+SPELLED = {
+    "type": "object",
+    "properties": {
+        "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        "mode": {"const": "fast"},
+        "v": True,
+        "tags": {"type": "array"},
+        "k": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
+        "o": {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("host", "pointer", "spelling"),
+    [
+        ("cursor", "/properties/id/anyOf", '{"type":["string","integer"]}'),
+        ("gemini", "/properties/mode/const", '{"enum":["fast"]}'),
+        ("gemini", "/properties/v", "{}"),
+        ("openai", "/properties/tags", '{"items":{},"type":"array"}'),
+        ("gemini", "/properties/k/oneOf", '{"anyOf":[{"minLength":1,"type":"string"},{"type":"integer"}]}'),
+        ("cursor", "/properties/k/oneOf", None),  # anyOf is no better on Cursor
+        ("gemini", "/properties/o/oneOf", None),  # an integer matches both branches: anyOf is not equivalent
+        ("gemini", "/properties/k/oneOf/0/minLength", None),  # no mechanical spelling
+    ],
+)
+def test_a_portable_spelling_is_shown_only_when_the_engine_finds_it_equivalent(
+    host: str, pointer: str, spelling: str | None
+) -> None:
+    from mcp_schema_audit.portable import spelled
+
+    tool = {"name": "t", "description": "d", "inputSchema": SPELLED}
+    rule, hit = next((r, h) for r, h in judge_tool(Tool(tool), host).hits if h.pointer == pointer)
+    assert spelled(tool, rule, hit, [host]) == spelling

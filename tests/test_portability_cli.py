@@ -110,6 +110,7 @@ def test_diff_names_the_hosts_each_regression_holds_on(releases: Path) -> None:
     assert "whole tool listing" in closed["message"] and "portable:" in closed["message"]
     union = found[("host-newly-unusable", "lookup", "/properties/id/anyOf")]
     assert union["hosts"] == ["cursor"]
+    assert 'portable spelling, equivalent under the SDK profiles: {"type":["string","integer"]}' in union["message"]
     # stats is lost with the listing search now fails on Gemini, and lookup on Cursor (its own schema got more
     # portable): one finding per host, each naming its culprit
     lost = {f["hosts"][0]: f for f in report["findings"] if f["tool"] == "stats" and f["rule"] == "host-newly-unusable"}

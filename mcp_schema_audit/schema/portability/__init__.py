@@ -3,7 +3,8 @@
 ``PROFILES`` holds the seven profiles beside the three SDK ones (``vocabulary.SDK_PROFILES``): ``openai-strict``,
 ``openai``, ``gemini``, ``anthropic``, ``claude-code``, ``vscode``, ``cursor``; each a documented rule set
 (``record.HostRule``: effect, behaviour, source, evidence). ``judge_tool`` gives one tool's ``Verdict`` on one
-host, ``judge_listing`` every tool's on every host asked for, with the tools a failing listing takes with it.
+host, ``judge_listing`` every tool's on every host asked for, with the tools a failing listing takes with it;
+``spelling`` rewrites a hit's subschema portably where a mechanical spelling exists.
 """
 
 from __future__ import annotations
