@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcp_schema_audit import fastpaths
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.portability.record import Hit, HostRule, Tool, quoted
 
@@ -22,12 +24,28 @@ _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 def metaschema_error(schema: Any, draft: str) -> tuple[str, str] | None:
     """``(pointer into the schema, message)`` of the first metaschema error of ``schema`` read as ``draft``
-    (``"2020-12"`` or ``"draft-07"``), or None when it is valid (or not an object: other rules say so)."""
-    from jsonschema import Draft7Validator, Draft202012Validator
-    from jsonschema.exceptions import best_match
+    (``"2020-12"`` or ``"draft-07"``), or None when it is valid (or not an object: other rules say so). The
+    metaschema fast path (``metacheck.surely_valid``) settles the common case; the full check runs once per
+    distinct schema text."""
+    from mcp_schema_audit.jsontext import canonical
+    from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 
     if not isinstance(schema, (dict, bool)):
         return None
+    text = canonical(schema)
+    if fastpaths.enabled() and surely_valid_cached(schema, text, draft, METASCHEMA_MAX_NODES):
+        return None
+    return METASCHEMA_ERRORS.get((draft, text), lambda: _full_check(schema, draft))
+
+
+#: ``_full_check`` per (draft, schema text).
+METASCHEMA_ERRORS: ContentCache[tuple[str, str] | None] = ContentCache(1024)
+
+
+def _full_check(schema: Any, draft: str) -> tuple[str, str] | None:
+    from jsonschema import Draft7Validator, Draft202012Validator
+    from jsonschema.exceptions import best_match
+
     cls = Draft202012Validator if draft == "2020-12" else Draft7Validator
     try:
         error = best_match(cls(cls.META_SCHEMA).iter_errors(schema))
