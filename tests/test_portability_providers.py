@@ -212,6 +212,28 @@ def test_ai_sdk_google_drops_the_same_constraints(case: dict[str, Any], ai_sdk_r
             assert hit.keyword not in node, (hit.pointer, node)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c["host"] == "openai-strict"], ids=lambda c: c["id"])
+def test_the_openai_sdk_helper_rewrites_alike_and_raises_less(
+    case: dict[str, Any], provider_results: dict[str, Any]
+) -> None:
+    """``openai.lib._pydantic._ensure_strict_json_schema`` (what ``pydantic_function_tool`` runs) makes every
+    property required and closes objects as the Agents SDK does; it raises on booleans only and leaves an open
+    object, a root union or a $ref beside keywords in place for the API to refuse (the profile's notes)."""
+    helper = provider_results["cases"][case["id"]]["openai_helper"]
+    hits = judge_tool(case_tool(case), "openai-strict").hits
+    booleans = [h for r, h in hits if r.id == "openai-strict-boolean-schema"]
+    assert bool(helper["raises"]) == bool(booleans), helper["raises"]
+    if helper["raises"]:
+        return
+    out = helper["schema"]
+    for rule, hit in hits:
+        if rule.id == "openai-strict-optional-required":
+            assert hit.parameter in out["required"], out
+        elif rule.id == "openai-strict-open-object":
+            node = _at(out, hit.pointer.split("/")[1:])
+            assert node is not False, out  # left open
+
+
 def _params(result: dict[str, Any]) -> Any:
     return result["ok"].get("parameters") or result["ok"].get("parametersJsonSchema")
 

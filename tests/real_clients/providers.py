@@ -1,7 +1,8 @@
 """Runs inside a virtual environment holding the providers' own SDKs (``google-genai``, ``openai-agents``): reads
 ``[{"id", "name", "schema"}]`` on stdin, writes per id what each SDK's MCP path does with the tool on stdout:
 ``{"genai": {"raises": str|None, "parameters": the converted Schema (JSON)}, "strict": {"raises": str|None,
-"schema": the strict schema}, "langchain": {"raises", "parameters"}}`` and ``genai_all`` (converting all the tools
+"schema": the strict schema}, "openai_helper": the same for the ``openai`` SDK's ``_ensure_strict_json_schema``,
+"langchain": {"raises", "parameters"}}`` and ``genai_all`` (converting all the tools
 at once: the error or None). LangChain's ``langchain-google-genai`` is optional (``langchain`` is None without it)."""
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ def _langchain(name: str, schema: object) -> dict[str, object] | None:
     return {"raises": None, "parameters": params.model_dump(mode="json", exclude_none=True) if params else None}
 
 
+def _openai_helper(schema: object) -> dict[str, object]:
+    """The ``openai`` SDK's own strict helper (behind ``pydantic_function_tool``) on a raw schema."""
+    from openai.lib._pydantic import _ensure_strict_json_schema
+
+    raw = copy.deepcopy(schema)
+    try:
+        out = _ensure_strict_json_schema(raw, path=(), root=raw)  # type: ignore[arg-type]
+    except Exception as exc:
+        return {"raises": f"{type(exc).__name__}: {exc}"[:300], "schema": None}
+    return {"raises": None, "schema": out}
+
+
 def _strict(schema: object) -> dict[str, object]:
     try:
         return {"raises": None, "schema": ensure_strict_json_schema(copy.deepcopy(schema))}  # type: ignore[arg-type]
@@ -61,6 +74,7 @@ def main() -> None:
         c["id"]: {
             "genai": _genai(c["name"], c["schema"]),
             "strict": _strict(c["schema"]),
+            "openai_helper": _openai_helper(c["schema"]),
             "langchain": _langchain(c["name"], c["schema"]),
         }
         for c in cases

@@ -54,7 +54,10 @@ def _profile(name: str, title: str, reads: str) -> Profile:
 NOTES = {
     "openai-strict": "The OpenAI Agents SDK sends a tool whose strict conversion raises without strict (a "
     "logged 'Error converting MCP schema to strict mode'): unusable here means it cannot be sent strict, and the "
-    "openai profile says what happens to it then.",
+    "openai profile says what happens to it then. The openai SDK's own helper (openai/lib/_pydantic.py "
+    "_ensure_strict_json_schema, behind pydantic_function_tool) rewrites alike (every property required, objects "
+    "closed) but raises only on boolean subschemas: an open object, a root union or a $ref beside keywords is "
+    "left for the API to refuse with a 400.",
     "gemini": "Other adapters read the same schema otherwise. The Vercel AI SDK's @ai-sdk/google 3.0.141 "
     "(convertJSONSchemaToOpenAPISchema) raises on none of additionalProperties: false, boolean subschemas or "
     "items arrays (it drops additionalProperties, turns true/false into a boolean parameter), keeps minLength, "
