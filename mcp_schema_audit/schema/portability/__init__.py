@@ -60,7 +60,8 @@ NOTES = {
     "left for the API to refuse with a 400.",
     "gemini": "This is the route of google-genai's MCP support (an mcp ClientSession or mcp Tool passed as a "
     "tool: parameters built by mcp_to_gemini_tool). A host that sends the inputSchema as parametersJsonSchema "
-    "instead (google-genai's own agent-platform path, gemini-cli) meets the API's JSON Schema support, which no "
+    "instead (google-genai's own agent-platform path, agent_platform_to_gemini_tool) meets the API's JSON "
+    "Schema support, which no "
     "rule here models. Other adapters read the same schema otherwise. The Vercel AI SDK's @ai-sdk/google 3.0.141 "
     "(convertJSONSchemaToOpenAPISchema) raises on none of additionalProperties: false, boolean subschemas or "
     "items arrays (it drops additionalProperties, turns true/false into a boolean parameter), keeps minLength, "
