@@ -74,7 +74,9 @@ NOTES = {
     "additionalProperties), as google-genai does.",
     "claude-code": "Claude Code also names each tool mcp__<server>__<tool>; no rule here rests on that name.",
     "vscode": "A model then reads the tool with its own provider's rules: select the model's profile too "
-    "(openai, anthropic, gemini).",
+    "(openai, anthropic, gemini). The refusal of $dynamicRef reported in firecrawl/firecrawl-mcp-server#116 is "
+    "not what the code read does: the draft-07 metaschema admits unknown keywords, so a rule case keeps "
+    "$dynamicRef usable here.",
     "cursor": "Cursor is closed source: every rule rests on public issues or its documentation as issues quote "
     "it; with Claude models the Anthropic API's own check applies too (anthropic-invalid-schema).",
 }

@@ -112,8 +112,8 @@ RULES: tuple[HostRule, ...] = (
         effect="drops-tool",
         title="inputSchema invalid against the draft-07 metaschema",
         behaviour="json.validate against https://json-schema.org/draft-07/schema reports a diagnostic: 'Tool t has "
-        "invalid JSON parameters', the tool is omitted (firecrawl/firecrawl-mcp-server#116)",
-        source=VSCODE + " and _getValidatedTools; firecrawl/firecrawl-mcp-server#116",
+        "invalid JSON parameters', the tool is omitted",
+        source=VSCODE + " and _getValidatedTools",
         evidence="code",
         before='{"type": "object", "properties": {"n": {"type": "integer", "minimum": "0"}}}',
         fix="keyword values of the types draft-07 gives them",
