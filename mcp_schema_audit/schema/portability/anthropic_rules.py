@@ -103,7 +103,7 @@ def _output_uncompilable(tool: Tool) -> list[Hit]:
     if problem is None:
         return []
     ptr, why = problem
-    return [Hit(ptr, None, None, f"outputSchema: {why}: every call of the tool fails")]
+    return [Hit(ptr, None, None, f"outputSchema: {why}: listTools() throws")]
 
 
 API_400 = "the API answers 400 invalid_request_error and the whole request (every tool sent with it) fails"
@@ -163,11 +163,12 @@ RULES: tuple[HostRule, ...] = (
     HostRule(
         id="claude-code-output-uncompilable",
         hosts=("claude-code",),
-        effect="drops-tool",
+        effect="fails-listing",
         title="An outputSchema Ajv cannot compile",
-        behaviour="the TS SDK 1.x client compiles each outputSchema with Ajv (draft-07 class) at the first call: "
-        "a schema it cannot compile fails every call of the tool",
-        source="@modelcontextprotocol/sdk 1.x client (Ajv 8 draft-07 + ajv-formats); ../shared/notes/real-clients.md",
+        behaviour="the TS SDK 1.x client compiles every outputSchema inside listTools() (cacheToolMetadata, Ajv "
+        "draft-07 class) and throws for the whole listing: no tool of the server is loaded",
+        source="@modelcontextprotocol/sdk 1.x client cacheToolMetadata (the ts-sdk-v1 profile, "
+        "output-schema-uncompilable; tests/test_real_clients.py)",
         evidence="code",
         before='{"outputSchema": {"type": "object", "properties": {"id": {"type": "string", "pattern": "(?i)^a"}}}}',
         fix="ECMAScript regexes (no inline flags), keyword values of the right type",
