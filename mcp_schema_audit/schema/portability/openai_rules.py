@@ -367,8 +367,11 @@ RULES: tuple[HostRule, ...] = (
         hosts=("openai-strict",),
         effect="fails-listing",
         title="A string format outside the strict subset",
-        behaviour=API_400 + " (supported formats: " + ", ".join(sorted(STRICT_FORMATS)) + "; posit-dev/chatlas#255)",
-        source=STRUCTURED_DOCS + "; posit-dev/chatlas#255",
+        behaviour=API_400
+        + ": \"In context=('properties', 'url'), 'uri' is not a valid format\" (supported: "
+        + ", ".join(sorted(STRICT_FORMATS))
+        + ")",
+        source=STRUCTURED_DOCS + "; can1357/oh-my-pi#206; cyanheads/git-mcp-server#47; posit-dev/chatlas#255",
         evidence="docs",
         before='{"type": "object", "properties": {"url": {"type": "string", "format": "uri"}}}',
         fix="a pattern, or the format named in the description",
