@@ -29,9 +29,11 @@ from typing import Any
 import pytest
 
 from mcp_schema_audit.schema.portability import Tool, judge_tool
+from mcp_schema_audit.snapshot.store import load_snapshot_file
 from tests.test_portability import CASES, case_tool
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 PROVIDERS = HERE / "real_clients" / "providers.py"
 AI_SDK = HERE / "real_clients" / "ai_sdk_google.mjs"
 PY_PACKAGES = ("google-genai==3.6.1", "openai-agents==0.24.0", "langchain-google-genai==4.4.3")
@@ -65,8 +67,22 @@ AI_SDK_KEEPS = {
 EXTRA = [{"id": "extra/mixed-enum", "name": "t", "schema": {"type": "object", "properties": {"a": {"enum": ["a", 1]}}}}]
 
 
+def _corpus() -> list[dict[str, Any]]:
+    """Every tool of the fixtures' corpus (every version), as a rule case without an expectation."""
+    out = []
+    for path in sorted((ROOT / "fixtures" / "corpus").glob("*/*.json")):
+        snap = load_snapshot_file(path)
+        for tool in snap.tools:
+            out.append({"id": f"corpus/{path.parent.name}/{path.stem}/{tool['name']}", "host": "", "tool": tool})
+    return out
+
+
+CORPUS = _corpus()
+
+
 def _schemas() -> list[dict[str, Any]]:
-    return [{"id": c["id"], "name": c["tool"]["name"], "schema": c["tool"]["inputSchema"]} for c in CASES] + EXTRA
+    cases = CASES + CORPUS
+    return [{"id": c["id"], "name": c["tool"]["name"], "schema": c["tool"]["inputSchema"]} for c in cases] + EXTRA
 
 
 @pytest.fixture(scope="session")
@@ -125,6 +141,17 @@ def test_google_genai_raises_exactly_where_gemini_says_the_listing_fails(
     genai = provider_results["cases"][case["id"]]["genai"]
     fails = _code_hits(case, "gemini", {"fails-listing"})
     assert bool(genai["raises"]) == bool(fails), (genai["raises"], fails)
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[c["id"] for c in CORPUS])
+def test_the_corpus_census_agrees_with_the_providers_code(
+    case: dict[str, Any], provider_results: dict[str, Any]
+) -> None:
+    """The census in docs/hosts.md: on every real tool of the corpus, google-genai raises exactly where the gemini
+    profile's code rules fail the listing, ensure_strict_json_schema exactly where openai-strict drops the tool."""
+    found = provider_results["cases"][case["id"]]
+    assert bool(found["genai"]["raises"]) == bool(_code_hits(case, "gemini", {"fails-listing"})), found["genai"]
+    assert bool(found["strict"]["raises"]) == bool(_code_hits(case, "openai-strict", {"drops-tool"})), found["strict"]
 
 
 def test_one_such_tool_fails_the_whole_list(provider_results: dict[str, Any]) -> None:
