@@ -135,7 +135,14 @@ def census() -> list[str]:
         + " | ".join(f"**{t['usable']} / {t['degraded']} / {t['unusable']}**" for t in totals.values())
         + " |"
     )
-    lines += ["", "✱: a tool of that server makes the host fail the whole listing.", ""]
+    lines += [
+        "",
+        "✱: a tool of that server makes the host fail the whole listing. On every tool of every corpus version, "
+        "google-genai's MCP adapter raises exactly where the gemini code rules say, and the Agents SDK's "
+        "ensure_strict_json_schema exactly where the openai-strict code rules say "
+        "(tests/test_portability_providers.py).",
+        "",
+    ]
     lines += _why(servers)
     lines += _regressions(servers)
     return lines

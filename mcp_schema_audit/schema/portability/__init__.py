@@ -101,7 +101,7 @@ PROFILES: dict[str, Profile] = {
         _profile(
             "claude-code",
             "Claude Code: the MCP TS SDK 1.x client, then the Anthropic API with every tool of every server",
-            "the whole tools/list (TS SDK), the inputSchema (API) and each outputSchema at calls",
+            "the whole tools/list with every outputSchema compiled (TS SDK), then the inputSchema (API)",
         ),
         _profile(
             "vscode",
