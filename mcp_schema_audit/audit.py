@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_schema_audit import portable
 from mcp_schema_audit.diff import diff_with_mode, server_validator, tool_order
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
@@ -27,6 +28,26 @@ from mcp_schema_audit.surfaces import uncompared_note
 from mcp_schema_audit.vocabulary import SDK_PROFILES
 
 
+def sdk_hosts(settings: Settings) -> list[str] | None:
+    """The SDK client profiles ``--host`` selected (None: none named, so all of them count)."""
+    chosen = [h for h in settings.hosts or () if h in SDK_PROFILES]
+    return chosen or None
+
+
+def report_hosts(settings: Settings) -> list[str]:
+    """The profiles a report considered: the SDK ones selected (all when none is named), then the hosts and
+    model providers selected."""
+    return list(sdk_hosts(settings) or SDK_PROFILES) + portable.selected(settings.hosts)
+
+
+def merged(findings: list[Finding], more: list[Finding]) -> list[Finding]:
+    """``more`` (tool findings) placed among ``findings`` in report order: tool findings by ``tool_order``, the
+    other surfaces' after them in their own order."""
+    if not more:
+        return findings
+    return sorted(findings + more, key=lambda f: (0, *tool_order(f)) if f.surface == "tool" else (1, "", 0, "", ""))
+
+
 def judge(
     findings: list[Finding], settings: Settings, *, entries: Iterable[Any] | None = None, hosts: bool = True
 ) -> PolicyResult:
@@ -35,7 +56,7 @@ def judge(
     return apply_policy(
         findings,
         severity=dict(settings.severity),
-        hosts=list(settings.hosts) if hosts and settings.hosts else None,
+        hosts=sdk_hosts(settings) if hosts else None,
         ignore=list(settings.ignore if entries is None else entries),
     )
 
@@ -59,6 +80,7 @@ def diff_report(
     cached NEW), ``RunTimeExceeded`` past ``limits.time_budget``."""
     run_notes = _diff_notes(old, new)
     findings = diff_with_mode(old, new, settings.mode, limits, settings.server_validator)
+    findings = merged(findings, portable.diff_findings(old, new, settings.hosts or ()))
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 
@@ -83,12 +105,13 @@ def diff_report(
         notes=run_notes + list(notes),
         server_validators=judged,
         mode=settings.mode,
-        hosts=list(settings.hosts or SDK_PROFILES),
+        hosts=report_hosts(settings),
         ignored=result.ignored + release.ignored,
         expired_ignores=result.expired,
         suggested_version=release.suggested,
         rollout=release.rollout,
         version_gate=settings.version_gate == "semver",
+        portability=portable.matrix(new, settings.hosts or (), previous=old),
     )
 
 
@@ -181,20 +204,21 @@ def history_report(
         hist.ignored += [(f, reason, c.label) for f, reason in result.ignored]
         hist.expired_ignores = result.expired
     hist.fail_on = settings.fail_on
-    hist.hosts = list(settings.hosts or SDK_PROFILES)
+    hist.hosts = report_hosts(settings)
     return hist
 
 
 def lint_report(
     snap: Snapshot, settings: Settings = Settings(), *, baseline: Snapshot | None = None, notes: Sequence[str] = ()
 ) -> Report:
-    """The hazards of one snapshot (``lint.lint_snapshot``, with ``baseline``'s output required sets), policy
-    applied: severity overrides, then ``[[allow]]`` and ``[[ignore]]`` entries (lint judges no host profile)."""
+    """The hazards of one snapshot (``lint.lint_snapshot``, with ``baseline``'s output required sets) and, for
+    the hosts and model providers ``--host`` selected, what each does with every tool (``portable``: findings
+    and the matrix), policy applied: severity overrides, then ``[[allow]]`` and ``[[ignore]]`` entries (lint
+    restricts no SDK profile)."""
     from mcp_schema_audit.lint import lint_snapshot
 
-    result = judge(
-        lint_snapshot(snap, baseline=baseline), settings, entries=[*settings.allow, *settings.ignore], hosts=False
-    )
+    found = merged(lint_snapshot(snap, baseline=baseline), portable.lint_findings(snap, settings.hosts or ()))
+    result = judge(found, settings, entries=[*settings.allow, *settings.ignore], hosts=False)
     return Report(
         old=baseline or snap,
         new=snap,
@@ -204,8 +228,10 @@ def lint_report(
         kind="lint",
         baseline=baseline,
         mode="lint",
+        hosts=report_hosts(settings),
         ignored=result.ignored,
         expired_ignores=result.expired,
+        portability=portable.matrix(snap, settings.hosts or ()),
     )
 
 
@@ -241,7 +267,7 @@ def probe_report(
         fail_on=settings.fail_on,
         notes=_probe_notes(listing, cached, records) + result_notes(listing, records),
         mode="backward",
-        hosts=list(settings.hosts or SDK_PROFILES),
+        hosts=report_hosts(settings),
         ignored=result.ignored,
         expired_ignores=result.expired,
         kind="probe",

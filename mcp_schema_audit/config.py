@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import UsageError
-from mcp_schema_audit.vocabulary import FAIL_ON, MODES, SDK_PROFILES, SERVER_VALIDATORS, SEVERITIES, SURFACES
+from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,14 @@ KEYS: tuple[Key, ...] = (
     Key(
         name="hosts",
         kind="choices",
-        doc="only these host profiles count for the verdict",
-        example='hosts = ["python-sdk", "ts-sdk-v2"]',
+        doc="the hosts a server targets: SDK client profiles (only those named count for the verdict; none named: "
+        "all of them) and hosts and model providers (openai-strict, openai, gemini, anthropic, claude-code, vscode, "
+        "cursor), whose portability lint reports per tool and diff reports as regressions",
+        example='hosts = ["python-sdk", "ts-sdk-v2", "gemini", "openai-strict"]',
         flag="--host",
-        choices=SDK_PROFILES,
-        default="all of them",
-        commands=("diff", "history", "probe"),
+        choices=HOST_CHOICES,
+        default="all SDK profiles, no provider",
+        commands=("diff", "history", "lint", "probe"),
     ),
     Key(
         name="server_validator",

@@ -64,6 +64,19 @@ UNMADE_OUTCOMES: tuple[str, ...] = ("not-called", "not-listed")
 #: notifications only on a ``subscriptions/listen`` stream, ``structuredContent`` any JSON value, ``outputSchema``
 #: any schema. Revisions are dates, so a later one compares greater.
 MODERN_PROTOCOL = "2026-07-28"
+#: The hosts and model providers whose portability ``--host`` can check (``schema.portability.PROFILES``): what
+#: each does with a tool's schema (usable, degraded, unusable), in lint and as regressions in diff.
+PORTABILITY_PROFILES: tuple[str, ...] = (
+    "openai-strict",
+    "openai",
+    "gemini",
+    "anthropic",
+    "claude-code",
+    "vscode",
+    "cursor",
+)
+#: What ``--host`` accepts: the SDK clients' profiles, then the hosts and model providers.
+HOST_CHOICES: tuple[str, ...] = SDK_PROFILES + PORTABILITY_PROFILES
 
 
 def direction_rank(direction: str) -> int:

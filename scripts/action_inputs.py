@@ -18,7 +18,7 @@ from pathlib import Path
 from mcp_schema_audit.errors import InputError
 from mcp_schema_audit.report.formats import FORMATS
 from mcp_schema_audit.snapshot.jsonio import parse_json_text
-from mcp_schema_audit.vocabulary import FAIL_ON, MODES, SDK_PROFILES
+from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES
 
 DEFAULT_APPROVAL_LABEL = "schema-change-approved"
 #: Report formats the ``formats`` input may name (every gate format: ``ignore`` writes config), with the part of
@@ -43,7 +43,7 @@ def input_value(name: str, default: str = "") -> str:
 
 TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 PROTOCOLS = ("auto", "legacy", "2026-07-28")
-HOSTS = SDK_PROFILES
+HOSTS = HOST_CHOICES
 _ENV_KEY_RE = re.compile(r"^[^=\s]+\Z")
 
 

@@ -189,8 +189,10 @@ _LINT_HELP = """Hazard lint: what will break cached hosts at the next release, b
 
 Closed output objects and output enums/consts (warning), listing-time breakers and schemas invalid
 against their dialect (breaking), 2020-12-only keywords that draft-07 hosts ignore (warning), and
-with --baseline every output required set that differs from the baseline's. Entries of [[allow]] in
-the config file (rule/tool/pointer patterns with a reason) silence hazards.
+with --baseline every output required set that differs from the baseline's. With --host naming hosts
+and model providers (openai-strict, openai, gemini, anthropic, claude-code, vscode, cursor), each tool
+unusable there (breaking) or degraded there (warning), and the matrix of tools x hosts. Entries of
+[[allow]] in the config file (rule/tool/pointer patterns with a reason) silence hazards.
 """
 
 Snapshots = Annotated[
@@ -222,6 +224,7 @@ def lint(
     baseline: Baseline = None,
     fmt: LintFormat = None,
     fail_on: params.FailOn = None,
+    host: params.Hosts = None,
     severity: params.Severity = None,
     tool: params.Tools = None,
     exclude_tool: params.ExcludeTools = None,

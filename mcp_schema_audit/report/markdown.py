@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import (
     GroupedFinding,
     History,
@@ -208,6 +209,8 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         parts.append(f"> **Note:** {md_escape(note)}")
     for entry in report.expired_ignores:
         parts.append(f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}")
+    if report.portability is not None:
+        parts.append(matrix.markdown(report.portability, md_escape))
     if report.calls:
         parts.append(
             "\n".join(

@@ -60,6 +60,8 @@ class Report:
     rollout: str | None = None
     #: ``--version-gate semver``: the text and Markdown reports show the suggested version
     version_gate: bool = False
+    #: the portability matrix on the selected hosts and model providers (``portable.matrix``), or None
+    portability: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -123,6 +125,8 @@ class Report:
             out["suggested_version"] = self.suggested_version
             if self.rollout:
                 out["rollout"] = self.rollout
+        if self.portability is not None:
+            out["portability"] = self.portability
         if self.kind == "probe":
             out["cached"] = [side_json(s) for s in self.cached]
             out["calls"] = [dict(c) for c in self.calls]

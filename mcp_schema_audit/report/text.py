@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from mcp_schema_audit.locate import about
+from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import History, affects, cohort_counts
 from mcp_schema_audit.report.escape import one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
@@ -109,6 +110,9 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         console.print(_Text(f"note: {tx(note)}", style="yellow"))
     for call in report.calls:
         console.print(_Text(f"call {tx(call_line(call))}", style="dim"))
+    if report.portability is not None:
+        for line in matrix.text_lines(report.portability, tx):
+            console.print(_Text(line))
     findings = ordered(report.findings)
     if not findings:
         if report.ignored:

@@ -1,16 +1,16 @@
 """The rule catalog: every finding schema-audit can emit, one record each (``record.Rule``), in one catalog.
 
 The records live in ``tools`` (the tool entry, whole schemas, listings, lint, the engine's own verdicts),
-``results`` (real results, probe runs), ``outputs`` (outputSchema changes), ``inputs`` (inputSchema changes) and
-``surfaces`` (prompts, resources, resource templates, the server) and ``releases`` (whether hosts notice a
-release: versions, caching hints, x-mcp-header, extensions, MCP Apps, deprecations). ``RULES`` holds them by id
-in catalog order
+``results`` (real results, probe runs), ``outputs`` (outputSchema changes), ``inputs`` (inputSchema changes),
+``portability`` (hosts and model providers), ``surfaces`` (prompts, resources, resource templates, the server)
+and ``releases`` (whether hosts notice a release: versions, caching hints, x-mcp-header, extensions, MCP Apps,
+deprecations). ``RULES`` holds them by id in catalog order
 (the order SARIF rule indices follow); the tables other modules need are derived from the records here.
 """
 
 from __future__ import annotations
 
-from mcp_schema_audit.rules import inputs, outputs, releases, results, surfaces, tools
+from mcp_schema_audit.rules import inputs, outputs, portability, releases, results, surfaces, tools
 from mcp_schema_audit.rules.record import Rule
 from mcp_schema_audit.vocabulary import SEVERITIES, SEVERITY_RANK
 
@@ -39,7 +39,8 @@ def _catalog(*groups: list[Rule]) -> dict[str, Rule]:
 
 #: Every rule by id, in catalog order.
 RULES: dict[str, Rule] = _catalog(
-    tools.RULES, results.RULES, outputs.RULES, inputs.RULES, surfaces.RULES, releases.RULES, results.RUN_RULES
+    tools.RULES, results.RULES, outputs.RULES, inputs.RULES, portability.RULES, surfaces.RULES, releases.RULES,
+    results.RUN_RULES,
 )
 #: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
 LISTING_RULES = frozenset(r.id for r in RULES.values() if r.listing)
