@@ -484,6 +484,14 @@ class Ajv:
     def accepts(self, schema: Any, instance: Any, profile: str) -> bool:
         return bool(self.validate(schema, instance, profile)["valid"])
 
+    def formats(self) -> dict[str, Any]:
+        """ajv-formats' own table (``check.mjs``): its format names, its regexes, the text of its formats.js."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"formats": True}) + "\n")
+        self.proc.stdin.flush()
+        table: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return table
+
     def close(self) -> None:
         if self.proc.poll() is None:
             assert self.proc.stdin is not None
@@ -603,3 +611,107 @@ def test_ajv_breaks_are_reported(pair: dict[str, Any], ajv: Ajv) -> None:
     assert not missing, (
         "breaks real Ajv confirms but the engine does not report:\n" + "\n".join(missing) + f"\nfindings: {summary}"
     )
+
+
+# -- formats: the engine's port of ajv-formats against the real package ---------------------------------------
+#: values every format is probed with besides the engine's own strings of it (``formatted.format_pool``)
+_FORMAT_PROBES: list[Any] = [
+    "",
+    "a",
+    " ",
+    "\n",
+    "x@",
+    "@b.c",
+    "a@b",
+    "a b@c.d",
+    "2024-02-29",
+    "2023-02-29",
+    "2024-13-01",
+    "2024-01-01T00:00:00",
+    "2024-01-01T24:00:00Z",
+    "2024-01-01T23:59:60Z",
+    "2024-01-01T23:59:60+01:00",
+    "2024-01-01T00:59:60+01:00",
+    "2024-01-01T00:00:00+24:00",
+    "2024-01-01\u00a000:00:00Z",
+    "2024-01-01\u212a00:00:00Z",
+    "23:59:60Z",
+    "00:00:00.5",
+    "00:00:00+0100",
+    "http://",
+    "http://example.com",
+    "HTTP://EXAMPLE.COM/\u00e9",
+    "example.com",
+    "/relative/path",
+    "a:b",
+    "urn:uuid:00000000-0000-0000-0000-000000000000",
+    "::",
+    "1.2.3.4",
+    "256.1.1.1",
+    "1:2:3:4:5:6:7:8:9",
+    "a" * 64 + ".com",
+    "\u0663",
+    "PT",
+    "P1W2D",
+    "~",
+    "/~2",
+    "#/a b",
+    "YQ=",
+    "!!!\n",
+    "(?<n>a)",
+    "a\\Z",
+    "[",
+    "\\p{L}",
+    "{id}",
+    "{+a,b:3}",
+    "%zz",
+    "\ud800",
+    "\u017f@example.com",
+    "https://ex\u212aample.com/",
+    "ex\u212aample.com",
+    0,
+    1,
+    -1,
+    1.5,
+    1.0,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    -(2**31) - 1,
+    2**53 + 1,
+    10**30,
+    True,
+    None,
+]
+
+
+def test_format_table_is_ajv_formats(ajv: Ajv) -> None:
+    """The port defines exactly ajv-formats' formats, and its regular expressions are ajv-formats' own (source and
+    flags), the ones its ``uri`` and ``byte`` functions test included."""
+    from mcp_schema_audit.schema import AJV_FORMATS
+    from mcp_schema_audit.schema.formats import ECMA_SOURCES
+
+    table = ajv.formats()
+    assert sorted(AJV_FORMATS) == sorted(table["names"])
+    for name, (source, flags) in table["regexes"].items():
+        assert ECMA_SOURCES[name] == (source, flags), name
+    uri_source, _ = ECMA_SOURCES["URI"]
+    assert f"const URI = /{uri_source}/i;" in table["text"]
+    byte_source, _ = ECMA_SOURCES["BYTE"]
+    assert f"const BYTE = /{byte_source}/gm;" in table["text"]
+
+
+@pytest.mark.parametrize("fmt", sorted(__import__("mcp_schema_audit.schema", fromlist=["AJV_FORMATS"]).AJV_FORMATS))
+def test_format_checks_match_ajv(fmt: str, ajv: Ajv) -> None:
+    """Every format's check agrees with real ajv-formats (both TS classes) on the engine's own strings of the format
+    (its examples and their one-edit variants: what witnesses are built from) and on ``_FORMAT_PROBES``."""
+    from mcp_schema_audit.engine.formatted import format_pool
+    from mcp_schema_audit.schema import ajv_conforms
+
+    wrong = []
+    for value in [*format_pool(fmt), *_FORMAT_PROBES]:
+        for profile in TS_PROFILES:
+            real = ajv.accepts({"format": fmt}, value, profile)
+            if real != ajv_conforms(value, fmt):
+                wrong.append(f"{value!r} ({profile}): ajv-formats {'accepts' if real else 'rejects'}")
+    assert not wrong, f"format {fmt!r}: the port disagrees with real ajv-formats on\n" + "\n".join(wrong[:40])
