@@ -12,9 +12,10 @@ import math
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import conditionals
+from mcp_schema_audit.engine.formatted import asserted, formatted_strings
 from mcp_schema_audit.engine.nodes import dict_at, int_at, list_at, union_list
 from mcp_schema_audit.engine.regex_strings import regex_examples
-from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
+from mcp_schema_audit.schema import RefError, SchemaDoc, ajv_conforms, type_set
 from mcp_schema_audit.schema.quick import quick_valid
 
 _TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
@@ -254,7 +255,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
 
 def _sample_string(node: dict[str, Any]) -> str:
     """A string of ``node``'s format (else ``"a"``), within its length bounds, matching its pattern if one is
-    found."""
+    found; for a format some host asserts, one that meets the format too when one is found
+    (``formatted.formatted_strings``)."""
     fmt = node.get("format")
     base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
     lo = int_at(node, "minLength", 0)
@@ -266,9 +268,39 @@ def _sample_string(node: dict[str, Any]) -> str:
         s = s + "a" * (lo - len(s))
     if hi is not None and len(s) > hi:
         s = s[:hi]
-    if isinstance(node.get("pattern"), str):
-        s = pattern_candidate(node["pattern"], lo, hi) or s
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        s = pattern_candidate(pattern, lo, hi) or s
+    if asserted(fmt) and not _formatted_fit(node, s):
+        found = next(
+            (
+                x
+                for x in formatted_strings((str(fmt),), lo, hi, (lo,), (pattern,) if isinstance(pattern, str) else ())
+                if _formatted_fit(node, x)
+            ),
+            None,
+        )
+        s = found if found is not None else s
     return s
+
+
+def _formatted_fit(node: dict[str, Any], s: str) -> bool:
+    """Does ``s`` meet ``node``'s format (as ajv-formats checks it), length bounds and pattern (in both regex
+    readings)?"""
+    import re
+
+    from mcp_schema_audit.schema import ecma_search, safe_search
+
+    lo, hi = int_at(node, "minLength", 0), int_at(node, "maxLength", None)
+    if len(s) < lo or (hi is not None and len(s) > hi) or not ajv_conforms(s, node.get("format")):
+        return False
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str):
+        return True
+    try:
+        return safe_search(pattern, s) is not None and ecma_search(pattern, s)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
 
 
 def _sample_array(node: dict[str, Any], doc: SchemaDoc, depth: int) -> list[Any]:
