@@ -237,7 +237,9 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
             )
         )
     missing = [t for t in sorted(tv) if not allowed(tp, t) and not (t == "number" and "integer" in tp)]
-    if missing:
+    if missing and not issues:
+        # types only V takes, beside none only P has: the type widened (inputs) or narrowed (outputs). Beside a type
+        # only P has, it is the same change (the type was replaced), which that finding already reports
         issues.append(
             Issue(
                 "type-extra-v",
