@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 
 from mcp_schema_audit.engine.issue import canon, value_key
 from mcp_schema_audit.engine.nodes import ASSERTIONS, KEYWORDS_OF_TYPE, TYPED_KEYWORDS, Node, Tokens, union_branches
-from mcp_schema_audit.schema import SchemaDoc, json_type
+from mcp_schema_audit.schema import SchemaDoc, format_type, json_type
 
 #: The interoperability limit of JSON numbers (RFC 7493 §2.2, I-JSON): ±(2^53−1).
 INTEROP_LIMIT = 2**53 - 1
@@ -118,6 +118,8 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     types = type_list(node)
     if isinstance(node.get("type"), list) and types is not None and len(types) == 1:
         node["type"] = types[0]
+    if "format" in node and not _format_asserted(node["format"], types):
+        del node["format"]  # a format no host asserts on the node's types constrains nothing
     values = node.get("enum") if isinstance(node.get("enum"), list) else ([node["const"]] if "const" in node else None)
     if values is not None:
         return _fold_values(node, values, types, doc, merged)
@@ -134,6 +136,16 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     elif any(k in node for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
         _inclusive_bounds(node, integer=False)
     return node
+
+
+def _format_asserted(fmt: Any, types: list[str] | None) -> bool:
+    """Does some host profile assert ``format: fmt`` on a value of one of ``types`` (None: every type)? A format
+    ajv-formats does not define (or one that accepts every value) binds no host, and a format binds only the JSON
+    type it is defined for (a string format on an integer passes, as Ajv compiles it)."""
+    kind = format_type(fmt)
+    if kind is None:
+        return False
+    return types is None or any(t == kind or (kind == "number" and t == "integer") for t in types)
 
 
 def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: SchemaDoc, merged: bool = False) -> Any:
