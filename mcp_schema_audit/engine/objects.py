@@ -71,6 +71,11 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     p_closed, v_closed = _closed(p), _closed(v)
     p_addl, v_addl = _addl(ctx, p, ctx.p_doc), _addl(ctx, v, ctx.v_doc)
     preq, vreq = names(p.get("required")), names(v.get("required"))
+    if int_or(p.get("maxProperties"), -1) == 0:
+        # P declares the empty object only (maxProperties 0, or a propertyNames no name meets): what it says of
+        # properties applies to none; V must still take {} (its required keys, its minProperties)
+        out += _required(ctx, p, v, pprops, vprops, preq, vreq)
+        return out + _sizes(ctx, p, v, pprops, p_addl)
     for key, ps in pprops.items():
         out += _declared_key(ctx, p, v, ["properties", key], ps, key, depth)
     for pat, ps in ppat.items():
@@ -92,11 +97,19 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     out += _listed_by_v(ctx, p, v, pprops, vprops, p_addl, preq, vreq, depth)
     out += _required(ctx, p, v, pprops, vprops, preq, vreq)
     out += _closure(ctx, p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
-    if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
-        sized = _sized_objects(ctx, p, v, pprops, p_addl)
-        for kw, upper in (("minProperties", False), ("maxProperties", True)):
-            out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
+    out += _sizes(ctx, p, v, pprops, p_addl)
     out += _property_names(ctx, p, v, pprops, p_addl, ppat)
+    return out
+
+
+def _sizes(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Issue]:
+    """``minProperties``/``maxProperties`` compared, with objects of the sizes they make interesting."""
+    if all(canon(p.get(kw)) == canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
+        return []
+    out: list[Issue] = []
+    sized = _sized_objects(ctx, p, v, pprops, p_addl)
+    for kw, upper in (("minProperties", False), ("maxProperties", True)):
+        out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
     return out
 
 

@@ -16,6 +16,12 @@ from typing import Any, TypeGuard
 
 from mcp_schema_audit.engine.issue import canon, value_key
 from mcp_schema_audit.engine.nodes import ASSERTIONS, KEYWORDS_OF_TYPE, TYPED_KEYWORDS, Node, Tokens, union_branches
+from mcp_schema_audit.engine.vacuous import (
+    accepts_every_name,
+    accepts_no_string,
+    accepts_nothing,
+    search_always_succeeds,
+)
 from mcp_schema_audit.schema import SchemaDoc, format_type, json_type
 
 #: The interoperability limit of JSON numbers (RFC 7493 §2.2, I-JSON): ±(2^53−1).
@@ -88,13 +94,18 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     for kw in _OPEN_WHEN_TRUE:
         if kw in node and tolerant(node[kw]) is True:
             del node[kw]
+    if isinstance(node.get("pattern"), str) and search_always_succeeds(node["pattern"]):
+        del node["pattern"]  # found in every string (``a*``, ``x?``, ``(a|)``): it accepts every string
     pn = node.get("propertyNames")
-    if (
-        isinstance(pn, dict)
-        and {k for k in pn if k in ASSERTIONS} == {"type"}
-        and (pn.get("type") == "string" or isinstance(pn.get("type"), list) and "string" in pn["type"])
-    ):
-        del node["propertyNames"]  # property names are always strings
+    if isinstance(pn, dict) and accepts_every_name({k: v for k, v in pn.items() if k in ASSERTIONS}):
+        del node["propertyNames"]  # property names are always strings, and these keywords accept every one
+    elif "propertyNames" in node and accepts_no_string(pn):
+        # no name is accepted: the object has no property (maxProperties 0, found at propertyNames)
+        origin = node.where(["propertyNames"])
+        del node["propertyNames"]
+        if not (is_number(node.get("maxProperties")) and node["maxProperties"] <= 0):
+            node["maxProperties"] = 0
+            node.origin["maxProperties"] = origin
     for kw in ("minLength", "minItems", "minProperties"):
         if node.get(kw) == 0 and not isinstance(node.get(kw), bool):
             del node[kw]
@@ -133,6 +144,8 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
             _inclusive_bounds(node, integer=types == ["integer"])
         if len(types) > 1:
             return _split(node, types, doc)
+        if accepts_nothing(node, types):
+            return False  # a node with an empty value set (minimum above maximum, …) accepts nothing
     elif any(k in node for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
         _inclusive_bounds(node, integer=False)
     return node
