@@ -21,8 +21,9 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
+from mcp_schema_audit.engine.nodes import dict_at, names
 from mcp_schema_audit.engine.regex_strings import regex_syntax
 from mcp_schema_audit.schema import ecma_compile_error
 
@@ -30,11 +31,11 @@ from mcp_schema_audit.schema import ecma_compile_error
 _NAME_KEYWORDS = frozenset({"type", "pattern", "minLength"})
 
 
-def _number(x: Any) -> bool:
+def _number(x: Any) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _int(x: Any) -> bool:
+def _int(x: Any) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -128,7 +129,11 @@ def accepts_every_name(schema: Any) -> bool:
 
 
 def _lengths_exclude(node: dict[str, Any]) -> bool:
-    lo, hi = node.get("minLength"), node.get("maxLength")
+    return _exceeds(node.get("minLength"), node.get("maxLength"))
+
+
+def _exceeds(lo: Any, hi: Any) -> bool:
+    """Are both integers, the first above the second?"""
     return _int(lo) and _int(hi) and lo > hi
 
 
@@ -150,11 +155,19 @@ def _type_excluded(node: dict[str, Any], t: str) -> bool:
     return False
 
 
+def _bounds(node: dict[str, Any], incl: str, excl: str) -> list[tuple[int | float, bool]]:
+    """``(value, exclusive)`` of the bound keywords ``incl`` and ``excl`` the node holds as finite numbers."""
+    out: list[tuple[int | float, bool]] = []
+    for kw, exclusive in ((incl, False), (excl, True)):
+        x = node.get(kw)
+        if _number(x):
+            out.append((x, exclusive))
+    return out
+
+
 def _numbers_excluded(node: dict[str, Any], integer: bool) -> bool:
-    lo, hi = node.get("minimum"), node.get("maximum")
-    xlo, xhi = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
-    lows = [(x, False) for x in (lo,) if _number(x)] + [(x, True) for x in (xlo,) if _number(x)]
-    highs = [(x, False) for x in (hi,) if _number(x)] + [(x, True) for x in (xhi,) if _number(x)]
+    lows = _bounds(node, "minimum", "exclusiveMinimum")
+    highs = _bounds(node, "maximum", "exclusiveMaximum")
     for a, a_excl in lows:
         for b, b_excl in highs:
             if a > b or (a == b and (a_excl or b_excl)):
@@ -164,37 +177,31 @@ def _numbers_excluded(node: dict[str, Any], integer: bool) -> bool:
                 last = math.ceil(b) - 1 if b_excl else math.floor(b)
                 if first > last:
                     return True
-    step = node.get("multipleOf")
-    if integer and _int(step) and step > 0 and _int(lo) and _int(hi) and xlo is None and xhi is None:
-        return -(-lo // step) * step > hi  # the first multiple at or above the lower bound is past the upper one
+    step, lo, hi = node.get("multipleOf"), node.get("minimum"), node.get("maximum")
+    if integer and _int(step) and step > 0 and _int(lo) and _int(hi) and len(lows) == len(highs) == 1:
+        return bool(-(-lo // step) * step > hi)  # the first multiple at or above the lower bound is past the upper one
     return False
 
 
 def _arrays_excluded(node: dict[str, Any]) -> bool:
-    lo, hi = node.get("minItems"), node.get("maxItems")
-    if _int(lo) and _int(hi) and lo > hi:
+    hi = node.get("maxItems")
+    if _exceeds(node.get("minItems"), hi):
         return True
     if "contains" in node:
         need = node.get("minContains", 1)
-        most = node.get("maxContains")
-        if _int(need) and _int(most) and need > most:
+        if _exceeds(need, node.get("maxContains")) or _exceeds(need, hi):
             return True
         if node["contains"] is False and _int(need) and need > 0:
-            return True
-        if _int(need) and _int(hi) and need > hi:
             return True
     return False
 
 
 def _objects_excluded(node: dict[str, Any]) -> bool:
-    lo, hi = node.get("minProperties"), node.get("maxProperties")
-    listed = node.get("required")
-    required = {k for k in listed if isinstance(k, str)} if isinstance(listed, list) else set()
-    if _int(lo) and _int(hi) and lo > hi:
+    hi = node.get("maxProperties")
+    required = set(names(node.get("required")))
+    if _exceeds(node.get("minProperties"), hi) or _exceeds(len(required), hi):
         return True
-    if _int(hi) and len(required) > hi:
-        return True
-    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    props = dict_at(node, "properties")
     if any(props.get(k) is False for k in required):
         return True
     closed = node.get("additionalProperties") is False and not node.get("patternProperties")
