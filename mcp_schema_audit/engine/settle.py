@@ -22,7 +22,7 @@ from mcp_schema_audit.engine.vacuous import (
     accepts_nothing,
     search_always_succeeds,
 )
-from mcp_schema_audit.schema import SchemaDoc, format_type, json_type
+from mcp_schema_audit.schema import SchemaDoc, format_type, json_type, type_set
 
 #: The interoperability limit of JSON numbers (RFC 7493 §2.2, I-JSON): ±(2^53−1).
 INTEROP_LIMIT = 2**53 - 1
@@ -83,6 +83,23 @@ def type_list(node: dict[str, Any]) -> list[str] | None:
         out = list(dict.fromkeys(ts))
         return [t for t in out if not (t == "integer" and "number" in out)]
     return None
+
+
+def value_set(node: dict[str, Any]) -> list[Any] | None:
+    """The closed value set of ``node`` (const, enum, or a null/boolean-only type), filtered by its
+    own ``type``; None when values are not enumerable."""
+    ts = type_set(node)
+    if "const" in node:
+        vals = [node["const"]]
+    elif isinstance(node.get("enum"), list):
+        vals = list(node["enum"])
+    elif ts is not None and ts and ts <= {"null", "boolean"}:
+        vals = ([None] if "null" in ts else []) + ([True, False] if "boolean" in ts else [])
+    else:
+        return None
+    if ts is not None:
+        vals = [x for x in vals if json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)]
+    return vals
 
 
 def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:

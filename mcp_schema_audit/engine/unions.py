@@ -21,13 +21,13 @@ from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
+from mcp_schema_audit.engine.settle import value_set
 from mcp_schema_audit.engine.values import (
     rejecting_keyword,
     sample_typed,
     type_candidates,
     types_of,
     types_overlap,
-    value_set,
 )
 from mcp_schema_audit.engine.witness import samples_p
 from mcp_schema_audit.schema import json_type, type_set

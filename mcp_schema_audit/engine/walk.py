@@ -248,7 +248,7 @@ def compare_single(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue
     then ``enum``/``const`` (which answer alone when a side lists values), then ``type``; when both sides
     still allow some type, each family of ``FAMILIES`` that applies, in order."""
     issues: list[Issue] = values.nullable(p, v)
-    listed = values.value_issues(ctx, p, v)
+    listed = values.value_issues(ctx, p, v, depth)
     if listed is not None:
         return issues + listed
     type_issues, common = values.type_issues(ctx, p, v)

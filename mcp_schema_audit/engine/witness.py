@@ -17,7 +17,8 @@ from mcp_schema_audit.engine.context import WalkContext, Wrap
 from mcp_schema_audit.engine.issue import NO_WITNESS
 from mcp_schema_audit.engine.nodes import array_layout, names
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.engine.values import types_of, value_set
+from mcp_schema_audit.engine.settle import value_set
+from mcp_schema_audit.engine.values import types_of
 from mcp_schema_audit.schema import RefError
 
 #: Keywords of P's node left out of its samples with other subschemas merged in (``samples_p``).
