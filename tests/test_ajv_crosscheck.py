@@ -10,8 +10,8 @@ The engine decides ``Finding.hosts`` by emulating each host profile with python 
 - ``ts-sdk-v2``: ``Ajv2020`` / ``Ajv2019`` / draft-07 ``Ajv`` chosen by ``$schema``;
 - both ``{strict:false, validateFormats:true, validateSchema:false, allErrors:true}`` + ajv-formats.
 
-Checks, for every case in ``tests/cases``, every pair in ``EXTRA_PAIRS`` and every keyword case of
-``tests/test_keywords.py`` (its witness is the probe):
+Checks, for every case in ``tests/cases`` and ``tests/cases/rules`` (its ``example`` is the probe), every pair
+in ``EXTRA_PAIRS`` and every keyword case of ``tests/test_keywords.py`` (its witness is the probe):
 
 1. ``test_breaking_hosts_match_ajv``: for each breaking finding with a witness, a TS profile is in
    ``finding.hosts`` exactly when real Ajv (that profile) accepts the witness under the accepting side
@@ -41,6 +41,7 @@ from test_keywords import CASES as KEYWORD_CASES
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
 CASE_FILES = sorted(CASES_DIR.glob("*.json"))
+RULE_CASE_FILES = sorted((CASES_DIR / "rules").glob("*.json"))
 CHECK_MJS = HERE / "ajv" / "check.mjs"
 TS_PROFILES = ("ts-sdk-v1", "ts-sdk-v2")
 TOOL = "t"
@@ -430,6 +431,15 @@ def _pairs() -> list[tuple[str, dict[str, Any]]]:
                 {"direction": case["direction"], "old": case["old"], "new": case["new"], "probe": case.get("example")},
             )
         )
+    for path in RULE_CASE_FILES:  # tests/test_rule_cases.py: its ``example`` is the probe
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            pair = {
+                "direction": case["direction"],
+                "old": case["old"],
+                "new": case["new"],
+                "probe": case.get("example"),
+            }
+            out.append((f"rule-{path.stem[0]}-{case['id']}", pair))
     for pair in EXTRA_PAIRS:
         out.append((pair["id"], pair))
     for cid, direction, old, new, _rule, _severity, witness in KEYWORD_CASES:  # tests/test_keywords.py

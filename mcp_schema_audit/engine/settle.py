@@ -187,6 +187,7 @@ def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: Sc
         values = [x for x in values if value_key(x) in keys]
     if types is not None:
         values = [x for x in values if json_type(x) in types or (json_type(x) == "integer" and "number" in types)]
+    kept_by_type = bool(values)
     rest = {k: v for k, v in node.items() if k not in ("enum", "const", "type", "$id")}
     if rest and values and len(values) <= 1000:
         try:
@@ -195,9 +196,10 @@ def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: Sc
         except Exception:  # an uncompilable or hostile sibling decides nothing: values kept
             pass
     if not values:
-        # an intersection that leaves no value accepts nothing; a value set its own type contradicts in one
-        # schema object stays as written, for the walk to report (it accepts nothing either)
-        return False if merged else node
+        # no value is left: the node accepts nothing (an intersection, or a type beside a disjoint enum), unless
+        # Python alone dropped the values for a keyword hosts read differently: then it stays, for the walk
+        typed_out = not kept_by_type
+        return False if merged or typed_out or not any(k in canon(rest) for k in _HOST_SENSITIVE) else node
     out = Node({kw: values[0] if kw == "const" else values}, node.at, {kw: node.where([kw])})
     if any(k in canon(rest) for k in _HOST_SENSITIVE):
         # Python filtered the values; hosts reading these keywords differently (ECMAScript regexes,
