@@ -96,7 +96,7 @@ def keyword_errors(errs: list[Any]) -> set[tuple[str, str]]:
         e = stack.pop()
         # the false schema reports no keyword of its own: the keyword holding it is the one that rejects
         kw = e.validator if e.validator is not None else next(iter(reversed(e.absolute_schema_path)), None)
-        out.add((str(kw), "".join(f"/{t}" for t in e.absolute_path)))
+        out.add((str(kw), "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in e.absolute_path)))
         stack.extend(e.context or [])
     return out
 
@@ -138,11 +138,15 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
             kws = kws | ({"enum", "const"} & set(node))
     if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
         kws = kws | {"not"}  # a keyword under not/not: jsonschema reports the rejection as the outer not's
+    if rejecting_ptr and {"enum", "const"} & set(rejecting_ptr.split("/")):
+        kws = kws | {"enum", "const"}  # an object-valued enum/const compared as structure rejects as a value set
     try:  # a keyword whose value is the false schema (items: false, additionalProperties: false) rejects by itself
         if rejecting_ptr and value_at(rejecting, rejecting_ptr) is False:
             kws = kws | {rejecting_ptr.rsplit("/", 1)[-1]}
     except KeyError:
         pass
+    if (f.old if f.direction == "output" else f.new) is False:
+        kws = kws | SELF_REPORTING  # the rejecting node accepts nothing (minimum above maximum, …): any of its keywords
     if kws and f.rule != "sampled-counterexample":
         place = w["instance_pointer"]
         places = {place, place.rsplit("/", 1)[0] if place else ""}

@@ -119,15 +119,17 @@ def _against_values(
     ]
 
 
-def listed_values(ctx: WalkContext, p: Any, depth: int = 0, at: Tokens | None = None) -> list[Any] | None:
+def listed_values(
+    ctx: WalkContext, p: Any, depth: int = 0, at: Tokens | None = None, side: str = "p"
+) -> list[Any] | None:
     """Every value P's node declares, when they are few (``MAX_LISTED``): a value set, or a closed object (no
     ``patternProperties``) whose properties each list their values (a property not required: also absent), the
     combinations P itself accepts. None when they cannot be listed so. ``at``: where ``p`` (raw) is in P's
-    document."""
+    document. ``side="v"``: the same of a node of V."""
     if depth > 8:
         return None
     try:
-        node = ctx.norm("p", p, at if at is not None else getattr(p, "at", ()))
+        node = ctx.norm(side, p, at if at is not None else getattr(p, "at", ()))
     except RefError:  # an unresolvable $ref: not listable
         return None
     if not isinstance(node, Node):
@@ -141,11 +143,11 @@ def listed_values(ctx: WalkContext, p: Any, depth: int = 0, at: Tokens | None = 
     required = set(names(node.get("required")))
     combos: list[dict[str, Any]] = [{}]
     for key, sub in props.items():
-        options = listed_values(ctx, sub, depth + 1, node.where(["properties", key]))
+        options = listed_values(ctx, sub, depth + 1, node.where(["properties", key]), side)
         if options is None:
             return None
         choices: list[Any] = ([] if key in required else [_ABSENT]) + options
         combos = [{**c, key: x} if x is not _ABSENT else c for c in combos for x in choices]
         if len(combos) > MAX_LISTED:
             return None
-    return [c for c in combos if ctx.valid(ctx.p_doc, node, c)]
+    return [c for c in combos if ctx.valid(ctx.p_doc if side == "p" else ctx.v_doc, node, c)]

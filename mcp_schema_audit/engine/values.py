@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.decompose import structural_values
+from mcp_schema_audit.engine.decompose import listed_values, structural_values
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short, value_key
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import bound, number_candidates, string_candidates
@@ -294,6 +294,12 @@ def value_issues(ctx: WalkContext, p: Node, v: Node, depth: int = 0) -> list[Iss
                 delta={"type": t},
             )
         )
+    if vv is None and kw_p != "type" and not out:
+        # V declares by structure a closed set of values (a closed object whose properties list theirs) that
+        # are all P's: the same values, no enum introduced
+        listed = listed_values(ctx, v, side="v")
+        if listed is not None and {value_key(x) for x in listed} <= {value_key(x) for x in pv}:
+            return out
     return out + _unmatched_sets(p, v, pv, vv, kw_p, kw_v, out)
 
 
