@@ -230,7 +230,10 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
             _sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))
         ]
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
-        for cand in candidates[:64]:
+        if isinstance(first, dict):  # an object: one property's value changed at a time ({"id": "a"} → {"id": "b"})
+            others = [*string_candidates(), 0, 1, True, False, None]
+            candidates[1:1] = [{**first, key: x} for key in first for x in others if x != first[key]][:48]
+        for cand in candidates[:96]:
             if not excluded.is_valid(cand) and allowed.is_valid(cand):
                 return cand
     except Exception:  # best effort: any failure (unknown type, unresolvable $ref …) keeps the first sample
@@ -320,7 +323,26 @@ def _sample_array(node: dict[str, Any], doc: SchemaDoc, depth: int) -> list[Any]
     need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
     if "contains" in node and need:
         out = _meet_contains(node, out, items, need, lo, doc, depth)
+    if "contains" in node and isinstance(node.get("maxContains"), int) and not isinstance(node["maxContains"], bool):
+        out = _meet_max_contains(node, out, items, doc, depth)
     return out
+
+
+def _meet_max_contains(node: dict[str, Any], out: list[Any], items: Any, doc: SchemaDoc, depth: int) -> list[Any]:
+    """``out`` with the items matching ``contains`` beyond ``maxContains`` replaced by an item that does not match
+    (the sample of an item repeated to reach ``minItems`` may match contains each time)."""
+    most = max(node["maxContains"], 0)
+    try:
+        matches = doc.validator_for(node["contains"])
+        hits = [i for i, x in enumerate(out) if _safe_valid(matches, x)]
+        if len(hits) <= most:
+            return out
+        other = sample({"allOf": [items if isinstance(items, dict) else {}, {"not": node["contains"]}]}, doc, depth + 1)
+    except Exception:  # NoSample, an uncompilable contains: the sample is a best effort
+        return out
+    if _safe_valid(matches, other):
+        return out
+    return [other if i in hits[most:] else x for i, x in enumerate(out)]
 
 
 def _meet_contains(

@@ -118,6 +118,15 @@ def _keep_contains(
     v_items: Any,
 ) -> list[Any]:
     """``arr`` (``child`` at ``index``, where ``replaced`` was) made to meet P's ``contains`` again."""
+    # too many items match now (maxContains): the others that match give way, one by one, to an item that does not
+    unmatched = common(ctx, {"allOf": [p_items, {"not": p["contains"]}]}, v_items)
+    if unmatched is not NO_WITNESS:
+        fixed = list(arr)
+        for j, item in enumerate(arr):
+            if j != index and ctx.valid(ctx.p_doc, p["contains"], item):
+                fixed[j] = unmatched
+                if ctx.valid(ctx.p_doc, p, fixed):
+                    return fixed
     # P's contains may have been met by the item the child replaced: add such items after it, as many
     # as P's minContains asks for
     kept = common(ctx, {"allOf": [p_items, p["contains"]]}, v_items)
