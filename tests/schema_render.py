@@ -161,6 +161,8 @@ class _Renderer:
 
     def base(self, m: dict[str, Any], rnd: random.Random, path: str) -> Any:
         k = m["k"]
+        if k == "raw":  # a subschema given as JSON Schema (``schema_classes``): spelled as it is
+            return json.loads(json.dumps(m["schema"]))
         if k == "any":
             if m.get("not_null"):
                 return {"not": self.value_test(rnd, [None])}

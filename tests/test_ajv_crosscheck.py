@@ -10,8 +10,8 @@ The engine decides ``Finding.hosts`` by emulating each host profile with python 
 - ``ts-sdk-v2``: ``Ajv2020`` / ``Ajv2019`` / draft-07 ``Ajv`` chosen by ``$schema``;
 - both ``{strict:false, validateFormats:true, validateSchema:false, allErrors:true}`` + ajv-formats.
 
-Checks, for every case in ``tests/cases``, every pair in ``EXTRA_PAIRS`` and every keyword case of
-``tests/test_keywords.py`` (its witness is the probe):
+Checks, for every case in ``tests/cases`` and ``tests/cases/rules`` (its ``example`` is the probe), every pair
+in ``EXTRA_PAIRS`` and every keyword case of ``tests/test_keywords.py`` (its witness is the probe):
 
 1. ``test_breaking_hosts_match_ajv``: for each breaking finding with a witness, a TS profile is in
    ``finding.hosts`` exactly when real Ajv (that profile) accepts the witness under the accepting side
@@ -41,6 +41,7 @@ from test_keywords import CASES as KEYWORD_CASES
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
 CASE_FILES = sorted(CASES_DIR.glob("*.json"))
+RULE_CASE_FILES = sorted((CASES_DIR / "rules").glob("*.json"))
 CHECK_MJS = HERE / "ajv" / "check.mjs"
 TS_PROFILES = ("ts-sdk-v1", "ts-sdk-v2")
 TOOL = "t"
@@ -430,6 +431,15 @@ def _pairs() -> list[tuple[str, dict[str, Any]]]:
                 {"direction": case["direction"], "old": case["old"], "new": case["new"], "probe": case.get("example")},
             )
         )
+    for path in RULE_CASE_FILES:  # tests/test_rule_cases.py: its ``example`` is the probe
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            pair = {
+                "direction": case["direction"],
+                "old": case["old"],
+                "new": case["new"],
+                "probe": case.get("example"),
+            }
+            out.append((f"rule-{path.stem[0]}-{case['id']}", pair))
     for pair in EXTRA_PAIRS:
         out.append((pair["id"], pair))
     for cid, direction, old, new, _rule, _severity, witness in KEYWORD_CASES:  # tests/test_keywords.py
@@ -483,6 +493,14 @@ class Ajv:
 
     def accepts(self, schema: Any, instance: Any, profile: str) -> bool:
         return bool(self.validate(schema, instance, profile)["valid"])
+
+    def formats(self) -> dict[str, Any]:
+        """ajv-formats' own table (``check.mjs``): its format names, its regexes, the text of its formats.js."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"formats": True}) + "\n")
+        self.proc.stdin.flush()
+        table: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return table
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -603,3 +621,107 @@ def test_ajv_breaks_are_reported(pair: dict[str, Any], ajv: Ajv) -> None:
     assert not missing, (
         "breaks real Ajv confirms but the engine does not report:\n" + "\n".join(missing) + f"\nfindings: {summary}"
     )
+
+
+# -- formats: the engine's port of ajv-formats against the real package ---------------------------------------
+#: values every format is probed with besides the engine's own strings of it (``formatted.format_pool``)
+_FORMAT_PROBES: list[Any] = [
+    "",
+    "a",
+    " ",
+    "\n",
+    "x@",
+    "@b.c",
+    "a@b",
+    "a b@c.d",
+    "2024-02-29",
+    "2023-02-29",
+    "2024-13-01",
+    "2024-01-01T00:00:00",
+    "2024-01-01T24:00:00Z",
+    "2024-01-01T23:59:60Z",
+    "2024-01-01T23:59:60+01:00",
+    "2024-01-01T00:59:60+01:00",
+    "2024-01-01T00:00:00+24:00",
+    "2024-01-01\u00a000:00:00Z",
+    "2024-01-01\u212a00:00:00Z",
+    "23:59:60Z",
+    "00:00:00.5",
+    "00:00:00+0100",
+    "http://",
+    "http://example.com",
+    "HTTP://EXAMPLE.COM/\u00e9",
+    "example.com",
+    "/relative/path",
+    "a:b",
+    "urn:uuid:00000000-0000-0000-0000-000000000000",
+    "::",
+    "1.2.3.4",
+    "256.1.1.1",
+    "1:2:3:4:5:6:7:8:9",
+    "a" * 64 + ".com",
+    "\u0663",
+    "PT",
+    "P1W2D",
+    "~",
+    "/~2",
+    "#/a b",
+    "YQ=",
+    "!!!\n",
+    "(?<n>a)",
+    "a\\Z",
+    "[",
+    "\\p{L}",
+    "{id}",
+    "{+a,b:3}",
+    "%zz",
+    "\ud800",
+    "\u017f@example.com",
+    "https://ex\u212aample.com/",
+    "ex\u212aample.com",
+    0,
+    1,
+    -1,
+    1.5,
+    1.0,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    -(2**31) - 1,
+    2**53 + 1,
+    10**30,
+    True,
+    None,
+]
+
+
+def test_format_table_is_ajv_formats(ajv: Ajv) -> None:
+    """The port defines exactly ajv-formats' formats, and its regular expressions are ajv-formats' own (source and
+    flags), the ones its ``uri`` and ``byte`` functions test included."""
+    from mcp_schema_audit.schema import AJV_FORMATS
+    from mcp_schema_audit.schema.formats import ECMA_SOURCES
+
+    table = ajv.formats()
+    assert sorted(AJV_FORMATS) == sorted(table["names"])
+    for name, (source, flags) in table["regexes"].items():
+        assert ECMA_SOURCES[name] == (source, flags), name
+    uri_source, _ = ECMA_SOURCES["URI"]
+    assert f"const URI = /{uri_source}/i;" in table["text"]
+    byte_source, _ = ECMA_SOURCES["BYTE"]
+    assert f"const BYTE = /{byte_source}/gm;" in table["text"]
+
+
+@pytest.mark.parametrize("fmt", sorted(__import__("mcp_schema_audit.schema", fromlist=["AJV_FORMATS"]).AJV_FORMATS))
+def test_format_checks_match_ajv(fmt: str, ajv: Ajv) -> None:
+    """Every format's check agrees with real ajv-formats (both TS classes) on the engine's own strings of the format
+    (its examples and their one-edit variants: what witnesses are built from) and on ``_FORMAT_PROBES``."""
+    from mcp_schema_audit.engine.formatted import format_pool
+    from mcp_schema_audit.schema import ajv_conforms
+
+    wrong = []
+    for value in [*format_pool(fmt), *_FORMAT_PROBES]:
+        for profile in TS_PROFILES:
+            real = ajv.accepts({"format": fmt}, value, profile)
+            if real != ajv_conforms(value, fmt):
+                wrong.append(f"{value!r} ({profile}): ajv-formats {'accepts' if real else 'rejects'}")
+    assert not wrong, f"format {fmt!r}: the port disagrees with real ajv-formats on\n" + "\n".join(wrong[:40])

@@ -129,6 +129,7 @@ from schema_render import render
 from schema_rewrites import AjvCompileError, ajv_view, close_objects, for_hypothesis_jsonschema, strip_nullable
 
 from mcp_schema_audit.engine import compare_schemas
+from mcp_schema_audit.schema import ajv_format_checker
 
 hypothesis_jsonschema = pytest.importorskip("hypothesis_jsonschema")
 
@@ -264,7 +265,9 @@ def host_valid(schema: Any, instance: Any, host: str = "python-sdk") -> bool:
     """Is ``instance`` valid under ``schema`` for ``host``? python-sdk: ``is_valid``. The TS hosts
     run Ajv, which honours OpenAPI ``nullable`` (``ajv_view``; a schema Ajv does not compile accepts
     nothing): ts-sdk-v1 with its draft-07 class for every schema (2019-09/2020-12 keywords ignored),
-    ts-sdk-v2 with the ``$schema`` dialect (default 2020-12; draft-04 and unknown ones: not compiled)."""
+    ts-sdk-v2 with the ``$schema`` dialect (default 2020-12; draft-04 and unknown ones: not compiled); both
+    assert ``format`` as ajv-formats does (``ajv_format_checker``, compared with the real package by
+    ``tests/test_ajv_crosscheck.py``), python-sdk asserts none."""
     if host == "python-sdk":
         return is_valid(schema, instance)
     assert host in HOSTS, host
@@ -278,7 +281,7 @@ def host_valid(schema: Any, instance: Any, host: str = "python-sdk") -> bool:
         cls = _V2_CLASSES.get(validator_for(schema, default=Draft202012Validator).__name__)
         if cls is None:
             return False
-    return cls(view, registry=Registry()).is_valid(instance)
+    return cls(view, registry=Registry(), format_checker=ajv_format_checker()).is_valid(instance)
 
 
 def v1_only(f: Any) -> bool:
@@ -361,7 +364,9 @@ def _error_places(schema: Any, instance: Any) -> set[tuple[str, str]]:
     stack = list(cls(schema, registry=Registry()).iter_errors(instance))
     while stack:
         e = stack.pop()
-        out.add((str(e.validator), "".join(f"/{t}" for t in e.absolute_path)))
+        out.add(
+            (str(e.validator), "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in e.absolute_path))
+        )
         stack.extend(e.context or [])
     return out
 
@@ -374,15 +379,20 @@ def check_own_keyword(f: Any, v: Any) -> None:
     kws = ({keyword_at(p) for p in (f.pointer, rejecting_ptr or "") if p} & SELF_REPORTING) or BY_RULE.get(
         f.rule, set()
     )
-    if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
-        kws = kws | {"type"}
+    if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from, or by the
+        # value set of a node whose type and enum leave no value (it accepts nothing, so every type is narrowed)
+        kws = kws | {"type", "enum", "const"}
     if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
         kws = kws | {"not"}  # a keyword under not/not: jsonschema reports the rejection as the outer not's
+    if rejecting_ptr and {"enum", "const"} & set(rejecting_ptr.split("/")):
+        kws = kws | {"enum", "const"}  # an object-valued enum/const compared as structure rejects as a value set
     try:  # a keyword whose value is the false schema (items: false, additionalProperties: false) rejects by itself
         if rejecting_ptr and value_at(v, rejecting_ptr) is False:
             kws = kws | {rejecting_ptr.rsplit("/", 1)[-1]}
     except KeyError:
         pass
+    if (f.old if f.direction == "output" else f.new) is False:
+        kws = kws | SELF_REPORTING  # the rejecting node accepts nothing (minimum above maximum, …): any of its keywords
     if not kws or f.rule == "sampled-counterexample" or "python-sdk" not in f.hosts:
         return
     place = f.witness["instance_pointer"]

@@ -1,7 +1,8 @@
 """Rule cases: the verdict classes of the verdict-trust issue (``tests/cases/rules/*.json``), as data.
 
 Each file holds one class (keywords beside unions, one finding per break, equivalent spellings, branch
-pairing, witnesses, fingerprints; then the fresh-user trial's open-object names and sizes) and its cases:
+pairing, witnesses, fingerprints; then the fresh-user trial's open-object names and sizes; then issue 19's witnesses
+beside formats, witnesses that exist and decidable questions) and its cases:
 ``old``/``new`` schemas, ``direction`` and what must hold of the engine's findings:
 
 - ``expect``: the highest severity (``none`` = nothing above info);
@@ -11,7 +12,14 @@ pairing, witnesses, fingerprints; then the fresh-user trial's open-object names 
   ``null``, the call ``{"name", "arguments"}`` a cached host makes);
 - ``pointer``: the first finding of ``rules[0]`` is at this JSON Pointer;
 - ``witness_length``: finding pointer → the length of its witness's value at the finding's instance
-  pointer (a 256-character string for ``maxLength: 255``, 11 distinct items for ``maxItems: 10``).
+  pointer (a 256-character string for ``maxLength: 255``, 11 distinct items for ``maxItems: 10``);
+- ``hosts``: every breaking finding names exactly these host profiles (a witness beside a ``format`` meets the
+  format, so the TS hosts, which assert it, reject it too; checked against real Ajv by
+  ``tests/test_ajv_crosscheck.py``, which runs these cases as well, and here against python ``jsonschema``'s
+  format checker on the accepting side);
+- ``finding_count``: how many findings exactly, info included (a type replaced is one finding);
+- ``example``: an instance the accepting side accepts and the other may reject (real Ajv's verdict on it
+  must be among the breaking findings' hosts: ``tests/test_ajv_crosscheck.py``).
 
 And for every case, whatever it expects: every pointer resolves in one of the schemas; no two findings
 share a fingerprint; every breaking finding's witness is accepted by the accepting side and rejected by
@@ -87,7 +95,9 @@ def keyword_errors(errs: list[Any]) -> set[tuple[str, str]]:
     stack = list(errs)
     while stack:
         e = stack.pop()
-        out.add((str(e.validator), "".join(f"/{t}" for t in e.absolute_path)))
+        # the false schema reports no keyword of its own: the keyword holding it is the one that rejects
+        kw = e.validator if e.validator is not None else next(iter(reversed(e.absolute_schema_path)), None)
+        out.add((str(kw), "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in e.absolute_path)))
         stack.extend(e.context or [])
     return out
 
@@ -125,13 +135,23 @@ def check_witness(f: Any, old: Any, new: Any) -> None:
     )
     if "-type-" in f.rule:  # a type rule is proven by a type error, wherever the new value came from
         kws = kws | {"type"}
+        try:  # or by the value set of a node whose type and enum leave it no value (it accepts nothing)
+            node = value_at(rejecting, rejecting_ptr) if rejecting_ptr else None
+        except KeyError:
+            node = None
+        if isinstance(node, dict):
+            kws = kws | ({"enum", "const"} & set(node))
     if any(p and p.rsplit("/", 2)[-2:-1] == ["not"] for p in (f.pointer, rejecting_ptr or "")):
         kws = kws | {"not"}  # a keyword under not/not: jsonschema reports the rejection as the outer not's
+    if rejecting_ptr and {"enum", "const"} & set(rejecting_ptr.split("/")):
+        kws = kws | {"enum", "const"}  # an object-valued enum/const compared as structure rejects as a value set
     try:  # a keyword whose value is the false schema (items: false, additionalProperties: false) rejects by itself
         if rejecting_ptr and value_at(rejecting, rejecting_ptr) is False:
             kws = kws | {rejecting_ptr.rsplit("/", 1)[-1]}
     except KeyError:
         pass
+    if (f.old if f.direction == "output" else f.new) is False:
+        kws = kws | SELF_REPORTING  # the rejecting node accepts nothing (minimum above maximum, …): any of its keywords
     if kws and f.rule != "sampled-counterexample":
         place = w["instance_pointer"]
         places = {place, place.rsplit("/", 1)[0] if place else ""}
@@ -160,6 +180,17 @@ def test_rule_case(group: str, case: dict[str, Any]) -> None:
         assert any(f.witness["instance"] == case["witness"] for f in breaking), summary
     if "pointer" in case:
         assert next(f.pointer for f in findings if f.rule == case["rules"][0]) == case["pointer"], summary
+    if "finding_count" in case:
+        assert len(findings) == case["finding_count"], summary
+    if "hosts" in case:
+        assert breaking and all(sorted(f.hosts) == sorted(case["hosts"]) for f in breaking), [
+            (f.rule, f.pointer, f.hosts, f.witness) for f in breaking
+        ]
+        accepting = new if direction == "output" else old
+        for f in breaking:  # the witness meets the accepting side's formats too (python jsonschema's own checks)
+            cls = validator_for(accepting, default=Draft202012Validator)
+            checked = cls(accepting, registry=Registry(), format_checker=cls.FORMAT_CHECKER)
+            assert checked.is_valid(f.witness["instance"]), (f.rule, f.witness)
     for ptr, length in case.get("witness_length", {}).items():
         f = next(f for f in breaking if f.pointer == ptr)
         assert len(at(f.witness["instance"], f.witness["instance_pointer"])) == length, (ptr, summary)
@@ -176,6 +207,10 @@ def test_every_class_has_three_cases_per_direction_at_least() -> None:
     by_group: dict[str, dict[str, int]] = {}
     for group, case in CASES:
         by_group.setdefault(group, {"input": 0, "output": 0})[case["direction"]] += 1
-    assert len(by_group) == 7, sorted(by_group)  # the six classes of the issue, and the fresh-user trial's
+    # the six classes of the verdict-trust issue, the fresh-user trial's, and issue 19's three: witnesses beside
+    # formats (H), witnesses that exist (I), decidable questions (J); each of these with three cases per direction
+    assert len(by_group) == 10, sorted(by_group)
     for group, counts in by_group.items():
         assert sum(counts.values()) >= 4 and min(counts.values()) >= 1, (group, counts)
+        if group[0] in "HIJ":
+            assert min(counts.values()) >= 3, (group, counts)

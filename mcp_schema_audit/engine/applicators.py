@@ -32,7 +32,8 @@ from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import JSON_TYPES, Node, dict_at, list_at, names
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.engine.values import sample_typed, types_of, types_overlap, value_set
+from mcp_schema_audit.engine.settle import value_set
+from mcp_schema_audit.engine.values import sample_typed, types_of, types_overlap
 from mcp_schema_audit.engine.witness import common, samples_p
 from mcp_schema_audit.schema import RefError
 from mcp_schema_audit.wording import Text

@@ -11,7 +11,7 @@ from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
 from mcp_schema_audit.engine.nodes import Node, array_layout
 from mcp_schema_audit.engine.sampler import number_candidates, string_candidates
 from mcp_schema_audit.engine.scalars import bound_issues, int_or
-from mcp_schema_audit.engine.values import value_set
+from mcp_schema_audit.engine.settle import value_set
 from mcp_schema_audit.engine.witness import array_wrap
 from mcp_schema_audit.schema import json_type
 from mcp_schema_audit.wording import Text

@@ -87,6 +87,8 @@ def same_reason(kw: str, validator: str) -> bool:
 
 def rejecting_keyword(issue: Issue) -> str | None:
     """The keyword whose error on the rejecting side proves ``issue`` (``None``: no single keyword)."""
+    if issue.rejects is not None:
+        return issue.rejects[0]
     if issue.kind == "required-extra-v":
         return "required"
     if issue.kind == "oneof-overlap":
@@ -176,7 +178,7 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         declared = declared or (accepted and profile in _FULL_READERS)
         if not (accepted and errs):
             continue
-        own = _own_error(errs, kw, issue.inst)
+        own = _own_error(errs, kw, _rejecting_place(issue))
         if own is None:
             problems.append(f"{profile}: the witness is rejected for another reason than {kw}")
             continue
@@ -202,6 +204,15 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
         "error": error[:500],
         "instance_pointer": pointer(issue.inst),
     }
+
+
+def _rejecting_place(issue: Issue) -> list[Any]:
+    """The instance place whose error proves ``issue``: its own (or, through ``_own_error``, its parent's), or the
+    place ``Issue.rejects`` names."""
+    if issue.rejects is None:
+        return issue.inst
+    up = issue.rejects[1]
+    return issue.inst[: len(issue.inst) - up] if up else issue.inst
 
 
 def _own_error(errors: list[Any], kw: str | None, inst: list[Any]) -> Any:

@@ -35,6 +35,9 @@ WORK_BUDGET = 50_000
 #: Validations (one value against one subschema for one host) per tool and direction before the engine gives up.
 VALIDATION_BUDGET = 200_000
 
+#: Candidates a host-sensitive ``WalkContext.pick`` judges per profile before it settles for the best so far.
+_MAX_HOST_TRIES = 64
+
 #: The walk of one node pair: ``(ctx, p, v, depth, p_at, v_at)`` → issues with absolute paths.
 Walk = Callable[["WalkContext", Any, Any, int, "Tokens | None", "Tokens | None"], list[Issue]]
 #: Puts a child's witness into the parent's instance (``witness.obj_wrap``, ``witness.array_wrap``).
@@ -202,11 +205,17 @@ class WalkContext:
 
     # -- witnesses -----------------------------------------------------------------------------------------
     def pick(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
-        """A candidate valid under P's node and rejected by V's node, or ``NO_WITNESS``. With ``kw``, the
-        rejection must be by that keyword: alone when some candidate allows it (so the witness shows this
-        change and nothing else), else among other reasons."""
-        second = NO_WITNESS
+        """A candidate valid under P's node and rejected by V's node (python-sdk), or ``NO_WITNESS``. With ``kw``,
+        the rejection must be by that keyword: alone when some candidate allows it (so the witness shows this
+        change and nothing else), else among other reasons. Where the host profiles may read the nodes
+        differently (a ``format``, a ``pattern``, ``nullable`` …), the candidate that is a witness for the most
+        profiles wins (``witness_hosts``), so a value that breaks every host is never passed over for one that
+        breaks python-sdk alone."""
+        sensitive = not (self.p_doc.agrees_at(p) and self.v_doc.agrees_at(v))
+        best: tuple[int, int] = (0, 0)
+        chosen = NO_WITNESS
         seen: set[str] = set()
+        tried = 0
         for cand in candidates:
             if cand is NO_WITNESS:
                 continue
@@ -217,11 +226,31 @@ class WalkContext:
             if not self.valid(self.p_doc, p, cand) or self.valid(self.v_doc, v, cand) is not False:
                 continue
             score = self.rejected_for(v, cand, kw)
-            if score == 2:
-                return cand
-            if score == 1 and second is NO_WITNESS:
-                second = cand
-        return second
+            if not score:
+                continue
+            if not sensitive:
+                if score == 2:
+                    return cand
+                rank = (1, score)
+            else:
+                rank = (len(self.witness_hosts(p, v, cand, kw, HOST_PROFILES[1:])) + 1, score)
+                tried += 1
+            if rank > best:
+                best, chosen = rank, cand
+            if rank == (len(HOST_PROFILES), 2) or tried >= _MAX_HOST_TRIES:
+                break
+        return chosen
+
+    def witness_hosts(self, p: Any, v: Any, cand: Any, kw: str | None, profiles: tuple[str, ...]) -> list[str]:
+        """The profiles among ``profiles`` for which ``cand`` is a witness: P's node accepts it, V's node rejects it
+        (for ``kw`` among the reasons, when given)."""
+        return [
+            prof
+            for prof in profiles
+            if self.valid(self.p_doc, p, cand, prof)
+            and self.valid(self.v_doc, v, cand, prof) is False
+            and (kw is None or self.rejected_for(v, cand, kw, prof))
+        ]
 
     def pick_any_profile(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
         """The first candidate some host profile accepts under P's node and rejects under V's (by ``kw`` when

@@ -50,6 +50,10 @@ class Issue:
     #: what tells this change from another of the same kind at the same place (the enum value, the bound
     #: keyword); ``{"P": …}``/``{"V": …}`` entries name a side's value (``confirm`` keeps the new side's)
     delta: Any = None
+    #: what rejects the witness on V's side when the paths name no keyword that does: ``(keyword, steps)``, the
+    #: keyword at the instance place ``steps`` above this issue's (a change found inside a decomposed object
+    #: value, ``decompose``, is rejected by V's ``const``/``enum`` at the value's own place)
+    rejects: tuple[str, int] | None = None
 
 
 class Budget(Exception):

@@ -16,6 +16,7 @@ from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
 from mcp_schema_audit.engine.nodes import Node, dict_at, names
 from mcp_schema_audit.engine.patterns import (
+    additional_keys,
     matches,
     name_candidates,
     names_matching,
@@ -71,6 +72,11 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     p_closed, v_closed = _closed(p), _closed(v)
     p_addl, v_addl = _addl(ctx, p, ctx.p_doc), _addl(ctx, v, ctx.v_doc)
     preq, vreq = names(p.get("required")), names(v.get("required"))
+    if int_or(p.get("maxProperties"), -1) == 0:
+        # P declares the empty object only (maxProperties 0, or a propertyNames no name meets): what it says of
+        # properties applies to none; V must still take {} (its required keys, its minProperties)
+        out += _required(ctx, p, v, pprops, vprops, preq, vreq)
+        return out + _sizes(ctx, p, v, pprops, p_addl)
     for key, ps in pprops.items():
         out += _declared_key(ctx, p, v, ["properties", key], ps, key, depth)
     for pat, ps in ppat.items():
@@ -92,11 +98,19 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     out += _listed_by_v(ctx, p, v, pprops, vprops, p_addl, preq, vreq, depth)
     out += _required(ctx, p, v, pprops, vprops, preq, vreq)
     out += _closure(ctx, p, v, p_closed, v_closed, p_addl, v_addl, pprops, vprops, depth)
-    if any(canon(p.get(kw)) != canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
-        sized = _sized_objects(ctx, p, v, pprops, p_addl)
-        for kw, upper in (("minProperties", False), ("maxProperties", True)):
-            out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
+    out += _sizes(ctx, p, v, pprops, p_addl)
     out += _property_names(ctx, p, v, pprops, p_addl, ppat)
+    return out
+
+
+def _sizes(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Issue]:
+    """``minProperties``/``maxProperties`` compared, with objects of the sizes they make interesting."""
+    if all(canon(p.get(kw)) == canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
+        return []
+    out: list[Issue] = []
+    sized = _sized_objects(ctx, p, v, pprops, p_addl)
+    for kw, upper in (("minProperties", False), ("maxProperties", True)):
+        out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
     return out
 
 
@@ -299,7 +313,9 @@ def _closure(
     if isinstance(p_addl, dict) and (isinstance(v_addl, dict) or v_addl is True) and not p_closed:
         # V's open object (additionalProperties true, {} or absent) reads as the schema {} there: P's values of
         # undeclared keys are compared with it, as a property P narrows from {} is (an enum introduced …)
-        extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops and k not in pprops)
+        extra = _extra_key(p, v)
+        if extra is None:
+            return []  # every key is declared or matched by a patternProperties regex on both sides
         v_steps = ["additionalProperties"] if isinstance(v_addl, dict) or "additionalProperties" in v else []
         return ctx.child(
             p,
@@ -319,9 +335,10 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
     """V's object is closed, P's is not: P's additional properties (with a witness when P declares their
     schema), else the object opened."""
     if isinstance(p_addl, dict) and p_addl != {}:
-        extra = next(k for k in ("extra_key", "extra_key_2", "zz_extra") if k not in vprops)
-        child = ctx.sample_p(p_addl)
-        w = obj_wrap(ctx, p, v, extra)(child) if child is not NO_WITNESS else NO_WITNESS
+        # a key both sides leave to additionalProperties: no properties entry, no patternProperties regex
+        extra = _extra_key(p, v)
+        child = ctx.sample_p(p_addl) if extra is not None else NO_WITNESS
+        w = obj_wrap(ctx, p, v, extra)(child) if extra is not None and child is not NO_WITNESS else NO_WITNESS
         return Issue(
             "prop-extra-p-closed",
             ["additionalProperties"],
@@ -330,7 +347,7 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
             False,
             Text("the {P} schema declares additional properties, the {V} object is closed"),
             w,
-            [extra],
+            [extra if extra is not None else "extra_key"],
         )
     return Issue(
         "opened-p",
@@ -344,6 +361,16 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
     )
 
 
+def _extra_key(p: Node, v: Node) -> str | None:
+    """A key neither node lists in ``properties`` and no ``patternProperties`` regex of either matches (for both
+    regex readings when one exists, ``patterns.additional_keys``), or None."""
+    keys = additional_keys(
+        {**dict_at(p, "properties"), **dict_at(v, "properties")},
+        [*dict_at(p, "patternProperties"), *dict_at(v, "patternProperties")],
+    )
+    return keys[0] if keys else None
+
+
 def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
     """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
     interesting (each bound, one less, one more): P's required properties first, then its other
@@ -353,7 +380,9 @@ def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p
     pool = [(k, ctx.sample_p(s)) for k, s in pprops.items() if k not in base]
     if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
         child = ctx.sample_p(p_addl if isinstance(p_addl, dict) else {})
-        pool += [(f"extra_key_{i}", child) for i in range(8) if f"extra_key_{i}" not in pprops]
+        taken = {**pprops, **dict_at(v, "properties")}
+        patterns = [*dict_at(p, "patternProperties"), *dict_at(v, "patternProperties")]
+        pool += [(k, child) for k in additional_keys(taken, patterns, count=8)]
     pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
     sizes = {0, 1}
     for node in (p, v):

@@ -100,3 +100,47 @@ def pattern_keys(pattern: str, taken: Any = (), count: int = 2) -> list[str]:
     """Up to ``count`` property names built from ``pattern`` (for ``patternProperties`` witnesses), none in
     ``taken``."""
     return [k for k in regex_examples(pattern, count=max(count, 4)) if k not in taken][:count]
+
+
+#: Names tried for a key no side declares (``additional_keys``): everyday ones first, then those a
+#: ``patternProperties`` regex misses most often: the empty key (``.`` needs a character), keys with a newline
+#: (ECMAScript's ``.`` and ``$`` stop at one; Python's ``$`` also matches before a final one), capitals, digits,
+#: punctuation, a non-ASCII letter.
+_EXTRA_NAMES = (
+    "extra_key",
+    "extra_key_2",
+    "zz_extra",
+    "",
+    "a\nb",
+    "\n",
+    "a\n",
+    "Extra",
+    "EXTRA_KEY",
+    "1",
+    "0",
+    "-",
+    "_",
+    " ",
+    "a b",
+    "x.y",
+    "\u00e9",
+    "~",
+)
+
+
+def additional_keys(taken: Any, patterns: Any, count: int = 1) -> list[str]:
+    """Up to ``count`` keys not in ``taken`` (the properties either side lists) that no regex of ``patterns`` (the
+    ``patternProperties`` keys of both sides) matches: the keys each side's ``additionalProperties`` governs.
+    Keys no regex matches under either reading (Python, ECMAScript) first, then keys unmatched under one only;
+    none when every name tried is matched under both."""
+    pats = [p for p in patterns if isinstance(p, str)]
+    scored: list[tuple[int, int, str]] = []
+    names = list(_EXTRA_NAMES) + [f"extra_key_{i}" for i in range(count)]
+    for i, key in enumerate(dict.fromkeys(names)):
+        if key in taken:
+            continue
+        readings = [matches(p, key) for p in pats]
+        free = sum(1 for d in (0, 1) if not any(m[d] for m in readings))
+        if free:
+            scored.append((-free, i, key))
+    return [key for _, _, key in sorted(scored)][:count]

@@ -12,9 +12,10 @@ import math
 from typing import Any
 
 from mcp_schema_audit.engine.conditions import conditionals
+from mcp_schema_audit.engine.formatted import asserted, formatted_strings
 from mcp_schema_audit.engine.nodes import dict_at, int_at, list_at, union_list
 from mcp_schema_audit.engine.regex_strings import regex_examples
-from mcp_schema_audit.schema import RefError, SchemaDoc, type_set
+from mcp_schema_audit.schema import RefError, SchemaDoc, ajv_conforms, type_set
 from mcp_schema_audit.schema.quick import quick_valid
 
 _TYPE_PREFERENCE = ("object", "string", "integer", "number", "boolean", "array", "null")
@@ -229,7 +230,10 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
             _sample_type(rest, t, doc, depth) for t in (infer_types(rest) or list(_TYPE_PREFERENCE))
         ]
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
-        for cand in candidates[:64]:
+        if isinstance(first, dict):  # an object: one property's value changed at a time ({"id": "a"} → {"id": "b"})
+            others = [*string_candidates(), 0, 1, True, False, None]
+            candidates[1:1] = [{**first, key: x} for key in first for x in others if x != first[key]][:48]
+        for cand in candidates[:96]:
             if not excluded.is_valid(cand) and allowed.is_valid(cand):
                 return cand
     except Exception:  # best effort: any failure (unknown type, unresolvable $ref …) keeps the first sample
@@ -254,7 +258,8 @@ def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> An
 
 def _sample_string(node: dict[str, Any]) -> str:
     """A string of ``node``'s format (else ``"a"``), within its length bounds, matching its pattern if one is
-    found."""
+    found; for a format some host asserts, one that meets the format too when one is found
+    (``formatted.formatted_strings``)."""
     fmt = node.get("format")
     base = FORMAT_SAMPLES.get(fmt, "a") if isinstance(fmt, str) else "a"
     lo = int_at(node, "minLength", 0)
@@ -266,9 +271,39 @@ def _sample_string(node: dict[str, Any]) -> str:
         s = s + "a" * (lo - len(s))
     if hi is not None and len(s) > hi:
         s = s[:hi]
-    if isinstance(node.get("pattern"), str):
-        s = pattern_candidate(node["pattern"], lo, hi) or s
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        s = pattern_candidate(pattern, lo, hi) or s
+    if asserted(fmt) and not _formatted_fit(node, s):
+        found = next(
+            (
+                x
+                for x in formatted_strings((str(fmt),), lo, hi, (lo,), (pattern,) if isinstance(pattern, str) else ())
+                if _formatted_fit(node, x)
+            ),
+            None,
+        )
+        s = found if found is not None else s
     return s
+
+
+def _formatted_fit(node: dict[str, Any], s: str) -> bool:
+    """Does ``s`` meet ``node``'s format (as ajv-formats checks it), length bounds and pattern (in both regex
+    readings)?"""
+    import re
+
+    from mcp_schema_audit.schema import ecma_search, safe_search
+
+    lo, hi = int_at(node, "minLength", 0), int_at(node, "maxLength", None)
+    if len(s) < lo or (hi is not None and len(s) > hi) or not ajv_conforms(s, node.get("format")):
+        return False
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str):
+        return True
+    try:
+        return safe_search(pattern, s) is not None and ecma_search(pattern, s)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False
 
 
 def _sample_array(node: dict[str, Any], doc: SchemaDoc, depth: int) -> list[Any]:
@@ -288,7 +323,26 @@ def _sample_array(node: dict[str, Any], doc: SchemaDoc, depth: int) -> list[Any]
     need = need if isinstance(need, int) and not isinstance(need, bool) and 0 <= need <= 100 else 1
     if "contains" in node and need:
         out = _meet_contains(node, out, items, need, lo, doc, depth)
+    if "contains" in node and isinstance(node.get("maxContains"), int) and not isinstance(node["maxContains"], bool):
+        out = _meet_max_contains(node, out, items, doc, depth)
     return out
+
+
+def _meet_max_contains(node: dict[str, Any], out: list[Any], items: Any, doc: SchemaDoc, depth: int) -> list[Any]:
+    """``out`` with the items matching ``contains`` beyond ``maxContains`` replaced by an item that does not match
+    (the sample of an item repeated to reach ``minItems`` may match contains each time)."""
+    most = max(node["maxContains"], 0)
+    try:
+        matches = doc.validator_for(node["contains"])
+        hits = [i for i, x in enumerate(out) if _safe_valid(matches, x)]
+        if len(hits) <= most:
+            return out
+        other = sample({"allOf": [items if isinstance(items, dict) else {}, {"not": node["contains"]}]}, doc, depth + 1)
+    except Exception:  # NoSample, an uncompilable contains: the sample is a best effort
+        return out
+    if _safe_valid(matches, other):
+        return out
+    return [other if i in hits[most:] else x for i, x in enumerate(out)]
 
 
 def _meet_contains(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
+from mcp_schema_audit.engine.formatted import formatted_strings
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.regex_strings import regex_examples
@@ -198,12 +199,27 @@ def strings(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     lengths = [lo, v_max + 1 if v_max >= 0 else None, max(v_min - 1, 0) if v_min >= 0 else None, hi]
     cands = [(base * (n // len(base) + 1))[:n] for n in lengths if n is not None and 0 <= n <= MAX_WITNESS_LENGTH]
     cands += string_candidates(lo, hi, extra=(base,))
+    cands = _formatted(p, v, lo, hi, [n for n in lengths if n is not None]) + cands
     for kw, upper in (("minLength", False), ("maxLength", True)):
         out += bound_issues(ctx, p, v, kw, upper, cands, p.get(kw), v.get(kw))
     pp, vp = p.get("pattern"), v.get("pattern")
     if pp != vp and vp is not None:
         out.append(_pattern(ctx, p, v, pp, vp, cands))
     return out
+
+
+def _formatted(p: Node, v: Node, lo: int, hi: int | None, lengths: list[int]) -> list[Any]:
+    """Strings that meet the formats of P's and V's nodes (those some host asserts), P's pattern first and V's
+    pattern last (``formatted.formatted_strings``): witnesses of the keywords beside a format that the
+    format-checking hosts accept on P's side. Strings of P's format alone when none meets both formats."""
+    pf, vf = p.get("format"), v.get("format")
+    want = tuple(x for x in (p.get("pattern"),) if isinstance(x, str))
+    avoid = tuple(x for x in (v.get("pattern"),) if isinstance(x, str))
+    for fmts in ((pf, vf), (pf,)):
+        out = formatted_strings(tuple(f for f in fmts if isinstance(f, str)), lo, hi, lengths, want, avoid)
+        if out:
+            return list(out)
+    return []
 
 
 def _pattern(ctx: WalkContext, p: Node, v: Node, pp: Any, vp: Any, cands: list[Any]) -> Issue:
@@ -240,54 +256,55 @@ def _pattern(ctx: WalkContext, p: Node, v: Node, pp: Any, vp: Any, cands: list[A
 
 # -- format --------------------------------------------------------------------------------------------------
 def formats(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
-    """``format`` dropped or changed: breaks format-checking hosts (witness checked per TS profile)."""
-    if "format" not in p and "format" not in v:
-        return []
-    out: list[Issue] = []
-    base = ctx.sample_p(p)
+    """``format`` dropped or changed: breaks format-checking hosts (witness checked per TS profile). Formats no
+    host asserts never get here: normalization drops them (``settle.finish``)."""
     pf, vf = p.get("format"), v.get("format")
-    if pf != vf and vf is not None:
-        w = NO_WITNESS
-        # a value of P's own format (date-time where V says date) comes first: it is what P's side sends
-        own = FORMAT_SAMPLES.get(pf) if isinstance(pf, str) else None
-        for cand in [
-            *([own] if own else []),
-            "not-a-" + str(vf).replace("-", ""),
-            "not a valid value",
-            "%%%",
-            "x",
-            base,
-            3_000_000_000,
-            2**63,
-            0.5,
-            -1,
-        ]:
-            if (
-                cand is not NO_WITNESS
-                and ctx.valid(ctx.p_doc, p, cand)
-                and any(
-                    ctx.valid(ctx.v_doc, v, cand, prof) is False and ctx.rejected_for(v, cand, "format", prof)
-                    for prof in _FORMAT_CHECKING
-                )
-            ):
-                w = cand
-                break
-        out.append(
-            Issue(
-                "format",
-                ["format"] if pf else [],
-                ["format"],
-                pf,
-                vf,
-                Text.of(
-                    (
-                        "format {vf} in the {V} schema, {value} in the {P} schema: "
-                        "format-checking hosts reject values outside it"
-                    ),
-                    vf=short(vf),
-                    value=short(pf) if pf else "none",
+    if pf == vf or vf is None:
+        return []
+    w = _format_witness(ctx, p, v, pf, vf)
+    return [
+        Issue(
+            "format",
+            ["format"] if pf else [],
+            ["format"],
+            pf,
+            vf,
+            Text.of(
+                (
+                    "format {vf} in the {V} schema, {value} in the {P} schema: "
+                    "format-checking hosts reject values outside it"
                 ),
-                w,
-            )
+                vf=short(vf),
+                value=short(pf) if pf else "none",
+            ),
+            w,
         )
-    return out
+    ]
+
+
+def _format_witness(ctx: WalkContext, p: Node, v: Node, pf: Any, vf: Any) -> Any:
+    """A value P's node declares for the format-checking hosts (its own format, its pattern and bounds met) that
+    V's ``format`` rejects for as many of them as possible; ``NO_WITNESS`` when none is found."""
+    lo, hi = int_or(p.get("minLength"), 0), p.get("maxLength") if isinstance(p.get("maxLength"), int) else None
+    pattern = p.get("pattern")
+    want = (pattern,) if isinstance(pattern, str) else ()
+    cands: list[Any] = []
+    if isinstance(pf, str):
+        # values of P's own format first (date-time where V says date): what P's side sends
+        cands += formatted_strings((pf,), lo, hi, (lo,), want)[:96]
+        own = FORMAT_SAMPLES.get(pf)
+        cands += [own] if own else []
+    cands += [x for pat in want for x in regex_examples(pat)]
+    cands += ["not-a-" + str(vf).replace("-", ""), "not a valid value", "%%%", "x", ctx.sample_p(p)]
+    cands += [3_000_000_000, 2**63, 0.5, -1]
+    best: list[str] = []
+    chosen = NO_WITNESS
+    for cand in cands:
+        if cand is NO_WITNESS:
+            continue
+        hosts = ctx.witness_hosts(p, v, cand, "format", _FORMAT_CHECKING)
+        if len(hosts) > len(best):
+            best, chosen = hosts, cand
+            if len(hosts) == len(_FORMAT_CHECKING):
+                break
+    return chosen

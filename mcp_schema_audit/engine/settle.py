@@ -16,7 +16,13 @@ from typing import Any, TypeGuard
 
 from mcp_schema_audit.engine.issue import canon, value_key
 from mcp_schema_audit.engine.nodes import ASSERTIONS, KEYWORDS_OF_TYPE, TYPED_KEYWORDS, Node, Tokens, union_branches
-from mcp_schema_audit.schema import SchemaDoc, json_type
+from mcp_schema_audit.engine.vacuous import (
+    accepts_every_name,
+    accepts_no_string,
+    accepts_nothing,
+    search_always_succeeds,
+)
+from mcp_schema_audit.schema import SchemaDoc, format_type, json_type, type_set
 
 #: The interoperability limit of JSON numbers (RFC 7493 §2.2, I-JSON): ±(2^53−1).
 INTEROP_LIMIT = 2**53 - 1
@@ -79,6 +85,23 @@ def type_list(node: dict[str, Any]) -> list[str] | None:
     return None
 
 
+def value_set(node: dict[str, Any]) -> list[Any] | None:
+    """The closed value set of ``node`` (const, enum, or a null/boolean-only type), filtered by its
+    own ``type``; None when values are not enumerable."""
+    ts = type_set(node)
+    if "const" in node:
+        vals = [node["const"]]
+    elif isinstance(node.get("enum"), list):
+        vals = list(node["enum"])
+    elif ts is not None and ts and ts <= {"null", "boolean"}:
+        vals = ([None] if "null" in ts else []) + ([True, False] if "boolean" in ts else [])
+    else:
+        return None
+    if ts is not None:
+        vals = [x for x in vals if json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)]
+    return vals
+
+
 def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     """Drop no-ops, fold ``enum``/``const`` with their type, make integer bounds inclusive, set the
     interoperability bounds aside, split a ``type`` list into branches. Idempotent. ``merged``: the node
@@ -88,13 +111,18 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     for kw in _OPEN_WHEN_TRUE:
         if kw in node and tolerant(node[kw]) is True:
             del node[kw]
+    if isinstance(node.get("pattern"), str) and search_always_succeeds(node["pattern"]):
+        del node["pattern"]  # found in every string (``a*``, ``x?``, ``(a|)``): it accepts every string
     pn = node.get("propertyNames")
-    if (
-        isinstance(pn, dict)
-        and {k for k in pn if k in ASSERTIONS} == {"type"}
-        and (pn.get("type") == "string" or isinstance(pn.get("type"), list) and "string" in pn["type"])
-    ):
-        del node["propertyNames"]  # property names are always strings
+    if isinstance(pn, dict) and accepts_every_name({k: v for k, v in pn.items() if k in ASSERTIONS}):
+        del node["propertyNames"]  # property names are always strings, and these keywords accept every one
+    elif "propertyNames" in node and accepts_no_string(pn):
+        # no name is accepted: the object has no property (maxProperties 0, found at propertyNames)
+        origin = node.where(["propertyNames"])
+        del node["propertyNames"]
+        if not (is_number(node.get("maxProperties")) and node["maxProperties"] <= 0):
+            node["maxProperties"] = 0
+            node.origin["maxProperties"] = origin
     for kw in ("minLength", "minItems", "minProperties"):
         if node.get(kw) == 0 and not isinstance(node.get(kw), bool):
             del node[kw]
@@ -118,6 +146,8 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     types = type_list(node)
     if isinstance(node.get("type"), list) and types is not None and len(types) == 1:
         node["type"] = types[0]
+    if "format" in node and not _format_asserted(node["format"], types):
+        del node["format"]  # a format no host asserts on the node's types constrains nothing
     values = node.get("enum") if isinstance(node.get("enum"), list) else ([node["const"]] if "const" in node else None)
     if values is not None:
         return _fold_values(node, values, types, doc, merged)
@@ -131,9 +161,21 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
             _inclusive_bounds(node, integer=types == ["integer"])
         if len(types) > 1:
             return _split(node, types, doc)
+        if accepts_nothing(node, types):
+            return False  # a node with an empty value set (minimum above maximum, …) accepts nothing
     elif any(k in node for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
         _inclusive_bounds(node, integer=False)
     return node
+
+
+def _format_asserted(fmt: Any, types: list[str] | None) -> bool:
+    """Does some host profile assert ``format: fmt`` on a value of one of ``types`` (None: every type)? A format
+    ajv-formats does not define (or one that accepts every value) binds no host, and a format binds only the JSON
+    type it is defined for (a string format on an integer passes, as Ajv compiles it)."""
+    kind = format_type(fmt)
+    if kind is None:
+        return False
+    return types is None or any(t == kind or (kind == "number" and t == "integer") for t in types)
 
 
 def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: SchemaDoc, merged: bool = False) -> Any:
@@ -145,6 +187,7 @@ def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: Sc
         values = [x for x in values if value_key(x) in keys]
     if types is not None:
         values = [x for x in values if json_type(x) in types or (json_type(x) == "integer" and "number" in types)]
+    kept_by_type = bool(values)
     rest = {k: v for k, v in node.items() if k not in ("enum", "const", "type", "$id")}
     if rest and values and len(values) <= 1000:
         try:
@@ -153,9 +196,10 @@ def _fold_values(node: Node, values: list[Any], types: list[str] | None, doc: Sc
         except Exception:  # an uncompilable or hostile sibling decides nothing: values kept
             pass
     if not values:
-        # an intersection that leaves no value accepts nothing; a value set its own type contradicts in one
-        # schema object stays as written, for the walk to report (it accepts nothing either)
-        return False if merged else node
+        # no value is left: the node accepts nothing (an intersection, or a type beside a disjoint enum), unless
+        # Python alone dropped the values for a keyword hosts read differently: then it stays, for the walk
+        typed_out = not kept_by_type
+        return False if merged or typed_out or not any(k in canon(rest) for k in _HOST_SENSITIVE) else node
     out = Node({kw: values[0] if kw == "const" else values}, node.at, {kw: node.where([kw])})
     if any(k in canon(rest) for k in _HOST_SENSITIVE):
         # Python filtered the values; hosts reading these keywords differently (ECMAScript regexes,

@@ -21,13 +21,13 @@ from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
+from mcp_schema_audit.engine.settle import value_set
 from mcp_schema_audit.engine.values import (
     rejecting_keyword,
     sample_typed,
     type_candidates,
     types_of,
     types_overlap,
-    value_set,
 )
 from mcp_schema_audit.engine.witness import samples_p
 from mcp_schema_audit.schema import json_type, type_set
@@ -55,6 +55,7 @@ def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: in
     matched_v: set[int] = set()
     taken: dict[int, int] = {}  # V branch → how many P branches were paired with it perfectly
     results: list[tuple[Any, int | None, list[Issue], int]] = []
+    new_types: list[tuple[Any, Issue]] = []  # P branches no V branch covers, with their issue
     for pb in bp:
         pvals = value_set(pb)
         if pvals is not None:
@@ -86,16 +87,22 @@ def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: in
     for pb, paired, trial, _ in results:
         hard = any(RULE_SEVERITY_FOR_KIND.get(i.kind) == "breaking" for i in trial)
         if paired is None or (hard and taken.get(paired, 0) > 0 and len(bp) > len(bv)):
-            issues.append(_new_branch(ctx, pb, bv, v_node, paired is None and len(bv) == 1, trial))
+            issue = _new_branch(ctx, pb, bv, v_node, paired is None and len(bv) == 1, trial)
+            new_types.append((pb, issue))
+            issues.append(issue)
             continue
         trial = [j for j in (_repick(ctx, i, pb, v_node) for i in trial) if j is not None]
         if any("null" in (types_of(b) or ()) for b in bp):
             # "the V side also takes null on Ajv": so does the P union, in another branch
             trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path[-1:] == ["nullable"])]
         issues.extend(trial)
+    # a type branch of P that no V branch takes replaces V's unmatched type branches: one change, one finding
+    replaced = any(i.kind == "type-extra-p" and not i.inst and set(pb) <= {"type"} for pb, i in new_types)
     for vi, vb in enumerate(bv):
         if vi not in matched_v:
             pure = set(vb) <= {"type"}
+            if pure and replaced:
+                continue
             kind: IssueKind = "type-extra-v" if pure else "branch-extra-v"
             issues.append(
                 Issue(

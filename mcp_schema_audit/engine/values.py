@@ -5,7 +5,7 @@ whole normalized node, so ``value_issues`` answers alone when a side lists value
 ``type_issues`` gives the types both sides allow, which decide the type-specific families that
 follow. Every change is one issue with its own witness, chosen with the keyword
 (``WalkContext.pick``), so accepting one finding never hides another. The readings here
-(``value_set``, ``types_of``, ``types_overlap``) serve the other families too.
+(``value_set``, from ``settle``; ``types_of``, ``types_overlap``) serve the other families too.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
+from mcp_schema_audit.engine.decompose import listed_values, structural_values
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short, value_key
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import bound, number_candidates, string_candidates
-from mcp_schema_audit.engine.settle import is_number
+from mcp_schema_audit.engine.settle import is_number, value_set
 from mcp_schema_audit.schema import DEFAULT_DIALECT, SchemaDoc, json_type, type_set
 from mcp_schema_audit.schema.doc import host_sensitive_text
 from mcp_schema_audit.wording import Text
@@ -30,23 +31,6 @@ _TYPE_ORDER = ("string", "integer", "boolean", "object", "array", "null", "numbe
 def allowed(ts: set[str], t: str) -> bool:
     """Does the type set ``ts`` take values of type ``t`` (an integer is a number)?"""
     return t in ts or (t == "integer" and "number" in ts)
-
-
-def value_set(node: dict[str, Any]) -> list[Any] | None:
-    """The closed value set of ``node`` (const, enum, or a null/boolean-only type), filtered by its
-    own ``type``; None when values are not enumerable."""
-    ts = type_set(node)
-    if "const" in node:
-        vals = [node["const"]]
-    elif isinstance(node.get("enum"), list):
-        vals = list(node["enum"])
-    elif ts is not None and ts and ts <= {"null", "boolean"}:
-        vals = ([None] if "null" in ts else []) + ([True, False] if "boolean" in ts else [])
-    else:
-        return None
-    if ts is not None:
-        vals = [x for x in vals if json_type(x) in ts or (json_type(x) == "integer" and "number" in ts)]
-    return vals
 
 
 def types_of(node: dict[str, Any]) -> set[str] | None:
@@ -237,7 +221,9 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
             )
         )
     missing = [t for t in sorted(tv) if not allowed(tp, t) and not (t == "number" and "integer" in tp)]
-    if missing:
+    if missing and not issues:
+        # types only V takes, beside none only P has: the type widened (inputs) or narrowed (outputs). Beside a type
+        # only P has, it is the same change (the type was replaced), which that finding already reports
         issues.append(
             Issue(
                 "type-extra-v",
@@ -256,13 +242,14 @@ def type_issues(ctx: WalkContext, p: Node, v: Node) -> tuple[list[Issue], set[st
 
 
 # -- enum and const ------------------------------------------------------------------------------------------
-def value_issues(ctx: WalkContext, p: Node, v: Node) -> list[Issue] | None:
+def value_issues(ctx: WalkContext, p: Node, v: Node, depth: int = 0) -> list[Issue] | None:
     """``enum``/``const`` compared (normalized nodes: a value set stands for its whole node); None when
     neither side lists values (the caller compares types and the other keywords).
 
     Issues in order: each value of P that V rejects (a value V does not list, or one its other keywords
     reject), values of a type V does not take (one issue per type), then V's extra values or P's closed
-    set where V has none."""
+    set where V has none. Where V lists objects and P declares them by structure, V's objects are compared as
+    structures (``decompose.structural_values``)."""
     if not any(k in node for node in (p, v) for k in ("enum", "const")):
         return None
     pv, vv = value_set(p), value_set(v)
@@ -283,7 +270,8 @@ def value_issues(ctx: WalkContext, p: Node, v: Node) -> list[Issue] | None:
         ]
     if pv is None:
         assert vv is not None
-        return _enum_only_v(ctx, p, v, vv, kw_v)
+        structural = structural_values(ctx, p, v, vv, kw_v, depth)
+        return structural if structural is not None else _enum_only_v(ctx, p, v, vv, kw_v)
     out, by_type = _rejected_values(ctx, p, v, pv, vv, kw_p, kw_v)
     for t, xs in by_type.items():
         out.append(
@@ -306,6 +294,12 @@ def value_issues(ctx: WalkContext, p: Node, v: Node) -> list[Issue] | None:
                 delta={"type": t},
             )
         )
+    if vv is None and kw_p != "type" and not out:
+        # V declares by structure a closed set of values (a closed object whose properties list theirs) that
+        # are all P's: the same values, no enum introduced
+        listed = listed_values(ctx, v, side="v")
+        if listed is not None and {value_key(x) for x in listed} <= {value_key(x) for x in pv}:
+            return out
     return out + _unmatched_sets(p, v, pv, vv, kw_p, kw_v, out)
 
 

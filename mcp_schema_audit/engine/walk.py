@@ -84,7 +84,7 @@ def compare_pair(
     try:
         p_here = p_at if p_at is not None else getattr(pn, "at", ())
         v_here = v_at if v_at is not None else getattr(vn, "at", ())
-        issues = _dedupe([_absolute(i, pn, vn, p_here, v_here) for i in _compare(ctx, pn, vn, depth)])
+        issues = _dedupe([_absolute(i, pn, vn, p_here, v_here) for i in _compare(ctx, pn, vn, depth, v is False)])
     finally:
         ctx.active.discard(key)
     ctx.memo[key] = (pn, vn, issues)
@@ -120,9 +120,10 @@ def _dedupe(issues: list[Issue]) -> list[Issue]:
     return out
 
 
-def _compare(ctx: WalkContext, p: Any, v: Any, depth: int) -> list[Issue]:
+def _compare(ctx: WalkContext, p: Any, v: Any, depth: int, v_literal: bool = True) -> list[Issue]:
     """A normalized pair: ``false`` on either side, a union on either side (``unions.union``), else one plain
-    node on each side (``compare_single``). A side that is not a schema is ``invalid``."""
+    node on each side (``compare_single``). A side that is not a schema is ``invalid``. ``v_literal``: V's node
+    is ``false`` as written (else its keywords admit no value: normalization made it ``false``)."""
     if p is False:
         return []
     # a normalized schema object is a ``Node`` (``true`` normalizes to one too)
@@ -130,7 +131,12 @@ def _compare(ctx: WalkContext, p: Any, v: Any, depth: int) -> list[Issue]:
         return [Issue("invalid", [], [], p, v, Text("subschema is neither an object nor a boolean"))]
     if v is False:
         w = ctx.sample_p(p)
-        return [Issue("type-extra-p", [], [], p, False, Text("the {V} schema is false and accepts nothing"), w)]
+        why = (
+            Text("the {V} schema is false and accepts nothing")
+            if v_literal
+            else Text("no value meets the {V} schema's keywords: it accepts nothing")
+        )
+        return [Issue("type-extra-p", [], [], p, False, why, w)]
     up, uv = union_branches(p), union_branches(v)
     if up is not None or uv is not None:
         return unions.union(ctx, up[1] if up else [p], uv[1] if uv else [v], v, depth)
@@ -242,7 +248,7 @@ def compare_single(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue
     then ``enum``/``const`` (which answer alone when a side lists values), then ``type``; when both sides
     still allow some type, each family of ``FAMILIES`` that applies, in order."""
     issues: list[Issue] = values.nullable(p, v)
-    listed = values.value_issues(ctx, p, v)
+    listed = values.value_issues(ctx, p, v, depth)
     if listed is not None:
         return issues + listed
     type_issues, common = values.type_issues(ctx, p, v)

@@ -17,7 +17,8 @@ from mcp_schema_audit.engine.context import WalkContext, Wrap
 from mcp_schema_audit.engine.issue import NO_WITNESS
 from mcp_schema_audit.engine.nodes import array_layout, names
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.engine.values import types_of, value_set
+from mcp_schema_audit.engine.settle import value_set
+from mcp_schema_audit.engine.values import types_of
 from mcp_schema_audit.schema import RefError
 
 #: Keywords of P's node left out of its samples with other subschemas merged in (``samples_p``).
@@ -117,6 +118,15 @@ def _keep_contains(
     v_items: Any,
 ) -> list[Any]:
     """``arr`` (``child`` at ``index``, where ``replaced`` was) made to meet P's ``contains`` again."""
+    # too many items match now (maxContains): the others that match give way, one by one, to an item that does not
+    unmatched = common(ctx, {"allOf": [p_items, {"not": p["contains"]}]}, v_items)
+    if unmatched is not NO_WITNESS:
+        fixed = list(arr)
+        for j, item in enumerate(arr):
+            if j != index and ctx.valid(ctx.p_doc, p["contains"], item):
+                fixed[j] = unmatched
+                if ctx.valid(ctx.p_doc, p, fixed):
+                    return fixed
     # P's contains may have been met by the item the child replaced: add such items after it, as many
     # as P's minContains asks for
     kept = common(ctx, {"allOf": [p_items, p["contains"]]}, v_items)

@@ -43,7 +43,14 @@ from mcp_schema_audit.schema.dialects import (
     type_set,
 )
 from mcp_schema_audit.schema.doc import SchemaDoc
-from mcp_schema_audit.schema.hosts import ajv_format_checker, js_numbers
+from mcp_schema_audit.schema.formats import (
+    AJV_FORMATS,
+    ajv_conforms,
+    ajv_format_checker,
+    asserting_profiles,
+    format_type,
+)
+from mcp_schema_audit.schema.hosts import js_numbers
 from mcp_schema_audit.schema.regex import (
     REGEX_STEP_BUDGET,
     REGEX_TIMEOUT_S,
@@ -69,11 +76,15 @@ __all__ = [
     "SchemaCompileError",
     "SchemaCostError",
     "SchemaDoc",
+    "AJV_FORMATS",
+    "ajv_conforms",
     "ajv_format_checker",
+    "asserting_profiles",
     "dialect_of",
     "dialect_sensitive",
     "ecma_compile_error",
     "ecma_search",
+    "format_type",
     "inplace_cost",
     "js_numbers",
     "json_type",

@@ -36,7 +36,8 @@ from mcp_schema_audit.schema.dialects import (
     RefError,
     dialect_of,
 )
-from mcp_schema_audit.schema.hosts import ajv_format_checker, ajv_ref_siblings, host_class
+from mcp_schema_audit.schema.formats import ajv_format_checker
+from mcp_schema_audit.schema.hosts import ajv_ref_siblings, host_class
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
 

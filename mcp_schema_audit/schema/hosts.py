@@ -4,18 +4,16 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Collection, Hashable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_schema_audit.schema.ajv import AJV_RULES, AjvKind, ajv_always_valid
 from mcp_schema_audit.schema.dialects import JS_SAFE
-from mcp_schema_audit.schema.regex import ecma_compile_error, ecma_search, python_found
+from mcp_schema_audit.schema.regex import ecma_search, python_found
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from jsonschema import FormatChecker
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
     from referencing._core import Resolver  # the class of Registry.resolver() (not exported by referencing)
@@ -438,61 +436,3 @@ def ajv_ref_siblings(schema: Any, depth: int = 0) -> Any:
         ref = out.pop("$ref")
         out["allOf"] = [{"$ref": ref}] + (out["allOf"] if isinstance(out.get("allOf"), list) else [])
     return out
-
-
-_AJV_FORMAT_CHECKER: FormatChecker | None = None
-
-
-_FORMAT_PATTERNS = {
-    "uuid": r"^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
-    "duration": r"^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$",
-    "byte": r"^(?:[a-z0-9+/]{4})*(?:[a-z0-9+/]{2}==|[a-z0-9+/]{3}=)?$",
-    "date": r"^\d\d\d\d-[0-1]\d-[0-3]\d$",
-    "hostname": r"^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$",
-    "uri": r"^[a-z][a-z0-9+\-.]*:[^\s]*$",
-    "url": r"^(?:https?|ftp):\/\/[^\s]+$",
-    "json-pointer": r"^(?:\/(?:[^~/]|~0|~1)*)*$",
-    "relative-json-pointer": r"^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$",
-}
-
-
-_AJV_Z_ANCHOR = re.compile(r"[^\\]\\Z")
-
-
-def ajv_format_checker() -> FormatChecker:
-    """A jsonschema ``FormatChecker`` approximating ajv-formats (what the TS SDKs enforce).
-
-    Starts from every format jsonschema can check here and adds ajv-formats' ``uuid``, ``duration``,
-    ``byte``, ``int32``/``int64``, ``float``/``double``, ``url`` and case-insensitive patterns;
-    ``regex`` is ajv-formats' check (an ECMAScript regex without the ``u`` flag, no ``\\Z``).
-    """
-    global _AJV_FORMAT_CHECKER
-    if _AJV_FORMAT_CHECKER is None:
-        import re
-
-        from jsonschema import FormatChecker
-
-        checker = FormatChecker()
-        for name, pattern in _FORMAT_PATTERNS.items():
-            rx = re.compile(pattern, re.IGNORECASE)
-            checker.checkers[name] = ((lambda rx: lambda v: not isinstance(v, str) or bool(rx.match(v)))(rx), ())  # noqa: B023
-
-        def int_range(bits: int) -> Callable[[object], bool]:
-            lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-            return lambda v: (
-                not isinstance(v, (int, float)) or isinstance(v, bool) or (float(v).is_integer() and lo <= v <= hi)
-            )
-
-        checker.checkers["int32"] = (int_range(32), ())
-        checker.checkers["int64"] = (int_range(64), ())
-        # ajv-formats formats.ts ``regex``: no "\\Z" anchor, and ``new RegExp(str)`` (no ``u`` flag) compiles
-        checker.checkers["regex"] = (
-            lambda v: (
-                not isinstance(v, str) or (not _AJV_Z_ANCHOR.search(v) and ecma_compile_error(v, unicode=False) is None)
-            ),
-            (),
-        )
-        checker.checkers["float"] = (lambda v: True, ())
-        checker.checkers["double"] = (lambda v: True, ())
-        _AJV_FORMAT_CHECKER = checker
-    return _AJV_FORMAT_CHECKER

@@ -11,6 +11,10 @@
 //              draft-07/06 -> ajv (draft-07); any other URI -> "unsupported dialect" (compile error).
 //   Both: {strict:false, validateFormats:true, validateSchema:false, allErrors:true} + ajv-formats.
 //
+// A line {"formats": true} is answered with ajv-formats' own table instead: {"names": [its format names],
+// "regexes": {name: [source, flags]} for the formats that are regular expressions, "text": its formats.js}
+// (tests/test_ajv_crosscheck.py compares the engine's port, mcp_schema_audit/schema/formats.py, with it).
+//
 // ajv and ajv-formats are resolved from $AJV_PREFIX (an `npm install --prefix` directory), else from the
 // current working directory, else via NODE_PATH -- not from this file's location, so the repository
 // needs no node_modules.
@@ -28,6 +32,18 @@ const Ajv07 = load("ajv");
 const Ajv2019 = load("ajv/dist/2019");
 const Ajv2020 = load("ajv/dist/2020");
 const addFormats = load("ajv-formats");
+const formatsModule = require("ajv-formats/dist/formats");
+
+function formatTable() {
+  const regexes = {};
+  for (const [name, def] of Object.entries(formatsModule.fullFormats)) {
+    const rx = def instanceof RegExp ? def : def && def.validate instanceof RegExp ? def.validate : null;
+    if (rx) regexes[name] = [rx.source, rx.flags];
+  }
+  const fs = require("node:fs");
+  const text = fs.readFileSync(require.resolve("ajv-formats/dist/formats"), "utf8");
+  return { names: formatsModule.formatNames, regexes, text };
+}
 
 const OPTIONS = { strict: false, validateFormats: true, validateSchema: false, allErrors: true };
 
@@ -84,7 +100,12 @@ for await (const line of rl) {
   if (!line.trim()) continue;
   let out;
   try {
-    const { schema, instance, profile } = JSON.parse(line);
+    const request = JSON.parse(line);
+    if (request.formats === true) {
+      process.stdout.write(JSON.stringify(formatTable()) + "\n");
+      continue;
+    }
+    const { schema, instance, profile } = request;
     const key = profile + "\u0000" + JSON.stringify(schema);
     let entry = cache.get(key);
     if (entry === undefined) {
