@@ -13,14 +13,16 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import action_servers  # (tracked start-command processes, port owners)
 
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
@@ -191,8 +193,6 @@ def repo_prefix() -> str:
 def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
     Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
-    import sys
-
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
     try:
@@ -225,14 +225,32 @@ def started_server(
     timeout_s: float = 60.0,
     secrets: tuple[str, ...] = (),
 ) -> Iterator[None]:
-    """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
-    accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
-    (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
-    when it exits first or is not listening within ``timeout_s`` seconds."""
+    """Start ``command`` (``/bin/sh -c``, its own session) in ``cwd`` and wait until ``url``'s host and port
+    accept TCP connections; stop every process it started afterwards, whatever its leader did (its group,
+    its session, daemons that came back to this process: ``action_servers.Tracked``; SIGTERM, 5 s, SIGKILL).
+
+    Raises ``BaseError`` (exit 3, quoting the server's last output lines with every value of ``secrets``
+    replaced by ``***``) when something already listens on that port before the start (an earlier side's
+    server still running would be captured instead), when the start-command fails or leaves no process
+    before the port accepts connections, when it is not listening within ``timeout_s`` seconds, or when
+    the port is held by a process that the start-command did not start. When the owner of the port
+    cannot be told (no ``/proc``, a container's published port, another user's process) a line on stderr
+    says so."""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    if action_servers.listening(host, port):
+        owners = action_servers.port_owners(port)
+        held = (
+            f" (by pid {', '.join(f'{p} {action_servers.command_name(p)}' for p in sorted(owners))})" if owners else ""
+        )
+        raise BaseError(
+            f"{what}: port {port} on {host} is already in use{held} before start-command runs: "
+            "the capture would reach that server instead of the one started here (stop it, or use another port)",
+            3,
+        )
     log = tempfile.TemporaryFile()  # noqa: SIM115 (it outlives this function: the server writes to it)
+    before = action_servers.children_of_self()
     proc = subprocess.Popen(
         ["/bin/sh", "-c", command],
         cwd=cwd,
@@ -242,6 +260,7 @@ def started_server(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    tracked = action_servers.Tracked(proc, before)
 
     def output() -> str:
         log.seek(0)
@@ -253,29 +272,43 @@ def started_server(
 
     try:
         deadline = time.monotonic() + timeout_s
-        while True:
-            if proc.poll() is not None:
+        while not action_servers.listening(host, port):
+            code = proc.poll()
+            if code is not None and (code != 0 or not tracked.any_alive()):
                 raise BaseError(
-                    f"{what}: start-command exited with {proc.returncode} before {host}:{port} "
-                    f"accepted connections: {output()}",
+                    f"{what}: start-command exited with {code}"
+                    + (" and left no process running" if code == 0 else "")
+                    + f" before {host}:{port} accepted connections: {output()}",
                     3,
                 )
-            try:
-                with socket.create_connection((host, port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise BaseError(
-                        f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after start-command: {output()}", 3
-                    ) from None
-                time.sleep(0.1)
+            if time.monotonic() > deadline:
+                raise BaseError(
+                    f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after start-command: {output()}", 3
+                )
+            time.sleep(0.1)
+        _check_owner(tracked, port, what)
         yield
     finally:
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-            if proc.poll() is not None:
-                break
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=wait)
+        left = tracked.stop()
         log.close()
+        if left:
+            sys.stderr.write(f"schema-audit: {what}: processes {left} outlived SIGKILL\n")
+        elif action_servers.listening(host, port):
+            sys.stderr.write(f"schema-audit: {what}: {host}:{port} still accepts connections after its stop\n")
+
+
+def _check_owner(tracked: action_servers.Tracked, port: int, what: str) -> None:
+    """Raise ``BaseError`` (exit 3) when ``port`` is held by a process outside ``tracked``; say on stderr when
+    the owner cannot be told."""
+    owners = action_servers.port_owners(port)
+    if owners is None:
+        sys.stderr.write(
+            f"schema-audit: {what}: cannot tell which process listens on port {port} (no /proc, a container's "
+            "published port, or another user's process); it was free before start-command ran\n"
+        )
+        return
+    ours = tracked.members()
+    foreign = sorted(owners - ours)
+    if foreign and not owners & ours:
+        names = ", ".join(f"{p} {action_servers.command_name(p)}" for p in foreign)
+        raise BaseError(f"{what}: port {port} is held by pid {names}, not by a process of start-command", 3)

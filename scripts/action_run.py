@@ -78,6 +78,7 @@ from mcp_schema_audit.snapshot.store import is_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
+import action_servers  # noqa: E402  (start-command processes tracked and stopped as a whole)
 from action_inputs import (  # noqa: E402  (every input, parsed)
     EXTRA_FORMATS,
     ActionError,
@@ -406,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if lenient_flag("summary", True) else None
     label = approval_label()
     publish_cli()
+    action_servers.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
     try:
         result = run()
     except ActionError as exc:
