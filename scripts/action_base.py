@@ -185,6 +185,13 @@ def worktree(sha: str) -> Iterator[Path]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def workflow_inert(text: str) -> str:
+    """``text`` with ``::`` and ``##[`` written ``:\\x3a`` and ``#\\x23[`` (as the package's
+    ``no_workflow_commands``): a command's output echoed to the log forges no workflow command (an annotation,
+    ``add-mask``, ``stop-commands``)."""
+    return text.replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
 def repo_prefix() -> str:
     """The current folder relative to the repository root (``""`` at the root, else ``sub/dir/``)."""
     return git("rev-parse", "--show-prefix")
@@ -209,7 +216,7 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
         )
     except subprocess.TimeoutExpired:
         raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
-    sys.stderr.write(proc.stdout)
+    sys.stderr.write(workflow_inert(proc.stdout))
     if proc.returncode != 0:
         tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])
         raise BaseError(f"{what} failed (exit {proc.returncode}): {tail or 'no output'}", 3)

@@ -71,7 +71,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.report.escape import inert
+from mcp_schema_audit.report.escape import inert, no_workflow_commands
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
 from mcp_schema_audit.snapshot.store import is_label
@@ -135,8 +135,8 @@ def _run(
         raise ActionError(f"cannot run the schema-audit CLI ({cmd[0]}): {exc.strerror}", 4) from None
     except subprocess.TimeoutExpired:
         raise ActionError(f"{what} did not finish within {timeout:.0f} s", 3) from None
-    if proc.stderr:
-        sys.stderr.write(proc.stderr)
+    if proc.stderr:  # echoed inert: a server's stderr quoted by the CLI forges no workflow command in the log
+        sys.stderr.write("".join(no_workflow_commands(inert(ln)) + "\n" for ln in proc.stderr.splitlines()))
     if proc.returncode not in ok:
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         detail = lines[-1] if lines else f"exit code {proc.returncode}"

@@ -20,10 +20,10 @@ from mcp_schema_audit.words import join_words, plural
 def err(message: str) -> None:
     """One line on stderr (``schema-audit: …``), control characters escaped; nothing (never an exception) when
     stderr cannot take it (closed, a full disk): the exit code still tells."""
-    from mcp_schema_audit.report.escape import inert
+    from mcp_schema_audit.report.escape import inert, no_workflow_commands
 
-    try:
-        sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
+    try:  # one line, whatever it quotes; no workflow command in it (a server's stderr is quoted here)
+        sys.stderr.write(f"schema-audit: {no_workflow_commands(' '.join(inert(message).splitlines()))}\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
