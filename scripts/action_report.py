@@ -55,6 +55,7 @@ class Result:
     base_revision: str = ""  #: the commit captured as OLD (base-ref mode)
     base_snapshot: str = ""  #: OLD as given to diff (the base input, or the captured base.json)
     note: str = ""  #: why nothing was compared (a first release)
+    policy: str = ""  #: the summary's policy section (the pull request's overrides that lower the gate)
     checks: list[Checked] = field(default_factory=list)  #: each configuration's outcome
 
 

@@ -39,8 +39,11 @@ combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (mor
 (``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``, default → the
 Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
-carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the
-``exit-code`` output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
+carries it, a failed gate passes. ``INPUT_POLICY`` (``base``, default, or ``pull-request``): whose
+configuration file decides the gate; by default the base revision's (read with ``git show``), the pull
+request's own only when it lowers nothing or carries the approval label (``action_policy.py``); overrides that
+lower it are in the summary. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the ``exit-code``
+output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
 into ``$RUNNER_TEMP/schema-audit-venv``, that venv's ``bin`` folder is appended to ``$GITHUB_PATH``, so later
 steps of the job can run ``schema-audit`` (e.g. ``schema-audit probe``). Boolean inputs read
 true/yes/on/1 and false/no/off/0 in any case; every input is parsed before anything runs, and a bad one
@@ -78,6 +81,7 @@ from mcp_schema_audit.snapshot.store import is_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
+import action_policy  # noqa: E402  (whose configuration decides the gate)
 import action_servers  # noqa: E402  (start-command processes tracked and stopped as a whole)
 from action_inputs import (  # noqa: E402  (every input, parsed)
     EXTRA_FORMATS,
@@ -145,9 +149,13 @@ def _run(
     return proc
 
 
-def _check_snapshot_ref(ref: str, what: str) -> None:
-    """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)."""
-    located = [opt for key in ("config", "store") if input_value(key) for opt in (f"--{key}", input_value(key))]
+def _check_snapshot_ref(ref: str, what: str, config: str | None) -> None:
+    """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)
+    with the configuration file ``config`` (``None``: the default lookup)."""
+    located = [
+        *(["--config", config] if config else []),
+        *(["--store", input_value("store")] if input_value("store") else []),
+    ]
     try:
         _run(
             ["diff", "--format", "json", "--fail-on", "never", *located, "--", ref, ref],
@@ -288,6 +296,18 @@ def _check(
     checked.exit_code = 0 if checked.passed else 1
 
 
+def _pull_request_base() -> tuple[str | None, str]:
+    """The base revision of a pull request when ``base`` gives OLD as a snapshot: ``(sha, why)``, or
+    ``(None, "")`` outside a pull request or without the history."""
+    if os.environ.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
+        return None, ""
+    try:
+        found = action_base.resolve_base("", dict(os.environ))
+    except (action_base.BaseError, action_base.FirstRelease):
+        return None, ""
+    return found.sha, found.why
+
+
 def run() -> Result:
     """Do the work; raise ``ActionError`` for any failure (its code is the exit code).
 
@@ -349,13 +369,24 @@ def run() -> Result:
                 "input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
                 "captured the same way)"
             )
+    labelled = bool(approval_label()) and approval_label() in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
+    policy_sha, policy_why = (revision.sha, revision.why) if revision is not None else _pull_request_base()
+    policy = action_policy.decide(policy_sha, policy_why, labelled)
+    if policy.config and policy.config != input_value("config"):
+        opts += ["--config", policy.config]  # the last --config is the one diff reads
+    result.policy = policy.markdown()
+    for line in policy.lowering:
+        sys.stderr.write(
+            f"schema-audit: policy: the pull request lowers the gate "
+            f"({'applied' if policy.applied else 'not applied'}): {no_workflow_commands(inert(line))}\n"
+        )
     # a snapshot given by name must load before any install, build or capture runs: the same CLI reads it
     # the same way (store, config, git:REF:PATH); comparing it with itself is all but free
     for what, ref in [("input base", base)] + [
         (f"input snapshot{f' ({c.name})' if c.name else ''}", c.snapshot) for c in configs
     ]:
         if ref:
-            _check_snapshot_ref(ref, what)
+            _check_snapshot_ref(ref, what, policy.config)
     single = len(configs) == 1 and not configs[0].name
     checks = [Checked(cfg, out_dir if single else out_dir / cfg.name) for cfg in configs]
     env = dict(os.environ)
@@ -422,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"schema-audit: {result.note}\n")
         elif md_file:
             text = Path(md_file).read_text(encoding="utf-8")
-            append(summary, (approved_headline(text, label) if result.approved else text) + summary_tail(result, label))
+            headline = approved_headline(text, label) if result.approved else text
+            append(summary, headline + summary_tail(result, label) + result.policy)
         verdict = (
             "passed"
             if result.passed

@@ -1,13 +1,18 @@
 """Hostile inputs to the GitHub Action (scripts/action_run.py run as a subprocess with the runner's files):
-workflow commands forged through a server's stderr, and the error lines of the CLI that quote it."""
+workflow commands forged through a server's stderr, and the error lines of the CLI that quote it; a pull request
+that loosens its own configuration (in a temporary git repository with the runner's environment)."""
 
 from __future__ import annotations
 
+import html
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import PYTHON
-from test_action import SEED, run_action
+from test_action import SEED, run_action, seed_inputs
+from test_action_zero_setup import git
 
 # a stdio "server" that prints workflow commands on its stderr and exits before the handshake
 FORGER = (
@@ -41,3 +46,93 @@ def test_the_action_echoes_the_cli_stderr_without_workflow_commands(tmp_path: Pa
     # stdout holds the Action's own error annotation only
     assert [ln.split("::", 2)[1] for ln in _commands(r.stdout)] == ["error title=schema-audit"], r.stdout
     assert "##[" not in r.stdout
+
+
+# --- the gate's policy comes from the base revision ------------------------------------------------------------
+
+LOOSER = """fail_on = "never"
+hosts = ["python-sdk"]
+exclude_tools = ["debug_*"]
+
+[severity]
+"tool-removed" = "info"
+
+[[ignore]]
+rule = "*"
+reason = "trust me"
+"""
+
+
+@pytest.fixture(scope="module")
+def policy_repo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``main`` has a strict ``.schema-audit.toml``; the pull request's commit replaces it by a looser one."""
+    path = tmp_path_factory.mktemp("policy-repo")
+    git(path, "init", "-q", "-b", "main")
+    (path / ".schema-audit.toml").write_text('fail_on = "breaking"\n')
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "strict policy")
+    first = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-b", "feature")
+    (path / ".schema-audit.toml").write_text(LOOSER)
+    git(path, "commit", "-q", "-am", "looser policy")
+    return {"path": path, "first": first}
+
+
+def _pr_run(tmp_path: Path, repo: dict[str, Any], labels: list[str] | None = None, **inputs: str):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    event = {
+        "pull_request": {
+            "number": 3,
+            "labels": [{"name": n} for n in labels or []],
+            "base": {"ref": "main", "sha": repo["first"]},
+        }
+    }
+    return run_action(
+        tmp_path,
+        cwd=repo["path"],
+        event=event,
+        extra_env={"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"},
+        output_dir=str(tmp_path / "out"),
+        **seed_inputs(),
+        **inputs,
+    )
+
+
+def test_a_pull_request_cannot_lower_its_own_gate(policy_repo: dict[str, Any], tmp_path: Path):
+    r = _pr_run(tmp_path, policy_repo)
+    assert r.code == 1, (r.stderr, r.summary)
+    assert r.outputs["breaking"] == "13" and r.outputs["passed"] == "false"
+    assert "> **Policy:** this pull request changes the schema-audit configuration" in r.summary
+    shown = html.unescape(r.summary)
+    assert "the gate uses the base revision's configuration (merge base of HEAD with main)" in shown
+    for override in (
+        "fail_on breaking → never",
+        "hosts: ts-sdk-v1, ts-sdk-v2 no longer counted",
+        "exclude_tools adds debug_*",
+        "severity of tool-removed: breaking → info",
+        "ignore entry added: rule=*, reason=trust me",
+    ):
+        assert f"> - {override}" in shown, (override, shown)
+    assert "policy: the pull request lowers the gate (not applied): fail_on breaking → never" in r.stderr
+
+
+def test_the_approval_label_or_the_policy_input_applies_the_pull_requests_policy(
+    policy_repo: dict[str, Any], tmp_path: Path
+):
+    labelled = _pr_run(tmp_path / "label", policy_repo, labels=["schema-change-approved"])
+    assert labelled.code == 0, (labelled.stderr, labelled.summary)
+    assert labelled.outputs["breaking"] == "0" and ", and they apply:" in labelled.summary
+    trusted = _pr_run(tmp_path / "trusted", policy_repo, policy="pull-request")
+    assert trusted.code == 0 and trusted.outputs["breaking"] == "0", trusted.summary
+    assert "fail_on breaking → never" in html.unescape(trusted.summary)
+    bad = _pr_run(tmp_path / "bad", policy_repo, policy="mine")
+    assert bad.code == 2 and "input policy must be one of base, pull-request" in bad.summary
+
+
+def test_a_stricter_pull_request_policy_applies_at_once(policy_repo: dict[str, Any], tmp_path: Path):
+    stricter = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(policy_repo["path"]), str(stricter)], check=True)
+    (stricter / ".schema-audit.toml").write_text('fail_on = "info"\n')
+    r = _pr_run(tmp_path, {"path": stricter, "first": policy_repo["first"]})
+    assert r.code == 1 and "**Policy:**" not in r.summary, r.summary
+    assert r.outputs["info"] == "1"
