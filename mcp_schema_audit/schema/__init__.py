@@ -45,7 +45,6 @@ from mcp_schema_audit.schema.dialects import (
 from mcp_schema_audit.schema.doc import SchemaDoc
 from mcp_schema_audit.schema.hosts import ajv_format_checker, js_numbers
 from mcp_schema_audit.schema.regex import (
-    REGEX_STEP_BUDGET,
     REGEX_TIMEOUT_S,
     EcmaRegexError,
     RegexBudgetError,
@@ -53,6 +52,7 @@ from mcp_schema_audit.schema.regex import (
     ecma_search,
     safe_search,
 )
+from mcp_schema_audit.schema.regex_cost import REGEX_PROGRAM_LIMIT, REGEX_STEP_BUDGET
 
 __all__ = [
     "AJV_COMPILE_MAX_NODES",
@@ -61,6 +61,7 @@ __all__ = [
     "HOST_PROFILES",
     "INPLACE_BUDGET",
     "MODERN_ONLY_KEYWORDS",
+    "REGEX_PROGRAM_LIMIT",
     "REGEX_STEP_BUDGET",
     "REGEX_TIMEOUT_S",
     "EcmaRegexError",
