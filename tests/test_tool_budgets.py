@@ -40,7 +40,11 @@ def test_a_dependent_required_chain_stops_inside_the_tool_at_the_time_budget(tmp
     paths = _pair(
         tmp_path,
         {"type": "object", "properties": _props(n)},
-        {"type": "object", "properties": _props(n), "dependentRequired": {f"p{i}": [f"p{i + 1}"] for i in range(n - 1)}},
+        {
+            "type": "object",
+            "properties": _props(n),
+            "dependentRequired": {f"p{i}": [f"p{i + 1}"] for i in range(n - 1)},
+        },
     )
     code, report, err, took = _diff(paths, "--time-budget", "1")
     if code == 4:  # the guard fired inside the tool's walk: one line, no report
