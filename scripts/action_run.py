@@ -216,6 +216,18 @@ def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder:
     return str(target)
 
 
+def _no_symlink(folder: Path) -> Path:
+    """``folder`` when neither it nor any folder on its way is a symbolic link, else ``ActionError`` (exit 2): a
+    link committed as the output folder would make the Action delete and write report files outside the
+    workspace."""
+    here = Path(folder.anchor) if folder.is_absolute() else Path.cwd()
+    for part in folder.parts[1:] if folder.is_absolute() else folder.parts:
+        here = here / part
+        if here.is_symlink():
+            raise ActionError(f"output-dir {folder}: {here} is a symbolic link; give a real folder")
+    return folder
+
+
 def _check(
     cfg: Configuration,
     checked: Checked,
@@ -227,7 +239,7 @@ def _check(
     annotations: bool,
 ) -> None:
     """Capture (base and head), diff and write every report of one configuration into ``checked``."""
-    folder = checked.folder
+    folder = _no_symlink(checked.folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -345,7 +357,7 @@ def run() -> Result:
         formats.append("sarif")
     annotations = flag("annotations", True)
     configs = configurations()
-    out_dir = Path(input_value("output-dir", "schema-audit-report"))
+    out_dir = _no_symlink(Path(input_value("output-dir", "schema-audit-report")))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -136,3 +136,17 @@ def test_a_stricter_pull_request_policy_applies_at_once(policy_repo: dict[str, A
     r = _pr_run(tmp_path, {"path": stricter, "first": policy_repo["first"]})
     assert r.code == 1 and "**Policy:**" not in r.summary, r.summary
     assert r.outputs["info"] == "1"
+
+
+def test_an_output_folder_that_is_a_symlink_is_refused(tmp_path: Path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "reports").symlink_to(outside, target_is_directory=True)
+    for output_dir in ("reports", "reports/sub"):
+        r = run_action(work, cwd=work, output_dir=output_dir, **seed_inputs())
+        assert r.code == 2, (r.stderr, r.summary)
+        assert "is a symbolic link; give a real folder" in r.summary
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
