@@ -174,7 +174,8 @@ def worktree(sha: str) -> Iterator[Path]:
     def on_term(signum: int, frame: object) -> None:  # run the cleanup below on a cancelled job
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_term)
+    if previous in (signal.SIG_DFL, None):  # the Action's own handler (action_run) already ends the run cleanly
+        signal.signal(signal.SIGTERM, on_term)
     try:
         git("worktree", "add", "--detach", "--force", "--quiet", str(path), sha)
         yield path
@@ -183,6 +184,25 @@ def worktree(sha: str) -> Iterator[Path]:
         shutil.rmtree(parent, ignore_errors=True)
         git("worktree", "prune", check=False)
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_group(child: subprocess.Popen[str]) -> None:
+    """SIGTERM to ``child``'s process group (its session leader's), 5 s, then SIGKILL; nothing when it is gone."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            child.poll()
+            try:
+                os.killpg(child.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(timeout=5.0)
 
 
 def workflow_inert(text: str) -> str:
@@ -202,20 +222,23 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
+    child = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            ["/bin/sh", "-c", command],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            timeout=SETUP_TIMEOUT_S,
-            start_new_session=True,
-        )
+        out, _ = child.communicate(timeout=SETUP_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
+    finally:  # its whole process group, also after a timeout or a SIGTERM to the Action: no orphan left
+        _stop_group(child)
+    proc = subprocess.CompletedProcess(child.args, child.returncode, out, None)
     sys.stderr.write(workflow_inert(proc.stdout))
     if proc.returncode != 0:
         tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])

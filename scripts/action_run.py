@@ -69,6 +69,7 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,30 @@ from action_report import (  # noqa: E402  (summary, outputs, annotations, combi
     write_outputs,
 )
 
+#: Seconds the CLI gets to stop its server after the Action forwarded a SIGTERM (its own grace periods are 5 s).
+CHILD_GRACE_S = 30.0
+_CHILDREN: list[subprocess.Popen[str]] = []
+_CANCELLED: list[int] = []
+
+
+class Cancelled(BaseException):
+    """The Action got SIGTERM (a cancelled job): everything it started has been stopped; exit 143."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM: forwarded to a running CLI child, which stops its own server and exits (``_run`` then raises
+    ``Cancelled``); with none running, ``Cancelled`` at once (setup commands' and servers' process groups are
+    stopped on the way out by their context managers)."""
+    _CANCELLED.append(signum)
+    if len(_CANCELLED) > 1:
+        return  # already stopping: the clean-up under way must finish
+    if _CHILDREN:
+        for child in _CHILDREN:
+            with contextlib.suppress(OSError):
+                child.send_signal(signal.SIGTERM)
+        return
+    raise Cancelled()
+
 
 def _cli() -> list[str]:
     """The command that runs the CLI: ``SCHEMA_AUDIT_CLI`` split like a shell, else ``python -m mcp_schema_audit``
@@ -126,19 +151,28 @@ def _run(
     """Run the CLI; its stderr is echoed to ours. Raises ``ActionError`` (the CLI's code) when rc ∉ ``ok``."""
     cmd = _cli() + args
     try:
-        proc = subprocess.run(
+        child = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="replace",
-            timeout=timeout,
         )
     except FileNotFoundError as exc:
         raise ActionError(f"cannot run the schema-audit CLI ({cmd[0]}): {exc.strerror}", 4) from None
+    _CHILDREN.append(child)  # a SIGTERM to the Action is forwarded to it, and waited for (``_on_sigterm``)
+    try:
+        out, errors = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        child.terminate()
+        child.communicate(timeout=CHILD_GRACE_S)
         raise ActionError(f"{what} did not finish within {timeout:.0f} s", 3) from None
+    finally:
+        _CHILDREN.remove(child)
+    if _CANCELLED:
+        raise Cancelled()
+    proc = subprocess.CompletedProcess(cmd, child.returncode, out, errors)
     if proc.stderr:  # echoed inert: a server's stderr quoted by the CLI forges no workflow command in the log
         sys.stderr.write("".join(no_workflow_commands(inert(ln)) + "\n" for ln in proc.stderr.splitlines()))
     if proc.returncode not in ok:
@@ -451,8 +485,18 @@ def main(argv: list[str] | None = None) -> int:
     label = approval_label()
     publish_cli()
     action_servers.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGHUP, _on_sigterm)
     try:
         result = run()
+    except Cancelled:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the outputs are written once, whatever comes next
+        result = Result(exit_code=143)
+        message = "cancelled (SIGTERM): the CLI, the servers and the setup commands it started were stopped"
+        sys.stderr.write(f"schema-audit: {message}\n")
+        append(summary, f"### ⚠️ schema-audit was cancelled (exit 143)\n\n{md_escape(message)}\n")
+        write_outputs(result)
+        return 143
     except ActionError as exc:
         result = Result(exit_code=exc.code)
         message = str(exc)

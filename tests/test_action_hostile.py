@@ -5,13 +5,17 @@ that loosens its own configuration (in a temporary git repository with the runne
 from __future__ import annotations
 
 import html
+import json
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PYTHON
-from test_action import SEED, run_action, seed_inputs
+from conftest import PYTHON, ROOT
+from test_action import SCRIPT, SEED, run_action, seed_inputs
 from test_action_zero_setup import git
 
 # a stdio "server" that prints workflow commands on its stderr and exits before the handshake
@@ -150,3 +154,76 @@ def test_an_output_folder_that_is_a_symlink_is_refused(tmp_path: Path):
         assert r.code == 2, (r.stderr, r.summary)
         assert "is a symbolic link; give a real folder" in r.summary
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+
+
+# --- a cancelled job -----------------------------------------------------------------------------------------
+
+
+def _wait_for(path: Path, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and len(path.read_text().split()) >= count) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def _gone(pid: str) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def _action(tmp_path: Path, **inputs: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env.update(
+        GITHUB_EVENT_PATH=str(tmp_path / "event.json"),
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+        GITHUB_OUTPUT=str(tmp_path / "outputs.txt"),
+        **{"INPUT_" + k.upper(): v for k, v in inputs.items()},
+    )
+    return subprocess.Popen([PYTHON, str(SCRIPT)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.live
+def test_sigterm_is_forwarded_to_the_cli_which_stops_its_server(tmp_path: Path):
+    pids = tmp_path / "pids"
+    hostile = ROOT / "tests" / "hostile_servers" / "stdio_server.py"
+    command = f"{PYTHON} {hostile} --mode spawn-ignore-term --pid-file {pids}"
+    proc = _action(tmp_path, base=str(SEED / "0.2.5.json"), command=command, timeout="120")
+    _wait_for(pids, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1].startswith("schema-audit: cancelled (SIGTERM)"), err
+    assert "Traceback" not in err
+    assert all(_gone(pid) for pid in pids.read_text().split())  # the server and its child, deaf to SIGTERM
+    outputs = (tmp_path / "outputs.txt").read_text()
+    assert (
+        "exit-code=143" in outputs and "schema-audit was cancelled (exit 143)" in (tmp_path / "summary.md").read_text()
+    )
+
+
+def test_sigterm_during_a_setup_command_stops_its_process_group(policy_repo: dict[str, Any], tmp_path: Path):
+    pids = tmp_path / "setup-pids"
+    install = f"sleep 300 & echo $! > {pids}; sleep 301 & echo $! >> {pids}; wait"
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env_inputs = {"base_ref": policy_repo["first"], "command": "true", "install_command": install}
+    proc = subprocess.Popen(
+        [PYTHON, str(SCRIPT)],
+        cwd=policy_repo["path"],
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))},
+            "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "GITHUB_OUTPUT": str(tmp_path / "outputs.txt"),
+            "RUNNER_TEMP": str(tmp_path),
+            "INPUT_OUTPUT_DIR": str(tmp_path / "out"),
+            **{"INPUT_" + k.upper(): v for k, v in env_inputs.items()},
+        },
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(pids, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert all(_gone(pid) for pid in pids.read_text().split()), pids.read_text()
+    assert git(policy_repo["path"], "worktree", "list").count("\n") == 0  # the base's worktree is gone too
