@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,32 @@ def test_sigterm_during_a_setup_command_stops_its_process_group(policy_repo: dic
     assert proc.returncode == 143, err
     assert all(_gone(pid) for pid in pids.read_text().split()), pids.read_text()
     assert git(policy_repo["path"], "worktree", "list").count("\n") == 0  # the base's worktree is gone too
+
+
+def test_the_combined_markdown_of_several_configurations_fits_one_comment(tmp_path: Path):
+    """178,877 characters once, although docs/ci.md posts it with ``gh pr comment --body-file`` (65,536 at most)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import action_report
+    from action_inputs import Configuration
+
+    witness = "<details><summary>Witness: x</summary>\n\n````json\n" + '{"a": 1}\n' * 40 + "````\n\n</details>\n"
+    checks = []
+    for name in ("stdio", "http", "read-only"):
+        folder = tmp_path / name
+        folder.mkdir()
+        md = folder / "schema-audit.md"
+        md.write_text("### ❌ schema-audit diff: 900 breaking\n\n" + ("- finding\n\n" + witness) * 150)
+        check = action_report.Checked(Configuration(name=name), folder, exit_code=1)
+        check.files["markdown-file"] = str(md)
+        checks.append(check)
+    result = action_report.Result(counts={"breaking": 2700, "warning": 0, "info": 0})
+    text = action_report.combined_markdown(result, checks)
+    assert (
+        len(text) <= action_report.COMMENT_LIMIT < sum(len(Path(c.files["markdown-file"]).read_text()) for c in checks)
+    )
+    assert text.count("**Configuration ") == 3 and text.count("✂️ Cut to fit one comment") == 3
+    assert text.count("<details>") == text.count("</details>")
+    fences = [ln for ln in text.splitlines() if ln.startswith("````")]
+    assert len(fences) % 2 == 0
+    small = action_report.combined_markdown(result, checks, limit=10**7)
+    assert "✂️" not in small and len(small) > action_report.COMMENT_LIMIT
