@@ -42,15 +42,15 @@ def become_subreaper() -> bool:
         return False
 
 
-def _stat(pid: int) -> tuple[str, int, int, int] | None:
-    """``(state, ppid, pgid, sid)`` of ``pid`` from ``/proc/PID/stat``, or ``None`` when it is gone."""
+def _stat(pid: int) -> tuple[str, int, int, int, int] | None:
+    """``(state, ppid, pgid, sid, start time)`` of ``pid`` from ``/proc/PID/stat``, or ``None`` when it is gone."""
     try:
         text = (_PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     fields = text.rsplit(")", 1)[-1].split()
     try:
-        return fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+        return fields[0], int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19])
     except (IndexError, ValueError):
         return None
 
@@ -93,7 +93,8 @@ class Tracked:
     def __init__(self, leader: subprocess.Popen[bytes], before: set[int]) -> None:
         self.leader = leader
         self.before = before | {leader.pid}
-        self.seen: set[int] = {leader.pid}
+        st = _stat(leader.pid)
+        self.seen: dict[int, int] = {leader.pid: st[4]} if st else {}  #: pid → start time (a reused pid is not ours)
 
     def members(self) -> set[int]:
         """Every live process of the start-command now (also remembered, so that a process seen once is stopped
@@ -102,14 +103,14 @@ class Tracked:
         table = {pid: st for pid in _pids() if (st := _stat(pid)) is not None and st[0] != "Z"}
         found = {pid for pid, st in table.items() if st[2] == lead or st[3] == lead}
         found |= {pid for pid, st in table.items() if st[1] == me and pid not in self.before}
-        found |= {pid for pid in self.seen if pid in table}
+        found |= {pid for pid, start in self.seen.items() if pid in table and table[pid][4] == start}
         grew = True
         while grew:  # descendants of any member
             more = {pid for pid, st in table.items() if st[1] in found and pid not in found}
             grew = bool(more)
             found |= more
         found.discard(me)
-        self.seen |= found
+        self.seen.update({pid: table[pid][4] for pid in found})
         return found
 
     def any_alive(self) -> bool:
