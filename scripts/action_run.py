@@ -119,9 +119,9 @@ class Cancelled(BaseException):
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
-    """SIGTERM: forwarded to a running CLI child, which stops its own server and exits (``_run`` then raises
-    ``Cancelled``); with none running, ``Cancelled`` at once (setup commands' and servers' process groups are
-    stopped on the way out by their context managers)."""
+    """SIGTERM (or SIGINT, SIGHUP: a cancelled job): SIGTERM forwarded to a running CLI child, which stops its
+    own server and exits (``_run`` then raises ``Cancelled``); with none running, ``Cancelled`` at once (setup
+    commands' and servers' process groups are stopped on the way out by their context managers)."""
     _CANCELLED.append(signum)
     if len(_CANCELLED) > 1:
         return  # already stopping: the clean-up under way must finish
@@ -158,6 +158,7 @@ def _run(
             text=True,
             encoding="utf-8",
             errors="replace",
+            start_new_session=True,  # a signal to the Action's group reaches it once: forwarded, never twice
         )
     except FileNotFoundError as exc:
         raise ActionError(f"cannot run the schema-audit CLI ({cmd[0]}): {exc.strerror}", 4) from None
@@ -485,14 +486,16 @@ def main(argv: list[str] | None = None) -> int:
     label = approval_label()
     publish_cli()
     action_servers.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    signal.signal(signal.SIGHUP, _on_sigterm)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # a cancelled job: SIGINT, then SIGTERM
+        signal.signal(sig, _on_sigterm)
     try:
         result = run()
     except Cancelled:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the outputs are written once, whatever comes next
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # the outputs are written once
+            signal.signal(sig, signal.SIG_IGN)
         result = Result(exit_code=143)
-        message = "cancelled (SIGTERM): the CLI, the servers and the setup commands it started were stopped"
+        name = signal.Signals(_CANCELLED[0]).name if _CANCELLED else "SIGTERM"
+        message = f"cancelled ({name}): the CLI, the servers and the setup commands it started were stopped"
         sys.stderr.write(f"schema-audit: {message}\n")
         append(summary, f"### ⚠️ schema-audit was cancelled (exit 143)\n\n{md_escape(message)}\n")
         write_outputs(result)

@@ -257,3 +257,31 @@ def test_the_combined_markdown_of_several_configurations_fits_one_comment(tmp_pa
     assert len(fences) % 2 == 0
     small = action_report.combined_markdown(result, checks, limit=10**7)
     assert "✂️" not in small and len(small) > action_report.COMMENT_LIMIT
+
+
+@pytest.mark.live
+def test_sigint_to_the_whole_group_reaches_the_cli_once(tmp_path: Path):
+    """GitHub cancels a job with SIGINT (then SIGTERM) to the step's process group: the CLI runs in a session of
+    its own and gets the Action's forwarded SIGTERM only, so its clean-up is not cut short by a second signal."""
+    pids = tmp_path / "pids"
+    hostile = ROOT / "tests" / "hostile_servers" / "stdio_server.py"
+    command = f"{PYTHON} {hostile} --mode spawn-ignore-term --pid-file {pids}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env.update(
+        GITHUB_EVENT_PATH=str(tmp_path / "event.json"),
+        GITHUB_OUTPUT=str(tmp_path / "outputs.txt"),
+        INPUT_BASE=str(SEED / "0.2.5.json"),
+        INPUT_COMMAND=command,
+        INPUT_TIMEOUT="120",
+    )
+    proc = subprocess.Popen(
+        [PYTHON, str(SCRIPT)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    _wait_for(pids, 2)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1].startswith("schema-audit: cancelled (SIGINT)"), err
+    assert "Traceback" not in err and all(_gone(pid) for pid in pids.read_text().split())
+    assert "exit-code=143" in (tmp_path / "outputs.txt").read_text()
