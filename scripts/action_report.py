@@ -83,17 +83,28 @@ def combine(result: Result, checks: list[Checked], single: bool, out_dir: Path) 
             sys.stdout.write(line + "\n")
     sys.stdout.flush()
     md = out_dir / "schema-audit.md"
-    md.write_text(combined_markdown(result, checks), encoding="utf-8")
+    _write_new(md, combined_markdown(result, checks))
     result.files["markdown-file"] = str(md)
     sarifs = [c for c in checks if "sarif-file" in c.files]
     if sarifs:
         path = out_dir / "schema-audit.sarif"
-        path.write_text(merged_sarif(sarifs), encoding="utf-8")
+        _write_new(path, merged_sarif(sarifs))
         result.files["sarif-file"] = str(path)
 
 
 #: Characters a pull-request comment may hold (GitHub's limit on a comment body): the combined report fits it.
 COMMENT_LIMIT = 65_536
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file ``path``: what was there (a file, or a symbolic link a pull request committed,
+    which would be written through to its target) is removed first, and the file is created exclusively."""
+    try:
+        path.unlink(missing_ok=True)
+        with path.open("x", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ActionError(f"cannot write {path}: {exc.strerror or exc}", 4) from None
 
 
 def combined_markdown(result: Result, checks: list[Checked], limit: int = COMMENT_LIMIT) -> str:

@@ -285,3 +285,23 @@ def test_sigint_to_the_whole_group_reaches_the_cli_once(tmp_path: Path):
     assert err.strip().splitlines()[-1].startswith("schema-audit: cancelled (SIGINT)"), err
     assert "Traceback" not in err and all(_gone(pid) for pid in pids.read_text().split())
     assert "exit-code=143" in (tmp_path / "outputs.txt").read_text()
+
+
+def test_a_report_file_committed_as_a_symlink_is_replaced_not_written_through(tmp_path: Path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    out = tmp_path / "out"
+    for name in ("a", "b"):
+        (out / name).mkdir(parents=True)
+    out.joinpath("schema-audit.md").symlink_to(outside)
+    out.joinpath("a", "schema-audit.json").symlink_to(outside)
+    configurations = [{"name": n, "command": f"{PYTHON} -c 'import sys; sys.exit(1)'"} for n in ("a", "b")]
+    r = run_action(
+        tmp_path, base=str(SEED / "0.2.5.json"), configurations=json.dumps(configurations), output_dir=str(out)
+    )
+    assert r.code == 3, (r.stderr, r.summary)
+    assert outside.read_text() == "precious"
+    assert (
+        not out.joinpath("schema-audit.md").is_symlink()
+        and "**Configuration a**" in out.joinpath("schema-audit.md").read_text()
+    )
