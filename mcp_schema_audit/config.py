@@ -289,6 +289,8 @@ def _toml_loads(text: str, source: str) -> dict[str, Any]:
         return data
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{source}: invalid TOML: {exc}") from exc
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise UsageError(f"{source}: invalid TOML: nested too deeply for a configuration") from None
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:

@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit import fastpaths
+from mcp_schema_audit import fastpaths, guard
 from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding, servers
 from mcp_schema_audit.engine.arguments import judge_inputs
 from mcp_schema_audit.engine.compare import NEW_TOOL
@@ -80,8 +80,9 @@ def diff_snapshots(
         if progress is not None:
             progress(done, len(work))
 
-    for found in ordered_map(one, len(work), jobs=limits.jobs, progress=report if progress is not None else None):
-        out += found
+    with guard.armed(budget):  # also inside each tool's work: the walk, validations, the sampler
+        for found in ordered_map(one, len(work), jobs=limits.jobs, progress=report if progress is not None else None):
+            out += found
     out += apps_findings(old, new)
     return sorted(out, key=tool_order) + surface_findings(old, new)
 

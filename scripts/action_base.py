@@ -13,14 +13,16 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import action_servers  # (tracked start-command processes, port owners)
 
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
@@ -172,7 +174,8 @@ def worktree(sha: str) -> Iterator[Path]:
     def on_term(signum: int, frame: object) -> None:  # run the cleanup below on a cancelled job
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_term)
+    if previous in (signal.SIG_DFL, None):  # the Action's own handler (action_run) already ends the run cleanly
+        signal.signal(signal.SIGTERM, on_term)
     try:
         git("worktree", "add", "--detach", "--force", "--quiet", str(path), sha)
         yield path
@@ -183,6 +186,32 @@ def worktree(sha: str) -> Iterator[Path]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _stop_group(child: subprocess.Popen[str]) -> None:
+    """SIGTERM to ``child``'s process group (its session leader's), 5 s, then SIGKILL; nothing when it is gone."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            child.poll()
+            try:
+                os.killpg(child.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(timeout=5.0)
+
+
+def workflow_inert(text: str) -> str:
+    """``text`` with ``::`` and ``##[`` written ``:\\x3a`` and ``#\\x23[`` (as the package's
+    ``no_workflow_commands``): a command's output echoed to the log forges no workflow command (an annotation,
+    ``add-mask``, ``stop-commands``)."""
+    return text.replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
 def repo_prefix() -> str:
     """The current folder relative to the repository root (``""`` at the root, else ``sub/dir/``)."""
     return git("rev-parse", "--show-prefix")
@@ -191,25 +220,26 @@ def repo_prefix() -> str:
 def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
     Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
-    import sys
-
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
+    child = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            ["/bin/sh", "-c", command],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            timeout=SETUP_TIMEOUT_S,
-            start_new_session=True,
-        )
+        out, _ = child.communicate(timeout=SETUP_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
-    sys.stderr.write(proc.stdout)
+    finally:  # its whole process group, also after a timeout or a SIGTERM to the Action: no orphan left
+        _stop_group(child)
+    proc = subprocess.CompletedProcess(child.args, child.returncode, out, None)
+    sys.stderr.write(workflow_inert(proc.stdout))
     if proc.returncode != 0:
         tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])
         raise BaseError(f"{what} failed (exit {proc.returncode}): {tail or 'no output'}", 3)
@@ -225,14 +255,32 @@ def started_server(
     timeout_s: float = 60.0,
     secrets: tuple[str, ...] = (),
 ) -> Iterator[None]:
-    """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
-    accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
-    (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
-    when it exits first or is not listening within ``timeout_s`` seconds."""
+    """Start ``command`` (``/bin/sh -c``, its own session) in ``cwd`` and wait until ``url``'s host and port
+    accept TCP connections; stop every process it started afterwards, whatever its leader did (its group,
+    its session, daemons that came back to this process: ``action_servers.Tracked``; SIGTERM, 5 s, SIGKILL).
+
+    Raises ``BaseError`` (exit 3, quoting the server's last output lines with every value of ``secrets``
+    replaced by ``***``) when something already listens on that port before the start (an earlier side's
+    server still running would be captured instead), when the start-command fails or leaves no process
+    before the port accepts connections, when it is not listening within ``timeout_s`` seconds, or when
+    the port is held by a process that the start-command did not start. When the owner of the port
+    cannot be told (no ``/proc``, a container's published port, another user's process) a line on stderr
+    says so."""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    if action_servers.listening(host, port):
+        owners = action_servers.port_owners(port)
+        held = (
+            f" (by pid {', '.join(f'{p} {action_servers.command_name(p)}' for p in sorted(owners))})" if owners else ""
+        )
+        raise BaseError(
+            f"{what}: port {port} on {host} is already in use{held} before start-command runs: "
+            "the capture would reach that server instead of the one started here (stop it, or use another port)",
+            3,
+        )
     log = tempfile.TemporaryFile()  # noqa: SIM115 (it outlives this function: the server writes to it)
+    before = action_servers.children_of_self()
     proc = subprocess.Popen(
         ["/bin/sh", "-c", command],
         cwd=cwd,
@@ -242,6 +290,7 @@ def started_server(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    tracked = action_servers.Tracked(proc, before)
 
     def output() -> str:
         log.seek(0)
@@ -253,29 +302,43 @@ def started_server(
 
     try:
         deadline = time.monotonic() + timeout_s
-        while True:
-            if proc.poll() is not None:
+        while not action_servers.listening(host, port):
+            code = proc.poll()
+            if code is not None and (code != 0 or not tracked.any_alive()):
                 raise BaseError(
-                    f"{what}: start-command exited with {proc.returncode} before {host}:{port} "
-                    f"accepted connections: {output()}",
+                    f"{what}: start-command exited with {code}"
+                    + (" and left no process running" if code == 0 else "")
+                    + f" before {host}:{port} accepted connections: {output()}",
                     3,
                 )
-            try:
-                with socket.create_connection((host, port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise BaseError(
-                        f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after start-command: {output()}", 3
-                    ) from None
-                time.sleep(0.1)
+            if time.monotonic() > deadline:
+                raise BaseError(
+                    f"{what}: nothing listens on {host}:{port} {timeout_s:.0f} s after start-command: {output()}", 3
+                )
+            time.sleep(0.1)
+        _check_owner(tracked, port, what)
         yield
     finally:
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-            if proc.poll() is not None:
-                break
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=wait)
+        left = tracked.stop()
         log.close()
+        if left:
+            sys.stderr.write(f"schema-audit: {what}: processes {left} outlived SIGKILL\n")
+        elif action_servers.listening(host, port):
+            sys.stderr.write(f"schema-audit: {what}: {host}:{port} still accepts connections after its stop\n")
+
+
+def _check_owner(tracked: action_servers.Tracked, port: int, what: str) -> None:
+    """Raise ``BaseError`` (exit 3) when ``port`` is held by a process outside ``tracked``; say on stderr when
+    the owner cannot be told."""
+    owners = action_servers.port_owners(port)
+    if owners is None:
+        sys.stderr.write(
+            f"schema-audit: {what}: cannot tell which process listens on port {port} (no /proc, a container's "
+            "published port, or another user's process); it was free before start-command ran\n"
+        )
+        return
+    ours = tracked.members()
+    foreign = sorted(owners - ours)
+    if foreign and not owners & ours:
+        names = ", ".join(f"{p} {action_servers.command_name(p)}" for p in foreign)
+        raise BaseError(f"{what}: port {port} is held by pid {names}, not by a process of start-command", 3)

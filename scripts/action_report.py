@@ -55,6 +55,7 @@ class Result:
     base_revision: str = ""  #: the commit captured as OLD (base-ref mode)
     base_snapshot: str = ""  #: OLD as given to diff (the base input, or the captured base.json)
     note: str = ""  #: why nothing was compared (a first release)
+    policy: str = ""  #: the summary's policy section (the pull request's overrides that lower the gate)
     checks: list[Checked] = field(default_factory=list)  #: each configuration's outcome
 
 
@@ -82,32 +83,96 @@ def combine(result: Result, checks: list[Checked], single: bool, out_dir: Path) 
             sys.stdout.write(line + "\n")
     sys.stdout.flush()
     md = out_dir / "schema-audit.md"
-    md.write_text(combined_markdown(result, checks), encoding="utf-8")
+    _write_new(md, combined_markdown(result, checks))
     result.files["markdown-file"] = str(md)
     sarifs = [c for c in checks if "sarif-file" in c.files]
     if sarifs:
         path = out_dir / "schema-audit.sarif"
-        path.write_text(merged_sarif(sarifs), encoding="utf-8")
+        _write_new(path, merged_sarif(sarifs))
         result.files["sarif-file"] = str(path)
 
 
-def combined_markdown(result: Result, checks: list[Checked]) -> str:
-    """One Markdown document: the overall verdict, then each configuration's report (or its error)."""
+#: Characters a pull-request comment may hold (GitHub's limit on a comment body): the combined report fits it.
+COMMENT_LIMIT = 65_536
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file ``path``: what was there (a file, or a symbolic link a pull request committed,
+    which would be written through to its target) is removed first, and the file is created exclusively."""
+    try:
+        path.unlink(missing_ok=True)
+        with path.open("x", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ActionError(f"cannot write {path}: {exc.strerror or exc}", 4) from None
+
+
+def combined_markdown(result: Result, checks: list[Checked], limit: int = COMMENT_LIMIT) -> str:
+    """One Markdown document of at most ``limit`` characters: the overall verdict, then each configuration's
+    report (or its error). The configurations share the budget: a report longer than its share is cut at a line
+    (open fences and ``<details>`` closed) with a note naming its whole file in the output folder (upload it as
+    an artifact: the note links the run's page, where artifacts are listed)."""
     c = result.counts
     failed = any(x.exit_code != 0 for x in checks)
     icon = "❌" if failed else "✅"
-    parts = [
+    head = (
         f"### {icon} schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info in "
         f"{len(checks)} configurations — {'gate failed' if failed else 'gate passed'}"
-    ]
+    )
+    sections = []
     for x in checks:
-        parts.append(f"---\n\n**Configuration {md_escape(x.cfg.name)}**")
+        title = f"---\n\n**Configuration {md_escape(x.cfg.name)}**"
         if x.error:
-            parts.append(f"⚠️ could not run (exit {x.exit_code}):\n\n{md_fence(inert(x.error))}")
-            continue
-        text = Path(x.files["markdown-file"]).read_text(encoding="utf-8")
-        parts.append(text.replace("### ", "#### ", 1).rstrip("\n"))
+            body = f"⚠️ could not run (exit {x.exit_code}):\n\n{md_fence(inert(x.error))}"
+        else:
+            text = Path(x.files["markdown-file"]).read_text(encoding="utf-8")
+            body = text.replace("### ", "#### ", 1).rstrip("\n")
+        sections.append((x, title, body))
+    whole = "\n\n".join([head] + [f"{t}\n\n{b}" for _, t, b in sections]) + "\n"
+    if len(whole) <= limit:
+        return whole
+    parts = [head]
+    left = limit - len(head) - 2
+    for i, (x, title, body) in enumerate(sections):
+        share = left // (len(sections) - i) - len(title) - 4
+        if len(body) > share:
+            body = _cut(body, share, x.files.get("markdown-file", ""))
+        parts.append(f"{title}\n\n{body}")
+        left -= len(parts[-1]) + 2
     return "\n\n".join(parts) + "\n"
+
+
+def _cut(markdown: str, budget: int, path: str) -> str:
+    """``markdown`` cut at a line to fit ``budget`` characters with its note, its open code fences and
+    ``<details>`` blocks closed."""
+    run = "/".join(os.environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY"))
+    run_id = os.environ.get("GITHUB_RUN_ID", "")
+    where = f"[the run's artifacts]({run}/actions/runs/{run_id})" if run_id and run != "/" else "the artifact"
+    note = (
+        f"\n\n> ✂️ Cut to fit one comment: the whole report is `{md_escape(Path(path).name)}` of this configuration "
+        f"in the output folder ({md_escape(str(Path(path).parent.name))}/, in {where})."
+    )
+    kept: list[str] = []
+    used, fence, details = 0, "", 0
+    closers = 0
+    for line in markdown.split("\n"):
+        closers = len(fence) + 1 + details * len("</details>\n") + len(note) + 16
+        if used + len(line) + 1 + closers > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip("`"):
+                fence = ""
+        elif stripped.startswith("```"):
+            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+        elif stripped.startswith("<details"):
+            details += 1
+        elif stripped.startswith("</details>"):
+            details = max(0, details - 1)
+    tail = ([fence] if fence else []) + ["</details>"] * details
+    return "\n".join(kept + tail) + note
 
 
 def merged_sarif(checks: list[Checked]) -> str:

@@ -39,8 +39,11 @@ combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (mor
 (``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``, default → the
 Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
-carries it, a failed gate passes. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the
-``exit-code`` output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
+carries it, a failed gate passes. ``INPUT_POLICY`` (``base``, default, or ``pull-request``): whose
+configuration file decides the gate; by default the base revision's (read with ``git show``), the pull
+request's own only when it lowers nothing or carries the approval label (``action_policy.py``); overrides that
+lower it are in the summary. ``INPUT_DEFER_EXIT=true`` exits 0 and leaves the verdict in the ``exit-code``
+output (the action enforces it after uploading SARIF). When ``action.yml`` installed the CLI
 into ``$RUNNER_TEMP/schema-audit-venv``, that venv's ``bin`` folder is appended to ``$GITHUB_PATH``, so later
 steps of the job can run ``schema-audit`` (e.g. ``schema-audit probe``). Boolean inputs read
 true/yes/on/1 and false/no/off/0 in any case; every input is parsed before anything runs, and a bad one
@@ -66,18 +69,21 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.report.escape import inert
+from mcp_schema_audit.report.escape import inert, no_workflow_commands
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
 from mcp_schema_audit.snapshot.store import is_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
+import action_policy  # noqa: E402  (whose configuration decides the gate)
+import action_servers  # noqa: E402  (start-command processes tracked and stopped as a whole)
 from action_inputs import (  # noqa: E402  (every input, parsed)
     EXTRA_FORMATS,
     ActionError,
@@ -102,6 +108,30 @@ from action_report import (  # noqa: E402  (summary, outputs, annotations, combi
     write_outputs,
 )
 
+#: Seconds the CLI gets to stop its server after the Action forwarded a SIGTERM (its own grace periods are 5 s).
+CHILD_GRACE_S = 30.0
+_CHILDREN: list[subprocess.Popen[str]] = []
+_CANCELLED: list[int] = []
+
+
+class Cancelled(BaseException):
+    """The Action got SIGTERM (a cancelled job): everything it started has been stopped; exit 143."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM (or SIGINT, SIGHUP: a cancelled job): SIGTERM forwarded to a running CLI child, which stops its
+    own server and exits (``_run`` then raises ``Cancelled``); with none running, ``Cancelled`` at once (setup
+    commands' and servers' process groups are stopped on the way out by their context managers)."""
+    _CANCELLED.append(signum)
+    if len(_CANCELLED) > 1:
+        return  # already stopping: the clean-up under way must finish
+    if _CHILDREN:
+        for child in _CHILDREN:
+            with contextlib.suppress(OSError):
+                child.send_signal(signal.SIGTERM)
+        return
+    raise Cancelled()
+
 
 def _cli() -> list[str]:
     """The command that runs the CLI: ``SCHEMA_AUDIT_CLI`` split like a shell, else ``python -m mcp_schema_audit``
@@ -121,21 +151,31 @@ def _run(
     """Run the CLI; its stderr is echoed to ours. Raises ``ActionError`` (the CLI's code) when rc ∉ ``ok``."""
     cmd = _cli() + args
     try:
-        proc = subprocess.run(
+        child = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="replace",
-            timeout=timeout,
+            start_new_session=True,  # a signal to the Action's group reaches it once: forwarded, never twice
         )
     except FileNotFoundError as exc:
         raise ActionError(f"cannot run the schema-audit CLI ({cmd[0]}): {exc.strerror}", 4) from None
+    _CHILDREN.append(child)  # a SIGTERM to the Action is forwarded to it, and waited for (``_on_sigterm``)
+    try:
+        out, errors = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        child.terminate()
+        child.communicate(timeout=CHILD_GRACE_S)
         raise ActionError(f"{what} did not finish within {timeout:.0f} s", 3) from None
-    if proc.stderr:
-        sys.stderr.write(proc.stderr)
+    finally:
+        _CHILDREN.remove(child)
+    if _CANCELLED:
+        raise Cancelled()
+    proc = subprocess.CompletedProcess(cmd, child.returncode, out, errors)
+    if proc.stderr:  # echoed inert: a server's stderr quoted by the CLI forges no workflow command in the log
+        sys.stderr.write("".join(no_workflow_commands(inert(ln)) + "\n" for ln in proc.stderr.splitlines()))
     if proc.returncode not in ok:
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         detail = lines[-1] if lines else f"exit code {proc.returncode}"
@@ -144,9 +184,13 @@ def _run(
     return proc
 
 
-def _check_snapshot_ref(ref: str, what: str) -> None:
-    """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)."""
-    located = [opt for key in ("config", "store") if input_value(key) for opt in (f"--{key}", input_value(key))]
+def _check_snapshot_ref(ref: str, what: str, config: str | None) -> None:
+    """Raise ``ActionError`` (exit 2) when the CLI cannot load snapshot ``ref`` (a label, a file, git:REF:PATH)
+    with the configuration file ``config`` (``None``: the default lookup)."""
+    located = [
+        *(["--config", config] if config else []),
+        *(["--store", input_value("store")] if input_value("store") else []),
+    ]
     try:
         _run(
             ["diff", "--format", "json", "--fail-on", "never", *located, "--", ref, ref],
@@ -207,6 +251,18 @@ def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder:
     return str(target)
 
 
+def _no_symlink(folder: Path) -> Path:
+    """``folder`` when neither it nor any folder on its way is a symbolic link, else ``ActionError`` (exit 2): a
+    link committed as the output folder would make the Action delete and write report files outside the
+    workspace."""
+    here = Path(folder.anchor) if folder.is_absolute() else Path.cwd()
+    for part in folder.parts[1:] if folder.is_absolute() else folder.parts:
+        here = here / part
+        if here.is_symlink():
+            raise ActionError(f"output-dir {folder}: {here} is a symbolic link; give a real folder")
+    return folder
+
+
 def _check(
     cfg: Configuration,
     checked: Checked,
@@ -218,7 +274,7 @@ def _check(
     annotations: bool,
 ) -> None:
     """Capture (base and head), diff and write every report of one configuration into ``checked``."""
-    folder = checked.folder
+    folder = _no_symlink(checked.folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -287,6 +343,18 @@ def _check(
     checked.exit_code = 0 if checked.passed else 1
 
 
+def _pull_request_base() -> tuple[str | None, str]:
+    """The base revision of a pull request when ``base`` gives OLD as a snapshot: ``(sha, why)``, or
+    ``(None, "")`` outside a pull request or without the history."""
+    if os.environ.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
+        return None, ""
+    try:
+        found = action_base.resolve_base("", dict(os.environ))
+    except (action_base.BaseError, action_base.FirstRelease):
+        return None, ""
+    return found.sha, found.why
+
+
 def run() -> Result:
     """Do the work; raise ``ActionError`` for any failure (its code is the exit code).
 
@@ -324,7 +392,7 @@ def run() -> Result:
         formats.append("sarif")
     annotations = flag("annotations", True)
     configs = configurations()
-    out_dir = Path(input_value("output-dir", "schema-audit-report"))
+    out_dir = _no_symlink(Path(input_value("output-dir", "schema-audit-report")))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -348,13 +416,24 @@ def run() -> Result:
                 "input snapshot gives NEW as a file: with base-ref, give command or url (the base is "
                 "captured the same way)"
             )
+    labelled = bool(approval_label()) and approval_label() in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
+    policy_sha, policy_why = (revision.sha, revision.why) if revision is not None else _pull_request_base()
+    policy = action_policy.decide(policy_sha, policy_why, labelled)
+    if policy.config and policy.config != input_value("config"):
+        opts += ["--config", policy.config]  # the last --config is the one diff reads
+    result.policy = policy.markdown()
+    for line in policy.lowering:
+        sys.stderr.write(
+            f"schema-audit: policy: the pull request lowers the gate "
+            f"({'applied' if policy.applied else 'not applied'}): {no_workflow_commands(inert(line))}\n"
+        )
     # a snapshot given by name must load before any install, build or capture runs: the same CLI reads it
     # the same way (store, config, git:REF:PATH); comparing it with itself is all but free
     for what, ref in [("input base", base)] + [
         (f"input snapshot{f' ({c.name})' if c.name else ''}", c.snapshot) for c in configs
     ]:
         if ref:
-            _check_snapshot_ref(ref, what)
+            _check_snapshot_ref(ref, what, policy.config)
     single = len(configs) == 1 and not configs[0].name
     checks = [Checked(cfg, out_dir if single else out_dir / cfg.name) for cfg in configs]
     env = dict(os.environ)
@@ -406,8 +485,21 @@ def main(argv: list[str] | None = None) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if lenient_flag("summary", True) else None
     label = approval_label()
     publish_cli()
+    action_servers.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # a cancelled job: SIGINT, then SIGTERM
+        signal.signal(sig, _on_sigterm)
     try:
         result = run()
+    except Cancelled:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # the outputs are written once
+            signal.signal(sig, signal.SIG_IGN)
+        result = Result(exit_code=143)
+        name = signal.Signals(_CANCELLED[0]).name if _CANCELLED else "SIGTERM"
+        message = f"cancelled ({name}): the CLI, the servers and the setup commands it started were stopped"
+        sys.stderr.write(f"schema-audit: {message}\n")
+        append(summary, f"### ⚠️ schema-audit was cancelled (exit 143)\n\n{md_escape(message)}\n")
+        write_outputs(result)
+        return 143
     except ActionError as exc:
         result = Result(exit_code=exc.code)
         message = str(exc)
@@ -420,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"schema-audit: {result.note}\n")
         elif md_file:
             text = Path(md_file).read_text(encoding="utf-8")
-            append(summary, (approved_headline(text, label) if result.approved else text) + summary_tail(result, label))
+            headline = approved_headline(text, label) if result.approved else text
+            append(summary, headline + summary_tail(result, label) + result.policy)
         verdict = (
             "passed"
             if result.passed

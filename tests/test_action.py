@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "action_run.py"
 #: The Action's scripts: the entry point, the inputs it parses, what it publishes.
-SCRIPTS = [SCRIPT, ROOT / "scripts" / "action_inputs.py", ROOT / "scripts" / "action_report.py"]
+SCRIPTS = [SCRIPT, *(ROOT / "scripts" / f"action_{m}.py" for m in ("inputs", "report", "policy"))]
 SEED = ROOT / "fixtures" / "seed"
 
 

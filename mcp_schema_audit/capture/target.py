@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +182,8 @@ def message_secrets(target: CaptureTarget) -> list[str]:
 
 
 def scrub_secrets(value: Any, secrets: list[str]) -> Any:
-    """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***``.
+    """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***``, and every
+    number whose JSON text is a secret (a credential echoed back as a number) replaced by the string ``***``.
 
     Containers are changed in place (pass a copy) and walked iteratively, so no nesting depth is too deep;
     the same object is returned unless ``value`` itself is a string.
@@ -195,8 +197,15 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
                 text = text.replace(secret, "***")
         return text
 
+    whole = set(secrets)
+
+    def secret_number(item: Any) -> bool:  # a credential echoed back as a JSON number: 12345678901234567890
+        return isinstance(item, (int, float)) and not isinstance(item, bool) and _number_text(item) in whole
+
     if isinstance(value, str):
         return clean(value)
+    if secret_number(value):
+        return "***"
     if not isinstance(value, (dict, list)):
         return value
     root = [value]
@@ -208,6 +217,8 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
             cleaned = clean(item)
             if cleaned is not item and cleaned != item:
                 holder[key] = cleaned
+        elif secret_number(item):
+            holder[key] = "***"
         elif isinstance(item, list):
             stack.extend((item, i) for i in range(len(item)))
         elif isinstance(item, dict):
@@ -216,6 +227,14 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
                 holder[key] = item
             stack.extend((item, k) for k in item)
     return root[0]
+
+
+def _number_text(number: float) -> str:
+    """How a JSON number reads as text: ``12345678``, ``1.5`` (what a secret given as text would equal)."""
+    try:
+        return json.dumps(number)
+    except ValueError:  # NaN or an infinity: no secret reads like that
+        return ""
 
 
 def scrub_message(message: str, secrets: list[str]) -> str:

@@ -281,8 +281,8 @@ def _server_command_hint(exc: Exception, argv: list[str]) -> str:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``timeout``, a CI job cancelled) taken as Ctrl-C is: the same clean-up (a stdio server and its
-    process group stopped, no half-written file), then exit 143 (128 + SIGTERM)."""
+    """SIGTERM (``timeout``, a CI job cancelled) or SIGHUP (a closed terminal) taken as Ctrl-C is: the same
+    clean-up (a stdio server and its process group stopped, no half-written file), then exit 143 (128 + SIGTERM)."""
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
@@ -301,7 +301,7 @@ def _no_room(exc: OSError) -> int:
 def _on_sigterm(signum: int, frame: Any) -> None:
     import signal
 
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+    signal.signal(signum, signal.SIG_DFL)  # a second SIGTERM (or SIGHUP) ends the process at once
     raise Terminated()
 
 
@@ -312,6 +312,8 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal or session: the same clean-up (the server stopped), exit 143
+        signal.signal(signal.SIGHUP, _on_sigterm)
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
     if sys.stderr is None:

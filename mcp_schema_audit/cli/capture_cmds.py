@@ -14,7 +14,7 @@ import typer
 from mcp_schema_audit import __version__
 from mcp_schema_audit.cli import source
 from mcp_schema_audit.cli.app import command, run_started
-from mcp_schema_audit.cli.common import err, quiet_sdk_logs, render_for, resolved, write_output
+from mcp_schema_audit.cli.common import descriptor_of, err, quiet_sdk_logs, render_for, resolved, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
 from mcp_schema_audit.snapshot import (
     atomic_write_text,
@@ -107,9 +107,10 @@ def snapshot(
 def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
     """Write the snapshot to stdout (``--out -``) or atomically to ``dest`` (never replacing a file unless
     ``force``), then one line on stderr of what it holds."""
-    text = canonical_json(snap.to_json(), "the snapshot to stdout" if out == "-" else str(dest))
-    if out == "-":
-        write_output(text, "-")
+    stream = out is not None and descriptor_of(out) is not None  # -, /dev/stdout, /proc/self/fd/N: a stream
+    text = canonical_json(snap.to_json(), "the snapshot to stdout" if stream else str(dest))
+    if stream:
+        write_output(text, out)
         return
     assert dest is not None
     atomic_write_text(dest, text, exclusive=not force)
@@ -135,7 +136,7 @@ def _destination(
         check_label(label)
     elif out is None:
         raise UsageError("--label is required when writing into the store (or use --out FILE)")
-    target_path = Path(out) if out not in (None, "-") else None
+    target_path = Path(out) if out is not None and descriptor_of(out) is None else None
     dest = target_path if out is not None else store_path(store, label or "")
     if dest is not None and not force and (dest.exists() or dest.is_symlink()):
         # checked before capturing: a release's snapshot is the baseline hosts cached; never lose it by accident
@@ -235,7 +236,7 @@ def _demo(store: Path, settings: Any, timeout: float) -> bool:
         err(f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
         snaps.append(snap)
     report = diff_report(snaps[0], snaps[1], settings)
-    sys.stdout.write(render_for(report, "text", None))
+    write_output(render_for(report, "text", None), None)
     cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
     err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
     t0 = time.monotonic()
@@ -248,5 +249,5 @@ def _demo(store: Path, settings: Any, timeout: float) -> bool:
     )
     err(f"  {len(records)} calls, {time.monotonic() - t0:.1f} s")
     probed = probe_report(listing, records, [snaps[0]], settings)
-    sys.stdout.write("\n" + render_for(probed, "text", None))
+    write_output("\n" + render_for(probed, "text", None), None)
     return report.passed and probed.passed

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from mcp_schema_audit.cli.app import command
+from mcp_schema_audit.cli.common import write_output
 from mcp_schema_audit.errors import UsageError
 
 #: What ``rules --format`` accepts.
@@ -29,7 +28,7 @@ def schema(
     schemas = {"report": report_json_schema, "history": history_json_schema}
     if what not in schemas:
         raise UsageError(f"unknown schema {what!r} (available: {', '.join(schemas)})")
-    sys.stdout.write(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n")
+    write_output(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n", None)
 
 
 @command("List the rule catalog.")
@@ -46,13 +45,13 @@ def rules(
             {"id": r.id, "surface": r.surface, "direction": r.direction, "severity": r.severity, "title": r.title}
             for r in RULES.values()
         ]
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        write_output(json.dumps(data, indent=2) + "\n", None)
         return
     if fmt != "text":
         raise UsageError(f"--format must be one of {', '.join(RULES_FORMATS)} (got {fmt!r})")
     width = max(len(r) for r in RULES)
     for r in RULES.values():
-        sys.stdout.write(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n")
+        write_output(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n", None)
 
 
 @command("Explain a rule: rationale, example, host error, fix.")
@@ -75,4 +74,4 @@ def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule i
         lines += [f"fix: {rule.fix}"]
     if rule.source:
         lines += [f"source: {rule.source}"]
-    sys.stdout.write("\n".join(lines) + "\n")
+    write_output("\n".join(lines) + "\n", None)

@@ -4,6 +4,7 @@ a gate."""
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import shutil
@@ -20,10 +21,10 @@ from mcp_schema_audit.words import join_words, plural
 def err(message: str) -> None:
     """One line on stderr (``schema-audit: …``), control characters escaped; nothing (never an exception) when
     stderr cannot take it (closed, a full disk): the exit code still tells."""
-    from mcp_schema_audit.report.escape import inert
+    from mcp_schema_audit.report.escape import inert, no_workflow_commands
 
-    try:
-        sys.stderr.write(f"schema-audit: {' '.join(inert(message).splitlines())}\n")  # one line, whatever it quotes
+    try:  # one line, whatever it quotes; no workflow command in it (a server's stderr is quoted here)
+        sys.stderr.write(f"schema-audit: {no_workflow_commands(' '.join(inert(message).splitlines()))}\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
@@ -56,22 +57,80 @@ def quiet_sdk_logs(verbose: bool) -> None:
         log.propagate = False
 
 
+def write_stdout(text: str) -> None:
+    """Write ``text`` to stdout whole, buffered or not: on a real descriptor the bytes go out with ``os.write``
+    in a loop, so a short write (a disk filling up, ``RLIMIT_FSIZE``) is retried until the kernel says why it
+    cannot take more (``OSError``: ENOSPC, EFBIG). With ``PYTHONUNBUFFERED=1`` the text layer writes to the raw
+    file once and drops what a short write did not take; this never does. Raises ``OSError``."""
+    stream = sys.stdout
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # no descriptor (an embedding, a test runner's capture)
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    data = memoryview(
+        text.encode(getattr(stream, "encoding", None) or "utf-8", getattr(stream, "errors", None) or "strict")
+    )
+    while data:
+        written = os.write(fd, data)
+        if written <= 0:  # pragma: no cover - a write of nothing without an error: no progress possible
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        data = data[written:]
+
+
+_STD_PATHS = {"/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def descriptor_of(out: str | None) -> int | None:
+    """The open descriptor a path names (``-`` and ``/dev/stdout`` → 1, ``/dev/stderr`` → 2, ``/proc/self/fd/N``,
+    ``/proc/<this pid>/fd/N`` and ``/dev/fd/N`` → N), else ``None``. Such a path is written through as a
+    stream: replacing it atomically would replace the ``/dev/stdout`` symlink (as root: for the whole
+    container) and lose the report."""
+    if out is None or out == "-":
+        return 1
+    norm = os.path.normpath(out)
+    if norm in _STD_PATHS:
+        return _STD_PATHS[norm]
+    for prefix in ("/proc/self/fd/", f"/proc/{os.getpid()}/fd/", "/dev/fd/"):
+        if norm.startswith(prefix) and norm[len(prefix) :].isdigit():
+            return int(norm[len(prefix) :])
+    return None
+
+
+def _write_fd(fd: int, text: str) -> None:
+    data = memoryview(text.encode("utf-8"))
+    while data:
+        written = os.write(fd, data)
+        if written <= 0:  # pragma: no cover - no progress without an error
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        data = data[written:]
+
+
 def write_output(text: str, out: str | None) -> None:
-    """Write a report to stdout (``out`` None or ``-``) or atomically to the file ``out``. Raises
+    """Write a report to stdout (``out`` None or ``-``), through an open descriptor (``descriptor_of``:
+    ``/dev/stdout``, ``/proc/self/fd/N``) or atomically to the file ``out``. Raises
     ``BrokenPipeError`` when the reader of stdout went away, ``InputError`` when stdout or the file cannot take
     it (a full disk: ``cannot write the report to stdout: No space left on device``)."""
     from mcp_schema_audit.errors import InputError
     from mcp_schema_audit.snapshot import atomic_write_text
 
-    if out in (None, "-"):
+    fd = descriptor_of(out) if out is None or out.strip() else None
+    if fd is not None:
+        where = "stdout" if fd == 1 else f"{out} (descriptor {fd})"
         try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            if fd == 1:
+                write_stdout(text)
+            else:
+                if fd == 2:
+                    sys.stderr.flush()
+                _write_fd(fd, text)
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise InputError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
-    elif not out.strip():
+            raise InputError(f"cannot write the report to {where}: {exc.strerror or exc}") from None
+    elif out is None or not out.strip():
         raise UsageError("--output needs a file name (or - for stdout)")
     else:
         atomic_write_text(Path(out), text)
@@ -181,10 +240,23 @@ def checked_budget(seconds: float | None) -> float | None:
 
 
 def checked_jobs(jobs: int | None) -> int | None:
-    """``--jobs`` checked: None (every available core) or an integer ≥ 1; raises ``UsageError``."""
+    """``--jobs`` checked: None (every available core) or an integer ≥ 1, capped at the available cores (with a
+    note on stderr: more workers than cores only contend); raises ``UsageError``."""
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be a number of processes ≥ 1 (got {jobs})")
+    cores = available_cores()
+    if jobs is not None and jobs > cores:
+        err(f"note: --jobs {jobs} capped at the {cores} available cores")
+        return cores
     return jobs
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells it, else ``os.cpu_count``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 class Progress:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_schema_audit import guard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.findings import Finding, make_finding
@@ -108,6 +109,7 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     The pointer is the new schema's location of the change, or the old one's when the change lives only in
     the old schema. Raises ``KeyError`` for an unknown issue kind.
     """
+    guard.check()
     out_rule, in_rule = _KINDS[issue.kind]
     rule_id = out_rule if direction == "output" else in_rule
     p_ptr, v_ptr = pointer(issue.p_path), pointer(issue.v_path)

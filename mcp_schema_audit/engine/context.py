@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit import fastpaths
+from mcp_schema_audit import fastpaths, guard
 from mcp_schema_audit.engine.confirm import same_reason
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon
@@ -144,12 +144,14 @@ class WalkContext:
     def tick(self) -> None:
         """Count one node pair; raises ``Budget`` past ``WORK_BUDGET``."""
         self.work += 1
+        guard.check()
         if self.work > WORK_BUDGET:
             raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
 
     def count_validation(self) -> None:
         """Count one validation; raises ``Budget`` past ``VALIDATION_BUDGET``."""
         self.validations += 1
+        guard.check()
         if self.validations > VALIDATION_BUDGET:
             raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
 

@@ -169,7 +169,8 @@ def _required(
 ) -> list[Issue]:
     """Keys only V requires (a witness: an object P declares without the key), then keys only P requires."""
     out: list[Issue] = []
-    for key in [k for k in vreq if k not in preq]:
+    p_set, v_set = set(preq), set(vreq)  # membership in sets: 50,000 names once took O(n·m)
+    for key in [k for k in vreq if k not in p_set]:
         base = common(ctx, {**p, "type": "object"}, v)
         w = NO_WITNESS
         if isinstance(base, dict):
@@ -189,7 +190,7 @@ def _required(
                 delta={"property": key},
             )
         )
-    for key in [k for k in preq if k not in vreq]:
+    for key in [k for k in preq if k not in v_set]:
         out.append(
             Issue(
                 "required-extra-p",
@@ -409,7 +410,9 @@ def _declared_key(
     dialects: tuple[bool, bool] = (True, True),
 ) -> list[Issue]:
     """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
-    applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``)."""
+    applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``).
+    Counted as a node pair (``tick``): a walk over every declared key per conditional is O(keys²)."""
+    ctx.tick()
     vprops, vpat = dict_at(v, "properties"), dict_at(v, "patternProperties")
     if (
         not vpat

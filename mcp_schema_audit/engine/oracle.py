@@ -155,8 +155,9 @@ def _object_regions(
     changed = [k for k in dict.fromkeys([*pp, *vp]) if k not in pp or k not in vp or (k in req_p) != (k in req_v)]
     if changed:
         out.append(_Region(p, v, inst, changed, p_at, v_at))
+    changed_set = set(changed)  # a set: 30,000 keys made required once took O(n²)
     for k in pp:
-        if k in vp and k not in changed:
+        if k in vp and k not in changed_set:
             regions(
                 pp[k],
                 vp[k],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mcp_schema_audit import guard
 from mcp_schema_audit.engine.conditions import conditionals
 from mcp_schema_audit.engine.formatted import asserted, formatted_strings
 from mcp_schema_audit.engine.nodes import dict_at, int_at, list_at, union_list
@@ -102,6 +103,7 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
     Raises ``NoSample`` when none can be built. Never performs I/O.
     """
     global _calls
+    guard.check()
     if depth == 0:
         _calls = 0
     _calls += 1

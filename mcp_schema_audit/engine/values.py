@@ -265,7 +265,13 @@ def value_issues(ctx: WalkContext, p: Node, v: Node, depth: int = 0) -> list[Iss
                 [],
                 None,
                 None,
-                Text.of("enum with more than {MAX_ENUM} values is not compared value by value", MAX_ENUM=MAX_ENUM),
+                Text.of(
+                    "enum values of the two schemas together ({P}: {p_count}, {V}: {v_count}) exceed {MAX_ENUM}: "
+                    "not compared value by value",
+                    p_count=len(pv or []),
+                    v_count=len(vv or []),
+                    MAX_ENUM=MAX_ENUM,
+                ),
             )
         ]
     if pv is None:

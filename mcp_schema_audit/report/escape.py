@@ -35,6 +35,13 @@ def one_line(text: Any) -> str:
     return inert(text).replace("\t", "\\t").replace("\n", "\\n")
 
 
+def no_workflow_commands(text: str) -> str:
+    """``text`` with every ``::`` and ``##[`` written ``:\\x3a`` and ``#\\x23[``: no line of it, wrapped or not,
+    can read as a GitHub workflow command (the runner reads ``::cmd::`` at a line's start and ``##[cmd]``
+    anywhere in a line, e.g. ``##[add-mask]`` or ``##[stop-commands]``)."""
+    return text.replace("::", ":\\x3a").replace("##[", "#\\x23[")
+
+
 def json_text(value: Any, *, sort_keys: bool) -> str:
     """JSON (indent 2, UTF-8 text, final newline) with every ``CONTROL`` character as a ``\\u`` escape (four hex
     digits).

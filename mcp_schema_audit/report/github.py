@@ -30,8 +30,9 @@ _GH_COMMAND = {"breaking": "error", "warning": "warning", "info": "notice"}
 
 
 def gh_data(text: Any) -> str:
-    """Workflow-command data: ``inert``, then ``%``, CR and LF percent-encoded (GitHub's escaping)."""
-    return inert(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Workflow-command data: ``inert``, then ``%``, CR and LF percent-encoded (GitHub's escaping), and ``##[``
+    written ``#\\x23[`` (the runner reads a ``##[cmd]`` anywhere in a line)."""
+    return inert(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "#\\x23[")
 
 
 def gh_property(text: Any) -> str:

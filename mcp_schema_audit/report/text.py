@@ -14,7 +14,7 @@ from typing import Any
 from mcp_schema_audit.locate import about
 from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import History, affects, cohort_counts
-from mcp_schema_audit.report.escape import one_line
+from mcp_schema_audit.report.escape import no_workflow_commands, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -39,7 +39,7 @@ _WITNESS_CHARS = 300
 def tx(text: Any) -> str:
     """Server text for the text report: one line (``one_line``), and no ``::`` or ``##[`` left, so no
     line of a CI log, wrapped or not, can read as a GitHub workflow command (shown as ``:\\x3a``)."""
-    return one_line(text).replace("::", ":\\x3a").replace("##[", "#\\x23[")
+    return no_workflow_commands(one_line(text))
 
 
 _TEXT_MARKS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "same": ("", "")}

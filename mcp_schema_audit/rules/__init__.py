@@ -39,7 +39,13 @@ def _catalog(*groups: list[Rule]) -> dict[str, Rule]:
 
 #: Every rule by id, in catalog order.
 RULES: dict[str, Rule] = _catalog(
-    tools.RULES, results.RULES, outputs.RULES, inputs.RULES, portability.RULES, surfaces.RULES, releases.RULES,
+    tools.RULES,
+    results.RULES,
+    outputs.RULES,
+    inputs.RULES,
+    portability.RULES,
+    surfaces.RULES,
+    releases.RULES,
     results.RUN_RULES,
 )
 #: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.

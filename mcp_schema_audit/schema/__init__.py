@@ -52,7 +52,6 @@ from mcp_schema_audit.schema.formats import (
 )
 from mcp_schema_audit.schema.hosts import js_numbers
 from mcp_schema_audit.schema.regex import (
-    REGEX_STEP_BUDGET,
     REGEX_TIMEOUT_S,
     EcmaRegexError,
     RegexBudgetError,
@@ -60,6 +59,7 @@ from mcp_schema_audit.schema.regex import (
     ecma_search,
     safe_search,
 )
+from mcp_schema_audit.schema.regex_cost import REGEX_PROGRAM_LIMIT, REGEX_STEP_BUDGET
 
 __all__ = [
     "AJV_COMPILE_MAX_NODES",
@@ -68,6 +68,7 @@ __all__ = [
     "HOST_PROFILES",
     "INPLACE_BUDGET",
     "MODERN_ONLY_KEYWORDS",
+    "REGEX_PROGRAM_LIMIT",
     "REGEX_STEP_BUDGET",
     "REGEX_TIMEOUT_S",
     "EcmaRegexError",

@@ -3,14 +3,20 @@ regexes as Ajv runs them (``u`` flag, run by ``regress``), bounded the same way.
 
 from __future__ import annotations
 
-import functools
-import math
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from mcp_schema_audit.schema.regex_cost import (
+    REGEX_GUARDED_BUDGET,
+    REGEX_PROGRAM_LIMIT,
+    limit_for_shape,
+    max_safe_length,
+    nested_empty_loops,
+    regex_package,
+    regex_shape,
+)
 
 if TYPE_CHECKING:
     import regress
@@ -18,11 +24,6 @@ if TYPE_CHECKING:
     from regex import Pattern as RegexPattern
 
 # ---- regular expressions from strangers ---------------------------------------------------------
-#: Backtracking steps a search without a timeout (Python ``re``, regress) may take by the static estimate.
-REGEX_STEP_BUDGET = 200_000
-#: Backtracking steps a search by the ``regex`` package may take by the static estimate; a longer text is
-#: refused (undecided) whatever the machine: the decision counts work, never seconds.
-REGEX_GUARDED_BUDGET = 100_000_000
 #: Last-resort wall-clock guard of one ``regex``-package search (far above what the step budget allows on any
 #: machine): when it fires the run stops (``WallClockGuard``, exit 4) instead of deciding anything by time.
 REGEX_TIMEOUT_S = 10.0
@@ -31,143 +32,6 @@ REGEX_TIMEOUT_S = 10.0
 class RegexBudgetError(ValueError):
     """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this
     string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
-
-
-def _sre() -> tuple[ModuleType, ModuleType, set[Any]]:
-    """Python's regex parser: ``(its constants module, its parser module, the repeat opcodes)``."""
-    if sys.version_info >= (3, 11):
-        from re import _constants as c
-        from re import _parser as parser
-    else:  # pragma: no cover - 3.10 (sre_constants and sre_parse warn of their deprecation from 3.11 on)
-        import sre_constants as c
-        import sre_parse as parser
-    return (
-        c,
-        parser,
-        {c.MAX_REPEAT, c.MIN_REPEAT} | ({c.POSSESSIVE_REPEAT} if hasattr(c, "POSSESSIVE_REPEAT") else set()),
-    )
-
-
-@functools.lru_cache(maxsize=1024)
-def _regex_shape(pattern: str) -> tuple[int, int, int, bool]:
-    """``(nesting, alternatives, variable_repeats, anchored)`` of ``pattern``; raises ``re.error`` when invalid.
-
-    ``nesting`` is the deepest nesting of variable repeats (``(a+)+`` → 2), ``alternatives`` the
-    largest alternation inside a repeat (``(a|ab)+`` → 2), ``variable_repeats`` how many repeats
-    have a variable count (times the count of fixed repeats around them: ``(.*a){12}`` → 12). A
-    search costs about ``max(2, alternatives) ** len(text)`` steps when
-    ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise, one power less when the
-    pattern is ``anchored`` at the start (``^``: one start position is tried, not every one).
-    """
-    re.compile(pattern)  # the error a host would raise, first
-    c, parser, repeats = _sre()
-    count = 0
-
-    def walk(items: Any, in_repeat: bool, mult: int = 1) -> tuple[int, int]:
-        nonlocal count
-        depth, alts = 0, 1
-        for op, av in items:
-            if op in repeats:
-                lo, hi, body = av
-                variable = lo != hi
-                inner = mult * hi if not variable else mult
-                d, a = walk(body, in_repeat or variable or hi > 1, min(inner, 1000))
-                # a fixed count over alternatives backtracks like a variable repeat:
-                # ``(?:a|a){40}`` tries 2**40 choices on a miss
-                ambiguous = not variable and hi > 1 and a > 1
-                count += (variable or ambiguous) * mult
-                depth, alts = max(depth, d + (1 if variable or ambiguous or hi > 16 else 0)), max(alts, a)
-            elif op == c.BRANCH:
-                for sub in av[1]:
-                    d, a = walk(sub, in_repeat, mult)
-                    depth, alts = max(depth, d), max(alts, a)
-                if in_repeat:
-                    alts = max(alts, len(av[1]))
-            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT) or op == getattr(c, "ATOMIC_GROUP", None):
-                d, a = walk(av if op == getattr(c, "ATOMIC_GROUP", None) else av[-1], in_repeat, mult)
-                depth, alts = max(depth, d), max(alts, a)
-            elif op == c.GROUPREF_EXISTS:
-                for sub in av[1:]:
-                    if sub is not None:
-                        d, a = walk(sub, in_repeat, mult)
-                        depth, alts = max(depth, d), max(alts, a)
-        return depth, alts
-
-    parsed = parser.parse(pattern)
-    depth, alts = walk(parsed, False)
-    multiline = bool(getattr(getattr(parsed, "state", None), "flags", 0) & re.MULTILINE)
-    anchored = bool(len(parsed)) and parsed[0] == (c.AT, c.AT_BEGINNING) and not multiline
-    return depth, alts, count, anchored
-
-
-@functools.lru_cache(maxsize=1024)
-def _nested_empty_loops(pattern: str) -> bool:
-    """Does ``pattern`` (Python syntax: the skeleton of an ECMAScript one) hold a repeat whose body can match
-    the empty string inside another such repeat (``((a*)*)+``, ``((a|)*)*``, ``((a*){2})+``)?
-
-    regress (the ECMAScript engine here) runs such a pattern out of memory on a one-character text
-    (a native abort: it allocates gigabytes), so it never gets one; Python's ``re`` and the ``regex`` package
-    stop empty iterations. Raises ``re.error`` when invalid.
-    """
-    c, parser, repeats = _sre()
-    width = {c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN, c.CATEGORY, c.RANGE}
-
-    def nullable(items: Any) -> bool:
-        for op, av in items:
-            if op in width:
-                return False
-            if op in repeats:
-                if av[0] > 0 and not nullable(av[2]):
-                    return False
-            elif op == c.BRANCH:
-                if not any(nullable(sub) for sub in av[1]):
-                    return False
-            elif op == c.SUBPATTERN:
-                if not nullable(av[-1]):
-                    return False
-            elif op == getattr(c, "ATOMIC_GROUP", None) and not nullable(av):
-                return False
-        return True  # anchors, lookarounds, back-references (maybe empty) and the like match empty
-
-    def found(items: Any, in_empty_loop: bool) -> bool:
-        for op, av in items:
-            if op in repeats:
-                loop = av[1] > 1 and nullable(av[2])
-                if loop and in_empty_loop:
-                    return True
-                if found(av[2], in_empty_loop or loop):
-                    return True
-            elif op == c.BRANCH:
-                if any(found(sub, in_empty_loop) for sub in av[1]):
-                    return True
-            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT):
-                if found(av[-1], in_empty_loop):
-                    return True
-            elif op == getattr(c, "ATOMIC_GROUP", None):
-                if found(av, in_empty_loop):
-                    return True
-            elif op == c.GROUPREF_EXISTS and any(sub is not None and found(sub, in_empty_loop) for sub in av[1:]):
-                return True
-        return False
-
-    return found(parser.parse(pattern), False)
-
-
-def _max_safe_length(pattern: str, budget: int = REGEX_STEP_BUDGET) -> float:
-    """Longest text a search of ``pattern`` may take within ``budget`` steps (static estimate)."""
-    return _limit_for_shape(*_regex_shape(pattern), budget=budget)
-
-
-def _limit_for_shape(
-    depth: int, alts: int, variable: int, anchored: bool = False, budget: int = REGEX_STEP_BUDGET
-) -> float:
-    """Longest text searched within ``budget`` steps by a pattern of this ``_regex_shape``."""
-    if depth > 1 or (alts > 1 and variable):
-        base = max(2, alts) ** max(1, depth - 1)
-        return max(1, int(math.log(budget) / math.log(base)))
-    if variable:
-        return int(budget ** (1 / (variable + (0 if anchored else 1)))) * 4
-    return math.inf
 
 
 def _guarded(compiled: RegexPattern[str], pattern: str, text: str) -> RegexMatch[str] | None:
@@ -195,21 +59,13 @@ def safe_search(pattern: str, text: str) -> re.Match[str] | RegexMatch[str] | No
     ``ValueError``) when the search is refused: callers treat that as "undecided", never as a match or a
     mismatch.
     """
-    limit = _max_safe_length(pattern)
+    limit = max_safe_length(pattern)
     if len(text) <= min(limit, 16):
         return re.search(pattern, text)
-    try:
-        import regex
-    except ImportError:  # pragma: no cover - a dependency: the static estimate decides below
-        pass
-    else:
-        if len(text) <= _max_safe_length(pattern, REGEX_GUARDED_BUDGET):
-            try:
-                compiled = regex.compile(pattern)
-            except regex.error:
-                pass  # accepted by re, not by regex: the static estimate decides below
-            else:
-                return _guarded(compiled, pattern, text)
+    if len(text) <= max_safe_length(pattern, REGEX_GUARDED_BUDGET):
+        compiled = regex_package(pattern)  # None: too big to unroll, or refused by regex: the estimate decides
+        if compiled is not None:
+            return _guarded(compiled, pattern, text)
     if len(text) > limit:
         raise RegexBudgetError(
             f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string"
@@ -408,7 +264,7 @@ def _es_scan(p: str) -> tuple[str, str | None]:
     """``(skeleton, translation)`` of a pattern regress accepted with ``u``.
 
     The skeleton is a Python ``re`` pattern with the same groups, alternations and quantifiers (every
-    atom ``a``, lookbehinds as lookaheads) for ``_regex_shape``; the translation is an equivalent
+    atom ``a``, lookbehinds as lookaheads) for ``regex_shape``; the translation is an equivalent
     ``regex``-package pattern, or None when a construct has no exact rendering.
     """
     skel: list[str] = []
@@ -510,21 +366,20 @@ def _compile_ecma(pattern: object) -> _EcmaProgram | Exception:
         skeleton, translation = _es_scan(pattern)
     except (ValueError, IndexError):  # pragma: no cover - a construct the scanner does not know
         skeleton, translation = None, None
+    shape = None
     try:
-        shape = _regex_shape(skeleton) if skeleton is not None else None
+        shape = regex_shape(skeleton) if skeleton is not None else None
         # regress never gets a pattern with nested empty loops (it runs out of memory): the translation decides
-        limit = _limit_for_shape(*shape) if shape is not None and not _nested_empty_loops(skeleton) else -1
-        fallback_limit = _limit_for_shape(*shape, budget=REGEX_GUARDED_BUDGET) if shape is not None else 0
+        limit = limit_for_shape(*shape) if shape is not None and not nested_empty_loops(skeleton) else -1
+        fallback_limit = limit_for_shape(*shape, budget=REGEX_GUARDED_BUDGET) if shape is not None else 0
     except (re.error, RecursionError, OverflowError, ValueError, TypeError):
         limit = fallback_limit = 0
-    fallback = None
-    if translation is not None:
-        try:
-            import regex
-
-            fallback = regex.compile(translation, regex.V0)
-        except Exception:  # no regex package, or a translation it refuses (huge counts): no fallback
-            fallback = None
+    # the translation has the skeleton's counts (clamped past 65,534, far above REGEX_PROGRAM_LIMIT): too big a
+    # program to unroll is no fallback
+    fits = shape is not None and shape[4] <= REGEX_PROGRAM_LIMIT
+    fallback = (
+        regex_package(translation, size=shape[4]) if translation is not None and shape is not None and fits else None
+    )
     return _EcmaProgram(compiled, limit, fallback, fallback_limit)
 
 

@@ -1,0 +1,146 @@
+"""Whose configuration decides the Action's gate: the base revision's by default, not the pull request's own.
+
+A pull request could otherwise turn its own breaking changes into a green check by editing ``.schema-audit.toml``
+(or ``[tool.schema-audit]`` in ``pyproject.toml``): ``[severity]`` overrides, ``hosts``, ``exclude_tools``,
+``[[ignore]]`` entries, ``fail_on``. So, as the base snapshot comes from the base revision, the policy does too:
+the configuration file is read from that commit (``git show``). The pull request's own file applies only when
+it lowers nothing (the same, or stricter), when the pull request carries the approval label, or when the
+``policy`` input says ``pull-request`` (a repository whose every pull request is trusted). Every override of
+the pull request's that lowers the gate is listed in the summary either way. Used by ``action_run.py``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp_schema_audit.config import Config, load_config
+from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.report.markdown import md_escape
+from mcp_schema_audit.vocabulary import SDK_PROFILES
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import action_base  # noqa: E402  (git)
+from action_inputs import ActionError, input_value  # noqa: E402
+
+POLICIES = ("base", "pull-request")
+#: fail_on values from the strictest gate to the loosest
+_FAIL_ON_ORDER = ("info", "warning", "breaking", "never")
+_SEVERITY_RANK = {"info": 0, "warning": 1, "breaking": 2}
+_CANDIDATES = (".schema-audit.toml", "pyproject.toml")
+
+
+@dataclass
+class Policy:
+    """The outcome: ``config`` (a ``--config`` file for ``diff``, or ``None``: the pull request's own lookup),
+    ``source`` (whose policy applies, in words), ``lowering`` (the pull request's overrides that lower the gate,
+    one line each) and ``applied`` (whether those apply)."""
+
+    config: str | None = None
+    source: str = "the pull request's checkout"
+    lowering: list[str] = field(default_factory=list)
+    applied: bool = True
+
+    def markdown(self) -> str:
+        """The summary's policy section: ``""`` when the pull request lowers nothing."""
+        if not self.lowering:
+            return ""
+        head = (
+            "> **Policy:** this pull request changes the schema-audit configuration in ways that lower the gate"
+            + (", and they apply" if self.applied else f"; the gate uses {md_escape(self.source)} instead")
+            + ":\n"
+        )
+        return "\n" + head + "".join(f">\n> - {md_escape(line)}\n" for line in self.lowering)
+
+
+def choice() -> str:
+    """The ``policy`` input: ``base`` (default) or ``pull-request``; else ``ActionError`` (exit 2)."""
+    value = input_value("policy", "base")
+    if value not in POLICIES:
+        raise ActionError(f"input policy must be one of {', '.join(POLICIES)} (got {value!r})")
+    return value
+
+
+def _effective_severity(cfg: Config, rule: str) -> str:
+    from mcp_schema_audit.rules import RULES
+
+    known = RULES.get(rule)
+    return cfg.severity.get(rule) or (known.severity if known else "breaking")
+
+
+def lowering(base: Config, head: Config) -> list[str]:
+    """The settings of ``head`` (the pull request's configuration) that make its gate looser than ``base``'s,
+    one line each: a looser ``fail_on``, fewer ``hosts``, another ``mode``, ``server_validator``, ``tools`` or
+    ``store``, more ``exclude_tools``, a rule's severity lowered, an ``[[ignore]]`` entry added."""
+    out: list[str] = []
+    b_fail, h_fail = base.fail_on or "breaking", head.fail_on or "breaking"
+    if _FAIL_ON_ORDER.index(h_fail) > _FAIL_ON_ORDER.index(b_fail):
+        out.append(f"fail_on {b_fail} → {h_fail}")
+    b_hosts, h_hosts = set(base.hosts or SDK_PROFILES), set(head.hosts or SDK_PROFILES)
+    if not h_hosts >= b_hosts:
+        out.append(f"hosts: {', '.join(sorted(b_hosts - h_hosts))} no longer counted")
+    for key in ("mode", "server_validator", "store"):
+        if getattr(head, key) != getattr(base, key):
+            out.append(f"{key} {getattr(base, key) or '(default)'} → {getattr(head, key) or '(default)'}")
+    if (head.tools or []) != (base.tools or []) and head.tools:
+        out.append(f"tools limited to {', '.join(head.tools)}")
+    added = [g for g in head.exclude_tools or [] if g not in (base.exclude_tools or [])]
+    if added:
+        out.append(f"exclude_tools adds {', '.join(added)}")
+    for rule, level in sorted(head.severity.items()):
+        before = _effective_severity(base, rule)
+        if _SEVERITY_RANK.get(level, 2) < _SEVERITY_RANK.get(before, 2):
+            out.append(f"severity of {rule}: {before} → {level}")
+    known = [e.describe() for e in base.ignore]
+    for entry in head.ignore:
+        if entry.describe() not in known:
+            fields = ", ".join(f"{k}={v}" for k, v in entry.describe().items())
+            out.append(f"ignore entry added: {fields}")
+    return out
+
+
+def _base_file(sha: str, config: str) -> tuple[str, str] | None:
+    """``(file name, text)`` of the configuration file at commit ``sha`` (``config``, else the default lookup:
+    ``.schema-audit.toml``, then ``pyproject.toml``), or ``None`` when that commit has none."""
+    prefix = action_base.repo_prefix()
+    for name in [config] if config else list(_CANDIDATES):
+        where = f"{prefix}{Path(name).as_posix().removeprefix('./')}"
+        if action_base.git("ls-tree", "--name-only", sha, "--", where, check=False):
+            return Path(name).name, action_base.git("show", f"{sha}:{where}") + "\n"
+    return None
+
+
+def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
+    """The policy for this run. ``sha``: the base revision (``None``: none known, the pull request's own file
+    applies and the summary says so); ``approved_by_label``: the pull request carries the approval label.
+    Raises ``ActionError`` (exit 2) for a bad ``policy`` input, or a base configuration that cannot be read."""
+    mode = choice()
+    config = input_value("config")
+    try:
+        head = load_config(Path(config) if config else None)
+    except UsageError:
+        head = None  # the CLI says what is wrong with it when it is used
+    if sha is None or Path(config).is_absolute():
+        return Policy(source="the pull request's checkout (no base revision to read a policy from)")
+    found = _base_file(sha, config)
+    folder = Path(tempfile.mkdtemp(prefix="schema-audit-policy-", dir=os.environ.get("RUNNER_TEMP") or None))
+    atexit.register(shutil.rmtree, folder, True)  # the base's file is read by every diff of the run
+    name, text = found if found else (".schema-audit.toml", "")
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    try:
+        base = load_config(path)
+    except UsageError as exc:
+        raise ActionError(f"the base revision's configuration ({why}): {exc}") from None
+    lowered = lowering(base, head) if head is not None else []
+    source = f"the base revision's configuration ({why})"
+    if not lowered:
+        return Policy(config=config or None)
+    if mode == "pull-request" or approved_by_label:
+        return Policy(config=config or None, lowering=lowered)
+    return Policy(config=str(path), source=source, lowering=lowered, applied=False)

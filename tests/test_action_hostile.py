@@ -1,0 +1,307 @@
+"""Hostile inputs to the GitHub Action (scripts/action_run.py run as a subprocess with the runner's files):
+workflow commands forged through a server's stderr, and the error lines of the CLI that quote it; a pull request
+that loosens its own configuration (in a temporary git repository with the runner's environment)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PYTHON, ROOT
+from test_action import SCRIPT, SEED, run_action, seed_inputs
+from test_action_zero_setup import git
+
+# a stdio "server" that prints workflow commands on its stderr and exits before the handshake
+FORGER = (
+    "import sys; sys.stderr.write('##[warning]forged annotation\\n##[add-mask]hidden\\n"
+    "::stop-commands::tok\\nx ##[error]mid-line\\n'); sys.exit(1)"
+)
+
+
+def _commands(text: str) -> list[str]:
+    """Lines of ``text`` that the runner would read as a workflow command (``::`` at a line's start, ``##[`` at
+    any place)."""
+    return [ln for ln in text.splitlines() if ln.lstrip().startswith("::") or "##[" in ln]
+
+
+def test_a_server_stderr_forges_no_workflow_command_in_the_cli_error_line():
+    proc = subprocess.run(
+        [PYTHON, "-m", "mcp_schema_audit", "snapshot", "--out", "-", "--timeout", "30", "--", PYTHON, "-c", FORGER],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "forged annotation" in proc.stderr and _commands(proc.stderr) == [], proc.stderr
+
+
+def test_the_action_echoes_the_cli_stderr_without_workflow_commands(tmp_path: Path):
+    r = run_action(tmp_path, base=str(SEED / "0.2.5.json"), command=f'{PYTHON} -c "{FORGER}"', timeout="30")
+    assert r.code == 3, (r.stderr, r.summary)
+    assert "forged annotation" in r.stderr
+    assert _commands(r.stderr) == []
+    # stdout holds the Action's own error annotation only
+    assert [ln.split("::", 2)[1] for ln in _commands(r.stdout)] == ["error title=schema-audit"], r.stdout
+    assert "##[" not in r.stdout
+
+
+# --- the gate's policy comes from the base revision ------------------------------------------------------------
+
+LOOSER = """fail_on = "never"
+hosts = ["python-sdk"]
+exclude_tools = ["debug_*"]
+
+[severity]
+"tool-removed" = "info"
+
+[[ignore]]
+rule = "*"
+reason = "trust me"
+"""
+
+
+@pytest.fixture(scope="module")
+def policy_repo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``main`` has a strict ``.schema-audit.toml``; the pull request's commit replaces it by a looser one."""
+    path = tmp_path_factory.mktemp("policy-repo")
+    git(path, "init", "-q", "-b", "main")
+    (path / ".schema-audit.toml").write_text('fail_on = "breaking"\n')
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "strict policy")
+    first = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-b", "feature")
+    (path / ".schema-audit.toml").write_text(LOOSER)
+    git(path, "commit", "-q", "-am", "looser policy")
+    return {"path": path, "first": first}
+
+
+def _pr_run(tmp_path: Path, repo: dict[str, Any], labels: list[str] | None = None, **inputs: str):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    event = {
+        "pull_request": {
+            "number": 3,
+            "labels": [{"name": n} for n in labels or []],
+            "base": {"ref": "main", "sha": repo["first"]},
+        }
+    }
+    return run_action(
+        tmp_path,
+        cwd=repo["path"],
+        event=event,
+        extra_env={"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"},
+        output_dir=str(tmp_path / "out"),
+        **seed_inputs(),
+        **inputs,
+    )
+
+
+def test_a_pull_request_cannot_lower_its_own_gate(policy_repo: dict[str, Any], tmp_path: Path):
+    r = _pr_run(tmp_path, policy_repo)
+    assert r.code == 1, (r.stderr, r.summary)
+    assert r.outputs["breaking"] == "13" and r.outputs["passed"] == "false"
+    assert "> **Policy:** this pull request changes the schema-audit configuration" in r.summary
+    shown = html.unescape(r.summary)
+    assert "the gate uses the base revision's configuration (merge base of HEAD with main)" in shown
+    for override in (
+        "fail_on breaking → never",
+        "hosts: ts-sdk-v1, ts-sdk-v2 no longer counted",
+        "exclude_tools adds debug_*",
+        "severity of tool-removed: breaking → info",
+        "ignore entry added: rule=*, reason=trust me",
+    ):
+        assert f"> - {override}" in shown, (override, shown)
+    assert "policy: the pull request lowers the gate (not applied): fail_on breaking → never" in r.stderr
+
+
+def test_the_approval_label_or_the_policy_input_applies_the_pull_requests_policy(
+    policy_repo: dict[str, Any], tmp_path: Path
+):
+    labelled = _pr_run(tmp_path / "label", policy_repo, labels=["schema-change-approved"])
+    assert labelled.code == 0, (labelled.stderr, labelled.summary)
+    assert labelled.outputs["breaking"] == "0" and ", and they apply:" in labelled.summary
+    trusted = _pr_run(tmp_path / "trusted", policy_repo, policy="pull-request")
+    assert trusted.code == 0 and trusted.outputs["breaking"] == "0", trusted.summary
+    assert "fail_on breaking → never" in html.unescape(trusted.summary)
+    bad = _pr_run(tmp_path / "bad", policy_repo, policy="mine")
+    assert bad.code == 2 and "input policy must be one of base, pull-request" in bad.summary
+
+
+def test_a_stricter_pull_request_policy_applies_at_once(policy_repo: dict[str, Any], tmp_path: Path):
+    stricter = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(policy_repo["path"]), str(stricter)], check=True)
+    (stricter / ".schema-audit.toml").write_text('fail_on = "info"\n')
+    r = _pr_run(tmp_path, {"path": stricter, "first": policy_repo["first"]})
+    assert r.code == 1 and "**Policy:**" not in r.summary, r.summary
+    assert r.outputs["info"] == "1"
+
+
+def test_an_output_folder_that_is_a_symlink_is_refused(tmp_path: Path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "reports").symlink_to(outside, target_is_directory=True)
+    for output_dir in ("reports", "reports/sub"):
+        r = run_action(work, cwd=work, output_dir=output_dir, **seed_inputs())
+        assert r.code == 2, (r.stderr, r.summary)
+        assert "is a symbolic link; give a real folder" in r.summary
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+
+
+# --- a cancelled job -----------------------------------------------------------------------------------------
+
+
+def _wait_for(path: Path, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and len(path.read_text().split()) >= count) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def _gone(pid: str) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def _action(tmp_path: Path, **inputs: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env.update(
+        GITHUB_EVENT_PATH=str(tmp_path / "event.json"),
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+        GITHUB_OUTPUT=str(tmp_path / "outputs.txt"),
+        **{"INPUT_" + k.upper(): v for k, v in inputs.items()},
+    )
+    return subprocess.Popen([PYTHON, str(SCRIPT)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.live
+def test_sigterm_is_forwarded_to_the_cli_which_stops_its_server(tmp_path: Path):
+    pids = tmp_path / "pids"
+    hostile = ROOT / "tests" / "hostile_servers" / "stdio_server.py"
+    command = f"{PYTHON} {hostile} --mode spawn-ignore-term --pid-file {pids}"
+    proc = _action(tmp_path, base=str(SEED / "0.2.5.json"), command=command, timeout="120")
+    _wait_for(pids, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1].startswith("schema-audit: cancelled (SIGTERM)"), err
+    assert "Traceback" not in err
+    assert all(_gone(pid) for pid in pids.read_text().split())  # the server and its child, deaf to SIGTERM
+    outputs = (tmp_path / "outputs.txt").read_text()
+    assert (
+        "exit-code=143" in outputs and "schema-audit was cancelled (exit 143)" in (tmp_path / "summary.md").read_text()
+    )
+
+
+def test_sigterm_during_a_setup_command_stops_its_process_group(policy_repo: dict[str, Any], tmp_path: Path):
+    pids = tmp_path / "setup-pids"
+    install = f"sleep 300 & echo $! > {pids}; sleep 301 & echo $! >> {pids}; wait"
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env_inputs = {"base_ref": policy_repo["first"], "command": "true", "install_command": install}
+    proc = subprocess.Popen(
+        [PYTHON, str(SCRIPT)],
+        cwd=policy_repo["path"],
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))},
+            "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "GITHUB_OUTPUT": str(tmp_path / "outputs.txt"),
+            "RUNNER_TEMP": str(tmp_path),
+            "INPUT_OUTPUT_DIR": str(tmp_path / "out"),
+            **{"INPUT_" + k.upper(): v for k, v in env_inputs.items()},
+        },
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(pids, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert all(_gone(pid) for pid in pids.read_text().split()), pids.read_text()
+    assert git(policy_repo["path"], "worktree", "list").count("\n") == 0  # the base's worktree is gone too
+
+
+def test_the_combined_markdown_of_several_configurations_fits_one_comment(tmp_path: Path):
+    """178,877 characters once, although docs/ci.md posts it with ``gh pr comment --body-file`` (65,536 at most)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import action_report
+    from action_inputs import Configuration
+
+    witness = "<details><summary>Witness: x</summary>\n\n````json\n" + '{"a": 1}\n' * 40 + "````\n\n</details>\n"
+    checks = []
+    for name in ("stdio", "http", "read-only"):
+        folder = tmp_path / name
+        folder.mkdir()
+        md = folder / "schema-audit.md"
+        md.write_text("### ❌ schema-audit diff: 900 breaking\n\n" + ("- finding\n\n" + witness) * 150)
+        check = action_report.Checked(Configuration(name=name), folder, exit_code=1)
+        check.files["markdown-file"] = str(md)
+        checks.append(check)
+    result = action_report.Result(counts={"breaking": 2700, "warning": 0, "info": 0})
+    text = action_report.combined_markdown(result, checks)
+    assert (
+        len(text) <= action_report.COMMENT_LIMIT < sum(len(Path(c.files["markdown-file"]).read_text()) for c in checks)
+    )
+    assert text.count("**Configuration ") == 3 and text.count("✂️ Cut to fit one comment") == 3
+    assert text.count("<details>") == text.count("</details>")
+    fences = [ln for ln in text.splitlines() if ln.startswith("````")]
+    assert len(fences) % 2 == 0
+    small = action_report.combined_markdown(result, checks, limit=10**7)
+    assert "✂️" not in small and len(small) > action_report.COMMENT_LIMIT
+
+
+@pytest.mark.live
+def test_sigint_to_the_whole_group_reaches_the_cli_once(tmp_path: Path):
+    """GitHub cancels a job with SIGINT (then SIGTERM) to the step's process group: the CLI runs in a session of
+    its own and gets the Action's forwarded SIGTERM only, so its clean-up is not cut short by a second signal."""
+    pids = tmp_path / "pids"
+    hostile = ROOT / "tests" / "hostile_servers" / "stdio_server.py"
+    command = f"{PYTHON} {hostile} --mode spawn-ignore-term --pid-file {pids}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 1, "labels": []}}))
+    env.update(
+        GITHUB_EVENT_PATH=str(tmp_path / "event.json"),
+        GITHUB_OUTPUT=str(tmp_path / "outputs.txt"),
+        INPUT_BASE=str(SEED / "0.2.5.json"),
+        INPUT_COMMAND=command,
+        INPUT_TIMEOUT="120",
+    )
+    proc = subprocess.Popen(
+        [PYTHON, str(SCRIPT)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    _wait_for(pids, 2)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1].startswith("schema-audit: cancelled (SIGINT)"), err
+    assert "Traceback" not in err and all(_gone(pid) for pid in pids.read_text().split())
+    assert "exit-code=143" in (tmp_path / "outputs.txt").read_text()
+
+
+def test_a_report_file_committed_as_a_symlink_is_replaced_not_written_through(tmp_path: Path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    out = tmp_path / "out"
+    for name in ("a", "b"):
+        (out / name).mkdir(parents=True)
+    out.joinpath("schema-audit.md").symlink_to(outside)
+    out.joinpath("a", "schema-audit.json").symlink_to(outside)
+    configurations = [{"name": n, "command": f"{PYTHON} -c 'import sys; sys.exit(1)'"} for n in ("a", "b")]
+    r = run_action(
+        tmp_path, base=str(SEED / "0.2.5.json"), configurations=json.dumps(configurations), output_dir=str(out)
+    )
+    assert r.code == 3, (r.stderr, r.summary)
+    assert outside.read_text() == "precious"
+    assert (
+        not out.joinpath("schema-audit.md").is_symlink()
+        and "**Configuration a**" in out.joinpath("schema-audit.md").read_text()
+    )
