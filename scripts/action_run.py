@@ -5,8 +5,9 @@ Every piece of work is a subprocess call of the ``schema-audit`` CLI (``python -
 interpreter, or the command in ``SCHEMA_AUDIT_CLI``). ``action.yml`` runs this script with the interpreter of the
 venv it installed schema-audit into, and the script uses that package too: its escapers for every text it
 writes, its strict JSON reader and its SARIF merge. The inputs are parsed in ``action_inputs.py``; the summary,
-outputs and combined reports are written by ``action_report.py``; the git worktree, setup commands and
-started servers of the zero-setup gate are in ``action_base.py`` (standard library only).
+outputs and combined reports are written by ``action_report.py``; the zero-setup gate's flow (the base
+revision, its git worktree, setup commands, started servers, each side captured) is the package's
+``mcp_schema_audit.prcheck``, the code of ``schema-audit check``.
 
 Inputs are environment variables ``INPUT_<NAME>`` (upper case, ``-`` → ``_``), as ``action.yml``
 maps them. NEW is one of:
@@ -62,7 +63,6 @@ internal error. The label never bypasses 2-4.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shlex
@@ -71,13 +71,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcp_schema_audit.prcheck import sides
+from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, resolve_base
 from mcp_schema_audit.report.escape import inert
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
 from mcp_schema_audit.snapshot.store import is_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
 from action_inputs import (  # noqa: E402  (every input, parsed)
     EXTRA_FORMATS,
     ActionError,
@@ -157,61 +158,62 @@ def _check_snapshot_ref(ref: str, what: str) -> None:
         raise ActionError(str(exc), 2 if exc.code == 4 else exc.code) from None
 
 
+def _capturer(cfg: Configuration) -> sides.Capturer:
+    """One capture of ``cfg``'s server: ``schema-audit snapshot`` with its protocol, timeout, env and headers."""
+
+    def capture(one: sides.Capture) -> None:
+        args = ["snapshot", "--out", str(one.target), "--force", "--label", one.label]  # reruns replace it
+        if cfg.protocol:
+            args += ["--protocol", cfg.protocol]
+        if cfg.timeout:
+            args += ["--timeout", cfg.timeout]
+        if one.command:
+            for item in one.env:
+                args += ["--env", item]
+            if one.cwd is not None:
+                args += ["--cwd", str(one.cwd)]
+            _run([*args, "--", *one.command], what=one.what)
+            return
+        args += ["--url", one.url] if one.url else ["--sse", one.sse]
+        for item in cfg.header_env:
+            args += ["--header-env", item]
+        _run(args, what=one.what)
+
+    return capture
+
+
 def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder: Path | None) -> str:
     """Capture ``cfg``'s server as seen from ``folder`` (``None``: the current folder) into ``target``; returns
-    ``str(target)``. ``side`` is ``base`` or ``head`` (the base uses ``base_command`` when given). An HTTP
-    configuration with ``start_command`` starts its server in ``folder`` first and stops it afterwards."""
-    args = ["snapshot", "--out", str(target), "--force", "--label", label]  # reruns replace it
-    if cfg.protocol:
-        args += ["--protocol", cfg.protocol]
-    if cfg.timeout:
-        args += ["--timeout", cfg.timeout]
-    where = f"{side} ({cfg.name})" if cfg.name else side
-    command = cfg.base_command if side == "base" and cfg.base_command else cfg.command
-    if command:
-        for item in cfg.env:
-            args += ["--env", item]
-        if cfg.cwd or folder is not None:
-            args += ["--cwd", str((folder or Path.cwd()) / cfg.cwd)]
-        _run([*args, "--", *command], what=f"snapshot of the {where}")
-        return str(target)
-    args += ["--url" if cfg.url else "--sse", cfg.endpoint()]
-    for item in cfg.header_env:
-        args += ["--header-env", item]
-    if not cfg.start_command:
-        if folder is not None:
-            raise ActionError(
-                f"configuration {cfg.name or '(inputs)'}: with base-ref an HTTP server must be started "
-                "from each side's checkout: give start-command (or base-command for a stdio base)"
-            )
-        _run(args, what=f"snapshot of the {where}")
-        return str(target)
-    given = dict(item.split("=", 1) for item in cfg.env)
+    ``str(target)``. ``side`` is ``base`` or ``head``: ``prcheck.sides.capture_side``, the flow of
+    ``schema-audit check``, with ``schema-audit snapshot`` doing each capture."""
     try:
         timeout_s = float(cfg.timeout or 60)
     except ValueError:
         raise ActionError(f"timeout must be a number of seconds (got {cfg.timeout!r})") from None
+    reached = sides.Side(
+        command=tuple(cfg.command),
+        base_command=tuple(cfg.base_command),
+        url=cfg.url,
+        sse=cfg.sse,
+        env=tuple(cfg.env),
+        cwd=cfg.cwd,
+        start_command=cfg.start_command,
+        timeout_s=timeout_s,
+        name=cfg.name,
+    )
     try:
-        with action_base.started_server(
-            cfg.start_command,
-            cfg.endpoint(),
-            (folder or Path.cwd()) / cfg.cwd,
-            {**os.environ, **given},
-            f"{where} server",
-            timeout_s=timeout_s,
-            secrets=tuple(v for v in given.values() if len(v) >= 4),
-        ):
-            _run(args, what=f"snapshot of the {where}")
-    except action_base.BaseError as exc:
+        return str(
+            sides.capture_side(reached, side, label=label, target=target, folder=folder, capturer=_capturer(cfg))
+        )
+    except BaseError as exc:
         raise ActionError(str(exc), exc.code) from None
-    return str(target)
 
 
 def _check(
     cfg: Configuration,
     checked: Checked,
     base: str,
-    revision: action_base.BaseRevision | None,
+    revision: BaseRevision | None,
     base_root: Path | None,
     opts: list[str],
     formats: list[str],
@@ -332,15 +334,15 @@ def run() -> Result:
     revision = None
     if not base:
         try:
-            revision = action_base.resolve_base(base_ref, dict(os.environ))
-        except action_base.FirstRelease as first:
+            revision = resolve_base(base_ref, dict(os.environ))
+        except FirstRelease as first:
             result.exit_code, result.passed, result.note = (
                 0,
                 True,
                 (f"{first.args[0]} is the first tag: no host can have cached an earlier version, nothing to compare"),
             )
             return result
-        except action_base.BaseError as exc:
+        except BaseError as exc:
             raise ActionError(str(exc), exc.code) from None
         result.base_revision = revision.sha
         if any(c.snapshot for c in configs):
@@ -366,22 +368,17 @@ def run() -> Result:
         )
         if command
     ]
-    with action_base.worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
-        try:
-            base_root = root / action_base.repo_prefix() if root is not None else None
-            for key, command in setup:
-                if base_root is not None and revision is not None:
-                    action_base.run_setup(command, base_root, f"{key} in the base ({revision.why})", env)
-                action_base.run_setup(command, Path.cwd(), f"{key} in the pull request's checkout", env)
-        except action_base.BaseError as exc:
-            raise ActionError(str(exc), exc.code) from None
-        for checked in checks:
-            try:
-                _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
-            except ActionError as exc:
-                if single:
-                    raise
-                checked.exit_code, checked.error = exc.code, str(exc)
+    try:
+        with sides.checked_out(revision, setup, env, "the pull request's checkout") as base_root:
+            for checked in checks:
+                try:
+                    _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
+                except ActionError as exc:
+                    if single:
+                        raise
+                    checked.exit_code, checked.error = exc.code, str(exc)
+    except BaseError as exc:
+        raise ActionError(str(exc), exc.code) from None
     combine(result, checks, single, out_dir)
     label = approval_label()
     failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)

@@ -286,17 +286,18 @@ def _live(
         return chosen
 
     err(f"probing {where} …")
-    listing, planned, records = probe_server(
-        target,
-        plan,
-        label=run.label or "live",
-        protocol=server.protocol,
-        timeout_s=server.timeout,
-        call_timeout_s=run.call_timeout,
-        max_pages=server.max_pages,
-        dry_run=run.dry_run,
-        clock_started=run_started(),
-    )
+    with source.server_output_shown(server.verbose):
+        listing, planned, records = probe_server(
+            target,
+            plan,
+            label=run.label or "live",
+            protocol=server.protocol,
+            timeout_s=server.timeout,
+            call_timeout_s=run.call_timeout,
+            max_pages=server.max_pages,
+            dry_run=run.dry_run,
+            clock_started=run_started(),
+        )
     if run.dry_run:
         write_output(render_plan(planned, skipped, settings.format), output)
         raise typer.Exit(int(ExitCode.OK))

@@ -1,5 +1,6 @@
-"""The zero-setup side of the schema-audit GitHub Action: the base revision, its git worktree, install and
-build commands, and HTTP servers started for a capture. Standard library only; used by ``action_run.py``.
+"""The base side of the pull-request check: the base revision, its git worktree, install and build commands,
+and HTTP servers started for a capture. Used by ``schema-audit check`` and the GitHub Action
+(``scripts/action_run.py``), through ``prcheck.sides``.
 
 Nothing here interpolates inputs into shell code of its own: ``install-command``, ``build-command`` and
 ``start-command`` are the user's shell commands (as a workflow's ``run:`` step is) and run through
@@ -15,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse
@@ -22,12 +24,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_schema_audit.outputlines import quote_output
+
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
+#: Seconds a started server's process group has to stop after each signal.
+STOP_GRACE_S = 5.0
 #: Seconds a git command may take.
 GIT_TIMEOUT_S = 120.0
-#: Lines of a failed command's output quoted in the error.
-TAIL_LINES = 5
 _PR_EVENTS = ("pull_request", "pull_request_target")
 
 
@@ -123,8 +127,10 @@ def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
         pass
     ref = env.get("GITHUB_REF", "")
     if event_name in _PR_EVENTS:
-        pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
-        base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
+        pr_value = event.get("pull_request")
+        pr: dict = pr_value if isinstance(pr_value, dict) else {}
+        base_value = pr.get("base")
+        base: dict = base_value if isinstance(base_value, dict) else {}
         target = env.get("GITHUB_BASE_REF") or (base.get("ref") if isinstance(base.get("ref"), str) else "")
         candidates = [
             c for c in (base.get("sha"), f"origin/{target}" if target else "", target) if isinstance(c, str) and c
@@ -190,9 +196,8 @@ def repo_prefix() -> str:
 
 def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
-    Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
-    import sys
-
+    Raises ``BaseError`` (exit 3, quoting the output's error line and last lines) when it fails or takes longer
+    than ``SETUP_TIMEOUT_S``."""
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
     try:
@@ -211,8 +216,7 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
         raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
     sys.stderr.write(proc.stdout)
     if proc.returncode != 0:
-        tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])
-        raise BaseError(f"{what} failed (exit {proc.returncode}): {tail or 'no output'}", 3)
+        raise BaseError(f"{what} failed (exit {proc.returncode}): {quote_output(proc.stdout) or 'no output'}", 3)
 
 
 @contextlib.contextmanager
@@ -227,7 +231,8 @@ def started_server(
 ) -> Iterator[None]:
     """Start ``command`` (``/bin/sh -c``, its own process group) in ``cwd`` and wait until ``url``'s host and port
     accept TCP connections; stop the whole group afterwards (SIGTERM, 5 s, SIGKILL). Raises ``BaseError``
-    (exit 3, quoting the server's last output lines with every value of ``secrets`` replaced by ``***``)
+    (exit 3, quoting the server's error line and last output lines with every value of ``secrets`` replaced by
+    ``***``)
     when it exits first or is not listening within ``timeout_s`` seconds."""
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
@@ -245,11 +250,7 @@ def started_server(
 
     def output() -> str:
         log.seek(0)
-        text = log.read().decode("utf-8", "replace")
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, "***") if secret else text
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        return " | ".join(lines[-TAIL_LINES:]) or "no output"
+        return quote_output(log.read().decode("utf-8", "replace"), secrets) or "no output"
 
     try:
         deadline = time.monotonic() + timeout_s
@@ -271,11 +272,28 @@ def started_server(
                 time.sleep(0.1)
         yield
     finally:
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-            if proc.poll() is not None:
-                break
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=wait)
+        _stop_group(proc.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1.0)
         log.close()
+
+
+def _stop_group(pgid: int) -> None:
+    """Stop every process of the group ``pgid`` (a started server and whatever its shell started): SIGTERM, up to
+    ``STOP_GRACE_S`` seconds for the group to be gone, then SIGKILL and as long again. The shell may exit first
+    while its server still listens: the group is waited for, not the shell, so the next side's server finds
+    the port free."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(-pgid, os.WNOHANG)  # reap our own child (the shell) so that it does not linger
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.05)
