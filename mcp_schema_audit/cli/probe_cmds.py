@@ -249,7 +249,22 @@ def _probe_report(
     checked = sum(1 for c in report.calls if c.get("checked"))
     left_out = f"; --auto left out {plural(len(skipped), 'tool')}" if run.auto and run.replay is None else ""
     err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema{left_out}")
+    _explain_skipped(skipped if run.auto and run.replay is None else [])
     return report
+
+
+#: Tools ``--auto`` left out that are named on stderr, one line each (``--dry-run`` lists them all).
+SKIPPED_SHOWN = 20
+
+
+def _explain_skipped(skipped: list[dict[str, str]]) -> None:
+    """One line per tool ``--auto`` left out: why, and what to add (at most ``SKIPPED_SHOWN``)."""
+    from mcp_schema_audit.probe.plan import skip_line
+
+    for skip in skipped[:SKIPPED_SHOWN]:
+        err(f"--auto left out{skip_line(skip)[1:]}")
+    if len(skipped) > SKIPPED_SHOWN:
+        err(f"--auto left out {len(skipped) - SKIPPED_SHOWN} more (probe --auto --dry-run lists every one)")
 
 
 def _replayed(run: ProbeRun) -> tuple[Any, list[dict[str, Any]], str]:

@@ -65,7 +65,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         )
         props = _file_props(uri, line)
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {title(f)} [{f.rule}]')}")
-        msg = plain_message(report, f, about(f), " | witness")
+        msg = plain_message(report, f, about(f), " | witness") + (f" | fix: {f.fix}" if f.fix else "")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(

@@ -88,6 +88,9 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     if rule.error:
         help_lines.append(f"host error: {rule.error}")
         md_lines += ["", f"Host error: {md_code(rule.error)}"]
+    if rule.fix:
+        help_lines.append(f"fix: {rule.fix}")
+        md_lines += ["", f"**Fix:** {md_escape(rule.fix)}"]
     if rule.source:
         help_lines.append(f"source: {rule.source}")
         md_lines += ["", f"Source: {md_escape(rule.source)}"]
@@ -151,6 +154,8 @@ def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_rea
         props["reason"] = f.reason
     if f.tags:
         props["tags"] = f.tags
+    if f.fix:
+        props["fix"] = f.fix
     result: dict[str, Any] = {
         "ruleId": f.rule,
         "level": _SARIF_LEVEL[f.severity],
