@@ -30,12 +30,13 @@ def judge(
     findings: list[Finding], settings: Settings, *, entries: Iterable[Any] | None = None, hosts: bool = True
 ) -> PolicyResult:
     """``findings`` after the policy of ``settings``: host restriction (unless ``hosts`` is False), severity
-    overrides, then the ignore list (``entries``, default the config's ``[[ignore]]``). Order is kept."""
+    overrides, then the ignore list (``entries``, default the config's ``[[ignore]]`` and ``[[allow]]`` entries: two
+    names of one list). Order is kept."""
     return apply_policy(
         findings,
         severity=dict(settings.severity),
         hosts=list(settings.hosts) if hosts and settings.hosts else None,
-        ignore=list(settings.ignore if entries is None else entries),
+        ignore=list([*settings.ignore, *settings.allow] if entries is None else entries),
     )
 
 

@@ -379,11 +379,11 @@ def run() -> Result:
                     checked.exit_code, checked.error = exc.code, str(exc)
     except BaseError as exc:
         raise ActionError(str(exc), exc.code) from None
-    combine(result, checks, single, out_dir)
     label = approval_label()
     failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)
     result.passed = all(c.exit_code == 0 for c in checks)
     result.approved = bool(label) and failed_gate and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
+    combine(result, checks, single, out_dir, approved=result.approved)  # an approved run prints no ::error
     errors = [c.exit_code for c in checks if c.exit_code > 1]
     result.exit_code = errors[0] if errors else 0 if result.passed or result.approved else 1
     return result

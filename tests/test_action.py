@@ -125,6 +125,10 @@ def test_approval_label_turns_a_failed_gate_into_a_pass(tmp_path: Path):
     assert "❌" not in first
     # the report file (outputs.markdown-file) is the CLI's own report, unchanged
     assert (tmp_path / r.outputs["markdown-file"]).read_text(encoding="utf-8").startswith("### ❌")
+    # no red failure marks on an approved run: the breaking findings are annotated as warnings
+    annotations = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
+    assert not any(ln.startswith("::error") for ln in annotations), annotations
+    assert sum(ln.startswith("::warning ") and "schema-audit breaking" in ln for ln in annotations) == 13
 
 
 def test_an_approved_headline_of_several_configurations_names_the_label():

@@ -107,3 +107,39 @@ def test_a_bare_tools_array_is_a_snapshot_input(tmp_path: Path):
     bad.write_text("[1, 2]", encoding="utf-8")
     r = cli("diff", str(bad), str(bad))
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_allow_is_another_name_of_ignore_in_diff(tmp_path: Path):
+    """``[[allow]]`` (lint's name) silences a diff finding as ``[[ignore]]`` does; ``-o``/``--out`` write the report
+    as ``--output`` does."""
+    (tmp_path / "old.json").write_text(json.dumps([SEND_OLD]), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps([SEND_NEW]), encoding="utf-8")
+    (tmp_path / ".schema-audit.toml").write_text(
+        '[[allow]]\nrule = "input-argument-renamed"\ntool = "send"\nreason = "clients updated in #12"\n',
+        encoding="utf-8",
+    )
+    for flag in ("-o", "--out", "--output"):
+        r = cli("diff", "old.json", "new.json", "--format", "json", flag, "r.json", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+        assert report["findings"] == [] and report["ignored"][0]["reason"] == "clients updated in #12"
+
+
+def test_explain_takes_the_fingerprints_reports_print(tmp_path: Path):
+    seed = Path(__file__).resolve().parents[1] / "fixtures" / "seed"
+    out = tmp_path / "schema-audit-report"
+    out.mkdir()
+    made = cli(
+        "diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json"), "-f", "json", "-o", str(out / "schema-audit.json")
+    )
+    assert made.returncode == 1, made.stderr
+    finding = json.loads((out / "schema-audit.json").read_text(encoding="utf-8"))["findings"][0]
+    r = cli("explain", finding["fingerprint"], cwd=tmp_path)  # the Action's report folder is the default
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"finding {finding['fingerprint']}: add_recipients: ")
+    assert f"\n{finding['rule']} (tool output, default breaking)" in r.stdout and "\nfix: " in r.stdout
+    assert cli("explain", f"[{finding['rule']}]").returncode == 0
+    missing = cli("explain", "0123456789abcdef", cwd=tmp_path)
+    assert missing.returncode == 2 and "no finding with fingerprint 0123456789abcdef" in missing.stderr
+    nowhere = cli("explain", "0123456789abcdef", cwd=seed)
+    assert nowhere.returncode == 2 and "--report FILE" in nowhere.stderr

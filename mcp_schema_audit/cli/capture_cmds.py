@@ -54,7 +54,11 @@ SnapshotConfig = Annotated[
 Out = Annotated[
     str | None,
     typer.Option(
-        "--out", "-o", metavar="FILE", help="Write the snapshot to this file ('-' = stdout) instead of the store."
+        "--out",
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the snapshot to this file ('-' = stdout) instead of the store (--output too).",
     ),
 ]
 FromFile = Annotated[

@@ -87,7 +87,10 @@ Store = Annotated[
     ),
 ]
 Output = Annotated[
-    str | None, typer.Option("--output", metavar="FILE", help="Write the report to this file (atomically).")
+    str | None,
+    typer.Option(
+        "--out", "--output", "-o", metavar="FILE", help="Write the report to this file (atomically; -o and --out too)."
+    ),
 ]
 TimeBudget = Annotated[float | None, typer.Option("--time-budget", metavar="SECONDS", help=TIME_BUDGET_HELP)]
 Samples = Annotated[Path | None, typer.Option("--samples", metavar="FILE", help=SAMPLES_HELP)]

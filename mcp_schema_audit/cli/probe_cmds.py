@@ -126,7 +126,11 @@ ProbeStore = Annotated[
 ProbeOutput = Annotated[
     str | None,
     typer.Option(
-        "--output", metavar="FILE", help="Write the report (or the --dry-run plan) to this file (atomically)."
+        "--out",
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report (or the --dry-run plan) to this file (atomically; -o and --out too).",
     ),
 ]
 
