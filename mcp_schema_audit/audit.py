@@ -11,6 +11,7 @@ to an exit code.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.diff import diff_with_mode, server_validator, tool_order
@@ -22,6 +23,7 @@ from mcp_schema_audit.report.cohorts import History
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.settings import RunLimits, Settings
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.sourcemap import registrations
 from mcp_schema_audit.surfaces import uncompared_note
 from mcp_schema_audit.vocabulary import SDK_PROFILES
 
@@ -38,6 +40,15 @@ def judge(
         hosts=list(settings.hosts) if hosts and settings.hosts else None,
         ignore=list([*settings.ignore, *settings.allow] if entries is None else entries),
     )
+
+
+def locate_sources(report: Report, root: Path) -> Report:
+    """``report`` with ``sources``: the registration (file, line) under ``root`` of each tool its findings are
+    about (``sourcemap.registrations``), for SARIF and annotations to point at the server's source."""
+    names = {f.tool for f in [*report.findings, *(f for f, _ in report.ignored)] if f.surface == "tool" and f.tool}
+    found = registrations(root, names) if names else {}
+    report.sources = {name: (str(path), line) for name, (path, line) in found.items()}
+    return report
 
 
 def diff_report(

@@ -249,6 +249,8 @@ def _check(
             "--format",
             fmt,
             *opts,
+            "--source-root",  # annotations and SARIF on each tool's registration in the checkout when found
+            str(Path.cwd()),
             *(["--output", str(output)] if output is not None else []),
             "--",
             checked.base_ref,

@@ -129,18 +129,25 @@ def check(
     store: params.Store = None,
     output: params.Output = None,
     jobs: params.Jobs = None,
+    source_root: params.SourceRoot = None,
     verbose: source.Verbose = False,
 ) -> None:
     plan = _Plan.of(locals())
     settings = settings_of(locals())
     limits = run_limits(None, jobs)
     old_snap, new_snap = _both_sides(plan, settings.store)
-    from mcp_schema_audit.audit import diff_report
-
-    with Progress("comparing tools") as bar:
-        report = diff_report(old_snap, new_snap, settings, replace(limits, progress=bar.callback))
+    report = _compared(old_snap, new_snap, settings, limits, source_root or Path.cwd())
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
+
+
+def _compared(old: Any, new: Any, settings: Any, limits: Any, source_root: Path) -> Any:
+    """The diff of the two sides (``audit.diff_report``), located on the server's source under ``source_root``."""
+    from mcp_schema_audit.audit import diff_report, locate_sources
+
+    with Progress("comparing tools") as bar:
+        report = diff_report(old, new, settings, replace(limits, progress=bar.callback))
+    return locate_sources(report, source_root)
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,9 @@ def diff(
     jobs: params.Jobs = None,
     old_label: OldLabel = None,
     new_label: NewLabel = None,
+    source_root: params.SourceRoot = None,
 ) -> None:
-    from mcp_schema_audit.audit import diff_report
+    from mcp_schema_audit.audit import diff_report, locate_sources
 
     settings = settings_of(locals())
     limits = run_limits(time_budget, jobs)
@@ -89,6 +90,8 @@ def diff(
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
         report = diff_report(old_snap, new_snap, settings, limits, samples=recording, notes=notes)
+    if source_root is not None:
+        locate_sources(report, source_root)
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 

@@ -105,3 +105,12 @@ Jobs = Annotated[
         "same either way.",
     ),
 ]
+SourceRoot = Annotated[
+    Path | None,
+    typer.Option(
+        "--source-root",
+        metavar="DIR",
+        help="The server's source: annotations and SARIF results point at each tool's registration there "
+        '(registerTool("name", server.tool("name", @mcp.tool def name) instead of the snapshot file.',
+    ),
+]

@@ -58,8 +58,11 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     lines = []
     for f in ordered(report.findings):
         snap, _uri, line = location_of(report, f)
+        source = report.sources.get(f.tool) if f.surface == "tool" and f.tool else None
         uri = (
-            artifact_uri(report.artifact)
+            artifact_uri(source[0])
+            if source is not None
+            else artifact_uri(report.artifact)
             if (report.kind == "probe" and snap is report.new and not snap.source and report.artifact)
             else artifact_uri(snap.source)
         )

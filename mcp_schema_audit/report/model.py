@@ -56,6 +56,9 @@ class Report:
     artifact: str | None = None
     #: how arguments sent to each served version were judged (``audit.validator_json``), for a diff
     server_validators: list[dict[str, Any]] = field(default_factory=list)
+    #: tool name → (source file, line) of its registration in the server's source (``--source-root``): where
+    #: SARIF results and annotations of that tool point instead of the snapshot file
+    sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

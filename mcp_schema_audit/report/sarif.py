@@ -106,10 +106,16 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def location_of(report: Report, f: Finding) -> tuple[Snapshot, str, int]:
-    """``(snapshot, artifact URI, line)`` where finding ``f`` is shown: the snapshot file it is about at the
-    tool's line; a probe finding about the live listing (a snapshot read from no file) points at the probe's
-    ``artifact`` (calls file or recording), line 1."""
+    """``(snapshot, artifact URI, line)`` where finding ``f`` is shown: the tool's registration in the server's
+    source when the report knows it (``Report.sources``), else the snapshot file it is about at the tool's line;
+    a probe finding about the live listing (a snapshot read from no file) points at the probe's ``artifact``
+    (calls file or recording), line 1."""
     snap = snapshot_of(report, f)
+    source = report.sources.get(f.tool) if f.surface == "tool" and f.tool else None
+    if source is not None:
+        uri = artifact_uri(source[0])
+        if uri is not None:
+            return snap, uri, source[1]
     if report.kind == "probe" and snap is report.new and not snap.source and report.artifact:
         uri = artifact_uri(report.artifact)
         if uri is not None:
