@@ -69,3 +69,13 @@ def test_history_of_the_fix_release_groups_its_warnings(tmp_path):
     assert "- 🟡 **40 ×** Closed output object opened (`output-object-opened`): affects all 3 cached versions" in md
     assert "**Fix:** this is step 1 of adding a field safely" in md
     assert len(json.loads(cli("history", "--store", str(store), "0.2.7", "-f", "json").stdout)["findings"]) >= 63
+
+
+def test_changelog_is_release_notes_and_not_a_gate():
+    r = cli("diff", str(SEED / "0.2.5.json"), str(SEED / "0.2.6.json"), "--format", "changelog")
+    assert r.returncode == 0, r.stderr  # release notes: `> NOTES.md` never fails a script
+    assert r.stdout.startswith("# Release notes: 0.2.5 (fmsg-mcp 0.2.5) → 0.2.6 (fmsg-mcp 0.2.6)")
+    assert r.stdout.index("## Breaking changes (13)") < r.stdout.index("## Compatible changes (1)")
+    assert "### `add_recipients`" in r.stdout and "**Migrate:** first ship a release" in r.stdout
+    assert "  - a cached host says: Additional properties are not allowed ('recipients' was unexpected)" in r.stdout
+    assert html_tags(markdown_html(r.stdout)) <= ALLOWED_TAGS | {"h1", "h2"}
