@@ -118,7 +118,7 @@ def test_check_compares_two_live_servers(repo: dict[str, Any], tmp_path: Path):
     assert r.returncode == 1, r.stderr
     report = json.loads(r.stdout)
     assert {f["rule"] for f in report["findings"]} >= BREAKING and report["old"]["label"] == "base"
-    same = cli("check", "--base-command", f"{PYTHON} {old}", "-f", "json", "--", PYTHON, str(old), cwd=tmp_path)
+    same = cli("check", "-b", f"{PYTHON} {old}", "-t", f"{PYTHON} {old}", "-f", "json", cwd=tmp_path)  # short forms
     assert same.returncode == 0 and json.loads(same.stdout)["findings"] == [], same.stderr
 
 

@@ -67,6 +67,7 @@ BaseCommand = Annotated[
     str | None,
     typer.Option(
         "--base-command",
+        "-b",
         metavar="'CMD'",
         help="stdio command of the base's server (split like a shell): in the base's checkout with --base-ref, "
         "else in the current folder.",
@@ -74,7 +75,9 @@ BaseCommand = Annotated[
 ]
 HeadCommand = Annotated[
     str | None,
-    typer.Option("--head-command", metavar="'CMD'", help="stdio command of the current server (instead of -- CMD...)."),
+    typer.Option(
+        "--head-command", "-t", metavar="'CMD'", help="stdio command of the current server (instead of -- CMD...)."
+    ),
 ]
 InstallCommand = Annotated[
     str | None,
