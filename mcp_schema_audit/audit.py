@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit import portable
@@ -24,6 +25,7 @@ from mcp_schema_audit.report.cohorts import History
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.settings import RunLimits, Settings
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.sourcemap import registrations
 from mcp_schema_audit.surfaces import uncompared_note
 from mcp_schema_audit.vocabulary import SDK_PROFILES
 
@@ -52,13 +54,23 @@ def judge(
     findings: list[Finding], settings: Settings, *, entries: Iterable[Any] | None = None, hosts: bool = True
 ) -> PolicyResult:
     """``findings`` after the policy of ``settings``: host restriction (unless ``hosts`` is False), severity
-    overrides, then the ignore list (``entries``, default the config's ``[[ignore]]``). Order is kept."""
+    overrides, then the ignore list (``entries``, default the config's ``[[ignore]]`` and ``[[allow]]`` entries: two
+    names of one list). Order is kept."""
     return apply_policy(
         findings,
         severity=dict(settings.severity),
         hosts=sdk_hosts(settings) if hosts else None,
-        ignore=list(settings.ignore if entries is None else entries),
+        ignore=list([*settings.ignore, *settings.allow] if entries is None else entries),
     )
+
+
+def locate_sources(report: Report, root: Path) -> Report:
+    """``report`` with ``sources``: the registration (file, line) under ``root`` of each tool its findings are
+    about (``sourcemap.registrations``), for SARIF and annotations to point at the server's source."""
+    names = {f.tool for f in [*report.findings, *(f for f, _ in report.ignored)] if f.surface == "tool" and f.tool}
+    found = registrations(root, names) if names else {}
+    report.sources = {name: (str(path), line) for name, (path, line) in found.items()}
+    return report
 
 
 def diff_report(

@@ -188,10 +188,10 @@ KEYS: tuple[Key, ...] = (
     Key(
         name="allow",
         kind="entries",
-        doc="lint's allowlist: hazards matched as [[ignore]] entries match findings",
+        doc="another name of [[ignore]] (read by every command; lint's allowlist of hazards by that name)",
         example='[[allow]]\nrule = "output-closed-object-hazard"\ntool = "whoami"\nreason = "frozen by design"',
         default="none",
-        commands=("lint",),
+        commands=("diff", "history", "lint", "probe"),
     ),
 )
 KEY_NAMES = {k.name: k for k in KEYS}

@@ -28,6 +28,7 @@ from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.parallel import ordered_map
+from mcp_schema_audit.renames import merge_argument_renames, renamed_tool_finding, tool_renames
 from mcp_schema_audit.rules import SYMMETRIC_RULES
 from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
@@ -61,12 +62,15 @@ def diff_snapshots(
     out: list[Finding] = []
     same_era = old.protocol_version == new.protocol_version
     work: list[str] = []  # tools changed or added, and every tool of a listing read on another protocol
+    renamed = tool_renames(om, nm)
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
-            out.append(removed_tool_finding(name, om[name].get("inputSchema", {})))
+            removed = removed_tool_finding(name, om[name].get("inputSchema", {}))
+            out.append(renamed_tool_finding(removed, renamed[name]) if name in renamed else removed)
             continue
         if name not in om:
-            out.append(make_finding("tool-added", name, "", NEW_TOOL, None, name))
+            if name not in renamed.values():  # a renamed tool is one finding: tool-renamed
+                out.append(make_finding("tool-added", name, "", NEW_TOOL, None, name))
             work.append(name)
         elif not (fastpaths.enabled() and same_json(om[name], nm[name])) or not same_era:
             work.append(name)  # identical tools (exact JSON equality) on the same protocol need no work
@@ -113,7 +117,8 @@ def _tool_findings(
     if o is not None and not same_json(o, n):
         out += tool_metadata_findings(name, o, n)
         inputs = compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
-        out += judge_inputs(inputs, n.get("inputSchema", {}), validator)
+        judged = judge_inputs(inputs, n.get("inputSchema", {}), validator)
+        out += merge_argument_renames(judged, o.get("inputSchema", {}), n.get("inputSchema", {}))
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
         out += header_changes(name, o, n)
     before = {(f.rule, f.pointer) for f in header_problems(o)} if o is not None else set()

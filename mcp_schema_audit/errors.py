@@ -47,9 +47,14 @@ class InputError(SchemaAuditError):
 
 
 class CaptureError(SchemaAuditError):
-    """Capturing ``tools/list`` from a server failed (exit 3): start, handshake, timeout, protocol."""
+    """Capturing ``tools/list`` from a server failed (exit 3): start, handshake, timeout, protocol. ``output``:
+    the stdio server's stderr lines as kept, cleaned and with secrets masked (printed in full under ``-v``)."""
 
     exit_code = ExitCode.CAPTURE
+
+    def __init__(self, message: str, *, hint: str | None = None, output: tuple[str, ...] = ()) -> None:
+        super().__init__(message, hint=hint)
+        self.output = output
 
 
 class RunTimeExceeded(SchemaAuditError):

@@ -163,7 +163,15 @@ class Finding:
             out["tags"] = self.tags
         if self.server is not None:
             out["server"] = dict(self.server)
+        if self.fix:
+            out["fix"] = self.fix
         return out
+
+    @property
+    def fix(self) -> str:
+        """How to ship this change without breaking cached hosts (the rule's ``fix``; ``""`` if it has none)."""
+        rule = RULES.get(self.rule)
+        return rule.fix if rule is not None else ""
 
 
 def make_finding(

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from mcp_schema_audit.config import Config, load_config
 from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.prcheck import base as action_base
 from mcp_schema_audit.report.markdown import md_escape
 from mcp_schema_audit.vocabulary import SDK_PROFILES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import action_base  # noqa: E402  (git)
 from action_inputs import ActionError, input_value  # noqa: E402
 
 POLICIES = ("base", "pull-request")

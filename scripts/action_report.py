@@ -59,8 +59,21 @@ class Result:
     checks: list[Checked] = field(default_factory=list)  #: each configuration's outcome
 
 
-def combine(result: Result, checks: list[Checked], single: bool, out_dir: Path) -> None:
-    """The run's counts, files, annotations and (several configurations) combined Markdown and SARIF."""
+def approved_annotations(text: str) -> str:
+    """Workflow-command annotations of a gate the approval label let through: every ``::error`` is a
+    ``::warning`` (the findings stay visible, without the red failure marks of a failed check)."""
+    return "".join(
+        "::warning " + line[len("::error ") :] if line.startswith("::error ") else line
+        for line in text.splitlines(keepends=True)
+    )
+
+
+def combine(result: Result, checks: list[Checked], single: bool, out_dir: Path, approved: bool = False) -> None:
+    """The run's counts, files, annotations (``approved``: errors as warnings) and (several configurations)
+    combined Markdown and SARIF."""
+    for c in checks:
+        if approved:
+            c.github = approved_annotations(c.github)
     for c in checks:
         for key in result.counts:
             result.counts[key] += c.counts[key]

@@ -5,8 +5,9 @@ Every piece of work is a subprocess call of the ``schema-audit`` CLI (``python -
 interpreter, or the command in ``SCHEMA_AUDIT_CLI``). ``action.yml`` runs this script with the interpreter of the
 venv it installed schema-audit into, and the script uses that package too: its escapers for every text it
 writes, its strict JSON reader and its SARIF merge. The inputs are parsed in ``action_inputs.py``; the summary,
-outputs and combined reports are written by ``action_report.py``; the git worktree, setup commands and
-started servers of the zero-setup gate are in ``action_base.py`` (standard library only).
+outputs and combined reports are written by ``action_report.py``; the zero-setup gate's flow (the base
+revision, its git worktree, setup commands, started servers, each side captured) is the package's
+``mcp_schema_audit.prcheck``, the code of ``schema-audit check``.
 
 Inputs are environment variables ``INPUT_<NAME>`` (upper case, ``-`` → ``_``), as ``action.yml``
 maps them. NEW is one of:
@@ -75,15 +76,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcp_schema_audit.prcheck import processes, sides
+from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, resolve_base
 from mcp_schema_audit.report.escape import inert, no_workflow_commands
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
 from mcp_schema_audit.snapshot.store import is_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import action_base  # noqa: E402  (the base revision, its worktree, setup commands, started servers)
 import action_policy  # noqa: E402  (whose configuration decides the gate)
-import action_servers  # noqa: E402  (start-command processes tracked and stopped as a whole)
 from action_inputs import (  # noqa: E402  (every input, parsed)
     EXTRA_FORMATS,
     ActionError,
@@ -201,54 +202,55 @@ def _check_snapshot_ref(ref: str, what: str, config: str | None) -> None:
         raise ActionError(str(exc), 2 if exc.code == 4 else exc.code) from None
 
 
+def _capturer(cfg: Configuration) -> sides.Capturer:
+    """One capture of ``cfg``'s server: ``schema-audit snapshot`` with its protocol, timeout, env and headers."""
+
+    def capture(one: sides.Capture) -> None:
+        args = ["snapshot", "--out", str(one.target), "--force", "--label", one.label]  # reruns replace it
+        if cfg.protocol:
+            args += ["--protocol", cfg.protocol]
+        if cfg.timeout:
+            args += ["--timeout", cfg.timeout]
+        if one.command:
+            for item in one.env:
+                args += ["--env", item]
+            if one.cwd is not None:
+                args += ["--cwd", str(one.cwd)]
+            _run([*args, "--", *one.command], what=one.what)
+            return
+        args += ["--url", one.url] if one.url else ["--sse", one.sse]
+        for item in cfg.header_env:
+            args += ["--header-env", item]
+        _run(args, what=one.what)
+
+    return capture
+
+
 def _capture(cfg: Configuration, *, side: str, label: str, target: Path, folder: Path | None) -> str:
     """Capture ``cfg``'s server as seen from ``folder`` (``None``: the current folder) into ``target``; returns
-    ``str(target)``. ``side`` is ``base`` or ``head`` (the base uses ``base_command`` when given). An HTTP
-    configuration with ``start_command`` starts its server in ``folder`` first and stops it afterwards."""
-    args = ["snapshot", "--out", str(target), "--force", "--label", label]  # reruns replace it
-    if cfg.protocol:
-        args += ["--protocol", cfg.protocol]
-    if cfg.timeout:
-        args += ["--timeout", cfg.timeout]
-    where = f"{side} ({cfg.name})" if cfg.name else side
-    command = cfg.base_command if side == "base" and cfg.base_command else cfg.command
-    if command:
-        for item in cfg.env:
-            args += ["--env", item]
-        if cfg.cwd or folder is not None:
-            args += ["--cwd", str((folder or Path.cwd()) / cfg.cwd)]
-        _run([*args, "--", *command], what=f"snapshot of the {where}")
-        return str(target)
-    args += ["--url" if cfg.url else "--sse", cfg.endpoint()]
-    for item in cfg.header_env:
-        args += ["--header-env", item]
-    if not cfg.start_command:
-        if folder is not None:
-            raise ActionError(
-                f"configuration {cfg.name or '(inputs)'}: with base-ref an HTTP server must be started "
-                "from each side's checkout: give start-command (or base-command for a stdio base)"
-            )
-        _run(args, what=f"snapshot of the {where}")
-        return str(target)
-    given = dict(item.split("=", 1) for item in cfg.env)
+    ``str(target)``. ``side`` is ``base`` or ``head``: ``prcheck.sides.capture_side``, the flow of
+    ``schema-audit check``, with ``schema-audit snapshot`` doing each capture."""
     try:
         timeout_s = float(cfg.timeout or 60)
     except ValueError:
         raise ActionError(f"timeout must be a number of seconds (got {cfg.timeout!r})") from None
+    reached = sides.Side(
+        command=tuple(cfg.command),
+        base_command=tuple(cfg.base_command),
+        url=cfg.url,
+        sse=cfg.sse,
+        env=tuple(cfg.env),
+        cwd=cfg.cwd,
+        start_command=cfg.start_command,
+        timeout_s=timeout_s,
+        name=cfg.name,
+    )
     try:
-        with action_base.started_server(
-            cfg.start_command,
-            cfg.endpoint(),
-            (folder or Path.cwd()) / cfg.cwd,
-            {**os.environ, **given},
-            f"{where} server",
-            timeout_s=timeout_s,
-            secrets=tuple(v for v in given.values() if len(v) >= 4),
-        ):
-            _run(args, what=f"snapshot of the {where}")
-    except action_base.BaseError as exc:
+        return str(
+            sides.capture_side(reached, side, label=label, target=target, folder=folder, capturer=_capturer(cfg))
+        )
+    except BaseError as exc:
         raise ActionError(str(exc), exc.code) from None
-    return str(target)
 
 
 def _no_symlink(folder: Path) -> Path:
@@ -267,7 +269,7 @@ def _check(
     cfg: Configuration,
     checked: Checked,
     base: str,
-    revision: action_base.BaseRevision | None,
+    revision: BaseRevision | None,
     base_root: Path | None,
     opts: list[str],
     formats: list[str],
@@ -303,6 +305,8 @@ def _check(
             "--format",
             fmt,
             *opts,
+            "--source-root",  # annotations and SARIF on each tool's registration in the checkout when found
+            str(Path.cwd()),
             *(["--output", str(output)] if output is not None else []),
             "--",
             checked.base_ref,
@@ -349,8 +353,8 @@ def _pull_request_base() -> tuple[str | None, str]:
     if os.environ.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
         return None, ""
     try:
-        found = action_base.resolve_base("", dict(os.environ))
-    except (action_base.BaseError, action_base.FirstRelease):
+        found = resolve_base("", dict(os.environ))
+    except (BaseError, FirstRelease):
         return None, ""
     return found.sha, found.why
 
@@ -400,15 +404,15 @@ def run() -> Result:
     revision = None
     if not base:
         try:
-            revision = action_base.resolve_base(base_ref, dict(os.environ))
-        except action_base.FirstRelease as first:
+            revision = resolve_base(base_ref, dict(os.environ))
+        except FirstRelease as first:
             result.exit_code, result.passed, result.note = (
                 0,
                 True,
                 (f"{first.args[0]} is the first tag: no host can have cached an earlier version, nothing to compare"),
             )
             return result
-        except action_base.BaseError as exc:
+        except BaseError as exc:
             raise ActionError(str(exc), exc.code) from None
         result.base_revision = revision.sha
         if any(c.snapshot for c in configs):
@@ -445,27 +449,22 @@ def run() -> Result:
         )
         if command
     ]
-    with action_base.worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
-        try:
-            base_root = root / action_base.repo_prefix() if root is not None else None
-            for key, command in setup:
-                if base_root is not None and revision is not None:
-                    action_base.run_setup(command, base_root, f"{key} in the base ({revision.why})", env)
-                action_base.run_setup(command, Path.cwd(), f"{key} in the pull request's checkout", env)
-        except action_base.BaseError as exc:
-            raise ActionError(str(exc), exc.code) from None
-        for checked in checks:
-            try:
-                _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
-            except ActionError as exc:
-                if single:
-                    raise
-                checked.exit_code, checked.error = exc.code, str(exc)
-    combine(result, checks, single, out_dir)
+    try:
+        with sides.checked_out(revision, setup, env, "the pull request's checkout") as base_root:
+            for checked in checks:
+                try:
+                    _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
+                except ActionError as exc:
+                    if single:
+                        raise
+                    checked.exit_code, checked.error = exc.code, str(exc)
+    except BaseError as exc:
+        raise ActionError(str(exc), exc.code) from None
     label = approval_label()
     failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)
     result.passed = all(c.exit_code == 0 for c in checks)
     result.approved = bool(label) and failed_gate and label in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
+    combine(result, checks, single, out_dir, approved=result.approved)  # an approved run prints no ::error
     errors = [c.exit_code for c in checks if c.exit_code > 1]
     result.exit_code = errors[0] if errors else 0 if result.passed or result.approved else 1
     return result
@@ -485,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if lenient_flag("summary", True) else None
     label = approval_label()
     publish_cli()
-    action_servers.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
+    processes.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # a cancelled job: SIGINT, then SIGTERM
         signal.signal(sig, _on_sigterm)
     try:

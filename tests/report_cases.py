@@ -35,6 +35,7 @@ SUFFIX = {
     "sarif": "sarif",
     "github": "github.txt",
     "junit": "junit.xml",
+    "changelog": "changelog.md",
 }
 assert set(SUFFIX) == set(RENDERERS)
 

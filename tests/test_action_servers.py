@@ -151,7 +151,7 @@ def test_a_start_command_whose_server_exits_fails_the_run(repo: dict[str, Any], 
 
 DRIVER = """import os, sys
 sys.path.insert(0, {scripts!r})
-import action_base, action_servers
+from mcp_schema_audit.prcheck import base as action_base, processes as action_servers
 print(action_servers.become_subreaper(), flush=True)
 with action_base.started_server({command!r}, {url!r}, {cwd!r}, dict(os.environ), "test", timeout_s=60):
     print(action_servers.listening("127.0.0.1", {port}), flush=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,7 @@ import pytest
 from conftest import PYTHON, ROOT, SERVERS, free_port
 from test_action import run_action
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import action_base  # noqa: E402
+from mcp_schema_audit.prcheck import base as action_base
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 GIT = [

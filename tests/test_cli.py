@@ -129,7 +129,8 @@ def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: st
     "content,needle",
     [
         ("{not json", "not valid JSON"),
-        ("[1, 2]", "expected a JSON object"),
+        ("[1, 2]", "tools[0] is not an object"),  # a bare array is a tools listing
+        ('"tools"', "expected a JSON object"),
         ('{"tools": {}}', "'tools' must be a list"),
         ('{"tools": [{"inputSchema": {}}]}', "has no name"),
         ('{"tools": [{"name": "a"}, {"name": "a"}]}', "duplicate tool name"),

@@ -136,20 +136,35 @@ def test_every_consecutive_pair_diffs(pair: tuple[str, str, str]) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
-def test_everything_rename_is_remove_plus_add() -> None:
+#: server-everything's renames that kept the schemas (camelCase to kebab-case): one tool-renamed finding each
+EVERYTHING_RENAMED = {
+    "add": "get-sum",
+    "annotatedMessage": "get-annotated-message",
+    "getResourceLinks": "get-resource-links",
+    "longRunningOperation": "trigger-long-running-operation",
+}
+
+
+def test_everything_renames_with_the_same_schemas_are_renames_the_rest_remove_plus_add() -> None:
     old, new = raw_tools("server-everything", "2025.12.18"), raw_tools("server-everything", "2026.1.14")
     findings = diff("server-everything", "2025.12.18", "2026.1.14")
     removed, added = by_rule(findings, "tool-removed"), by_rule(findings, "tool-added")
-    # `echo` kept its name: every other tool was renamed
-    assert set(removed) == set(old) - {"echo"} and len(removed) == 10, brief(findings)
-    assert set(added) == set(new) - {"echo"} and len(added) == 11, brief(findings)
+    renamed = by_rule(findings, "tool-renamed")
+    assert {k: v[0].new for k, v in renamed.items()} == EVERYTHING_RENAMED, brief(findings)
+    assert all(len(v) == 1 and v[0].severity == "breaking" for v in renamed.values())
+    # `echo` kept its name; every other tool was renamed, four of them with their schemas unchanged
+    assert set(removed) == set(old) - {"echo"} - set(EVERYTHING_RENAMED) and len(removed) == 6, brief(findings)
+    assert set(added) == set(new) - {"echo"} - set(EVERYTHING_RENAMED.values()) and len(added) == 7, brief(findings)
     assert all(len(v) == 1 and v[0].severity == "breaking" for v in removed.values())
     assert all(len(v) == 1 and v[0].severity == "info" for v in added.values())
     echo = [f for f in findings if f.tool == "echo"]
     assert "tool-description-changed" in {f.rule for f in echo}, brief(echo)
     assert all(f.severity == "info" for f in echo), brief(echo)  # description, title: nothing structural
-    # a removed tool is one finding, not one per schema keyword
-    assert not [f for f in findings if f.tool in removed and f.rule != "tool-removed"], brief(findings)
+    # a removed (or renamed) tool is one finding, not one per schema keyword
+    gone = set(removed) | set(renamed)
+    assert not [f for f in findings if f.tool in gone and f.rule not in ("tool-removed", "tool-renamed")], brief(
+        findings
+    )
 
 
 # ------------------------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
     "malformed": (b'{"tools": [ ', r"not valid JSON"),
     "empty": (b"", r"not valid JSON"),
     "trailing-garbage": (b'{"tools": []} {"tools": []}', r"not valid JSON"),
-    "top-level-list": (b"[1, 2]", r"expected a JSON object"),
+    "top-level-list": (b"[1, 2]", r"tools\[0\] is not an object"),  # a bare array is read as the tools
+    "top-level-string": (b'"tools"', r"expected a JSON object"),
     "top-level-null": (b"null", r"expected a JSON object"),
     "no-tools-key": (b'{"result": {"items": []}}', r"no 'tools' key"),
     "tools-not-list": (b'{"tools": {"a": 1}}', r"'tools' must be a list"),

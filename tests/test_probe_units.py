@@ -212,6 +212,27 @@ def test_plan_keeps_the_calls_file_order_then_auto_and_marks_unlisted_tools() ->
     assert '  call first: w {"k": 1}  (listed)' in text and "not called by --auto (1):" in text
 
 
+def test_each_tool_auto_leaves_out_says_why_and_what_to_add() -> None:
+    """SDK defaults set no annotation: --auto calls nothing, and says per tool what would change that."""
+    required = _tool("needs", RO)
+    required["inputSchema"] = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    destructive = _tool("wipe", {"readOnlyHint": True, "destructiveHint": True})
+    listing = snapshot_from_data({"tools": [_tool("plain"), required, destructive]}, source="s.json")
+    calls, skipped = plan_calls(listing, [], auto=True)
+    assert calls == []
+    add = {s["tool"]: (s["why"], s["add"]) for s in skipped}
+    assert add["plain"][0] == "not annotated readOnlyHint: true" and "annotate it readOnlyHint: true" in add["plain"][1]
+    assert "@mcp.tool(annotations={'readOnlyHint': True})" in add["plain"][1] and "--calls FILE" in add["plain"][1]
+    assert add["needs"][0].startswith("required argument 'id'") and "a default or examples" in add["needs"][1]
+    assert add["wipe"] == (
+        "annotated destructiveHint: true",
+        "call it from a calls file (--calls FILE) with arguments safe to send",
+    )
+    text = render_plan(calls, skipped)
+    assert "  plain: not annotated readOnlyHint: true; add: if it only reads, annotate it readOnlyHint: true" in text
+    assert json.loads(render_plan(calls, skipped, "json"))["skipped"][0]["add"] == add["needs"][1]
+
+
 # ---- findings from records ---------------------------------------------------------------------------------
 
 

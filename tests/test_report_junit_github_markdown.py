@@ -16,7 +16,7 @@ from report_cases import (
     policy_report,
     seed_report,
 )
-from runs import render_github, render_markdown, run_diff
+from runs import RENDERERS, render_github, render_junit, render_markdown, run_diff
 
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report.escape import inert
@@ -125,6 +125,33 @@ def test_markdown_empty_and_policy():
     assert "mode: full" in md and "hosts: python&#45;sdk" not in md and "python-sdk, ts-sdk-v2" in md
 
 
+def test_an_ignore_reason_keeps_its_issue_reference_while_server_text_stays_inert():
+    """The user's own reason in ``[[ignore]]`` links ``#12`` on GitHub; a tool named ``#13 @all`` does not."""
+    base = seed_report()
+    f = base.findings[0]
+    hostile = Finding(**{**f.__dict__, "tool": "see #13 @all"})
+    report = Report(
+        old=base.old, new=base.new, findings=[], ignored=[(hostile, "accepted in #12 by @api-team <b>x</b>")]
+    )
+    md = render_markdown(report)
+    assert "ignored: accepted in #12 by @api-team &#60;b>x&#60;/b>" in md
+    assert "**see #\u200b13 @\u200ball**" in md and html_tags(markdown_html(md)) <= ALLOWED_TAGS
+
+
+def test_fix_advice_is_in_every_format():
+    """The rule's ``fix`` reaches JSON (``fix``), Markdown, annotations, JUnit and SARIF (result and rule help)."""
+    report = seed_report()
+    f = next(f for f in report.findings if f.fix)
+    assert json.loads(RENDERERS["json"](report))["findings"][report.findings.index(f)]["fix"] == f.fix
+    assert f"**Fix:** {md_escape(f.fix)}" in render_markdown(report)
+    assert any(ln.endswith(f" | fix: {f.fix}") for ln in RENDERERS["github"](report).splitlines())
+    assert f"  fix: {f.fix}" in render_junit(report)
+    log = json.loads(RENDERERS["sarif"](report))
+    rule = next(r for r in log["runs"][0]["tool"]["driver"]["rules"] if r["id"] == f.rule)
+    assert f"fix: {f.fix}" in rule["help"]["text"] and "**Fix:**" in rule["help"]["markdown"]
+    assert any(res["properties"].get("fix") == f.fix for res in log["runs"][0]["results"])
+
+
 def test_markdown_stays_under_the_comment_limit():
     base = seed_report()
     f = base.findings[1]
@@ -136,17 +163,24 @@ def test_markdown_stays_under_the_comment_limit():
 
 
 def test_md_escape_units():
-    assert md_escape("a*b_c`d") == "a&#42;b&#95;c&#96;d"
-    assert md_escape("<img src=x onerror=alert(1)>") == "&#60;img src=x onerror=alert&#40;1&#41;&#62;"
+    # only what could form markup is escaped: snake_case, parentheses and "!" stay as they are
+    assert md_escape("a*b_c`d") == "a&#42;b_c&#96;d"
+    assert md_escape("get_user_info(id) !") == "get_user_info(id) !"
+    assert md_escape("_x_ __y") == "&#95;x&#95; &#95;&#95;y"
+    assert md_escape("<img src=x onerror=alert(1)>") == "&#60;img src=x onerror=alert(1)>"
+    assert md_escape("[a](http://x) ![i](y)") == "&#91;a&#93;(http:\u200b//x) !&#91;i&#93;(y)"
+    assert md_escape("a|b ~~c~~ $x$") == "a&#124;b &#126;&#126;c&#126;&#126; &#36;x&#36;"
     assert md_escape("@channel") == "@\u200bchannel"
-    assert md_escape("see #12") == "see &#35;\u200b12"
+    assert md_escape("see #12") == "see #\u200b12" and md_escape("#tag") == "#tag"
     assert md_escape("http://evil") == "http:\u200b//evil"
     assert md_escape("WWW.evil.com") == "WWW\u200b.evil.com"
     assert md_escape("a\nb\tc") == "a&#92;nb&#92;tc"  # visible \n, \t; the backslash itself escaped
-    assert md_escape("&lt;") == "&#38;lt;"
+    assert md_escape("&lt; & b") == "&#38;lt; & b"
     assert md_escape("\u200b") == "&#92;u200b"  # a server's own zero-width space is shown, not kept
-    assert md_code("a`b") == "`` a`b ``" and md_code("/x") == "`/x`"
+    assert md_code("a`b") == "`` a`b ``" and md_code("/x") == "`/x`" and md_code("a_b*c") == "`a_b*c`"
     assert md_fence("x ```` y", "json").startswith("`````json\n")
+    # the user's own text (an ignore reason): issue references and mentions keep working, markup stays inert
+    assert md_escape("accepted in #12 by @api-team <b>", references=True) == "accepted in #12 by @api-team &#60;b>"
 
 
 def test_sarif_text_and_inert_units():

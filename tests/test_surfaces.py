@@ -525,9 +525,7 @@ def test_reports_name_the_surface_and_never_read_as_a_tool():
     assert "ignored  resource template archive (root)  [resource-template-removed]" in text
     assert " summarize prompt " not in text and " summarize tool " not in text
     md = render(report, "markdown")
-    assert (
-        "🔴 prompt **summarize** · `/arguments/2`" in md and "Witness: a request accepted by v1 &#40;cached&#41;" in md
-    )
+    assert "🔴 prompt **summarize** · `/arguments/2`" in md and "Witness: a request accepted by v1 (cached)" in md
     gh = render(report, "github")
     assert re.search(
         r"::error file=tests/data/surfaces/v2\.json,line=[1-9][0-9]*,title=.*prompt summarize /arguments/2", gh

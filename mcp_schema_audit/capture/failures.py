@@ -10,6 +10,7 @@ from mcp_schema_audit.capture.state import RunState
 from mcp_schema_audit.capture.target import oneline
 from mcp_schema_audit.capture.wire import WireLog
 from mcp_schema_audit.errors import CaptureError
+from mcp_schema_audit.outputlines import quote_output
 
 _MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error message) quoted in an error
 
@@ -186,18 +187,15 @@ def _http_hint(status_line: str, transport: str = "http") -> str | None:
 
 
 def _stderr_tail(state: RunState) -> str:
-    """The server's last stderr lines (at most 5, each trimmed), joined with ``" | "``; ``""`` if none."""
-    errlog = state.errlog
-    if errlog is None:
-        return ""
-    text = errlog.tail().decode("utf-8", errors="replace")
-    lines = []
-    for line in text.splitlines():
-        line = " ".join(_ANSI_RE.sub("", line).split())
-        line = "".join(ch for ch in line if ch.isprintable())
-        if line:
-            lines.append(line if len(line) <= STDERR_LINE_CHARS else line[: STDERR_LINE_CHARS - 1] + "…")
-    return " | ".join(lines[-STDERR_TAIL_LINES:])
+    """The server's stderr on one line (``outputlines.quote_output``): the line that names the error (Node's
+    ``Error: Cannot find module '…'``, Python's last ``…Error:`` line) and the last five lines, each trimmed,
+    joined with ``" | "``; ``""`` if none."""
+    return quote_output(stderr_text(state), tuple(state.secrets), STDERR_TAIL_LINES)
+
+
+def stderr_text(state: RunState) -> str:
+    """What the stdio server wrote to stderr, as kept (its first and last 16 KB); ``""`` if none."""
+    return "" if state.errlog is None else state.errlog.tail().decode("utf-8", errors="replace")
 
 
 def first_line(exc: BaseException) -> str:

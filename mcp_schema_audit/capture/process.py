@@ -29,11 +29,12 @@ _STDERR_READ_BYTES = 16 * 1024
 
 
 class StderrTail:
-    """The stdio server's stderr: a pipe drained by a thread that keeps only the last bytes.
+    """The stdio server's stderr: a pipe drained by a thread that keeps the first and the last bytes.
 
     A temporary file would let a server that floods stderr fill the disk (GB/s until the timeout);
-    this keeps at most ``2 * _STDERR_READ_BYTES`` in memory. ``writer`` is the write end handed to
-    the server process; ``tail()`` returns what was written last; ``close()`` stops the thread.
+    this keeps at most ``3 * _STDERR_READ_BYTES`` in memory: the first ``_STDERR_READ_BYTES`` (a crash's
+    error line comes early, before its stack) and the last. ``writer`` is the write end handed to the
+    server process; ``tail()`` returns what was kept (head, then tail); ``close()`` stops the thread.
     """
 
     def __init__(self) -> None:
@@ -41,6 +42,8 @@ class StderrTail:
         self._read_fd = read_fd
         self.writer = os.fdopen(write_fd, "wb", buffering=0)
         self._buf = bytearray()
+        self._head = bytearray()
+        self._cut = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._idle = threading.Event()
@@ -59,9 +62,14 @@ class StderrTail:
                     self._idle.set()
                     break
                 with self._lock:
+                    room = _STDERR_READ_BYTES - len(self._head)
+                    if room > 0:
+                        self._head += chunk[:room]
+                        chunk = chunk[room:]
                     self._buf += chunk
                     if len(self._buf) > 2 * _STDERR_READ_BYTES:
                         del self._buf[: len(self._buf) - _STDERR_READ_BYTES]
+                        self._cut = True
         except (OSError, ValueError):
             pass
         finally:
@@ -69,12 +77,15 @@ class StderrTail:
             os.close(self._read_fd)
 
     def tail(self) -> bytes:
-        """The last ``_STDERR_READ_BYTES`` written; waits up to 0.3 s for the pipe to be drained first."""
+        """The first ``_STDERR_READ_BYTES`` written and the last ones (a line ``…`` between them when some were
+        dropped); waits up to 0.3 s for the pipe to be drained first."""
         if self._thread.is_alive():
             self._idle.clear()
             self._idle.wait(0.3)
         with self._lock:
-            return bytes(self._buf[-_STDERR_READ_BYTES:])
+            rest = bytes(self._buf[-_STDERR_READ_BYTES:])
+            cut = self._cut or len(self._buf) > _STDERR_READ_BYTES
+            return bytes(self._head) + (b"\n\xe2\x80\xa6\n" + rest.partition(b"\n")[2] if cut else rest)
 
     def close(self) -> None:
         """Close our copy of the write end and stop the reader thread (it exits within ~0.05 s)."""

@@ -19,6 +19,7 @@ from mcp_schema_audit.capture.failures import (
     first_line,
     is_exception_group,
     leaf_exceptions,
+    stderr_text,
     timeout_error,
 )
 from mcp_schema_audit.capture.process import ProcessTree, StderrTail, tracked
@@ -34,6 +35,7 @@ from mcp_schema_audit.capture.target import (
 )
 from mcp_schema_audit.capture.wire import WireLog, last_result, tapped
 from mcp_schema_audit.errors import CaptureError, InputError, SchemaAuditError
+from mcp_schema_audit.outputlines import clean_lines
 from mcp_schema_audit.snapshot import SECTIONS, Snapshot, check_tools, merge_cache_hints
 
 if TYPE_CHECKING:
@@ -133,7 +135,8 @@ async def _run_connected(
         if error is None and not outcome:
             error = timeout_error(timeout_s, state, log)
         if error is not None:
-            raise CaptureError(scrub_message(str(error), state.secrets), hint=error.hint)
+            output = tuple(clean_lines(stderr_text(state), tuple(state.secrets), line_chars=1000))
+            raise CaptureError(scrub_message(str(error), state.secrets), hint=error.hint, output=output)
     return outcome[0]
 
 

@@ -30,7 +30,7 @@ def run_started() -> float:
 
 
 #: The commands, in the order the top-level ``--help`` lists them: capture, then judge, then the catalog.
-COMMAND_ORDER = ("snapshot", "demo", "probe", "diff", "history", "lint", "schema", "rules", "explain")
+COMMAND_ORDER = ("snapshot", "demo", "probe", "check", "diff", "history", "lint", "schema", "rules", "explain")
 
 
 class _Group(typer.core.TyperGroup):

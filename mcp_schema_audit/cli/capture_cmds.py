@@ -54,7 +54,11 @@ SnapshotConfig = Annotated[
 Out = Annotated[
     str | None,
     typer.Option(
-        "--out", "-o", metavar="FILE", help="Write the snapshot to this file ('-' = stdout) instead of the store."
+        "--out",
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the snapshot to this file ('-' = stdout) instead of the store (--output too).",
     ),
 ]
 FromFile = Annotated[
@@ -159,14 +163,15 @@ def _captured(server: source.ServerSource, label: str | None) -> Any:
     quiet_sdk_logs(server.verbose)
     target, where = server.target()
     err(f"capturing tools, prompts, resources and resource templates from {where} …")
-    return capture(
-        target,
-        label=label or "snapshot",
-        protocol=server.protocol,
-        timeout_s=server.timeout,
-        max_pages=server.max_pages,
-        clock_started=run_started(),
-    )
+    with source.server_output_shown(server.verbose):
+        return capture(
+            target,
+            label=label or "snapshot",
+            protocol=server.protocol,
+            timeout_s=server.timeout,
+            max_pages=server.max_pages,
+            clock_started=run_started(),
+        )
 
 
 _DEMO_HELP = """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them,

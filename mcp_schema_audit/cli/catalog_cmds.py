@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
 import typer
 
 from mcp_schema_audit.cli.app import command
@@ -54,24 +58,81 @@ def rules(
         write_output(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n", None)
 
 
-@command("Explain a rule: rationale, example, host error, fix.")
-def explain(rule_id: str = typer.Argument(..., metavar="RULE_ID", help="A rule id from 'schema-audit rules'.")) -> None:
-    """Print a rule's rationale, a before/after example and the error a host raises."""
+#: Where ``explain FINGERPRINT`` looks for the report without ``--report``: the Action's and a plain run's file.
+DEFAULT_REPORTS = (Path("schema-audit-report") / "schema-audit.json", Path("schema-audit.json"))
+_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
+
+
+@command("Explain a rule or a finding: why, example, error, fix.")
+def explain(
+    rule_id: str = typer.Argument(
+        ...,
+        metavar="ID",
+        help="A rule id from 'schema-audit rules' (or as a report prints it, [rule-id]), or the 16-hex fingerprint "
+        "of a finding in a JSON report.",
+    ),
+    report: Path | None = typer.Option(
+        None,
+        "--report",
+        metavar="FILE",
+        help="The JSON report (diff, history, lint, probe --format json) a fingerprint comes from. Default: "
+        "schema-audit-report/schema-audit.json, else schema-audit.json, when there.",
+    ),
+) -> None:
+    """Print a rule's rationale, a before/after example and the error a host raises; for a fingerprint, the
+    finding first (what changed, its witness's error, where)."""
     from mcp_schema_audit.rules import RULES, unknown_rule_message
 
-    rule = RULES.get(rule_id)
+    wanted = rule_id.strip().strip("[]")
+    lines: list[str] = []
+    if wanted not in RULES and _FINGERPRINT.match(wanted.lower()):
+        finding = _finding_of(wanted.lower(), report)
+        lines = _finding_lines(finding)
+        wanted = str(finding.get("rule", ""))
+    rule = RULES.get(wanted)
     if rule is None:
-        raise UsageError(unknown_rule_message(rule_id))
+        raise UsageError(unknown_rule_message(wanted))
     where = rule.direction if rule.surface == rule.direction else f"{rule.surface} {rule.direction}"
-    lines = [f"{rule.id} ({where}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
-    if rule.before:
-        lines += [f"before: {rule.before}"]
-    if rule.after:
-        lines += [f"after:  {rule.after}"]
-    if rule.error:
-        lines += [f"host error: {rule.error}"]
-    if rule.fix:
-        lines += [f"fix: {rule.fix}"]
-    if rule.source:
-        lines += [f"source: {rule.source}"]
+    lines += [f"{rule.id} ({where}, default {rule.severity}): {rule.title}", "", rule.rationale, ""]
+    for label, value in (
+        ("before: ", rule.before),
+        ("after:  ", rule.after),
+        ("host error: ", rule.error),
+        ("fix: ", rule.fix),
+        ("source: ", rule.source),
+    ):
+        if value:
+            lines.append(label + value)
     write_output("\n".join(lines) + "\n", None)
+
+
+def _finding_of(fingerprint: str, report: Path | None) -> dict[str, Any]:
+    """The finding with ``fingerprint`` in ``report`` (or the first of ``DEFAULT_REPORTS`` that exists).
+    Raises ``UsageError`` when there is no report or no such finding, ``InputError`` for an unreadable one."""
+    from mcp_schema_audit.snapshot import read_json_file
+
+    path = report or next((p for p in DEFAULT_REPORTS if p.is_file()), None)
+    if path is None:
+        raise UsageError(
+            f"{fingerprint} is a finding's fingerprint: give the JSON report it comes from with --report FILE "
+            "(schema-audit diff … --format json --output FILE)"
+        )
+    data = read_json_file(path)
+    found = data.get("findings") if isinstance(data, dict) else None
+    for f in found if isinstance(found, list) else []:
+        if isinstance(f, dict) and f.get("fingerprint") == fingerprint:
+            return f
+    raise UsageError(f"no finding with fingerprint {fingerprint} in {path}")
+
+
+def _finding_lines(f: dict[str, Any]) -> list[str]:
+    """A finding of a JSON report in words (server text inert): what, where, the witness's error."""
+    from mcp_schema_audit.report.escape import one_line
+
+    about = f.get("tool") or f.get("name") or ""
+    lines = [f"finding {f.get('fingerprint')}: {one_line(f.get('message', ''))}"]
+    lines.append(f"  {one_line(about)} {one_line(f.get('direction', ''))} {one_line(f.get('pointer') or '(root)')}")
+    witness = f.get("witness")
+    if isinstance(witness, dict) and witness.get("error"):
+        lines.append(f"  witness rejected with: {one_line(witness['error'])}")
+    return [*lines, ""]

@@ -78,8 +78,9 @@ def diff(
     new_label: NewLabel = None,
     version_source: params.VersionSources = None,
     version_gate: params.VersionGate = None,
+    source_root: params.SourceRoot = None,
 ) -> None:
-    from mcp_schema_audit.audit import diff_report
+    from mcp_schema_audit.audit import diff_report, locate_sources
 
     settings = settings_of(locals())
     limits = run_limits(time_budget, jobs)
@@ -90,6 +91,8 @@ def diff(
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
         report = diff_report(old_snap, new_snap, settings, limits, samples=recording, notes=notes)
+    if source_root is not None:
+        locate_sources(report, source_root)
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 

@@ -94,7 +94,10 @@ Store = Annotated[
     ),
 ]
 Output = Annotated[
-    str | None, typer.Option("--output", metavar="FILE", help="Write the report to this file (atomically).")
+    str | None,
+    typer.Option(
+        "--out", "--output", "-o", metavar="FILE", help="Write the report to this file (atomically; -o and --out too)."
+    ),
 ]
 TimeBudget = Annotated[float | None, typer.Option("--time-budget", metavar="SECONDS", help=TIME_BUDGET_HELP)]
 Samples = Annotated[Path | None, typer.Option("--samples", metavar="FILE", help=SAMPLES_HELP)]
@@ -107,5 +110,14 @@ Jobs = Annotated[
         help="Processes to compare tools on (default: every core this process "
         "may use; 1 = one process). Only catalogs with many changed tools are split; the report is the "
         "same either way.",
+    ),
+]
+SourceRoot = Annotated[
+    Path | None,
+    typer.Option(
+        "--source-root",
+        metavar="DIR",
+        help="The server's source: annotations and SARIF results point at each tool's registration there "
+        '(registerTool("name", server.tool("name", @mcp.tool def name) instead of the snapshot file.',
     ),
 ]

@@ -127,7 +127,11 @@ ProbeStore = Annotated[
 ProbeOutput = Annotated[
     str | None,
     typer.Option(
-        "--output", metavar="FILE", help="Write the report (or the --dry-run plan) to this file (atomically)."
+        "--out",
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report (or the --dry-run plan) to this file (atomically; -o and --out too).",
     ),
 ]
 
@@ -250,7 +254,22 @@ def _probe_report(
     checked = sum(1 for c in report.calls if c.get("checked"))
     left_out = f"; --auto left out {plural(len(skipped), 'tool')}" if run.auto and run.replay is None else ""
     err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema{left_out}")
+    _explain_skipped(skipped if run.auto and run.replay is None else [])
     return report
+
+
+#: Tools ``--auto`` left out that are named on stderr, one line each (``--dry-run`` lists them all).
+SKIPPED_SHOWN = 20
+
+
+def _explain_skipped(skipped: list[dict[str, str]]) -> None:
+    """One line per tool ``--auto`` left out: why, and what to add (at most ``SKIPPED_SHOWN``)."""
+    from mcp_schema_audit.probe.plan import skip_line
+
+    for skip in skipped[:SKIPPED_SHOWN]:
+        err(f"--auto left out{skip_line(skip)[1:]}")
+    if len(skipped) > SKIPPED_SHOWN:
+        err(f"--auto left out {len(skipped) - SKIPPED_SHOWN} more (probe --auto --dry-run lists every one)")
 
 
 def _replayed(run: ProbeRun) -> tuple[Any, list[dict[str, Any]], str]:
@@ -287,17 +306,18 @@ def _live(
         return chosen
 
     err(f"probing {where} …")
-    listing, planned, records = probe_server(
-        target,
-        plan,
-        label=run.label or "live",
-        protocol=server.protocol,
-        timeout_s=server.timeout,
-        call_timeout_s=run.call_timeout,
-        max_pages=server.max_pages,
-        dry_run=run.dry_run,
-        clock_started=run_started(),
-    )
+    with source.server_output_shown(server.verbose):
+        listing, planned, records = probe_server(
+            target,
+            plan,
+            label=run.label or "live",
+            protocol=server.protocol,
+            timeout_s=server.timeout,
+            call_timeout_s=run.call_timeout,
+            max_pages=server.max_pages,
+            dry_run=run.dry_run,
+            clock_started=run_started(),
+        )
     if run.dry_run:
         write_output(render_plan(planned, skipped, settings.format), output)
         raise typer.Exit(int(ExitCode.OK))

@@ -4,14 +4,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from mcp_schema_audit.cli.common import parse_pairs
+from mcp_schema_audit.cli.common import err, parse_pairs
 from mcp_schema_audit.errors import UsageError
 
 ServerCommand = Annotated[
@@ -95,7 +97,14 @@ Timeout = Annotated[
 MaxPages = Annotated[
     int, typer.Option("--max-pages", min=1, metavar="N", help="Give up after this many tools/list pages.")
 ]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show the MCP SDK's own log messages on stderr.")]
+Verbose = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="Show the MCP SDK's own log messages on stderr, and a failed stdio server's whole stderr.",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,34 @@ class ServerSource:
         )
 
 
+#: Longest server command shown in a progress line (a longer one is cut with ``…``).
+COMMAND_CHARS = 200
+
+
+def shown_command(command: list[str]) -> str:
+    """``command`` as a shell would read it (``shlex.join``), on one line, at most ``COMMAND_CHARS`` characters."""
+    import shlex
+
+    text = " ".join(shlex.join(command).split())
+    return text if len(text) <= COMMAND_CHARS else text[: COMMAND_CHARS - 1] + "…"
+
+
+@contextlib.contextmanager
+def server_output_shown(verbose: bool) -> Iterator[None]:
+    """Under ``-v``, a capture that fails prints the stdio server's whole kept stderr (cleaned, secrets masked)
+    before its one-line error; the error is raised again either way."""
+    from mcp_schema_audit.errors import CaptureError
+
+    try:
+        yield
+    except CaptureError as exc:
+        if verbose and exc.output:
+            err("server stderr:")
+            for line in exc.output:
+                err(f"  {line}")
+        raise
+
+
 def has_server(command: list[str] | None, url: str | None, sse: str | None) -> bool:
     """True when a live server source was given (a command after ``--``, ``--url`` or ``--sse``)."""
     return bool(command) or bool(url) or bool(sse)
@@ -161,7 +198,8 @@ def build_target(
     cwd: Path | None,
 ) -> tuple[Any, str]:
     """``(CaptureTarget, where)`` for exactly one of ``command`` (stdio), ``url`` (Streamable HTTP) and ``sse``;
-    ``where`` names it for progress lines (program name, or the URL with credentials and query values masked).
+    ``where`` names it for progress lines (the command line, ``shown_command``, or the URL with credentials and
+    query values masked).
 
     Headers from ``--header-env`` are read from the environment here. Raises ``UsageError`` for a missing or
     ambiguous source, a malformed ``NAME: VALUE``/``KEY=VALUE``, an unset environment variable, a URL that is
@@ -180,7 +218,7 @@ def build_target(
         target = CaptureTarget(
             "stdio", command=list(command), env=parse_pairs(env, "=", "--env"), cwd=str(cwd) if cwd else None
         )
-        return target, command[0]
+        return target, shown_command(command)
     endpoint = url or sse or ""
     if not endpoint.lower().startswith(("http://", "https://")):
         raise UsageError("--url/--sse must be an http:// or https:// URL")

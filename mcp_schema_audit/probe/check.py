@@ -263,7 +263,9 @@ def nothing_checked(
             parts.append("the server lists no tool --auto may call")
         steps = [
             "name the tools to call, with their arguments, in --calls FILE",
-            "annotate read-only tools readOnlyHint: true so --auto may call them",
+            "annotate read-only tools readOnlyHint: true so --auto may call them (SDK defaults set no annotation: "
+            "TypeScript registerTool(name, {annotations: {readOnlyHint: true}, …}), Python "
+            "@mcp.tool(annotations={'readOnlyHint': True}))",
             "give the required arguments --auto cannot fill a const, single enum value, default or example",
         ]
     else:

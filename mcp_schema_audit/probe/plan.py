@@ -80,9 +80,10 @@ def plan_calls(
     A call of a tool the server does not list stays in the plan, marked ``listed=False`` (not made: its record
     and finding say so), so one calls file can probe two releases where a tool was added or removed.
 
-    Returns ``(calls, skipped)`` where ``skipped`` lists ``{"tool", "why"}`` for each tool ``--auto`` left out
-    (by name). Raises ``UsageError`` when the calls file names no tool the server lists at all (a typo, or the
-    wrong server: the gate must not pass with nothing called).
+    Returns ``(calls, skipped)`` where ``skipped`` lists ``{"tool", "why", "add"}`` for each tool ``--auto`` left
+    out (by name): why, and what to add so that it is called (``what_to_add``). Raises ``UsageError`` when the
+    calls file names no tool the server lists at all (a typo, or the wrong server: the gate must not pass with
+    nothing called).
     """
     tools = listing.tool_map()
     missing = sorted({c.tool for c in listed if c.tool not in tools})
@@ -105,12 +106,37 @@ def plan_calls(
                 continue
             arguments, why = auto_arguments(tools[name])
             if arguments is None:
-                skipped.append({"tool": name, "why": why})
+                skipped.append({"tool": name, "why": why, "add": what_to_add(why)})
                 continue
             call_id = name if name not in ids else f"{name}#auto"
             ids.add(call_id)
             calls.append(PlannedCall(call_id, name, arguments, f"--auto: {why}"))
     return calls, skipped
+
+
+#: What to add so that ``--auto`` calls a tool it left out, by the start of the reason (``auto_arguments``).
+_ADVICE = (
+    (
+        ("not annotated readOnlyHint", "annotated readOnlyHint"),
+        "if it only reads, annotate it readOnlyHint: true (TypeScript: registerTool(name, {annotations: "
+        "{readOnlyHint: true}, …}); Python: @mcp.tool(annotations={'readOnlyHint': True})), or call it from a "
+        "calls file (--calls FILE)",
+    ),
+    (("annotated destructiveHint",), "call it from a calls file (--calls FILE) with arguments safe to send"),
+    (
+        ("required argument",),
+        "give that argument a default or examples in its schema (zod: .default() / .describe() with "
+        "examples), or call the tool from a calls file (--calls FILE)",
+    ),
+)
+
+
+def what_to_add(why: str) -> str:
+    """What would make ``--auto`` call a tool it left out for ``why`` (an ``auto_arguments`` reason)."""
+    for starts, advice in _ADVICE:
+        if why.startswith(starts):
+            return advice
+    return "call it from a calls file (--calls FILE) with arguments its inputSchema accepts"
 
 
 def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
@@ -192,10 +218,18 @@ def _value_of(doc: SchemaDoc, prop: Any, depth: int = 0) -> tuple[Any, str] | No
     return None
 
 
+def skip_line(skip: dict[str, str]) -> str:
+    """One tool ``--auto`` left out, on one line (server text inert): ``  name: why; add: what``."""
+    from mcp_schema_audit.report.escape import one_line
+
+    add = f"; add: {skip['add']}" if skip.get("add") else ""
+    return f"  {one_line(skip['tool'])}: {one_line(skip['why'])}{add}"
+
+
 def render_plan(calls: list[PlannedCall], skipped: list[dict[str, str]], fmt: str = "text") -> str:
     """The ``--dry-run`` output: each call (id, tool, arguments as JSON, why) in order, then the tools ``--auto``
-    skipped with the reason; ``fmt`` ``"json"`` gives ``{"calls": [{"id", "tool", "arguments", "why"}],
-    "skipped": [{"tool", "why"}]}``. Server text is inert."""
+    skipped with the reason and what to add; ``fmt`` ``"json"`` gives ``{"calls": [{"id", "tool", "arguments",
+    "why"}], "skipped": [{"tool", "why", "add"}]}``. Server text is inert."""
     from mcp_schema_audit.report.escape import json_text, one_line
 
     if fmt == "json":
@@ -212,5 +246,5 @@ def render_plan(calls: list[PlannedCall], skipped: list[dict[str, str]], fmt: st
         lines.append(f"  call {one_line(c.id)}: {one_line(c.tool)} {one_line(args)}  ({one_line(c.why)})")
     if skipped:
         lines.append(f"not called by --auto ({len(skipped)}):")
-        lines += [f"  {one_line(s['tool'])}: {one_line(s['why'])}" for s in skipped]
+        lines += [skip_line(s) for s in skipped]
     return "\n".join(lines) + "\n"

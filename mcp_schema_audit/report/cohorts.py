@@ -217,6 +217,12 @@ def affects(g: GroupedFinding, order: list[str], shown: tuple[str, ...] = ("brea
     )
 
 
+def cohort_key(g: GroupedFinding, order: list[str]) -> tuple[str, str, str] | None:
+    """What history findings shown as one group share (``model.runs``): severity, rule and the cached versions
+    they affect; ``None`` for a breaking one (each is shown on its own)."""
+    return None if g.severity == "breaking" else (g.severity, g.rule, affects(g, order))
+
+
 def cohort_counts(hist: History) -> list[str]:
     """``0.2.5: 13 breaking, 1 warning`` per cohort, oldest first (raw text)."""
     out = []

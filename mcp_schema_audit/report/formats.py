@@ -62,6 +62,13 @@ FORMATS: dict[str, Format] = {
         ),
         Format("junit", "mcp_schema_audit.report.junit", "JUnit XML, one test case per tool", "schema-audit.junit.xml"),
         Format(
+            "changelog",
+            "mcp_schema_audit.report.changelog",
+            "release notes for people (Markdown); exits 0",
+            "schema-audit.changelog.md",
+            gate=False,
+        ),
+        Format(
             "ignore",
             "mcp_schema_audit.report.ignore",
             "ready-to-paste [[ignore]] entries; exits 0",
@@ -79,5 +86,5 @@ def render(report: Any, fmt: str, options: RenderOptions = PLAIN) -> str:
 
 
 def formats_help() -> str:
-    """``text | json | … (ignore: ready-to-paste [[ignore]] entries; exits 0)``: the ``--format`` choices."""
-    return " | ".join(FORMATS) + " (ignore: ready-to-paste [[ignore]] entries; exits 0)"
+    """``text | json | … (changelog: …; ignore: …; both exit 0)``: the ``--format`` choices."""
+    return " | ".join(FORMATS) + " (changelog: release notes; ignore: ready-to-paste [[ignore]] entries; both exit 0)"

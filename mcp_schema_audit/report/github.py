@@ -59,14 +59,17 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     lines = []
     for f in ordered(report.findings):
         snap, _uri, line = location_of(report, f)
+        source = report.sources.get(f.tool) if f.surface == "tool" and f.tool else None
         uri = (
-            artifact_uri(report.artifact)
+            artifact_uri(source[0])
+            if source is not None
+            else artifact_uri(report.artifact)
             if (report.kind == "probe" and snap is report.new and not snap.source and report.artifact)
             else artifact_uri(snap.source)
         )
         props = _file_props(uri, line)
         props.append(f"title={gh_property(f'schema-audit {f.severity}: {title(f)} [{f.rule}]')}")
-        msg = plain_message(report, f, about(f), " | witness")
+        msg = plain_message(report, f, about(f), " | witness") + (f" | fix: {f.fix}" if f.fix else "")
         lines.append(f"::{_GH_COMMAND[f.severity]} {','.join(props)}::{gh_data(msg)}")
     for entry in report.expired_ignores:
         lines.append(

@@ -45,6 +45,8 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
         lines.append(f"  witness, {_xml(accepted)}: {_xml(inst)}")
         if w.get("error"):
             lines.append(f"  rejected by {_xml(rejected)}: {_xml(w['error'])}")
+    if f.fix:
+        lines.append(f"  fix: {_xml(f.fix)}")
     if reason is not None:
         lines.append(f"  ignored: {_xml(reason)}")
     lines.append(f"  fingerprint: {f.fingerprint}")

@@ -26,10 +26,14 @@ from mcp_schema_audit.report.escape import instance_json, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
+    by_about,
     call_counts,
     call_line,
     describe_entry,
     detail,
+    grouped,
+    runs,
+    shared_detail,
     summary_line,
     title,
     validator_line,
@@ -41,11 +45,15 @@ from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.vocabulary import SEVERITIES
 
-#: Characters written as numeric character references: inline Markdown syntax, HTML, GitHub math ($)
-#: and table pipes. References are decoded as literal text in Markdown and in HTML blocks alike.
-#: Server text never starts a line (every line begins with fixed text), so line-start syntax
-#: (lists, headings, setext underlines, quotes) cannot form from it.
-_MD_ENTITY = set("\\`*_{}[]()<>#!|~&$")
+#: Characters always written as numeric character references: code spans, emphasis, links and images, HTML,
+#: strikethrough, GitHub math ($), table pipes and the backslash (which would escape a reference after it).
+#: References are decoded as literal text in Markdown and in HTML blocks alike (a backslash escape is not).
+#: ``_`` is one only where it could open or close emphasis (not inside a word: ``snake_case`` stays), and ``&``
+#: only where it could start a reference. Everything else is left as it is: ``(``, ``)`` and ``!`` form
+#: nothing without a ``[``, ``{``, ``}`` and ``>`` nothing inside a line, and server text never starts a line
+#: (every line begins with fixed text), so line-start syntax (lists, headings, setext underlines, quotes)
+#: cannot form from it.
+_MD_ENTITY = set("\\`*[]<|~$")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
 #: GitHub's limit for one comment is 65,536 characters; keep well below it.
 MARKDOWN_BUDGET = 60_000
@@ -55,22 +63,31 @@ _MD_WITNESS_LIMIT = 4_000
 _ICON = {"breaking": "🔴", "warning": "🟡", "info": "🔵"}
 
 
-def md_escape(text: Any) -> str:
+def md_escape(text: Any, *, references: bool = False) -> str:
     """Server text as inert Markdown: no markup, HTML, links, images, mentions or references survive.
 
-    ``inert`` first, then line breaks as visible ``\\n``; Markdown/HTML punctuation becomes numeric
-    character references; a zero-width space follows every ``@`` and ``#`` (no mentions, team
-    mentions, e-mail autolinks or issue references) and breaks ``://`` and ``www.`` (no autolinks).
+    ``inert`` first, then line breaks as visible ``\\n``; the Markdown/HTML punctuation that could form markup
+    becomes numeric character references (``_MD_ENTITY``; ``_`` outside words, ``&`` before a name or ``#``); a
+    zero-width space follows every ``@`` and every ``#`` before a digit (no mentions, team mentions, e-mail
+    autolinks or issue references) and breaks ``://`` and ``www.`` (no autolinks). ``references=True`` is for
+    the user's own text (an ignore entry's reason): its ``#12`` and ``@team`` keep working, the rest is as
+    inert.
     """
     s = one_line(text)
     s = _AUTOLINK.sub(lambda m: ":\u200b//" if m.group() == "://" else m.group()[:3] + "\u200b.", s)
     out = []
-    for ch in s:
+    last = len(s) - 1
+    for i, ch in enumerate(s):
+        after = s[i + 1] if i < last else ""
         if ch in _MD_ENTITY:
             out.append(f"&#{ord(ch)};")
-            if ch == "#":
-                out.append("\u200b")
-        elif ch == "@":
+        elif ch == "_" and not (i and s[i - 1].isalnum() and after.isalnum()):
+            out.append("&#95;")
+        elif ch == "&" and (after == "#" or after.isalnum()):
+            out.append("&#38;")
+        elif ch == "#" and after.isdigit() and not references:
+            out.append("#\u200b")
+        elif ch == "@" and not references:
             out.append("@\u200b")
         else:
             out.append(ch)
@@ -136,6 +153,8 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
     )
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
+    if f.fix:
+        block += f"<br>\n**Fix:** {md_escape(f.fix)}"
     if witness and f.witness:
         w = f.witness
         what = "result" if f.direction == "output" else "value" if f.surface == "tool" else "request"
@@ -162,6 +181,26 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         body.append("</details>")
         block += "\n\n" + "\n".join(body)
     return block
+
+
+def _md_group(group: list[Finding], *, bullet: bool = False) -> str:
+    """Findings of one rule and severity as one entry: the count and the rule, the shared detail (or each one's),
+    the fix once, then the list of where they are (``bullet``: the whole as one item of a list)."""
+    first = group[0]
+    shared = shared_detail(group)
+    head = f"{_ICON[first.severity]} **{len(group)} ×** {md_escape(title(first))} (`{first.rule}`)"
+    if shared is not None:
+        head += f": {md_escape(shared)}"
+    if first.fix:
+        head += f"<br>\n{'  ' if bullet else ''}**Fix:** {md_escape(first.fix)}"
+    items = []
+    for first_f, fs in by_about(group) if shared is not None else [(f, [f]) for f in group]:
+        where = ", ".join(md_code(f.pointer) if f.pointer else "(root)" for f in fs)
+        item = f"{md_about(first_f)} · {where}" + ("" if shared is not None else f": {md_escape(detail(first_f))}")
+        for why in dict.fromkeys(f.reason for f in fs if f.reason):
+            item += f" *({md_escape(why)})*"
+        items.append(f"{'  ' if bullet else ''}- {item}")
+    return (f"- {head}" if bullet else head) + "\n" + ("" if bullet else "\n") + "\n".join(items)
 
 
 def _what(report: Report) -> str:
@@ -208,7 +247,9 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     for note in report.notes:
         parts.append(f"> **Note:** {md_escape(note)}")
     for entry in report.expired_ignores:
-        parts.append(f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}")
+        parts.append(
+            f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry), references=True)}"
+        )
     if report.portability is not None:
         parts.append(matrix.markdown(report.portability, md_escape))
     if report.calls:
@@ -248,11 +289,13 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
             left_out[sev] += len(items)
             full = True
             continue
-        for i, f in enumerate(items):
-            if not add(_md_finding(report, f)):
-                left_out[sev] += len(items) - i
+        done = 0
+        for unit in grouped(items):
+            if not add(_md_finding(report, unit[0]) if len(unit) == 1 else _md_group(unit)):
+                left_out[sev] += len(items) - done
                 full = True
                 break
+            done += len(unit)
     collapsed: list[tuple[str, list[tuple[Finding, str | None]]]] = [
         ("info finding", [(f, None) for f in by_sev["info"]]),
         ("finding ignored by the config", list(report.ignored)),
@@ -265,22 +308,28 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         lines = [f"<details><summary>{len(entries)} {word}</summary>", ""]
         size = sum(len(x) + 1 for x in lines) + len("\n</details>") + 2
         shown = 0
-        for f, reason in entries:
+        reasons = {id(f): reason for f, reason in entries}
+        units = grouped([f for f, _ in entries]) if label.startswith("info") else [[f] for f, _ in entries]
+        for unit in units:
             if full:
                 break
-            where = md_code(f.pointer) if f.pointer else "(root)"
-            line = (
-                f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
-                f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}"
-            )
-            if reason is not None:
-                line += f" — ignored: {md_escape(reason)}"
+            if len(unit) > 1:
+                line = _md_group(unit, bullet=True)
+            else:
+                f, reason = unit[0], reasons[id(unit[0])]
+                where = md_code(f.pointer) if f.pointer else "(root)"
+                line = (
+                    f"- {_ICON[f.severity]} {md_about(f)} · {where} · "
+                    f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}"
+                )
+                if reason is not None:
+                    line += f" — ignored: {md_escape(reason, references=True)}"
             if size + len(line) + 1 > room:
                 full = True
                 break
             lines.append(line)
             size += len(line) + 1
-            shown += 1
+            shown += len(unit)
         lines += ["", "</details>"]
         if not (shown and add("\n".join(lines))):
             shown = 0
@@ -325,7 +374,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     parts += [md_escape(validator_line(v)) for v in hist.server_validators]
     parts += [f"> **Note:** {md_escape(n)}" for n in hist.notes]
     parts += [
-        f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry))}"
+        f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry), references=True)}"
         for entry in hist.expired_ignores
     ]
     used = sum(len(x) + 2 for x in parts)
@@ -379,10 +428,29 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         rule = RULES.get(g.rule)
         title = rule.title if rule is not None else g.rule
         where = md_code(g.pointer) if g.pointer else "(root)"
+        how = f" — **Fix:** {md_escape(rule.fix)}" if rule is not None and rule.fix else ""
         return (
             f"- {_ICON[g.severity]} {md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
-            f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}"
+            f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}{how}"
         )
+
+    def group_item(unit: list[GroupedFinding]) -> str:
+        g = unit[0]
+        rule = RULES.get(g.rule)
+        how = f"<br>\n  **Fix:** {md_escape(rule.fix)}" if rule is not None and rule.fix else ""
+        abouts: dict[str, list[GroupedFinding]] = {}
+        for one in unit:
+            abouts.setdefault(one.about, []).append(one)
+        rows = [
+            f"  - {md_about(next(iter(gs[0].latest.values())))} · "
+            + ", ".join(md_code(x.pointer) if x.pointer else "(root)" for x in gs)
+            for gs in abouts.values()
+        ]
+        named = rule.title if rule is not None else g.rule
+        head = (
+            f"- {_ICON[g.severity]} **{len(unit)} ×** {md_escape(named)} (`{g.rule}`): {md_escape(affects(g, labels))}"
+        )
+        return "\n".join([head + how, *rows])
 
     for sev, heading in (("breaking", "Breaking"), ("warning", "Warnings")):
         items = [g for g in groups if g.severity == sev]
@@ -390,13 +458,17 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
             continue
         lines = [f"#### {heading} ({len(items)})", ""]
         size = used + 40
-        for i, g in enumerate(items):
-            line = item(g, ("breaking", "warning"))
+        done = 0
+        for unit in runs(
+            items, lambda g: None if g.severity == "breaking" else (g.severity, g.rule, affects(g, labels))
+        ):
+            line = item(unit[0], ("breaking", "warning")) if len(unit) == 1 else group_item(unit)
             if size + len(line) + 1 > MARKDOWN_BUDGET - 300:
-                hidden += len(items) - i
+                hidden += len(items) - done
                 break
             lines.append(line)
             size += len(line) + 1
+            done += len(unit)
         if not add("\n".join(lines)):
             hidden += len(items)
     infos = [g for g in groups if g.severity == "info"]
@@ -421,7 +493,8 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         ]
         for f, reason, cohort in hist.ignored:
             where = md_code(f.pointer) if f.pointer else "(root)"
-            lines.append(f"- {md_escape(cohort)}: {md_about(f)} · {where} (`{f.rule}`) — ignored: {md_escape(reason)}")
+            why = md_escape(reason, references=True)
+            lines.append(f"- {md_escape(cohort)}: {md_about(f)} · {where} (`{f.rule}`) — ignored: {why}")
         if not add("\n".join([*lines, "", "</details>"])):
             hidden += len(hist.ignored)
     if not groups:

@@ -6,8 +6,10 @@ A history of N cohorts is :class:`mcp_schema_audit.report.cohorts.History`; the 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding, summarize
@@ -62,6 +64,9 @@ class Report:
     version_gate: bool = False
     #: the portability matrix on the selected hosts and model providers (``portable.matrix``), or None
     portability: dict[str, Any] | None = None
+    #: tool name → (source file, line) of its registration in the server's source (``--source-root``): where
+    #: SARIF results and annotations of that tool point instead of the snapshot file
+    sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -150,6 +155,50 @@ def side_json(s: Snapshot) -> dict[str, Any]:
 def ordered(findings: list[Finding]) -> list[Finding]:
     """Breaking first, then warnings, then info; report order (tool, direction, pointer) within each."""
     return sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])
+
+
+T = TypeVar("T")
+#: Findings of one rule and severity (warning or info) shown as one group from this many on (text, Markdown).
+GROUP_MIN = 3
+
+
+def grouped(findings: list[Finding]) -> list[list[Finding]]:
+    """``findings`` (in order) as entries to show: a warning or info rule with ``GROUP_MIN`` findings or more is
+    one entry holding all of them, where its first finding was; every other finding (each breaking one: its
+    witness proves it) is an entry of its own. Every finding is in exactly one entry (JSON keeps them all)."""
+    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule))
+
+
+def runs(items: list[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
+    """``items`` (in order) in entries: those of one ``key`` (``None``: never grouped) form one entry at the
+    place of the first when there are ``GROUP_MIN`` or more, else each is an entry of its own."""
+    keys = [key(item) for item in items]
+    counts = Counter(k for k in keys if k is not None)
+    out: list[list[T]] = []
+    groups: dict[Hashable, list[T]] = {}
+    for item, k in zip(items, keys, strict=True):
+        if k is None or counts[k] < GROUP_MIN:
+            out.append([item])
+        elif k in groups:
+            groups[k].append(item)
+        else:
+            groups[k] = [item]
+            out.append(groups[k])
+    return out
+
+
+def by_about(group: list[Finding]) -> list[tuple[Finding, list[Finding]]]:
+    """``group``'s findings by what they are about (tool and direction, or the item), in order: ``(first, all)``."""
+    seen: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in group:
+        seen.setdefault((f.surface, f.subject, f.direction), []).append(f)
+    return [(fs[0], fs) for fs in seen.values()]
+
+
+def shared_detail(group: list[Finding]) -> str | None:
+    """The detail every finding of ``group`` shares (raw text), or ``None`` when they differ."""
+    details = {detail(f) for f in group}
+    return next(iter(details)) if len(details) == 1 else None
 
 
 def detail(f: Finding) -> str:

@@ -88,6 +88,9 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     if rule.error:
         help_lines.append(f"host error: {rule.error}")
         md_lines += ["", f"Host error: {md_code(rule.error)}"]
+    if rule.fix:
+        help_lines.append(f"fix: {rule.fix}")
+        md_lines += ["", f"**Fix:** {md_escape(rule.fix)}"]
     if rule.source:
         help_lines.append(f"source: {rule.source}")
         md_lines += ["", f"Source: {md_escape(rule.source)}"]
@@ -103,10 +106,16 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
 
 
 def location_of(report: Report, f: Finding) -> tuple[Snapshot, str, int]:
-    """``(snapshot, artifact URI, line)`` where finding ``f`` is shown: the snapshot file it is about at the
-    tool's line; a probe finding about the live listing (a snapshot read from no file) points at the probe's
-    ``artifact`` (calls file or recording), line 1."""
+    """``(snapshot, artifact URI, line)`` where finding ``f`` is shown: the tool's registration in the server's
+    source when the report knows it (``Report.sources``), else the snapshot file it is about at the tool's line;
+    a probe finding about the live listing (a snapshot read from no file) points at the probe's ``artifact``
+    (calls file or recording), line 1."""
     snap = snapshot_of(report, f)
+    source = report.sources.get(f.tool) if f.surface == "tool" and f.tool else None
+    if source is not None:
+        uri = artifact_uri(source[0])
+        if uri is not None:
+            return snap, uri, source[1]
     if report.kind == "probe" and snap is report.new and not snap.source and report.artifact:
         uri = artifact_uri(report.artifact)
         if uri is not None:
@@ -151,6 +160,8 @@ def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_rea
         props["reason"] = f.reason
     if f.tags:
         props["tags"] = f.tags
+    if f.fix:
+        props["fix"] = f.fix
     result: dict[str, Any] = {
         "ruleId": f.rule,
         "level": _SARIF_LEVEL[f.severity],

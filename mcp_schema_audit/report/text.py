@@ -11,6 +11,7 @@ import io
 import json
 from typing import Any
 
+from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.locate import about
 from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import History, affects, cohort_counts
@@ -18,13 +19,18 @@ from mcp_schema_audit.report.escape import no_workflow_commands, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
+    by_about,
     call_line,
     describe_entry,
     detail,
     fix,
+    grouped,
     headline,
     ordered,
+    runs,
+    shared_detail,
     summary_line,
+    title,
     validator_line,
     version_line,
     witness_sides,
@@ -119,40 +125,11 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
             console.print(_Text(f"No findings besides {len(report.ignored)} ignored."))
         else:
             console.print(_Text("No schema changes." if report.kind == "diff" else "No findings."))
-    for f in findings:
-        head = _Text()
-        head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
-        tags = f" ({', '.join(f.tags)})" if f.tags else ""
-        head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
-        console.print(head)
-        console.print(_Text(f"         {tx(detail(f))}"))
-        delta = finding_delta(f)
-        if delta is not None:
-            console.print(_Text(f"         change: {text_delta_line(delta)}"))
-        if f.reason:
-            console.print(_Text(f"         ({tx(f.reason)})", style="dim"))
-        if f.severity == "breaking" and f.witness:
-            w = f.witness
-            inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
-            if len(inst) > _WITNESS_CHARS:
-                inst = inst[: _WITNESS_CHARS - 1] + "…"
-            console.print(_Text(f"         witness: {tx(inst)}", style="dim"))
-            accepted, rejected = witness_sides(report, f)
-            raw_errors = w.get("errors")
-            errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
-            if len(errors) > 1:
-                console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
-                for host, message in errors.items():
-                    console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
-            else:
-                console.print(
-                    _Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(w.get('error', ''))}", style="dim")
-                )
-            how = fix(f.rule)
-            if report.rollout and "forward" not in f.tags:
-                how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
-            if how:
-                console.print(_Text(f"         fix: {how}", style="dim"))
+    for unit in grouped(findings):
+        if len(unit) == 1:
+            _finding(console, report, unit[0])
+        else:
+            _group(console, unit)
     for f, reason in report.ignored:
         console.print(
             _Text(f"ignored  {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]: {tx(reason)}", style="dim")
@@ -200,10 +177,20 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     lines.append("")
     if shown:
         lines.append(f"Findings ({len(shown)}, breaking and warning; each once, with the cached versions it affects):")
-        for g in shown:
-            lines.append(
-                f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  {tx(affects(g, labels))}"
-            )
+        for unit in runs(
+            shown, lambda g: None if g.severity == "breaking" else (g.severity, g.rule, affects(g, labels))
+        ):
+            g = unit[0]
+            if len(unit) == 1:
+                lines.append(
+                    f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  {tx(affects(g, labels))}"
+                )
+                continue
+            lines.append(f"  {g.severity:<8} {len(unit)} × [{g.rule}]  {tx(affects(g, labels))}:")
+            abouts: dict[str, list[str]] = {}
+            for item in unit:
+                abouts.setdefault(item.about, []).append(tx(item.pointer) or "(root)")
+            lines += [f"           {tx(name)}: {', '.join(ptrs)}" for name, ptrs in abouts.items()]
     else:
         lines.append("No breaking or warning findings.")
     lines += [
@@ -220,3 +207,67 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         summary += f"; {len(hist.ignored)} ignored"
     lines += ["", summary]
     return "\n".join(lines) + "\n"
+
+
+def _finding(console: _Lines, report: Report, f: Finding) -> None:
+    """One finding: its line, what changed, the reason, (breaking:) the witness, the fix."""
+    head = _Text()
+    head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
+    tags = f" ({', '.join(f.tags)})" if f.tags else ""
+    head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
+    console.print(head)
+    console.print(_Text(f"         {tx(detail(f))}"))
+    delta = finding_delta(f)
+    if delta is not None:
+        console.print(_Text(f"         change: {text_delta_line(delta)}"))
+    if f.reason:
+        console.print(_Text(f"         ({tx(f.reason)})", style="dim"))
+    if f.severity == "breaking" and f.witness:
+        w = f.witness
+        inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
+        if len(inst) > _WITNESS_CHARS:
+            inst = inst[: _WITNESS_CHARS - 1] + "…"
+        console.print(_Text(f"         witness: {tx(inst)}", style="dim"))
+        accepted, rejected = witness_sides(report, f)
+        raw_errors = w.get("errors")
+        errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
+        if len(errors) > 1:
+            console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
+            for host, message in errors.items():
+                console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
+        else:
+            console.print(
+                _Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(w.get('error', ''))}", style="dim")
+            )
+        how = fix(f.rule)
+        if report.rollout and "forward" not in f.tags:
+            how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
+        if how:
+            console.print(_Text(f"         fix: {how}", style="dim"))
+
+
+def _tags(f: Finding) -> str:
+    return f" ({', '.join(f.tags)})" if f.tags else ""
+
+
+def _group(console: _Lines, group: list[Finding]) -> None:
+    """Findings of one rule and severity as one entry: the count, the rule, the shared detail (or each one's),
+    the list of where they are, the fix once."""
+    first = group[0]
+    head = _Text()
+    head.append(f"{first.severity:<8}", style=_STYLE[first.severity])
+    head.append(f" {len(group)} × [{first.rule}] {tx(title(first))}")
+    console.print(head)
+    shared = shared_detail(group)
+    if shared is not None:
+        console.print(_Text(f"         {tx(shared)}"))
+        for head_f, fs in by_about(group):  # one line per tool: its pointers
+            where = ", ".join(tx(f.pointer) or "(root)" for f in fs)
+            reasons = "".join(f" ({tx(r)})" for r in dict.fromkeys(f.reason for f in fs if f.reason))
+            console.print(_Text(f"         - {tx(about(head_f))}: {where}{_tags(head_f)}{reasons}"))
+    else:
+        for f in group:
+            line = f"         - {tx(about(f))} {tx(f.pointer) or '(root)'}{_tags(f)}: {tx(detail(f))}"
+            console.print(_Text(line + (f" ({tx(f.reason)})" if f.reason else "")))
+    if first.fix:
+        console.print(_Text(f"         fix: {first.fix}", style="dim"))

@@ -38,6 +38,26 @@ RULES = [
         kinds=("prop-extra-p-closed",),
     ),
     Rule(
+        id="input-argument-renamed",
+        direction="input",
+        severity="breaking",
+        family="diff",
+        title="Argument renamed",
+        rationale=(
+            "An argument gone and another added beside it with the same schema: the model still builds "
+            "arguments with the old name from the cached inputSchema, and the server refuses it, or drops it "
+            "and misses the new one."
+        ),
+        before='{"properties": {"to": {"type": "string"}}, "required": ["to"]} (argument to)',
+        after='{"properties": {"recipient": {"type": "string"}}, "required": ["recipient"]} (renamed)',
+        error="'recipient' is a required property",
+        source=ARGUMENTS,
+        fix=(
+            "accept both names for a while: list the old argument beside the new one (both optional, the server "
+            "reads whichever is sent) until hosts re-listed, then drop the old one"
+        ),
+    ),
+    Rule(
         id="input-enum-value-removed",
         direction="input",
         severity="breaking",

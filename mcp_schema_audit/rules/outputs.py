@@ -195,6 +195,11 @@ RULES = [
         ),
         before='{"additionalProperties": false}',
         after='{"additionalProperties": true}',
+        fix=(
+            "this is step 1 of adding a field safely: keep sending only the keys the cached schema lists until "
+            "hosts re-listed, then add the field; accept this warning with an [[ignore]] entry (rule and tool) or "
+            "--severity output-object-opened=info when you gate on warnings"
+        ),
         kinds=("opened-p",),
     ),
     Rule(
@@ -206,7 +211,11 @@ RULES = [
         rationale="The cached enum still rejects any value outside it; hosts break when the server sends one.",
         before='{"type": "string", "enum": ["a", "b"]}',
         after='{"type": "string"}',
-        fix="keep sending only the old values until hosts re-listed (check: schema-audit probe --against OLD)",
+        fix=(
+            "keep sending only the old values until hosts re-listed (check: schema-audit probe --against OLD); as "
+            "step 1 of adding a value, accept this warning with an [[ignore]] entry or --severity "
+            "output-enum-removed=info when you gate on warnings"
+        ),
         kinds=("enum-only-v",),
         value_set=True,
     ),

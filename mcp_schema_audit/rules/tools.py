@@ -27,6 +27,25 @@ RULES = [
         ),
     ),
     Rule(
+        id="tool-renamed",
+        direction="tool",
+        severity="breaking",
+        family="diff",
+        title="Tool renamed",
+        rationale=(
+            "A tool gone and another listed with the same schemas: hosts that cached the old tools/list still "
+            "offer the old name to the model, and every call to it now fails until they list again."
+        ),
+        before='{"name": "send_message"}',
+        after='{"name": "send_email"} (same inputSchema and outputSchema)',
+        error="MCP error -32602: Unknown tool: send_message",
+        source="MCP spec server/tools: tools/call on an unknown tool is a protocol error",
+        fix=(
+            "accept both names for a while: keep the old name registered as an alias of the new tool (say it is "
+            "deprecated in its description) until hosts re-listed, then remove it"
+        ),
+    ),
+    Rule(
         id="tool-added",
         direction="tool",
         severity="info",

@@ -4,7 +4,8 @@ Accepted (``snapshot_from_data``): a schema-audit snapshot envelope (format vers
 raw ``tools/list`` result ``{"tools": [...]}`` (with ``prompts``, ``resources``, ``resourceTemplates``,
 ``instructions``, ``serverInfo``/``server``, ``protocolVersion`` and ``capabilities`` beside it when
 present); a JSON-RPC response wrapping one (``{"jsonrpc": "2.0", "result": {...}}``); the MCP Inspector
-CLI's JSON output. Everything takes parsed JSON: reading and strictness are ``jsonio``'s.
+CLI's JSON output; a bare array of tools ``[{"name": …}, …]`` (what some tools and peers write). Everything
+takes parsed JSON: reading and strictness are ``jsonio``'s.
 """
 
 from __future__ import annotations
@@ -119,12 +120,16 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     Accepted: a snapshot envelope; a raw ``tools/list`` result (``{"tools": [...]}``, extra keys such
     as ``server``/``protocolVersion``/``capabilities`` used when present); a JSON-RPC response wrapping
     one (``{"jsonrpc": "2.0", "result": {...}}``); the MCP Inspector CLI's JSON output
-    (``{"result": {...}}`` or a bare result). ``label`` overrides the envelope's label; otherwise a raw
-    file's label is the file name without ``.json``. Raises ``InputError``.
+    (``{"result": {...}}`` or a bare result); a bare array of tools (read as ``{"tools": [...]}``). ``label``
+    overrides the envelope's label; otherwise a raw file's label is the file name without ``.json``. Raises
+    ``InputError``.
     """
+    if isinstance(data, list):
+        data = {"tools": data}  # a bare tools array: each item is checked as a tool below
     if not isinstance(data, dict):
         raise InputError(
-            f"{source}: expected a JSON object (a snapshot or a tools/list result), got {type(data).__name__}"
+            f"{source}: expected a JSON object (a snapshot or a tools/list result) or an array of tools, "
+            f"got {type(data).__name__}"
         )
     if "format" in data and data.get("format") == FORMAT_ID:
         version = data.get("format_version")

@@ -1,5 +1,6 @@
-"""The zero-setup side of the schema-audit GitHub Action: the base revision, its git worktree, install and
-build commands, and HTTP servers started for a capture. Standard library only; used by ``action_run.py``.
+"""The base side of the pull-request check: the base revision, its git worktree, install and build commands,
+and HTTP servers started for a capture. Used by ``schema-audit check`` and the GitHub Action
+(``scripts/action_run.py``), through ``prcheck.sides``.
 
 Nothing here interpolates inputs into shell code of its own: ``install-command``, ``build-command`` and
 ``start-command`` are the user's shell commands (as a workflow's ``run:`` step is) and run through
@@ -22,14 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import action_servers  # (tracked start-command processes, port owners)
+from mcp_schema_audit.outputlines import quote_output
+from mcp_schema_audit.prcheck import processes
 
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
+#: Seconds a started server's process group has to stop after each signal.
+STOP_GRACE_S = 5.0
 #: Seconds a git command may take.
 GIT_TIMEOUT_S = 120.0
-#: Lines of a failed command's output quoted in the error.
-TAIL_LINES = 5
 _PR_EVENTS = ("pull_request", "pull_request_target")
 
 
@@ -125,8 +127,10 @@ def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
         pass
     ref = env.get("GITHUB_REF", "")
     if event_name in _PR_EVENTS:
-        pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
-        base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
+        pr_value = event.get("pull_request")
+        pr: dict = pr_value if isinstance(pr_value, dict) else {}
+        base_value = pr.get("base")
+        base: dict = base_value if isinstance(base_value, dict) else {}
         target = env.get("GITHUB_BASE_REF") or (base.get("ref") if isinstance(base.get("ref"), str) else "")
         candidates = [
             c for c in (base.get("sha"), f"origin/{target}" if target else "", target) if isinstance(c, str) and c
@@ -219,7 +223,8 @@ def repo_prefix() -> str:
 
 def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
-    Raises ``BaseError`` (exit 3) when it fails or takes longer than ``SETUP_TIMEOUT_S``."""
+    Raises ``BaseError`` (exit 3, quoting the output's error line and last lines) when it fails or takes longer
+    than ``SETUP_TIMEOUT_S``."""
     sys.stderr.write(f"schema-audit: {what}: {command}\n")
     sys.stderr.flush()
     child = subprocess.Popen(
@@ -241,8 +246,7 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     proc = subprocess.CompletedProcess(child.args, child.returncode, out, None)
     sys.stderr.write(workflow_inert(proc.stdout))
     if proc.returncode != 0:
-        tail = " | ".join([ln.strip() for ln in proc.stdout.splitlines() if ln.strip()][-TAIL_LINES:])
-        raise BaseError(f"{what} failed (exit {proc.returncode}): {tail or 'no output'}", 3)
+        raise BaseError(f"{what} failed (exit {proc.returncode}): {quote_output(proc.stdout) or 'no output'}", 3)
 
 
 @contextlib.contextmanager
@@ -257,9 +261,9 @@ def started_server(
 ) -> Iterator[None]:
     """Start ``command`` (``/bin/sh -c``, its own session) in ``cwd`` and wait until ``url``'s host and port
     accept TCP connections; stop every process it started afterwards, whatever its leader did (its group,
-    its session, daemons that came back to this process: ``action_servers.Tracked``; SIGTERM, 5 s, SIGKILL).
+    its session, daemons that came back to this process: ``processes.Tracked``; SIGTERM, 5 s, SIGKILL).
 
-    Raises ``BaseError`` (exit 3, quoting the server's last output lines with every value of ``secrets``
+    Raises ``BaseError`` (exit 3, quoting the server's error line and last output lines with every value of ``secrets``
     replaced by ``***``) when something already listens on that port before the start (an earlier side's
     server still running would be captured instead), when the start-command fails or leaves no process
     before the port accepts connections, when it is not listening within ``timeout_s`` seconds, or when
@@ -269,18 +273,16 @@ def started_server(
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    if action_servers.listening(host, port):
-        owners = action_servers.port_owners(port)
-        held = (
-            f" (by pid {', '.join(f'{p} {action_servers.command_name(p)}' for p in sorted(owners))})" if owners else ""
-        )
+    if processes.listening(host, port):
+        owners = processes.port_owners(port)
+        held = f" (by pid {', '.join(f'{p} {processes.command_name(p)}' for p in sorted(owners))})" if owners else ""
         raise BaseError(
             f"{what}: port {port} on {host} is already in use{held} before start-command runs: "
             "the capture would reach that server instead of the one started here (stop it, or use another port)",
             3,
         )
     log = tempfile.TemporaryFile()  # noqa: SIM115 (it outlives this function: the server writes to it)
-    before = action_servers.children_of_self()
+    before = processes.children_of_self()
     proc = subprocess.Popen(
         ["/bin/sh", "-c", command],
         cwd=cwd,
@@ -290,19 +292,15 @@ def started_server(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    tracked = action_servers.Tracked(proc, before)
+    tracked = processes.Tracked(proc, before)
 
     def output() -> str:
         log.seek(0)
-        text = log.read().decode("utf-8", "replace")
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, "***") if secret else text
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        return " | ".join(lines[-TAIL_LINES:]) or "no output"
+        return quote_output(log.read().decode("utf-8", "replace"), secrets) or "no output"
 
     try:
         deadline = time.monotonic() + timeout_s
-        while not action_servers.listening(host, port):
+        while not processes.listening(host, port):
             code = proc.poll()
             if code is not None and (code != 0 or not tracked.any_alive()):
                 raise BaseError(
@@ -323,14 +321,14 @@ def started_server(
         log.close()
         if left:
             sys.stderr.write(f"schema-audit: {what}: processes {left} outlived SIGKILL\n")
-        elif action_servers.listening(host, port):
+        elif processes.listening(host, port):
             sys.stderr.write(f"schema-audit: {what}: {host}:{port} still accepts connections after its stop\n")
 
 
-def _check_owner(tracked: action_servers.Tracked, port: int, what: str) -> None:
+def _check_owner(tracked: processes.Tracked, port: int, what: str) -> None:
     """Raise ``BaseError`` (exit 3) when ``port`` is held by a process outside ``tracked``; say on stderr when
     the owner cannot be told."""
-    owners = action_servers.port_owners(port)
+    owners = processes.port_owners(port)
     if owners is None:
         sys.stderr.write(
             f"schema-audit: {what}: cannot tell which process listens on port {port} (no /proc, a container's "
@@ -340,5 +338,5 @@ def _check_owner(tracked: action_servers.Tracked, port: int, what: str) -> None:
     ours = tracked.members()
     foreign = sorted(owners - ours)
     if foreign and not owners & ours:
-        names = ", ".join(f"{p} {action_servers.command_name(p)}" for p in foreign)
+        names = ", ".join(f"{p} {processes.command_name(p)}" for p in foreign)
         raise BaseError(f"{what}: port {port} is held by pid {names}, not by a process of start-command", 3)

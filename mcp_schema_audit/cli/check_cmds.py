@@ -1,0 +1,287 @@
+"""``check``: the pull-request check in one command: the base built and captured, the head captured, both
+diffed (``prcheck.sides``, the flow the GitHub Action runs too)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mcp_schema_audit.cli import params, source
+from mcp_schema_audit.cli.app import command
+from mcp_schema_audit.cli.common import (
+    Progress,
+    err,
+    gate_exit,
+    load_ref,
+    quiet_sdk_logs,
+    render_for,
+    run_limits,
+    settings_of,
+    write_output,
+)
+from mcp_schema_audit.errors import CaptureError, ExitCode, InputError, UsageError
+
+_CHECK_HELP = """The pull-request check on your machine: what a host that cached the base sees once the server
+runs the current checkout.
+
+With --base-ref REF, REF is checked out in a temporary git worktree, set up there with --install-command and
+--build-command (which run in the current checkout too), its server captured with the same command (or
+--base-command, or the --url server that --start-command starts in each checkout), the current checkout's
+server captured, and both diffed as `schema-audit diff` does (the worktree is removed afterwards). The GitHub
+Action runs this same flow.
+
+Without --base-ref, --base-command and --head-command (or the command after --) compare two live servers
+started in the current folder; --base SNAPSHOT compares a stored snapshot (a label, a file, git:REF:PATH)
+with the live server.
+
+Examples:
+
+\b
+  schema-audit check --base-ref main --build-command 'npm run build' -- node dist/index.js
+  schema-audit check --base-ref v1.2.0 --install-command 'pip install -e .' -- python -m my_server
+  schema-audit check --base-ref main --start-command 'node dist/http.js' --url http://127.0.0.1:3000/mcp
+  schema-audit check --base-command 'node old/index.js' --head-command 'node dist/index.js'
+  schema-audit check --base v1.2.0 -- node dist/index.js
+"""
+
+BaseRef = Annotated[
+    str | None,
+    typer.Option(
+        "--base-ref",
+        metavar="REV",
+        help="Git revision whose server is the base (main, v1.2.0, a sha): checked out, set up and captured.",
+    ),
+]
+BaseSnapshot = Annotated[
+    str | None,
+    typer.Option("--base", metavar="SNAPSHOT", help="The base as a snapshot: a store label, a file or git:REF:PATH."),
+]
+BaseCommand = Annotated[
+    str | None,
+    typer.Option(
+        "--base-command",
+        "-b",
+        metavar="'CMD'",
+        help="stdio command of the base's server (split like a shell): in the base's checkout with --base-ref, "
+        "else in the current folder.",
+    ),
+]
+HeadCommand = Annotated[
+    str | None,
+    typer.Option(
+        "--head-command", "-t", metavar="'CMD'", help="stdio command of the current server (instead of -- CMD...)."
+    ),
+]
+InstallCommand = Annotated[
+    str | None,
+    typer.Option("--install-command", metavar="'SHELL'", help="Installs dependencies (npm ci), in each checkout."),
+]
+BuildCommand = Annotated[
+    str | None,
+    typer.Option(
+        "--build-command", metavar="'SHELL'", help="Builds the server (npm run build), after install, in each checkout."
+    ),
+]
+StartCommand = Annotated[
+    str | None,
+    typer.Option(
+        "--start-command",
+        metavar="'SHELL'",
+        help="With --url/--sse: starts that HTTP server in each checkout; stopped after its capture.",
+    ),
+]
+Keep = Annotated[
+    Path | None,
+    typer.Option("--keep", metavar="DIR", help="Keep the captured snapshots there (base.json, head.json)."),
+]
+
+
+@command("The pull-request check: build the base, capture both, diff.", _CHECK_HELP)
+def check(
+    command: source.ServerCommand = None,
+    base_ref: BaseRef = None,
+    base: BaseSnapshot = None,
+    base_command: BaseCommand = None,
+    head_command: HeadCommand = None,
+    url: source.Url = None,
+    sse: source.Sse = None,
+    install_command: InstallCommand = None,
+    build_command: BuildCommand = None,
+    start_command: StartCommand = None,
+    header: source.Header = None,
+    header_env: source.HeaderEnv = None,
+    env: source.Env = None,
+    cwd: source.Cwd = None,
+    protocol: source.Protocol = "auto",
+    timeout: source.Timeout = 60.0,
+    keep: Keep = None,
+    fmt: params.Format = None,
+    fail_on: params.FailOn = None,
+    mode: params.Mode = None,
+    host: params.Hosts = None,
+    server_validator: params.ServerValidator = None,
+    severity: params.Severity = None,
+    config: params.Config = None,
+    store: params.Store = None,
+    output: params.Output = None,
+    jobs: params.Jobs = None,
+    source_root: params.SourceRoot = None,
+    verbose: source.Verbose = False,
+) -> None:
+    plan = _Plan.of(locals())
+    settings = settings_of(locals())
+    limits = run_limits(None, jobs)
+    old_snap, new_snap = _both_sides(plan, settings.store)
+    report = _compared(old_snap, new_snap, settings, limits, source_root or Path.cwd())
+    write_output(render_for(report, settings.format, output), output)
+    raise typer.Exit(gate_exit(report.passed, settings.format))
+
+
+def _compared(old: Any, new: Any, settings: Any, limits: Any, source_root: Path) -> Any:
+    """The diff of the two sides (``audit.diff_report``), located on the server's source under ``source_root``."""
+    from mcp_schema_audit.audit import diff_report, locate_sources
+
+    with Progress("comparing tools") as bar:
+        report = diff_report(old, new, settings, replace(limits, progress=bar.callback))
+    return locate_sources(report, source_root)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What ``check`` was asked to compare, checked before anything runs."""
+
+    server: source.ServerSource
+    head: tuple[str, ...]
+    base_ref: str | None
+    base: str | None
+    base_command: tuple[str, ...]
+    setup: list[tuple[str, str]]
+    start_command: str
+    keep: Path | None
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> _Plan:
+        """The plan of ``check``'s parameters; ``UsageError`` for a missing or doubled side."""
+        head = tuple(options["command"] or ()) or _split(options["head_command"], "--head-command")
+        if options["command"] and options["head_command"]:
+            raise UsageError("give the current server once: -- SERVER_COMMAND... or --head-command")
+        server = source.ServerSource.of({**options, "command": list(head) or None})
+        if not server.live:
+            raise UsageError("give the current server: -- SERVER_COMMAND..., --head-command, --url or --sse")
+        if sum(1 for x in (bool(head), server.url, server.sse) if x) != 1:
+            raise UsageError("give one current server: -- SERVER_COMMAND..., --head-command, --url or --sse")
+        source.check_protocol(server.protocol)
+        base_command = _split(options["base_command"], "--base-command")
+        ways = [w for w, given in (("--base-ref", options["base_ref"]), ("--base", options["base"])) if given]
+        if base_command and not options["base_ref"]:
+            ways.append("--base-command")
+        if len(ways) != 1:
+            got = f" (got {' and '.join(ways)})" if ways else ""
+            raise UsageError(
+                "give the base once: --base-ref REV (built and captured), --base-command 'CMD' (a live server) "
+                f"or --base SNAPSHOT{got}"
+            )
+        if options["start_command"] and not (server.url or server.sse):
+            raise UsageError("--start-command starts the --url/--sse server: give --url or --sse")
+        setup = [(k, options[k.replace("-", "_")]) for k in ("install-command", "build-command")]
+        return cls(
+            server=server,
+            head=head,
+            base_ref=options["base_ref"],
+            base=options["base"],
+            base_command=base_command,
+            setup=[(k, v) for k, v in setup if v],
+            start_command=options["start_command"] or "",
+            keep=options["keep"],
+        )
+
+
+def _split(text: str | None, what: str) -> tuple[str, ...]:
+    """``text`` split like a shell (``()`` for none); ``UsageError`` when it does not parse or is empty."""
+    if text is None:
+        return ()
+    try:
+        parts = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"{what}: {exc}") from None
+    if not parts:
+        raise UsageError(f"{what} needs a command")
+    return parts
+
+
+def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
+    """``(base, head)`` snapshots: the base revision checked out and set up, each side captured (``prcheck``)."""
+    from mcp_schema_audit.prcheck import sides
+    from mcp_schema_audit.prcheck.base import BaseError, resolve_base
+
+    quiet_sdk_logs(plan.server.verbose)
+    given = load_ref(plan.base, store) if plan.base else None
+    folder = plan.keep or Path(tempfile.mkdtemp(prefix="schema-audit-check-"))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        revision = resolve_base(plan.base_ref, {}) if plan.base_ref else None
+        side = sides.Side(
+            command=plan.head,
+            base_command=plan.base_command,
+            url=plan.server.url or "",
+            sse=plan.server.sse or "",
+            env=plan.server.env,
+            cwd=str(plan.server.cwd or ""),
+            start_command=plan.start_command,
+            timeout_s=plan.server.timeout,
+        )
+        capturer = _capturer(plan.server)
+        with sides.checked_out(revision, plan.setup, dict(os.environ), "the current checkout") as base_root:
+            if given is None:
+                label = revision.label if revision is not None else "base"
+                sides.capture_side(
+                    side, "base", label=label, target=folder / "base.json", folder=base_root, capturer=capturer
+                )
+            head_folder = Path.cwd() if revision is not None else None
+            sides.capture_side(
+                side, "head", label="head", target=folder / "head.json", folder=head_folder, capturer=capturer
+            )
+        old = given if given is not None else load_ref(str(folder / "base.json"), store)
+        return old, load_ref(str(folder / "head.json"), store)
+    except BaseError as exc:
+        raise (CaptureError(str(exc)) if exc.code == ExitCode.CAPTURE else UsageError(str(exc))) from None
+    except OSError as exc:
+        raise InputError(f"cannot use {folder}: {exc.strerror}") from None
+    finally:
+        if plan.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            err(f"snapshots kept in {folder} (base.json, head.json)")
+
+
+def _capturer(server: source.ServerSource) -> Any:
+    """One capture in this process (``capture.capture``), its snapshot written to the capture's target."""
+    from mcp_schema_audit.capture import capture
+    from mcp_schema_audit.snapshot import atomic_write_text, canonical_json
+
+    def run(one: Any) -> None:
+        target, where = source.build_target(
+            list(one.command) or None,
+            one.url or None,
+            one.sse or None,
+            list(server.header),
+            list(server.header_env),
+            list(one.env),
+            one.cwd,
+        )
+        err(f"{one.what}: capturing from {where} …")
+        try:
+            with source.server_output_shown(server.verbose):
+                snap = capture(target, label=one.label, protocol=server.protocol, timeout_s=server.timeout)
+        except CaptureError as exc:
+            raise CaptureError(f"{one.what} failed: {exc}", hint=exc.hint, output=exc.output) from None
+        atomic_write_text(one.target, canonical_json(snap.to_json(), str(one.target)))
+
+    return run

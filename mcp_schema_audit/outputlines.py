@@ -1,0 +1,75 @@
+"""A failed program's output quoted on one line: the line that names the error, then the last lines.
+
+A server that crashes at start prints its error first and a stack after it (Node:
+``Error: Cannot find module '…'`` and a dozen ``at …`` lines; ``TypeError: fetch failed`` and its cause), or
+a traceback ending with the error (Python: ``ModuleNotFoundError: No module named 'x'`` last). Its last five
+lines alone may be the stack only; the quote keeps the error line too. Standard library only (used by the
+capture and by the pull-request check's setup commands and started servers).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Lines quoted after the error line (the output's last ones).
+TAIL_LINES = 5
+#: Characters of one quoted line (longer ones are cut).
+LINE_CHARS = 160
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# "TypeError: fetch failed", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package", "Uncaught Error: x",
+# "ModuleNotFoundError: No module named 'x'", "pydantic_core._pydantic_core.ValidationError: 1 validation error",
+# "error: x" (rust, go, npm), "npm ERR! x", "fatal: x", "panic: x", "src/a.ts(3,1): error TS2322: x" (tsc),
+# "a.c:1:2: error: x" (compilers)
+_ERROR_RE = re.compile(
+    r"^(?:Uncaught\s+)?(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Error|Exception)"
+    r"(?:\s*\[[\w.-]+\])?:\s*\S"
+    r"|^(?:error|fatal|panic|FATAL|ERROR)(?:\[\w+\])?:\s*\S"
+    r"|^npm (?:ERR!|error)\s+\S"
+    r"|^\S+:\s+(?:fatal\s+)?error(?:\s+[A-Z]+\d+)?:\s*\S"
+)
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def clean_lines(text: str, secrets: tuple[str, ...] = (), line_chars: int = LINE_CHARS) -> list[str]:
+    """The non-blank lines of ``text``, each on one line: ANSI escapes and unprintable characters removed,
+    blanks collapsed, every value of ``secrets`` (longest first) replaced by ``***``, cut to ``line_chars``."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    out = []
+    for raw in text.splitlines():
+        line = "".join(ch for ch in " ".join(_ANSI_RE.sub("", raw).split()) if ch.isprintable())
+        if line:
+            out.append(line if len(line) <= line_chars else line[: line_chars - 1] + "…")
+    return out
+
+
+def error_line(lines: list[str]) -> int | None:
+    """The index of the line that names the error in ``lines`` (cleaned), or ``None``: after a Python
+    traceback the last error line (the exception raised), else the first (Node prints it before the stack)."""
+    found = [i for i, line in enumerate(lines) if _ERROR_RE.match(line)]
+    if not found:
+        return None
+    tracebacks = [i for i, line in enumerate(lines) if line == _TRACEBACK]
+    if tracebacks:
+        after = [i for i in found if i > tracebacks[-1]]
+        if after:
+            return after[-1]
+    return found[0]
+
+
+def quote_output(text: str, secrets: tuple[str, ...] = (), tail: int = TAIL_LINES) -> str:
+    """``text`` (a program's output) on one line: the line that names the error when there is one and it is not
+    among the last ``tail`` lines, ``…``, then the last ``tail`` lines, joined with `` | ``; ``""`` for no output.
+
+    >>> quote_output("node:internal/x:1\\n  throw err;\\nError: Cannot find module 'a'\\n at 1\\n at 2\\n at 3\\n"
+    ...              " at 4\\n at 5\\nNode.js v20", tail=3)
+    "Error: Cannot find module 'a' | … | at 4 | at 5 | Node.js v20"
+    """
+    lines = clean_lines(text, secrets)
+    last = lines[-tail:] if tail > 0 else []
+    found = error_line(lines)
+    if found is None or found >= len(lines) - len(last):
+        return " | ".join(last)
+    gap = ["…"] if found < len(lines) - len(last) - 1 else []
+    return " | ".join([lines[found], *gap, *last])

@@ -1,0 +1,113 @@
+"""Both sides of the pull-request check: the base revision checked out and set up beside the current checkout,
+and each side's server captured the same way from its own checkout.
+
+``schema-audit check`` and the GitHub Action (``scripts/action_run.py``) run this one flow; they differ only in
+how one capture is done (``Capturer``: the CLI captures in its own process, the Action runs ``schema-audit
+snapshot``) and in what they do with the two snapshots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, repo_prefix, run_setup, started_server, worktree
+
+
+@dataclass(frozen=True)
+class Side:
+    """How one server is reached on both sides: ``command`` (stdio, split already), or ``url`` (Streamable HTTP)
+    or ``sse`` (legacy HTTP+SSE) with ``start_command`` (a shell command that starts that server in each side's
+    checkout); ``base_command`` (stdio) captures the base instead of ``command``/``url``; ``env`` (``KEY=VALUE``)
+    reaches the stdio server or the started one; ``cwd`` is relative to each side's checkout; ``timeout_s``
+    bounds a started server's wait for its port; ``name`` names the configuration in messages."""
+
+    command: tuple[str, ...] = ()
+    base_command: tuple[str, ...] = ()
+    url: str = ""
+    sse: str = ""
+    env: tuple[str, ...] = ()
+    cwd: str = ""
+    start_command: str = ""
+    timeout_s: float = 60.0
+    name: str = ""
+
+    def endpoint(self) -> str:
+        """The HTTP endpoint (``url`` or ``sse``; ``""`` for a stdio server)."""
+        return self.url or self.sse
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One capture to run: a stdio ``command`` (with ``env`` ``KEY=VALUE`` items, in ``cwd``; ``None`` = the
+    current folder) or an HTTP endpoint (``url`` or ``sse``), written to the snapshot file ``target`` with
+    ``label``; ``what`` names it in messages (``snapshot of the base``)."""
+
+    command: tuple[str, ...]
+    url: str
+    sse: str
+    env: tuple[str, ...]
+    cwd: Path | None
+    target: Path
+    label: str
+    what: str
+
+
+#: Runs one capture; raises on failure (the caller's own error type, with its exit code).
+Capturer = Callable[[Capture], None]
+
+
+def capture_side(side: Side, which: str, *, label: str, target: Path, folder: Path | None, capturer: Capturer) -> Path:
+    """Capture ``side``'s server as seen from ``folder`` (a checkout; ``None``: the current folder, nothing
+    checked out) into ``target`` and return it. ``which`` is ``base`` or ``head`` (the base uses
+    ``base_command`` when given). An HTTP side with ``start_command`` is started in ``folder`` first and stopped
+    afterwards. Raises ``BaseError`` (exit 2) for an HTTP side that a checked-out base cannot reach without a
+    start command, (exit 3) for a started server that exits or does not listen; the capturer's own errors pass."""
+    where = f"{which} ({side.name})" if side.name else which
+    command = side.base_command if which == "base" and side.base_command else side.command
+    here = folder or Path.cwd()
+    if command:
+        cwd = here / side.cwd if side.cwd or folder is not None else None
+        capturer(Capture(tuple(command), "", "", side.env, cwd, target, label, f"snapshot of the {where}"))
+        return target
+    one = Capture((), side.url, side.sse, (), None, target, label, f"snapshot of the {where}")
+    if not side.start_command:
+        if folder is not None:
+            raise BaseError(
+                f"configuration {side.name or '(inputs)'}: with a base revision an HTTP server must be started "
+                "from each side's checkout: give start-command (or base-command for a stdio base)"
+            )
+        capturer(one)
+        return target
+    given = dict(item.split("=", 1) for item in side.env if "=" in item)
+    with started_server(
+        side.start_command,
+        side.endpoint(),
+        here / side.cwd,
+        {**os.environ, **given},
+        f"{where} server",
+        timeout_s=side.timeout_s,
+        secrets=tuple(v for v in given.values() if len(v) >= 4),
+    ):
+        capturer(one)
+    return target
+
+
+@contextlib.contextmanager
+def checked_out(
+    revision: BaseRevision | None, setup: list[tuple[str, str]], env: dict[str, str], head_what: str
+) -> Iterator[Path | None]:
+    """Check ``revision`` out in a temporary git worktree (none when ``None``), run each ``(name, command)`` of
+    ``setup`` (install, then build) in the base's folder there and in the current folder (``head_what``
+    names it: ``the pull request's checkout``), and yield the base's folder (the current folder's place in
+    the worktree; ``None`` without a revision). The worktree is removed afterwards. Raises ``BaseError``."""
+    with worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
+        base_root = root / repo_prefix() if root is not None else None
+        for key, command in setup:
+            if base_root is not None and revision is not None:
+                run_setup(command, base_root, f"{key} in the base ({revision.why})", env)
+            run_setup(command, Path.cwd(), f"{key} in {head_what}", env)
+        yield base_root

@@ -1,0 +1,171 @@
+"""Renames: a tool, or an argument, removed and another added with the same schema is one change.
+
+Reported as removed + added, a renamed argument reads as two breaks with two pieces of advice ("keep accepting
+the old argument", "make the new one optional"), and a renamed tool as a removal; the one thing to do is to
+accept both names for a while. A pair counts as a rename when the two sides' schemas are equal once
+annotations (``description``, ``title``, ``examples``, ``$comment``) are set aside and the pairing is unique
+(one removed, one added candidate); a schema as plain as ``{"type": "string"}`` also needs similar names or
+descriptions (``RENAME_SIMILARITY``), so that dropping ``cc`` and adding ``subject`` is not taken for one.
+The finding keeps the facts of the removed side (its witness: the old name, now refused).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from typing import Any
+
+from mcp_schema_audit.findings import Finding, make_finding
+from mcp_schema_audit.jsontext import canonical, pointer, pointer_tokens
+from mcp_schema_audit.vocabulary import SEVERITY_RANK
+from mcp_schema_audit.wording import Text
+
+#: Findings of an argument gone from the new schema, and of one the new schema adds.
+REMOVED_ARGUMENT = ("input-property-removed-from-closed-object", "input-argument-ignored", "input-property-removed")
+ADDED_ARGUMENT = ("input-required-added", "input-property-added", "input-required-added-with-default")
+#: How alike (``difflib`` ratio) two names or two descriptions are at least for a plain schema's rename.
+RENAME_SIMILARITY = 0.4
+_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
+
+
+def shape(schema: Any) -> Any:
+    """``schema`` without annotation keywords, at every depth (what a rename must keep)."""
+    if isinstance(schema, dict):
+        return {k: shape(v) for k, v in schema.items() if k not in _ANNOTATIONS}
+    if isinstance(schema, list):
+        return [shape(v) for v in schema]
+    return schema
+
+
+def _alike(a: str, b: str) -> bool:
+    return bool(a and b) and difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio() >= RENAME_SIMILARITY
+
+
+def looks_renamed(old_name: str, old: Any, new_name: str, new: Any) -> bool:
+    """True when ``old`` (named ``old_name``) and ``new`` have one shape, and, for a plain one (at most one
+    keyword), similar names or descriptions."""
+    if canonical(shape(old)) != canonical(shape(new)):
+        return False
+    plain = not isinstance(old, dict) or len(shape(old)) <= 1
+    if not plain:
+        return True
+    describe = [s.get("description") if isinstance(s, dict) else None for s in (old, new)]
+    return _alike(old_name, new_name) or all(isinstance(d, str) for d in describe) and _alike(*describe)  # type: ignore[arg-type]
+
+
+def _unique_pairs(removed: dict[str, Any], added: dict[str, Any]) -> dict[str, str]:
+    """``removed key → added key`` for each removed item that looks renamed to exactly one added item that no
+    other removed item looks renamed to."""
+    matches = {r: [a for a, new in added.items() if looks_renamed(r, old, a, new)] for r, old in removed.items()}
+    claimed: dict[str, int] = {}
+    for found in matches.values():
+        for a in found:
+            claimed[a] = claimed.get(a, 0) + 1
+    return {r: found[0] for r, found in matches.items() if len(found) == 1 and claimed[found[0]] == 1}
+
+
+def tool_renames(old_tools: dict[str, Any], new_tools: dict[str, Any]) -> dict[str, str]:
+    """``old name → new name`` for tools gone from ``new_tools`` whose input and output schemas an added tool
+    has (``looks_renamed`` on both; a tool without arguments or output schema pairs only by similar name or
+    description)."""
+    gone = {n: t for n, t in old_tools.items() if n not in new_tools}
+    came = {n: t for n, t in new_tools.items() if n not in old_tools}
+    if not gone or not came:
+        return {}
+
+    def schemas(tool: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "input": tool.get("inputSchema"),
+            "output": tool.get("outputSchema"),
+            "description": tool.get("description"),
+        }
+
+    return _unique_pairs({n: schemas(t) for n, t in gone.items()}, {n: schemas(t) for n, t in came.items()})
+
+
+def renamed_tool_finding(removed: Finding, new_name: str) -> Finding:
+    """The ``tool-renamed`` finding of ``removed`` (its ``tool-removed``), the tool now listed as ``new_name``."""
+    f = make_finding(
+        "tool-renamed",
+        removed.tool,
+        "",
+        Text.of(
+            "listed as {new!r} by the {served_server} (same schemas): calls to {old!r} now fail",
+            new=new_name,
+            old=removed.tool,
+        ),
+        removed.tool,
+        new_name,
+    )
+    return replace(f, witness=removed.witness, hosts=list(removed.hosts))
+
+
+def _property_at(schema: Any, ptr: str) -> Any:
+    node = schema
+    for token in pointer_tokens(ptr):
+        if not isinstance(node, dict) or token not in node:
+            return None
+        node = node[token]
+    return node
+
+
+def _argument(f: Finding) -> tuple[str, str] | None:
+    """``(parent pointer, key)`` of an argument finding at ``…/properties/<key>``, else ``None``."""
+    tokens = pointer_tokens(f.pointer)
+    if len(tokens) < 2 or tokens[-2] != "properties":
+        return None
+    return pointer(tokens[:-2]), tokens[-1]
+
+
+def _key_of(f: Finding) -> Any:
+    """The ``key`` slot of a finding's detail (the argument an ``input-required-removed`` is about)."""
+    return dict(f.detail.args).get("key")
+
+
+def merge_argument_renames(findings: list[Finding], old_schema: Any, new_schema: Any) -> list[Finding]:
+    """One tool's findings with each renamed argument (removed and added at one object, ``looks_renamed``) as one
+    ``input-argument-renamed`` finding in place of the removed one, the added one and the old key's
+    ``input-required-removed``; its severity is the pair's highest, its witness and server verdict the removed
+    side's when that one breaks, else the added side's. Order is kept."""
+    by_parent: dict[str, tuple[dict[str, Finding], dict[str, Finding]]] = {}
+    for f in findings:
+        where = _argument(f) if f.direction == "input" and not f.tags else None
+        if where is None or f.rule not in (*REMOVED_ARGUMENT, *ADDED_ARGUMENT):
+            continue
+        gone, came = by_parent.setdefault(where[0], ({}, {}))
+        (gone if f.rule in REMOVED_ARGUMENT else came)[where[1]] = f
+    merged: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for parent, (gone, came) in by_parent.items():
+        olds = {k: _property_at(old_schema, f.pointer) for k, f in gone.items()}
+        news = {k: _property_at(new_schema, f.pointer) for k, f in came.items()}
+        for old_key, new_key in _unique_pairs(olds, news).items():
+            a, b = gone[old_key], came[new_key]
+            lead = a if SEVERITY_RANK[a.severity] >= SEVERITY_RANK[b.severity] else b
+            f = make_finding(
+                "input-argument-renamed",
+                a.tool,
+                b.pointer,
+                Text.of("argument {old!r} looks renamed to {new!r} (same schema)", old=old_key, new=new_key),
+                old_key,
+                new_key,
+            )
+            merged[id(a)] = replace(
+                f,
+                severity=lead.severity,
+                old_pointer=a.pointer,
+                new_pointer=b.pointer,
+                witness=lead.witness,
+                hosts=list(lead.hosts),
+                server=lead.server,
+            )
+            dropped.add(id(b))
+            required = pointer([*pointer_tokens(parent), "required"])
+            dropped.update(
+                id(f)
+                for f in findings
+                if f.rule == "input-required-removed"
+                and f.pointer == required
+                and dict(f.detail.args).get("key") == old_key
+            )
+    return [merged.get(id(f), f) for f in findings if id(f) not in dropped]

@@ -1,0 +1,82 @@
+"""Where each tool is registered in the server's source, so that annotations and SARIF results land on a line
+of the pull request's diff instead of a generated snapshot file.
+
+Recognised registrations (the SDKs' own spellings): TypeScript/JavaScript ``server.registerTool("name", …)`` and
+``server.tool("name", …)`` (any receiver, any quote), Python ``@mcp.tool()`` / ``@server.tool(…)`` on
+``def name`` (or ``async def``), and ``@….tool(name="name")`` / ``….tool("name")``. The files searched are the
+ones git tracks under the root (else every file there), skipping ``node_modules``, build output (``dist``,
+``build``, ``out``) and virtual environments, at most ``MAX_FILES`` files of at most ``MAX_BYTES`` each; the
+first registration found (tracked source files in path order) wins. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+#: Source files read at most, and the largest file read (bytes).
+MAX_FILES = 5000
+MAX_BYTES = 1_000_000
+_SUFFIXES = {".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".py"}
+_SKIP_DIRS = {"node_modules", "dist", "build", "out", ".git", ".venv", "venv", "__pycache__", ".tox", "site-packages"}
+# registerTool("name" / .tool("name" / .tool(name="name"  (the name as the first string argument)
+_CALL = re.compile(r"""\b(?:registerTool|tool)\s*\(\s*(?:name\s*=\s*)?(["'`])((?:(?!\1)[^\\\n])+)\1""")
+# @mcp.tool / @server.tool() / @tool decorators, then (after other decorators) def name(
+_DECORATED = re.compile(
+    r"""^[ \t]*@[\w.]*\btool\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(""", re.M
+)
+
+
+def source_files(root: Path) -> list[Path]:
+    """The source files under ``root`` to search, in path order (git's tracked files when ``root`` is in a git
+    checkout, else a walk), without skipped folders, at most ``MAX_FILES``."""
+    listed: list[Path] = []
+    try:
+        proc = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        if proc.returncode == 0:
+            listed = [root / p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
+    except (OSError, subprocess.SubprocessError):
+        listed = []
+    if not listed:
+        listed = [p for p in root.rglob("*") if p.is_file()] if root.is_dir() else []
+    out = []
+    for path in sorted(listed):
+        rel = path.relative_to(root).parts if path.is_relative_to(root) else path.parts
+        if path.suffix in _SUFFIXES and not _SKIP_DIRS.intersection(rel[:-1]):
+            out.append(path)
+            if len(out) >= MAX_FILES:
+                break
+    return out
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def registrations(root: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
+    """``tool name → (file, line)`` of the registration of each of ``names`` found under ``root`` (absent when
+    not found). Unreadable files are skipped."""
+    found: dict[str, tuple[Path, int]] = {}
+    for path in source_files(root):
+        if len(found) == len(names):
+            break
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        hits = [(m.group(2), m.start()) for m in _CALL.finditer(text)]
+        if path.suffix == ".py":
+            hits += [(m.group(1), m.start(1)) for m in _DECORATED.finditer(text)]
+        for name, offset in sorted(hits, key=lambda h: h[1]):
+            if name in names and name not in found:
+                found[name] = (path, _line_of(text, offset))
+    return found

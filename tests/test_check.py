@@ -1,0 +1,247 @@
+"""``schema-audit check``: the pull-request check in one local command, in a temporary git repository with two
+commits of a real MCP server (release 1 on ``main``, release 2 on ``feature``, no committed snapshot); and the
+crash messages of a server that does not start (the line that names the error kept, the whole stderr under
+``-v``, the full command in the progress line), in the CLI and in the Action's annotation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PYTHON, SERVERS, free_port
+from test_action import SEED, run_action
+from test_action_zero_setup import BUILD, COMMAND, INSTALL, WRAPPER, worktrees
+from test_action_zero_setup import repo as repo  # noqa: F401  (the fixture: a repository with two releases)
+
+from mcp_schema_audit.outputlines import error_line, quote_output
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+BREAKING = {"prompt-removed", "prompt-argument-required-added", "resource-template-uri-changed"}
+
+
+def cli(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_check_builds_the_base_ref_captures_both_and_diffs(repo: dict[str, Any], tmp_path: Path):
+    (repo["path"] / "installed.txt").unlink(missing_ok=True)
+    keep = tmp_path / "kept"
+    r = cli(
+        "check",
+        "--base-ref",
+        "main",
+        "--install-command",
+        INSTALL,
+        "--build-command",
+        BUILD,
+        "--keep",
+        str(keep),
+        "--format",
+        "json",
+        "--",
+        *COMMAND.split(),
+        cwd=repo["path"],
+    )
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert {f["rule"] for f in report["findings"]} >= BREAKING
+    assert report["old"]["label"] == "main" and report["new"]["label"] == "head"
+    assert json.loads((keep / "base.json").read_text())["server"]["version"] == "1.0.0"
+    assert json.loads((keep / "head.json").read_text())["server"]["version"] == "2.0.0"
+    # set up on both sides, the base's worktree removed; the progress line names the whole command
+    assert "install-command in the base (base-ref main)" in r.stderr and "in the current checkout" in r.stderr
+    assert f"capturing from {COMMAND}" in r.stderr
+    assert (repo["path"] / "installed.txt").is_file()
+    assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
+def test_check_finds_what_the_action_finds(repo: dict[str, Any], tmp_path: Path):
+    """One flow: the Action's zero-setup gate and the local command report the same findings."""
+    local = cli(
+        "check",
+        "--base-ref",
+        repo["first"],
+        "--build-command",
+        BUILD,
+        "-f",
+        "json",
+        "--",
+        *COMMAND.split(),
+        cwd=repo["path"],
+    )
+    action = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base_ref=repo["first"],
+        command=COMMAND,
+        build_command=BUILD,
+        output_dir=str(tmp_path / "out"),
+    )
+    assert local.returncode == action.code == 1, (local.stderr, action.stderr)
+    mine = json.loads(local.stdout)
+    theirs = json.loads((tmp_path / "out" / "schema-audit.json").read_text())
+    assert [f["fingerprint"] for f in mine["findings"]] == [f["fingerprint"] for f in theirs["findings"]]
+
+
+def test_check_over_http_starts_each_sides_server(repo: dict[str, Any], tmp_path: Path):
+    port = free_port()
+    r = cli(
+        "check", "--base-ref", repo["first"], "--build-command", BUILD,
+        "--start-command", f"{COMMAND} --http {port}", "--url", f"http://127.0.0.1:{port}/mcp", "--protocol", "legacy",
+        "-f", "json", cwd=repo["path"],
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    assert "prompt-removed" in {f["rule"] for f in json.loads(r.stdout)["findings"]}
+    import socket
+
+    with socket.socket() as sock:
+        assert sock.connect_ex(("127.0.0.1", port)) != 0  # both servers were stopped
+
+
+def test_check_compares_two_live_servers(repo: dict[str, Any], tmp_path: Path):
+    git_show = subprocess.run(
+        ["git", "show", f"{repo['first']}:src/server.py"], cwd=repo["path"], capture_output=True, text=True, check=True
+    )
+    old = tmp_path / "old_server.py"
+    old.write_text(git_show.stdout)
+    r = cli(
+        "check", "--base-command", f"{PYTHON} {old}", "--head-command", f"{PYTHON} src/server.py",
+        "-f", "json", cwd=repo["path"],
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert {f["rule"] for f in report["findings"]} >= BREAKING and report["old"]["label"] == "base"
+    same = cli("check", "-b", f"{PYTHON} {old}", "-t", f"{PYTHON} {old}", "-f", "json", cwd=tmp_path)  # short forms
+    assert same.returncode == 0 and json.loads(same.stdout)["findings"] == [], same.stderr
+
+
+def test_check_against_a_stored_snapshot(tmp_path: Path):
+    for version in (1, 2):
+        (tmp_path / f"v{version}.py").write_text(
+            WRAPPER.format(version=version, server=str(SERVERS / "surface_server.py"))
+        )
+    made = cli("snapshot", "--out", "v1.json", "--label", "v1", "--", PYTHON, "v1.py", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    r = cli("check", "--base", "v1.json", "-f", "json", "--", PYTHON, "v2.py", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert report["old"]["label"] == "v1" and {f["rule"] for f in report["findings"]} >= BREAKING
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--", "x"], "give the base once: --base-ref REV"),
+        (["--base-ref", "main"], "give the current server"),
+        (["--base-ref", "main", "--head-command", "a", "--", "b"], "give the current server once"),
+        (["--base-ref", "main", "--base", "x.json", "--", "b"], "(got --base-ref and --base)"),
+        (["--base-ref", "no-such-rev", "--", "b"], "revision 'no-such-rev' not found"),
+        (["--base-ref", "main", "--url", "http://127.0.0.1:9/mcp"], "give start-command"),
+        (["--base-command", "a", "--start-command", "s", "--", "b"], "--start-command starts the --url/--sse server"),
+        (["--base-command", "'unclosed", "--", "b"], "--base-command: No closing quotation"),
+    ],
+)
+def test_check_usage_errors_are_one_line_exit_2(repo: dict[str, Any], args: list[str], message: str):
+    r = cli("check", *args, cwd=repo["path"])
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
+def test_a_failing_build_is_exit_3_with_the_error_line(repo: dict[str, Any]):
+    build = "echo compiling; echo 'src/a.ts(3,1): error TS2322: bad type' >&2; for i in 1 2 3 4 5 6; do echo $i; done"
+    build += "; exit 2"
+    r = cli("check", "--base-ref", "main", "--build-command", build, "--", *COMMAND.split(), cwd=repo["path"])
+    assert r.returncode == 3, r.stderr
+    assert "build-command in the base" in r.stderr and "error TS2322: bad type | … | 2 | 3 | 4 | 5 | 6" in r.stderr
+    assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
+# --- crash messages ------------------------------------------------------------------------------------------------
+
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_node_crash_keeps_its_error_line_and_v_prints_the_whole_stderr(tmp_path: Path):
+    missing = tmp_path / "dist" / "index.js"
+    r = cli("snapshot", "--out", str(tmp_path / "s.json"), "--", "node", str(missing), "--port", "0", cwd=tmp_path)
+    assert r.returncode == 3
+    error = r.stderr.strip().splitlines()[-1]
+    assert f"Error: Cannot find module '{missing}'" in error and "Node.js v" in error, r.stderr
+    assert f"from node {missing} --port 0 …" in r.stderr  # the whole command, not "node …"
+    assert "at Module._resolveFilename" not in r.stderr  # the stack stays out of the one line…
+    verbose = cli("snapshot", "-v", "--out", str(tmp_path / "s.json"), "--", "node", str(missing), cwd=tmp_path)
+    assert verbose.returncode == 3 and "server stderr:" in verbose.stderr
+    assert "Module._resolveFilename" in verbose.stderr  # … and shows under -v
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_node_fetch_failure_keeps_its_error_line(tmp_path: Path):
+    script = tmp_path / "index.js"
+    script.write_text(
+        "fetch('http://127.0.0.1:9/').catch((e) => { console.error(e); process.exit(1); });\n", encoding="utf-8"
+    )
+    r = cli("snapshot", "--out", str(tmp_path / "s.json"), "--", "node", str(script), cwd=tmp_path)
+    assert r.returncode == 3 and "TypeError: fetch failed" in r.stderr.strip().splitlines()[-1], r.stderr
+
+
+def test_python_crash_keeps_the_exception_line(tmp_path: Path):
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import logging, sys\n"
+        "for i in range(8):\n    print(f'starting step {i}', file=sys.stderr)\n"
+        "def load():\n    import no_such_module_xyz\n"
+        "try:\n    load()\nexcept ImportError as e:\n    raise RuntimeError('cannot load the tools') from e\n",
+        encoding="utf-8",
+    )
+    r = cli("snapshot", "--out", str(tmp_path / "s.json"), "--", PYTHON, str(script), cwd=tmp_path)
+    assert r.returncode == 3
+    assert "RuntimeError: cannot load the tools" in r.stderr.strip().splitlines()[-1], r.stderr
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_actions_annotation_keeps_the_error_line(tmp_path: Path):
+    missing = tmp_path / "dist" / "index.js"
+    r = run_action(tmp_path, base=str(SEED / "0.2.5.json"), command=f"node {missing}")
+    assert r.code == 3
+    error = [ln for ln in r.stdout.splitlines() if ln.startswith("::error")]
+    assert len(error) == 1 and "Error: Cannot find module" in error[0], r.stdout
+    assert "Error: Cannot find module" in r.summary
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Python: the exception raised last, after its traceback (not the first "…Error:" in a chained one)
+        (
+            "Traceback (most recent call last):\n  File 'a'\nKeyError: 'x'\n\nDuring handling…\n"
+            "Traceback (most recent call last):\n  File 'b'\nValueError: bad\n",
+            "ValueError: bad",
+        ),
+        ("node:internal/x:1\n throw err;\n ^\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod'\n at x\n",
+         "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod'"),
+        ("Uncaught TypeError: fetch failed\n  at y\n", "Uncaught TypeError: fetch failed"),
+        ("npm error code ENOENT\nnpm error path /x\n", "npm error code ENOENT"),
+        ("> tsc\nsrc/a.ts(3,1): error TS2322: bad\n", "src/a.ts(3,1): error TS2322: bad"),
+        ("all fine\nstill fine\n", None),
+    ],
+)  # fmt: skip
+def test_error_line(text: str, expected: str | None):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    found = error_line(lines)
+    assert (lines[found] if found is not None else None) == expected
+
+
+def test_quote_output_masks_secrets_and_bounds_lines():
+    text = "Error: token s3cr3t refused\n" + "".join(f"line {i} " + "x" * 300 + "\n" for i in range(9))
+    quoted = quote_output(text, secrets=("s3cr3t",))
+    assert quoted.startswith("Error: token *** refused | … | line 4 ") and "s3cr3t" not in quoted
+    assert all(len(part) <= 160 for part in quoted.split(" | "))

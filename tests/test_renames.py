@@ -1,0 +1,145 @@
+"""Renamed tools and arguments reported as one rename each (advice: accept both names for a while), not as a
+removal plus an addition; a bare array of tools read as a listing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gate_helpers import cli
+from runs import run_diff
+
+from mcp_schema_audit.renames import looks_renamed, tool_renames
+from mcp_schema_audit.snapshot import snapshot_from_data
+
+SEND_OLD = {
+    "name": "send",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"to": {"type": "string", "description": "who gets it"}, "body": {"type": "string"}},
+        "required": ["to", "body"],
+        "additionalProperties": False,
+    },
+}
+SEND_NEW = {
+    "name": "send",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"recipient": {"type": "string", "description": "who gets it"}, "body": {"type": "string"}},
+        "required": ["recipient", "body"],
+        "additionalProperties": False,
+    },
+}
+SEARCH = {"type": "object", "properties": {"q": {"type": "string", "maxLength": 100}}, "required": ["q"]}
+
+
+def diff(old_tools: list, new_tools: list):
+    return run_diff(snapshot_from_data(old_tools, source="old.json"), snapshot_from_data(new_tools, source="new.json"))
+
+
+def test_a_renamed_argument_is_one_breaking_finding_with_the_rename_advice():
+    report = diff([SEND_OLD], [SEND_NEW])
+    assert [(f.rule, f.severity, f.pointer, f.old, f.new) for f in report.findings] == [
+        ("input-argument-renamed", "breaking", "/properties/recipient", "to", "recipient")
+    ]
+    f = report.findings[0]
+    assert f.old_pointer == "/properties/to" and f.witness["instance"] == {"body": "a", "to": "a"}
+    assert "accept both names for a while" in f.fix
+    assert f.to_json()["fix"] == f.fix
+
+
+def test_a_renamed_tool_is_one_finding():
+    old = [{"name": "search_docs", "description": "Search the docs", "inputSchema": SEARCH}]
+    new = [{"name": "docs_search", "description": "Search the documentation", "inputSchema": SEARCH}]
+    report = diff(old, new)
+    assert [(f.rule, f.tool, f.old, f.new) for f in report.findings] == [
+        ("tool-renamed", "search_docs", "search_docs", "docs_search")
+    ]
+    f = report.findings[0]
+    assert f.witness["error"] == "Unknown tool: search_docs" and "alias" in f.fix
+    assert "listed as 'docs_search'" in f.message
+
+
+def test_different_arguments_of_a_plain_type_are_not_a_rename():
+    old = dict(
+        SEND_OLD,
+        inputSchema={
+            **SEND_OLD["inputSchema"],
+            "properties": {"cc": {"type": "string"}, "body": {"type": "string"}},
+            "required": ["body"],
+        },
+    )
+    new = dict(
+        SEND_OLD,
+        inputSchema={
+            **SEND_OLD["inputSchema"],
+            "properties": {"subject": {"type": "string"}, "body": {"type": "string"}},
+            "required": ["subject", "body"],
+        },
+    )
+    rules = sorted(f.rule for f in diff([old], [new]).findings)
+    assert "input-argument-renamed" not in rules and "input-required-added" in rules
+
+
+def test_two_candidates_are_no_rename():
+    old = [{"name": "a", "inputSchema": SEARCH}]
+    new = [{"name": "b", "inputSchema": SEARCH}, {"name": "c", "inputSchema": SEARCH}]
+    assert tool_renames({t["name"]: t for t in old}, {t["name"]: t for t in new}) == {}
+    assert {f.rule for f in diff(old, new).findings} == {"tool-removed", "tool-added"}
+
+
+def test_looks_renamed():
+    assert looks_renamed(
+        "to", {"type": "string", "description": "x"}, "recipient", {"type": "string", "description": "x"}
+    )
+    assert not looks_renamed("cc", {"type": "string"}, "subject", {"type": "string"})
+    assert looks_renamed("user_id", {"type": "string"}, "userId", {"type": "string"})  # similar names
+    assert not looks_renamed("a", {"type": "string", "maxLength": 3}, "b", {"type": "string", "maxLength": 4})
+
+
+def test_a_bare_tools_array_is_a_snapshot_input(tmp_path: Path):
+    (tmp_path / "old.json").write_text(json.dumps([SEND_OLD]), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps([SEND_NEW]), encoding="utf-8")
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--format", "json")
+    assert r.returncode == 1, r.stderr
+    assert [f["rule"] for f in json.loads(r.stdout)["findings"]] == ["input-argument-renamed"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    r = cli("diff", str(bad), str(bad))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_allow_is_another_name_of_ignore_in_diff(tmp_path: Path):
+    """``[[allow]]`` (lint's name) silences a diff finding as ``[[ignore]]`` does; ``-o``/``--out`` write the report
+    as ``--output`` does."""
+    (tmp_path / "old.json").write_text(json.dumps([SEND_OLD]), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps([SEND_NEW]), encoding="utf-8")
+    (tmp_path / ".schema-audit.toml").write_text(
+        '[[allow]]\nrule = "input-argument-renamed"\ntool = "send"\nreason = "clients updated in #12"\n',
+        encoding="utf-8",
+    )
+    for flag in ("-o", "--out", "--output"):
+        r = cli("diff", "old.json", "new.json", "--format", "json", flag, "r.json", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+        assert report["findings"] == [] and report["ignored"][0]["reason"] == "clients updated in #12"
+
+
+def test_explain_takes_the_fingerprints_reports_print(tmp_path: Path):
+    seed = Path(__file__).resolve().parents[1] / "fixtures" / "seed"
+    out = tmp_path / "schema-audit-report"
+    out.mkdir()
+    made = cli(
+        "diff", str(seed / "0.2.5.json"), str(seed / "0.2.6.json"), "-f", "json", "-o", str(out / "schema-audit.json")
+    )
+    assert made.returncode == 1, made.stderr
+    finding = json.loads((out / "schema-audit.json").read_text(encoding="utf-8"))["findings"][0]
+    r = cli("explain", finding["fingerprint"], cwd=tmp_path)  # the Action's report folder is the default
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"finding {finding['fingerprint']}: add_recipients: ")
+    assert f"\n{finding['rule']} (tool output, default breaking)" in r.stdout and "\nfix: " in r.stdout
+    assert cli("explain", f"[{finding['rule']}]").returncode == 0
+    missing = cli("explain", "0123456789abcdef", cwd=tmp_path)
+    assert missing.returncode == 2 and "no finding with fingerprint 0123456789abcdef" in missing.stderr
+    nowhere = cli("explain", "0123456789abcdef", cwd=seed)
+    assert nowhere.returncode == 2 and "--report FILE" in nowhere.stderr
