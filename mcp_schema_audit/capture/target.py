@@ -134,6 +134,19 @@ def looks_secret(name: str, value: str) -> bool:
     return (len(value) >= 8 and letters and digits) or (len(value) >= 20 and not any(c.isspace() for c in value))
 
 
+def environment_secrets(environ: dict[str, str]) -> list[str]:
+    """The values of ``environ`` (the environment a proxied server inherits, or the headers a client sends)
+    whose names say they are credentials (``GITHUB_TOKEN``, ``Authorization``, ``X-Api-Key`` …), each also
+    without its scheme (``Bearer <token>`` → ``<token>``), longest first: what ``record`` masks in what it
+    keeps. Only names are trusted here: an everyday variable shaped like a token (a long ``PATH``) is left, and so
+    is a value under 8 characters (``XDG_SESSION_CLASS=user`` would mask every "user")."""
+    values: set[str] = set()
+    for name, value in environ.items():
+        if _SECRET_NAME.search(name):
+            values.update(part for part in [value, *value.split()[1:]] if len(part) >= 8)
+    return sorted(values, key=len, reverse=True)
+
+
 def reply_secrets(target: CaptureTarget) -> list[str]:
     """Every secret value the user gave, longest first: the ``--env``, header (``--header``, ``--header-env``)
     and URL query values that ``looks_secret``, each also without its scheme (``Bearer <token>`` → ``<token>``),

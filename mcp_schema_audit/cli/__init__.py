@@ -7,10 +7,10 @@ The report goes to stdout (or ``--output``); progress and errors go to stderr, o
 the order ``--help`` lists them.
 """
 
-from mcp_schema_audit.cli import capture_cmds, catalog_cmds, check_cmds, compare_cmds, probe_cmds
+from mcp_schema_audit.cli import capture_cmds, catalog_cmds, check_cmds, compare_cmds, probe_cmds, record_cmds
 from mcp_schema_audit.cli.app import app, main
 
 #: imported for their registrations
-_COMMAND_MODULES = (capture_cmds, probe_cmds, compare_cmds, check_cmds, catalog_cmds)
+_COMMAND_MODULES = (capture_cmds, probe_cmds, record_cmds, compare_cmds, check_cmds, catalog_cmds)
 
 __all__ = ["app", "main"]

@@ -30,7 +30,19 @@ def run_started() -> float:
 
 
 #: The commands, in the order the top-level ``--help`` lists them: capture, then judge, then the catalog.
-COMMAND_ORDER = ("snapshot", "demo", "probe", "check", "diff", "history", "lint", "schema", "rules", "explain")
+COMMAND_ORDER = (
+    "snapshot",
+    "demo",
+    "probe",
+    "record",
+    "check",
+    "diff",
+    "history",
+    "lint",
+    "schema",
+    "rules",
+    "explain",
+)
 
 
 class _Group(typer.core.TyperGroup):

@@ -26,7 +26,17 @@ from mcp_schema_audit.snapshot import Snapshot, atomic_write_text, canonical_jso
 
 FORMAT_ID = "schema-audit/probe-recording"
 FORMAT_VERSION = 1
-OUTCOMES = ("result", "rpc-error", "timeout", "too-large", "not-json", "not-called", "not-listed")
+OUTCOMES = (
+    "result",
+    "rpc-error",
+    "timeout",
+    "too-large",
+    "not-json",
+    "not-called",
+    "not-listed",
+    "cancelled",
+    "no-reply",
+)
 
 
 @dataclass
