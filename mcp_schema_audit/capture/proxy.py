@@ -16,6 +16,7 @@ for a server killed by signal N).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -70,10 +71,8 @@ def run_stdio_proxy(
 
 def _passer(child: subprocess.Popen[bytes]) -> Any:
     def pass_on(signum: int, frame: Any) -> None:
-        try:
+        with contextlib.suppress(OSError):
             child.send_signal(signum)
-        except OSError:
-            pass
 
     return pass_on
 
@@ -98,10 +97,8 @@ def _pump(src: int, dst: int, side: str, copies: queue.Queue[tuple[str, bytes | 
             except OSError:
                 alive = False
         copies.put((side, chunk))
-    try:
+    with contextlib.suppress(OSError):
         os.close(dst)
-    except OSError:
-        pass
     copies.put((side, None))
 
 

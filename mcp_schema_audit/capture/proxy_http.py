@@ -77,19 +77,18 @@ class HttpProxy:
         import anyio
         import httpx2
 
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        self.client = httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=None), follow_redirects=False)
         async with anyio.create_task_group() as tg:
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    self.client = httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=None), follow_redirects=False)
-                    tg.start_soon(self._flusher)
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    tg.cancel_scope.cancel()
-                    await self.client.aclose()
-                    self._flush(force=True)
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            tg.start_soon(self._flusher)
+            await send({"type": "lifespan.startup.complete"})
+            await receive()  # lifespan.shutdown
+            tg.cancel_scope.cancel()
+        await self.client.aclose()
+        self._flush(force=True)
+        await send({"type": "lifespan.shutdown.complete"})
 
     async def _flusher(self) -> None:
         import anyio
@@ -181,6 +180,10 @@ class _SseReader:
                 self.data.append(line[5:].removeprefix(b" "))
 
 
+def _quiet(signum: int, frame: Any) -> None:
+    pass
+
+
 def run_http_proxy(
     listen: tuple[str, int],
     upstream: str,
@@ -212,8 +215,15 @@ def run_http_proxy(
     server = uvicorn.Server(config)
     if on_listening is not None:
         on_listening(f"http://{shown}:{bound}")
+    import signal
+
+    # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the handler it found: a quiet one, so
+    # that stopping the proxy is its normal end (exit 0), not an interruption
+    previous = {s: signal.signal(s, _quiet) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         server.run(sockets=[sock])
     finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
         sock.close()
         app._flush(force=True)

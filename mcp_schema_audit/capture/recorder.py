@@ -92,7 +92,7 @@ class TrafficRecorder:
     def from_client(self, raw: bytes, session: str = "", protocol: str | None = None) -> None:
         """One message (a JSON-RPC object or batch, raw bytes) the client sent, already forwarded.
         ``protocol``: the ``MCP-Protocol-Version`` header it came with (HTTP)."""
-        for message in self._parse(raw, "client"):
+        for message in self._parse(raw, "client") or []:
             with self._lock:
                 self._client_message(message, session, protocol, len(raw))
 
@@ -149,15 +149,17 @@ class TrafficRecorder:
             if pending and pending[1] is not None:
                 record = pending[1]
                 record["outcome"] = "not-json"
-                record["error"] = {"message": "the reply is not JSON an MCP client reads (NaN, Infinity, a lone surrogate)"}
+                record["error"] = {
+                    "message": "the reply is not JSON an MCP client reads (NaN, Infinity, a lone surrogate)"
+                }
                 self._finish(record, pending[2])
 
     def _client_message(self, m: dict[str, Any], session: str, protocol: str | None, size: int) -> None:
         method, rid = m.get("method"), m.get("id")
         if not isinstance(method, str):
             return  # a reply to a server-to-client request
-        params = m.get("params") if isinstance(m.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        params: dict[str, Any] = m["params"] if isinstance(m.get("params"), dict) else {}
+        meta: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
         proto = protocol or (meta.get(_PROTOCOL_META) if isinstance(meta.get(_PROTOCOL_META), str) else None)
         if method == "notifications/cancelled":
             pending = self._pending.pop((session, params.get("requestId")), None)
@@ -167,7 +169,7 @@ class TrafficRecorder:
             return
         if rid is None or isinstance(rid, bool) or not isinstance(rid, (str, int)):
             return  # a notification
-        record = None
+        record: dict[str, Any] | None = None
         if method == "tools/call":
             args = params.get("arguments", {})
             record = {
@@ -220,7 +222,7 @@ class TrafficRecorder:
 
     def _handshake(self, method: str, result: dict[str, Any], session: str) -> None:
         proto = result.get("protocolVersion")
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        meta: dict[str, Any] = result["_meta"] if isinstance(result.get("_meta"), dict) else {}
         if not isinstance(proto, str) and method == "server/discover":
             versions = result.get("supportedVersions")
             proto = versions[0] if isinstance(versions, list) and versions and isinstance(versions[0], str) else None

@@ -10,10 +10,9 @@ tool error), ``echo_secret`` (returns ``TRAFFIC_TOKEN`` from its environment, as
 import os
 import sys
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel
 
 mcp = MCPServer("traffic-server", version="1.0.0")
 
