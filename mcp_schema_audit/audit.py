@@ -80,6 +80,7 @@ def diff_report(
     limits: RunLimits = RunLimits(),
     *,
     samples: Any = None,
+    traffic: Sequence[Path] = (),
     notes: Sequence[str] = (),
 ) -> Report:
     """OLD and NEW compared for ``settings.mode``, policy applied: the ``diff`` report.
@@ -104,6 +105,9 @@ def diff_report(
         found, sample_notes = samples_findings(samples, new, old)
         findings = sorted(findings + found, key=tool_order)
         run_notes += sample_notes
+    if traffic:
+        findings, traffic_note = _with_traffic(findings, old, new, settings, limits, traffic)
+        run_notes.append(traffic_note)
     result = judge(findings, settings)
     release = release_check(old, new, result, settings)
     run_notes += release.notes
@@ -166,6 +170,24 @@ def release_check(old: Snapshot, new: Snapshot, result: PolicyResult, settings: 
     )
 
 
+def _with_traffic(
+    findings: list[Finding], old: Snapshot, new: Snapshot, settings: Settings, limits: RunLimits, paths: Sequence[Path]
+) -> tuple[list[Finding], str]:
+    """``findings`` of hosts that cached OLD with the recorded calls of ``paths`` counted (``traffic``), and
+    the report's note on them. Raises ``UsageError`` in mode forward (the traffic is of hosts that cached
+    OLD), ``InputError`` for a bad traffic file."""
+    from mcp_schema_audit import traffic
+
+    if settings.mode == "forward":
+        raise UsageError("--traffic counts calls of hosts that cached OLD: it does not apply to --mode forward")
+    used = traffic.usage(paths, new, [old], server_validator(new, settings.server_validator), limits.progress)
+    backward = [f for f in findings if f.forward is None]
+    judged = traffic.judged(backward, used[old.label], new, old, settings.traffic_threshold)
+    return sorted(judged + [f for f in findings if f.forward is not None], key=tool_order), traffic.usage_note(
+        used[old.label], paths, new
+    )
+
+
 def validator_json(served: Snapshot, choice: str) -> dict[str, Any]:
     """The server validator that judged arguments sent to ``served``: ``{"version", "validator", "inferred",
     "inferred_from", "summary"}`` (JSON-ready)."""
@@ -200,6 +222,7 @@ def history_report(
     limits: RunLimits = RunLimits(),
     *,
     samples: Any = None,
+    traffic: Sequence[Path] = (),
     notes: Sequence[str] = (),
 ) -> History:
     """NEW checked against every cohort (``cohorts``, oldest first), policy applied to each cohort's findings
@@ -210,6 +233,15 @@ def history_report(
     hist = check_history(new, cohorts, limits, samples=samples, validator=settings.server_validator)
     hist.server_validators = [validator_json(new, settings.server_validator)]
     hist.notes += list(notes) + [n for n in (uncompared_note(c, new) for c in cohorts) if n]
+    if traffic and cohorts:
+        from mcp_schema_audit import traffic as calls
+
+        validator = server_validator(new, settings.server_validator)
+        used = calls.usage(traffic, new, cohorts, validator, limits.progress)
+        for c in cohorts:
+            found = calls.judged(hist.findings[c.label], used[c.label], new, c, settings.traffic_threshold)
+            hist.findings[c.label] = sorted(found, key=tool_order)
+        hist.notes.append(calls.usage_note(used[cohorts[-1].label], traffic, new))
     for c in cohorts:
         result = judge(hist.findings[c.label], settings)
         hist.findings[c.label] = result.findings

@@ -121,6 +121,18 @@ KEYS: tuple[Key, ...] = (
         commands=("diff",),
     ),
     Key(
+        name="traffic_threshold",
+        kind="string",
+        doc="the policy on --traffic: a breaking finding whose tool and direction have recorded calls fails the gate "
+        "only when at least this many of them (N, and at least one) or this share (N%) are affected; a finding "
+        "on a tool without recorded calls still fails (potentially affected). Unset: schema-first, traffic "
+        "only counts",
+        example='traffic_threshold = "1%"',
+        flag="--traffic-threshold",
+        default="unset",
+        commands=("diff", "history"),
+    ),
+    Key(
         name="store",
         kind="string",
         doc="the snapshot store folder that labels are read from and written to",
@@ -267,6 +279,7 @@ class Config:
     server_validator: str | None = None
     version_sources: list[str] | None = None
     version_gate: str | None = None
+    traffic_threshold: str | None = None
     store: str | None = None
     format: str | None = None
     tools: list[str] | None = None

@@ -82,6 +82,9 @@ class Finding:
     #: for an input finding judged by the server's own validator (``engine.arguments``): ``{"validator",
     #: "inferred", "outcome": rejected|dropped|kept|filled|accepted, "error"}``, else None
     server: dict[str, Any] | None = None
+    #: with ``--traffic``, for a tool finding: ``{"calls": M, "affected": N}``, the recorded calls of its tool
+    #: and direction and how many of them the change breaks (``traffic.count``), else None
+    traffic: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         if self.surface == "tool" and not self.name:
@@ -165,6 +168,8 @@ class Finding:
             out["server"] = dict(self.server)
         if self.fix:
             out["fix"] = self.fix
+        if self.traffic is not None:
+            out["traffic"] = dict(self.traffic)
         return out
 
     @property

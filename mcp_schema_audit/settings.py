@@ -34,6 +34,7 @@ class Settings:
     mode: Mode = "backward"
     hosts: tuple[str, ...] | None = None
     server_validator: str = "auto"
+    traffic_threshold: str | None = None
     severity: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     ignore: tuple[IgnoreEntry, ...] = ()
     allow: tuple[IgnoreEntry, ...] = ()
@@ -68,6 +69,7 @@ def resolve(
     mode: str | None = None,
     hosts: Iterable[str] = (),
     server_validator: str | None = None,
+    traffic_threshold: str | None = None,
     severity: Iterable[str] = (),
     store: Path | None = None,
     fmt: str | None = None,
@@ -95,6 +97,7 @@ def resolve(
         mode=cast(Mode, _checked("mode", mode or cfg.mode or "backward")),
         hosts=_hosts(list(hosts) or cfg.hosts),
         server_validator=_checked("server_validator", server_validator or cfg.server_validator or "auto"),
+        traffic_threshold=_threshold(traffic_threshold or cfg.traffic_threshold),
         severity=MappingProxyType({**cfg.severity, **parse_severity_overrides(list(severity))}),
         ignore=tuple(cfg.ignore),
         allow=tuple(cfg.allow),
@@ -111,6 +114,21 @@ def resolve(
     if merged.format not in allowed:
         raise UsageError(f"--format must be one of {', '.join(allowed)} (got {merged.format!r})")
     return merged
+
+
+def _threshold(value: str | None) -> str | None:
+    """``traffic_threshold`` checked: ``N`` (calls) or ``N%``. Raises ``UsageError``."""
+    if value is None:
+        return None
+    text = value.strip()
+    number = text[:-1] if text.endswith("%") else text
+    try:
+        ok = float(number) >= 0 if text.endswith("%") else int(number) >= 0
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UsageError(f"--traffic-threshold must be a number of calls (5) or a percentage (1%), got {value!r}")
+    return text
 
 
 def _checked(name: str, value: str) -> str:

@@ -17,7 +17,7 @@ SCRIPTS = sorted((ROOT / "scripts").glob("*.py"))
 LAYERS = [
     ("cli",),
     ("audit",),
-    ("diff", "history", "lint", "portable", "probe", "metadata", "surfaces", "gitref", "prcheck"),
+    ("diff", "history", "lint", "portable", "probe", "metadata", "surfaces", "gitref", "prcheck", "traffic"),
     ("settings", "config", "policy"),
     ("report",),
     ("engine",),

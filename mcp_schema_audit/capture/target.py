@@ -118,6 +118,11 @@ def check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_
 _SECRET_NAME = re.compile(r"(?i)token|secret|passw|pwd|key|auth|credential|cookie|session|private|cert|sign")
 
 
+def secret_name(name: str) -> bool:
+    """Does ``name`` (a header, variable, query parameter or JSON key) say its value is a credential?"""
+    return bool(_SECRET_NAME.search(name))
+
+
 def looks_secret(name: str, value: str) -> bool:
     """Is ``value`` (of header, variable or query parameter ``name``) masked in what a server sends back?
 

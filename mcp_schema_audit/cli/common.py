@@ -349,6 +349,7 @@ _FLAGS = (
     "mode",
     "host",
     "server_validator",
+    "traffic_threshold",
     "severity",
     "store",
     "fmt",

@@ -73,6 +73,8 @@ def diff(
     output: params.Output = None,
     time_budget: params.TimeBudget = None,
     samples: params.Samples = None,
+    traffic: params.Traffic = None,
+    traffic_threshold: params.TrafficThreshold = None,
     jobs: params.Jobs = None,
     old_label: OldLabel = None,
     new_label: NewLabel = None,
@@ -90,7 +92,9 @@ def diff(
     (old_snap, new_snap), notes = tool_filter([old_snap, new_snap], settings.tools, settings.exclude_tools)
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
-        report = diff_report(old_snap, new_snap, settings, limits, samples=recording, notes=notes)
+        report = diff_report(
+            old_snap, new_snap, settings, limits, samples=recording, traffic=traffic or [], notes=notes
+        )
     if source_root is not None:
         locate_sources(report, source_root)
     write_output(render_for(report, settings.format, output), output)
@@ -140,6 +144,8 @@ def history(
     output: params.Output = None,
     time_budget: params.TimeBudget = None,
     samples: params.Samples = None,
+    traffic: params.Traffic = None,
+    traffic_threshold: params.TrafficThreshold = None,
     jobs: params.Jobs = None,
 ) -> None:
     from mcp_schema_audit.audit import history_report
@@ -152,7 +158,9 @@ def history(
     (new_snap, *cohorts), notes = tool_filter([new_snap, *cohorts], settings.tools, settings.exclude_tools)
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
-        hist = history_report(new_snap, cohorts, settings, limits, samples=recording, notes=left_out + notes)
+        hist = history_report(
+            new_snap, cohorts, settings, limits, samples=recording, traffic=traffic or [], notes=left_out + notes
+        )
     write_output(render_for(hist, settings.format, output), output)
     raise typer.Exit(gate_exit(hist.passed, settings.format))
 

@@ -101,6 +101,16 @@ Output = Annotated[
 ]
 TimeBudget = Annotated[float | None, typer.Option("--time-budget", metavar="SECONDS", help=TIME_BUDGET_HELP)]
 Samples = Annotated[Path | None, typer.Option("--samples", metavar="FILE", help=SAMPLES_HELP)]
+TRAFFIC_HELP = (
+    "Real calls (repeatable): a recording (record, probe --record), an OTLP/JSON trace export or JSON Lines of "
+    '{"tool", "arguments", "result"}. Every tool finding says how many recorded calls it breaks; a break only '
+    "the traffic shows is a breaking finding with the real call as its witness."
+)
+Traffic = Annotated[list[Path] | None, typer.Option("--traffic", metavar="FILE", help=TRAFFIC_HELP)]
+TrafficThreshold = Annotated[
+    str | None,
+    typer.Option("--traffic-threshold", metavar="N|N%", help=key_help("traffic_threshold", choices=False)),
+]
 Jobs = Annotated[
     int | None,
     typer.Option(

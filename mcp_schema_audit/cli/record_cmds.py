@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -64,6 +65,35 @@ def record(
     max_chars: MaxChars = 1_000_000,
     flush_interval: FlushInterval = 2.0,
 ) -> None:
+    recorder, write_failed = _recorder(out, command, listen, url, label, max_chars, flush_interval)
+    if command:
+        from mcp_schema_audit.capture.proxy import run_stdio_proxy
+
+        raise typer.Exit(run_stdio_proxy(command, recorder, flush_s=flush_interval, on_write_error=write_failed))
+    from mcp_schema_audit.capture.proxy_http import listen_address, run_http_proxy
+
+    assert listen is not None and url is not None
+    run_http_proxy(
+        listen_address(listen),
+        url,
+        recorder,
+        flush_s=flush_interval,
+        on_listening=lambda where: err(f"recording to {out}; listening on {where}"),
+        on_write_error=write_failed,
+    )
+    err(f"recorded {len(recorder.calls)} tool call(s) to {out}")
+
+
+def _recorder(
+    out: Path,
+    command: list[str] | None,
+    listen: str | None,
+    url: str | None,
+    label: str | None,
+    max_chars: int,
+    flush_interval: float,
+) -> tuple[Any, Callable[[OSError], None]]:
+    """The options checked (``UsageError``), the recorder, and what to do when the file cannot be written."""
     from mcp_schema_audit.capture.recorder import TrafficRecorder
     from mcp_schema_audit.capture.target import environment_secrets
 
@@ -90,19 +120,4 @@ def record(
             warned.append(str(exc))
             err(f"cannot write the recording {out}: {exc.strerror or exc} (the traffic is still forwarded)")
 
-    if command:
-        from mcp_schema_audit.capture.proxy import run_stdio_proxy
-
-        raise typer.Exit(run_stdio_proxy(command, recorder, flush_s=flush_interval, on_write_error=write_failed))
-    from mcp_schema_audit.capture.proxy_http import listen_address, run_http_proxy
-
-    assert listen is not None and url is not None
-    run_http_proxy(
-        listen_address(listen),
-        url,
-        recorder,
-        flush_s=flush_interval,
-        on_listening=lambda where: err(f"recording to {out}; listening on {where}"),
-        on_write_error=write_failed,
-    )
-    err(f"recorded {len(recorder.calls)} tool call(s) to {out}")
+    return recorder, write_failed

@@ -36,6 +36,7 @@ from mcp_schema_audit.report.model import (
     shared_detail,
     summary_line,
     title,
+    traffic_words,
     validator_line,
     version_line,
     who,
@@ -151,6 +152,8 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         f"{_ICON[f.severity]} {md_about(f)} · {where} · "
         f"{md_escape(title(f))} (`{f.rule}`): {md_escape(detail(f))}{_md_change(f)}"
     )
+    if (used := traffic_words(f)) is not None:
+        block += f"<br>\n*Traffic: {used}*"
     if f.reason:
         block += f"<br>\n*Reason: {md_escape(f.reason)}*"
     if f.fix:

@@ -206,6 +206,20 @@ def detail(f: Finding) -> str:
     return f.detail_text
 
 
+def traffic_words(f: Finding) -> str | None:
+    """What ``--traffic`` says of ``f``: ``affected 3 of 120 recorded calls``, ``unaffected in 120 recorded
+    calls``, ``no recorded calls: potentially affected``; None without ``--traffic`` (or for another surface)."""
+    t = f.traffic
+    if t is None:
+        return None
+    calls, affected = int(t.get("calls", 0)), int(t.get("affected", 0))
+    if not calls:
+        return "no recorded calls: potentially affected"
+    if not affected:
+        return f"unaffected in {plural(calls, 'recorded call')}"
+    return f"affected {affected} of {plural(calls, 'recorded call')}"
+
+
 def title(f: Finding) -> str:
     """The rule's one-line title (the rule id for a rule outside the catalog)."""
     rule = RULES.get(f.rule)

@@ -31,6 +31,7 @@ from mcp_schema_audit.report.model import (
     shared_detail,
     summary_line,
     title,
+    traffic_words,
     validator_line,
     version_line,
     witness_sides,
@@ -217,6 +218,8 @@ def _finding(console: _Lines, report: Report, f: Finding) -> None:
     head.append(f" {tx(about(f))} {tx(f.pointer) or '(root)'}  [{f.rule}]{tags}")
     console.print(head)
     console.print(_Text(f"         {tx(detail(f))}"))
+    if (used := traffic_words(f)) is not None:
+        console.print(_Text(f"         traffic: {used}"))
     delta = finding_delta(f)
     if delta is not None:
         console.print(_Text(f"         change: {text_delta_line(delta)}"))

@@ -47,6 +47,7 @@ RULES: dict[str, Rule] = _catalog(
     surfaces.RULES,
     releases.RULES,
     results.RUN_RULES,
+    results.TRAFFIC_RULES,
 )
 #: Rules whose witness is a tool entry that SDK clients reject with the whole tools/list.
 LISTING_RULES = frozenset(r.id for r in RULES.values() if r.listing)

@@ -250,3 +250,29 @@ RUN_RULES = [
         ),
     ),
 ]
+
+#: Rules about recorded traffic (``--traffic``), after the run rules (SARIF rule indices stay put).
+TRAFFIC_RULES = [
+    Rule(
+        id="input-recorded-call-rejected",
+        direction="input",
+        severity="breaking",
+        family="traffic",
+        title="Recorded arguments rejected by the new version",
+        rationale=(
+            "A real call (from a recording, a trace or a gateway log given with --traffic) sent arguments "
+            "that the cached inputSchema allows and that the new version's server (its inputSchema read by "
+            "its own validator) rejects: the hosts that made that call will get an error from the new "
+            "release, although the schema comparison proved nothing for this tool. The recorded "
+            "arguments are the witness."
+        ),
+        before='inputSchema {"type": "object", "properties": {"q": {"type": "string"}}} ; call {"q": "a b"}',
+        after='inputSchema {"type": "object", "properties": {"q": {"type": "string", "pattern": "^\\\\S+$"}}}',
+        error="MCP error -32602: Input validation error: 'a b' does not match '^\\\\S+$'",
+        source=(
+            "MCP spec server/tools (servers validate tool inputs); engine.servers (the server validator "
+            "profiles); OpenTelemetry GenAI semantic conventions (gen_ai.tool.call.arguments)"
+        ),
+        fix="accept what the recorded calls send (widen the new inputSchema), or version the tool",
+    ),
+]
