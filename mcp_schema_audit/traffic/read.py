@@ -127,7 +127,7 @@ def _lines(
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            why = "nested too deeply" if "recursion" in str(exc).lower() else "not JSON"
+            why = "nested too deeply" if any(w in str(exc).lower() for w in ("recursion", "depth")) else "not JSON"
             raise InputError(f"--traffic {where}: {why} ({_short(exc)})") from None
         if kind == "otlp":
             yield from _spans(value, where)
