@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 from mcp_schema_audit.capture.target import looks_secret, scrub_secrets, secret_name
 from mcp_schema_audit.engine.servers import ServerValidator, judge, server_view
 from mcp_schema_audit.errors import UsageError
@@ -63,23 +65,60 @@ class _Tool:
         old_in = (cached or {}).get("inputSchema")
         new_in = (served or {}).get("inputSchema")
         self.new_in = new_in
-        self.old_in = _compiled(validator_for, old_in, None)
+        self.old_in = _Reading(old_in, _compiled(validator_for, old_in, None), quick=True)
         view = server_view(v, new_in) if isinstance(new_in, dict) else None
-        self.new_view = _compiled(validator_for, view, FormatChecker())
+        # the view is checked with formats asserted: the quick reading (formats ignored) only where none is used
+        quick = '"format"' not in orjson.dumps(view).decode() if view is not None else False
+        self.new_view = _Reading(view, _compiled(validator_for, view, FormatChecker()), quick=quick)
+        # a rejection of the view is the server's own when it converts nothing and reads formats as the view does
+        self.view_decides = not v.coerces and (quick or v.wording != "jsonschema")
         out = (cached or {}).get("outputSchema")
         self.old_out = SchemaDoc(out) if isinstance(out, (dict, bool)) else None
+        self.compiled: set[str] = set()
 
-    def input_rejected(self, arguments: Any) -> str | None:
-        """The new server's error for ``arguments`` the cached schema allows, None when not affected."""
-        if self.old_in is None or self.new_view is None or not _valid(self.old_in, arguments):
+    def input_rejected(self, arguments: Any, words: bool) -> str | None:
+        """The new server's error for ``arguments`` the cached schema allows (``""`` unless ``words``: only whether
+        it rejects them), None when not affected."""
+        if not self.old_in.valid(arguments) or self.new_view.valid(arguments) is not False:
             return None
-        if _valid(self.new_view, arguments):
-            return None
+        if not words and self.view_decides:
+            return ""
         outcome = judge(self.validator, self.new_in, arguments)
         return outcome.error if outcome.rejected else None
 
     def output_rejected(self, result: dict[str, Any]) -> bool:
-        return any(host_verdict(p, self.name, self.old_out, result).rejected for p in HOST_PROFILES)
+        doc = self.old_out
+        sc = result.get("structuredContent")
+        if doc is not None and isinstance(sc, dict) and len(self.compiled) == len(HOST_PROFILES):
+            answers = [doc.quick(doc.root, sc, p, True) for p in HOST_PROFILES]
+            if all(a is not None for a in answers):
+                return not all(answers)
+        verdicts = [host_verdict(p, self.name, doc, result) for p in HOST_PROFILES]
+        if doc is not None and isinstance(sc, dict):
+            self.compiled.update(HOST_PROFILES)  # every profile's validator was built: quick may answer now
+        return any(v.rejected for v in verdicts)
+
+
+class _Reading:
+    """One schema as a validator reads it: ``valid`` is True/False, or None when there is no usable schema."""
+
+    def __init__(self, schema: Any, validator: Any, *, quick: bool) -> None:
+        self.validator = validator
+        self.doc = SchemaDoc(schema) if quick and validator is not None and isinstance(schema, dict) else None
+        if self.doc is not None:
+            try:
+                self.doc.validator("python-sdk")  # quick answers only for a document its validator takes
+            except Exception:  # noqa: BLE001 - then the validator decides every call
+                self.doc = None
+
+    def valid(self, instance: Any) -> bool | None:
+        if self.validator is None:
+            return None
+        if self.doc is not None:
+            answer = self.doc.quick(self.doc.root, instance, "python-sdk", True)
+            if answer is not None:
+                return answer
+        return _valid(self.validator, instance)
 
 
 def tally(
@@ -107,7 +146,7 @@ def tally(
             usage.calls += 1
             if isinstance(call.arguments, dict) and tool.present:
                 usage.inputs += 1
-                error = tool.input_rejected(call.arguments)
+                error = tool.input_rejected(call.arguments, usage.input_witness is None)
                 if error is not None:
                     usage.inputs_affected += 1
                     if usage.input_witness is None:

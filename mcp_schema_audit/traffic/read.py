@@ -111,7 +111,7 @@ def _recording(f: IO[bytes], path: Path, size: int, progress: Callable[[int, int
 def _lines(
     f: IO[bytes], path: Path, kind: str, size: int, progress: Callable[[int, int], None] | None
 ) -> Iterator[Call]:
-    if kind == "otlp" and not f.read(1 << 16).split(b"\n", 1)[0].rstrip().endswith(b"}"):
+    if kind == "otlp" and not _whole_line(f.readline(MAX_LINE_BYTES + 1)):
         f.seek(0)
         yield from _otlp_whole(f, path)  # one pretty-printed export request
         return
@@ -136,6 +136,14 @@ def _lines(
             raise InputError(f'--traffic {where}: each line must be an object with a string "tool"')
         _check_depth(value, where)
         yield Call(value["tool"], value.get("arguments"), _dict(value.get("result")), where)
+
+
+def _whole_line(line: bytes) -> bool:
+    """Is ``line`` (the first of an OTLP file) a whole export request, as the file exporter writes one per line?"""
+    try:
+        return isinstance(orjson.loads(line), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _bounded_lines(f: IO[bytes], path: Path) -> Iterator[bytes]:
