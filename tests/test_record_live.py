@@ -1,7 +1,8 @@
 """``schema-audit record``: the proxy is transparent for real clients and writes what they listed and called.
 
 A real server (``tests/servers/traffic_server.py``, ``mcp`` 2.x ``MCPServer``) is driven by the real Python SDK
-client directly and through ``record`` (stdio and Streamable HTTP); the client must get exactly the same
+client (and the TypeScript SDK client, npm ``@modelcontextprotocol/sdk`` 1.x, over stdio) directly and through
+``record`` (stdio and Streamable HTTP); the client must get exactly the same
 answers both ways, including a call that the server interrupts with an elicitation (a server-to-client request)
 and one that sends progress notifications. Over stdio the proxy's bytes are also compared with the server's
 own for the same raw JSON-RPC lines. A server that exits in the middle of a call: the client sees the
@@ -21,9 +22,11 @@ from typing import Any
 import anyio
 import pytest
 from conftest import PYTHON, SERVERS, free_port, start_http_server
+from test_real_clients import NODE, sdk_prefix  # noqa: F401, F811 - the fixture installing the TS SDK clients
 
 pytestmark = pytest.mark.live
 SERVER = SERVERS / "traffic_server.py"
+TS_RECORD_CLIENT = Path(__file__).resolve().parent / "real_clients" / "ts_record_client.mjs"
 RECORD = [sys.executable, "-m", "mcp_schema_audit", "record"]
 TOKEN = "tok-5f3a9c1e77-secret"
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -202,3 +205,30 @@ def test_python_client_gets_the_same_through_record_over_http(tmp_path: Path, mo
     assert all(c["outcome"] == "result" for c in calls), calls
     assert calls[1]["result"]["structuredContent"] == {"conditions": "sunny in Oslo", "temperature": 21.5}
     assert calls[4]["result"]["structuredContent"] == {"result": "token is ***"}
+
+
+def _ts_answers(prefix: Path, command: list[str]) -> list[Any]:
+    done = subprocess.run(
+        [NODE or "node", str(TS_RECORD_CLIENT), *command],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "SDK_PREFIX": str(prefix)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    # progress notifications may arrive after the result (the server does not await them): not compared
+    return [r for r in rows if "progress" not in r]
+
+
+def test_typescript_client_gets_the_same_through_record(tmp_path: Path, sdk_prefix: dict[str, Path]):  # noqa: F811
+    out = tmp_path / "rec.json"
+    prefix = sdk_prefix["ts-sdk-v1"]
+    direct = _ts_answers(prefix, [PYTHON, str(SERVER)])
+    proxied = _ts_answers(prefix, [*RECORD, "--out", str(out), "--", PYTHON, str(SERVER)])
+    assert proxied == direct and len(direct) == 7
+    assert direct[-1]["structuredContent"] == {"result": "accept:True"}  # the elicitation went both ways
+    rec = json.loads(out.read_text())
+    assert [c["tool"] for c in rec["calls"]] == ["add", "weather", "progress", "fail", "echo_secret", "confirm"]
+    assert all(c["outcome"] == "result" for c in rec["calls"])
+    assert rec["calls"][4]["result"]["structuredContent"] == {"result": "token is ***"}
