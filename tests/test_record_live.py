@@ -163,6 +163,20 @@ def test_record_exit_status_is_the_servers(tmp_path: Path):
     assert json.loads(out.read_text())["calls"][0]["outcome"] == "no-reply"
 
 
+def test_sigterm_is_passed_on_to_the_server(tmp_path: Path):
+    out = tmp_path / "rec.json"
+    proc = subprocess.Popen(
+        [*RECORD, "--out", str(out), "--", PYTHON, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(RAW[0]).encode() + b"\n")
+    proc.stdin.flush()
+    assert b'"serverInfo"' in proc.stdout.readline()  # the server is up behind the proxy
+    proc.terminate()
+    assert proc.wait(timeout=60) == 128 + 15  # the server got the SIGTERM and ended by it
+    assert json.loads(out.read_text())["server"]["name"] == "traffic-server"
+
+
 def test_record_usage_errors(tmp_path: Path):
     cases = [
         [*RECORD, "--out", str(tmp_path / "r.json")],

@@ -177,6 +177,9 @@ def test_history_counts_each_cohort(files: Path):
     found = {(f["tool"], f["rule"]): f for f in cohort["findings"]}
     assert found["search", "input-constraint-tightened"]["traffic"] == {"calls": 10, "affected": 2}
     assert found["search", "result-violates-own-schema"]["witness"]["source"] == "traffic"
+    text = cli("history", "new.json", "--against", "old.json", "--traffic", "calls.jsonl", cwd=files).stdout
+    assert "traffic: old: affected 2 of 10 recorded calls" in text
+    assert "traffic: old: no recorded calls: potentially affected" in text
 
 
 # -- OTLP/JSON from the real OpenTelemetry SDK ----------------------------------------------------------------

@@ -186,6 +186,11 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
                 lines.append(
                     f"  {g.severity:<8} {tx(g.about)} {tx(g.pointer) or '(root)'} [{g.rule}]  {tx(affects(g, labels))}"
                 )
+                used = [(label, traffic_words(f)) for label, f in g.latest.items()]
+                if any(words for _, words in used):
+                    lines.append(
+                        "           traffic: " + "; ".join(f"{tx(label)}: {words}" for label, words in used if words)
+                    )
                 continue
             lines.append(f"  {g.severity:<8} {len(unit)} × [{g.rule}]  {tx(affects(g, labels))}:")
             abouts: dict[str, list[str]] = {}
