@@ -246,3 +246,64 @@ def test_typescript_client_gets_the_same_through_record(tmp_path: Path, sdk_pref
     assert [c["tool"] for c in rec["calls"]] == ["add", "weather", "progress", "fail", "echo_secret", "confirm"]
     assert all(c["outcome"] == "result" for c in rec["calls"])
     assert rec["calls"][4]["result"]["structuredContent"] == {"result": "token is ***"}
+
+
+def test_http_headers_secrets_masked_and_unreachable_upstream(tmp_path: Path):
+    import httpx2
+
+    out = tmp_path / "rec.json"
+    token = "sk-test-0123456789abcdef"
+    port = free_port()
+    server = start_http_server([PYTHON, str(SERVER), "http", str(port)], port)
+    proxy_port = free_port()
+    proxy = start_http_server(
+        [*RECORD, "--out", str(out), "--listen", f"127.0.0.1:{proxy_port}", "--url", server.url("/mcp")], proxy_port
+    )
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+    try:
+        with httpx2.Client(headers=headers, timeout=60) as http:
+            first = http.post(
+                proxy.url("/mcp"), json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}
+            )
+            assert first.status_code == 200, first.text
+            session = {"Mcp-Session-Id": first.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-06-18"}
+            http.post(
+                proxy.url("/mcp"), json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            )
+            call = {"name": "weather", "arguments": {"city": token}}
+            reply = http.post(
+                proxy.url("/mcp"),
+                json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+                headers=session,
+            )
+            assert token in reply.text  # the client gets the real answer
+    finally:
+        proxy.stop()
+        server.stop()
+    rec = json.loads(out.read_text())
+    assert token not in out.read_text()
+    (only,) = rec["calls"]
+    assert only["arguments"] == {"city": "***"} and only["protocol_version"] == "2025-06-18"
+    assert only["result"]["structuredContent"]["conditions"] == "sunny in ***"
+    # nothing listens upstream: the client gets a 502 with one line, the proxy keeps running
+    proxy_port = free_port()
+    proxy = start_http_server(
+        [
+            *RECORD,
+            "--out",
+            str(out),
+            "--listen",
+            f"127.0.0.1:{proxy_port}",
+            "--url",
+            f"http://127.0.0.1:{free_port()}/mcp",
+        ],
+        proxy_port,
+    )
+    try:
+        with httpx2.Client(timeout=60) as http:
+            bad = http.post(proxy.url("/mcp"), json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert bad.status_code == 502 and "cannot be reached" in bad.text
+    finally:
+        proxy.stop()
+    assert proxy.process.returncode == 0
