@@ -36,6 +36,8 @@ from mcp_schema_audit.traffic.read import Call
 #: What a rejected recorded result becomes (``probe.check_records``): rejected by the cached outputSchema, or by
 #: the tool's current one too.
 _RESULT_RULES = ("result-rejected-by-cached-schema", "result-violates-own-schema")
+#: Verdicts remembered per tool and direction (then the memory starts again).
+MEMO = 20_000
 #: Rejected results kept per tool and cohort to build the traffic-only finding from (the count goes on).
 KEPT = 3
 
@@ -75,6 +77,29 @@ class _Tool:
         out = (cached or {}).get("outputSchema")
         self.old_out = SchemaDoc(out) if isinstance(out, (dict, bool)) else None
         self.compiled: set[str] = set()
+        #: verdicts of values seen before (real traffic repeats itself), by their JSON text; at most ``MEMO`` each
+        self.seen_inputs: dict[bytes, str | None] = {}
+        self.seen_outputs: dict[bytes, bool] = {}
+
+    def input_verdict(self, arguments: Any, words: bool) -> str | None:
+        """``input_rejected``, remembered for arguments seen before."""
+        key = _key(arguments)
+        if key is not None and key in self.seen_inputs:
+            return self.seen_inputs[key]
+        verdict = self.input_rejected(arguments, words)
+        if key is not None:
+            _remember(self.seen_inputs, key, verdict)
+        return verdict
+
+    def output_verdict(self, result: dict[str, Any]) -> bool:
+        """``output_rejected``, remembered for results seen before."""
+        key = _key(result)
+        if key is not None and key in self.seen_outputs:
+            return self.seen_outputs[key]
+        verdict = self.output_rejected(result)
+        if key is not None:
+            _remember(self.seen_outputs, key, verdict)
+        return verdict
 
     def input_rejected(self, arguments: Any, words: bool) -> str | None:
         """The new server's error for ``arguments`` the cached schema allows (``""`` unless ``words``: only whether
@@ -146,7 +171,7 @@ def tally(
             usage.calls += 1
             if isinstance(call.arguments, dict) and tool.present:
                 usage.inputs += 1
-                error = tool.input_rejected(call.arguments, usage.input_witness is None)
+                error = tool.input_verdict(call.arguments, usage.input_witness is None)
                 if error is not None:
                     usage.inputs_affected += 1
                     if usage.input_witness is None:
@@ -159,7 +184,7 @@ def tally(
                 and result.get("isError") is not True
             ):
                 usage.outputs += 1
-                if tool.output_rejected(result):
+                if tool.output_verdict(result):
                     usage.outputs_affected += 1
                     if len(usage.rejected) < KEPT:
                         usage.rejected.append(
@@ -267,6 +292,19 @@ def threshold(findings: list[Finding], spec: str | None) -> list[Finding]:
                 )
         out.append(f)
     return out
+
+
+def _key(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _remember(memo: dict[bytes, Any], key: bytes, verdict: Any) -> None:
+    if len(memo) >= MEMO:
+        memo.clear()
+    memo[key] = verdict
 
 
 def _compiled(validator_for: Any, schema: Any, checker: Any) -> Any:
