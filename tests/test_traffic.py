@@ -110,6 +110,11 @@ def test_jsonl_counts_every_finding(files: Path):
     assert login["traffic"] == {"calls": 1, "affected": 1}
     assert SECRET not in run.stdout  # the secret of a recorded call never reaches the report
     assert any(n.startswith("traffic: 16 recorded call(s) of 4 tool(s)") for n in report["notes"])
+    import jsonschema
+
+    from mcp_schema_audit.report.json import report_json_schema
+
+    jsonschema.validate(report, report_json_schema())  # the report contract covers traffic
 
 
 def test_text_and_markdown_say_how_many_recorded_calls(files: Path):
