@@ -32,6 +32,7 @@ from mcp_schema_audit.probe.hosts import host_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.traffic.read import Call
+from mcp_schema_audit.words import plural
 
 #: What a rejected recorded result becomes (``probe.check_records``): rejected by the cached outputSchema, or by
 #: the tool's current one too.
@@ -287,7 +288,7 @@ def threshold(findings: list[Finding], spec: str | None) -> list[Finding]:
                 f = replace(
                     f,
                     severity="warning",
-                    reason=f"affected {t['affected']} of {t['calls']} recorded calls, "
+                    reason=f"affected {t['affected']} of {plural(t['calls'], 'recorded call')}, "
                     f"under the traffic threshold {text}",
                 )
         out.append(f)
