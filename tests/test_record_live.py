@@ -307,3 +307,27 @@ def test_http_headers_secrets_masked_and_unreachable_upstream(tmp_path: Path):
     finally:
         proxy.stop()
     assert proxy.process.returncode == 0
+
+
+def test_typescript_client_gets_the_same_through_record_over_http(tmp_path: Path, sdk_prefix: dict[str, Path]):  # noqa: F811
+    out = tmp_path / "rec.json"
+    port = free_port()
+    server = start_http_server([PYTHON, str(SERVER), "http", str(port)], port, env={"TRAFFIC_TOKEN": TOKEN})
+    proxy_port = free_port()
+    proxy = start_http_server(
+        [*RECORD, "--out", str(out), "--listen", f"127.0.0.1:{proxy_port}", "--url", server.url("/mcp")],
+        proxy_port,
+        env={"TRAFFIC_TOKEN": TOKEN},
+    )
+    try:
+        direct = _ts_answers(sdk_prefix["ts-sdk-v1"], [server.url("/mcp")])
+        proxied = _ts_answers(sdk_prefix["ts-sdk-v1"], [proxy.url("/mcp")])
+    finally:
+        proxy.stop()
+        server.stop()
+    assert proxied == direct and len(direct) == 7
+    assert direct[-1]["structuredContent"] == {"result": "accept:True"}  # elicitation on the POST's SSE stream
+    rec = json.loads(out.read_text())
+    assert [c["tool"] for c in rec["calls"]] == ["add", "weather", "progress", "fail", "echo_secret", "confirm"]
+    assert all(c["outcome"] == "result" for c in rec["calls"])
+    assert rec["calls"][4]["result"]["structuredContent"] == {"result": "token is ***"}

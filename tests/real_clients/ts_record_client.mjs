@@ -3,7 +3,8 @@
 // (tests/servers/traffic_server.py's tools), and print one JSON line per answer: the listing, then each result
 // (or {"error": message}) exactly as the client returns it.
 //
-// usage: node ts_record_client.mjs COMMAND [ARGS...]   (packages resolved from $SDK_PREFIX)
+// usage: node ts_record_client.mjs COMMAND [ARGS...]   (stdio; packages resolved from $SDK_PREFIX)
+//        node ts_record_client.mjs http://127.0.0.1:PORT/mcp   (Streamable HTTP)
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -11,14 +12,18 @@ const [command, ...args] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(process.env.SDK_PREFIX || process.cwd()), "noop.js"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 console.log = (...a) => process.stderr.write(a.join(" ") + "\n");
 
 const client = new Client({ name: "schema-audit-record-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
 client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { ok: true } }));
+const env = { ...process.env, TRAFFIC_TOKEN: "tok-5f3a9c1e77-secret" };
 await client.connect(
-  new StdioClientTransport({ command, args, stderr: "ignore", env: { ...process.env, TRAFFIC_TOKEN: "tok-5f3a9c1e77-secret" } }),
+  command.startsWith("http")
+    ? new StreamableHTTPClientTransport(new URL(command))
+    : new StdioClientTransport({ command, args, stderr: "ignore", env }),
 );
 out(await client.listTools());
 const calls = [
