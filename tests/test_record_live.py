@@ -177,6 +177,31 @@ def test_sigterm_is_passed_on_to_the_server(tmp_path: Path):
     assert json.loads(out.read_text())["server"]["name"] == "traffic-server"
 
 
+def test_recording_is_written_while_running(tmp_path: Path):
+    import time
+
+    out = tmp_path / "rec.json"
+    proc = subprocess.Popen(
+        [*RECORD, "--out", str(out), "--flush-interval", "0.2", "--", PYTHON, str(SERVER)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    for message in (RAW[0], RAW[1], RAW[3]):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        if "id" in message:
+            proc.stdout.readline()
+    calls: list[Any] = []
+    for _ in range(600):  # the periodic write, not the one at exit (a hang guard, not a bound on time)
+        if out.exists() and (calls := json.loads(out.read_text())["calls"]):
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None and [c["outcome"] for c in calls] == ["result"]
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+
+
 def test_record_usage_errors(tmp_path: Path):
     cases = [
         [*RECORD, "--out", str(tmp_path / "r.json")],
