@@ -139,7 +139,7 @@ def _record(
                 buf.clear()  # an endless line: not read (forwarded as it came)
         if time.monotonic() >= due:
             _write(recorder, on_write_error, force=False)
-            due = time.monotonic() + flush_s
+            due = time.monotonic() + recorder.next_flush(flush_s)
 
 
 def _write(recorder: TrafficRecorder, on_write_error: Callable[[OSError], None] | None, *, force: bool = True) -> None:

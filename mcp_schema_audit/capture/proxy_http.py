@@ -94,8 +94,8 @@ class HttpProxy:
         import anyio
 
         while True:
-            await anyio.sleep(self.flush_s)
-            self._flush()
+            await anyio.sleep(self.recorder.next_flush(self.flush_s))
+            await anyio.to_thread.run_sync(self._flush)  # a long write does not hold up the traffic
 
     def _flush(self, *, force: bool = False) -> None:
         try:

@@ -79,6 +79,7 @@ class TrafficRecorder:
         self._session_protocol: dict[str, str] = {}
         self._lock = threading.Lock()
         self._dirty = True
+        self.write_s = 0.0  #: how long the last write took (seconds)
 
     def add_secrets(self, values: list[str]) -> None:
         """Mask ``values`` too (e.g. an ``Authorization`` header seen on a request) from now on."""
@@ -281,8 +282,15 @@ class TrafficRecorder:
             if not (self._dirty or force):
                 return False
             self._dirty = False
+        started = time.monotonic()
         atomic_write_text(self.path, canonical_json(self.to_json(), str(self.path)))
+        self.write_s = time.monotonic() - started
         return True
+
+    def next_flush(self, interval: float) -> float:
+        """Seconds until the next periodic write: ``interval``, or ten times the last write's duration when that
+        is longer (a long session's recording is not rewritten more than a tenth of the time)."""
+        return max(interval, 10 * self.write_s)
 
 
 def _chars(value: Any) -> int:
