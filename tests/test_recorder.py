@@ -132,3 +132,16 @@ def test_flush_writes_only_what_changed(tmp_path: Path):
     assert rec.flush() is True and rec.flush() is False
     _handshake(rec)
     assert rec.flush() is True and json.loads(path.read_text())["tools"][0]["name"] == "t"
+
+
+def test_a_long_recording_is_read_as_traffic(tmp_path: Path):
+    # canonical JSON sorts the keys: "calls" comes first and "format" only after every call
+    rec = TrafficRecorder(tmp_path / "r.json")
+    _handshake(rec)
+    for i in range(2000):
+        rec.from_client(_call(i + 10, "t", {"n": i, "pad": "x" * 50}))
+        rec.from_server(_result(i + 10, {"n": i}))
+    rec.flush()
+    assert (tmp_path / "r.json").stat().st_size > 1 << 17
+    calls = list(read_calls(tmp_path / "r.json"))
+    assert len(calls) == 2000 and calls[-1].arguments["n"] == 1999

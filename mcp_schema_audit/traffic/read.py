@@ -21,6 +21,7 @@ a file that is none of the formats.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,8 +63,8 @@ def detect(path: Path) -> str:
     stripped = head.lstrip()
     if not stripped:
         raise InputError(f"--traffic {path}: the file is empty")
-    if _RECORDING in head:
-        return "recording"
+    if _RECORDING in head or re.match(rb'\{\s*"calls"\s*:\s*\[', stripped):
+        return "recording"  # canonical JSON sorts the keys: a long recording's "format" comes after its calls
     first = stripped.split(b"\n", 1)[0]
     if b'"resourceSpans"' in head[:4096] or first.startswith(b'{"resourceSpans"'):
         return "otlp"
