@@ -68,7 +68,8 @@ def _write(folder: Path, calls: int) -> dict[str, Path]:
                 "label": "bench",
                 "tools": _catalog(False)["tools"],
                 "calls": records,
-            }
+            },
+            sort_keys=True,  # as record writes it: the calls before the format key
         )
     )
     with otlp.open("w") as f:

@@ -136,8 +136,9 @@ def test_a_break_only_traffic_shows_on_inputs(files: Path):
     old = {"tools": [_tool("echo", {"text": {"type": "string"}})]}
     (files / "o.json").write_text(json.dumps(old))
     (files / "n.json").write_text(json.dumps(old))
-    (files / "t.jsonl").write_text(json.dumps({"tool": "echo", "arguments": {"text": "a", "lang": "en"}}) + "\n")
-    report = cli(
+    args = {"text": "a", "lang": "en", "api_key": SECRET}
+    (files / "t.jsonl").write_text(json.dumps({"tool": "echo", "arguments": args}) + "\n")
+    run = cli(
         "diff",
         "o.json",
         "n.json",
@@ -148,10 +149,13 @@ def test_a_break_only_traffic_shows_on_inputs(files: Path):
         "-f",
         "json",
         cwd=files,
-    ).report()
+    )
+    report = run.report()
     (f,) = report["findings"]
     assert f["rule"] == "input-recorded-call-rejected" and f["severity"] == "breaking"
-    assert f["witness"]["instance"] == {"text": "a", "lang": "en"} and f["witness"]["call"].endswith("t.jsonl:1")
+    # the real call is the witness, with the value of a key named like a credential masked
+    assert f["witness"]["instance"] == {"text": "a", "lang": "en", "api_key": "***"}
+    assert f["witness"]["call"].endswith("t.jsonl:1") and SECRET not in run.stdout
     assert "Extra inputs are not permitted" in f["witness"]["error"]
     assert f["traffic"] == {"calls": 1, "affected": 1}
     assert report["gate"]["passed"] is False

@@ -212,6 +212,7 @@ def _input_finding(tool: str, u: Usage, cached: Snapshot, served: Snapshot) -> F
     assert u.input_witness is not None
     call, error = u.input_witness
     instance, truncated = cap_instance(masked(call.arguments))
+    error = scrub_secrets(error, secrets_in(call.arguments))
     detail = (
         f"{u.inputs_affected} of {u.inputs} recorded calls sent arguments the inputSchema {cached.label} lists "
         f"allows and {served.label}'s server rejects (first: {call.where})"
@@ -243,23 +244,30 @@ def _counted(f: Finding, u: Usage | None) -> Finding:
 
 def masked(value: Any) -> Any:
     """``value`` (recorded arguments or a result) with the values of keys named like credentials (``password``,
-    ``api_key``, ``token`` …) replaced by ``***``, in a copy: what a report may show of real traffic."""
+    ``api_key``, ``token`` …) replaced by ``***`` wherever they occur, in a copy: what a report may show of real
+    traffic."""
     import orjson
 
+    found = secrets_in(value)
     copy = orjson.loads(orjson.dumps(value))
-    found: list[str] = []
-    stack = [copy]
+    return scrub_secrets(copy, found) if found else copy
+
+
+def secrets_in(value: Any) -> list[str]:
+    """The string values of keys named like credentials anywhere in ``value``, longest first."""
+    found: set[str] = set()
+    stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             for k, v in item.items():
                 if isinstance(v, str) and secret_name(str(k)) and looks_secret(str(k), v):
-                    found.append(v)
+                    found.add(v)
                 elif isinstance(v, (dict, list)):
                     stack.append(v)
         elif isinstance(item, list):
             stack.extend(x for x in item if isinstance(x, (dict, list)))
-    return scrub_secrets(copy, sorted(set(found), key=len, reverse=True)) if found else copy
+    return sorted(found, key=len, reverse=True)
 
 
 def threshold(findings: list[Finding], spec: str | None) -> list[Finding]:
