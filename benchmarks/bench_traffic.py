@@ -97,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=1, help="runs per format (the best is shown)")
+    parser.add_argument("--formats", default="jsonl,recording,otlp", help="comma-separated: jsonl, recording, otlp")
     args = parser.parse_args()
     from mcp_schema_audit.audit import diff_report
     from mcp_schema_audit.settings import RunLimits, Settings
@@ -111,6 +112,8 @@ def main() -> None:
         diff_report(old, new, Settings(), limits)
         base = time.perf_counter() - start
         for kind, path in files.items():
+            if kind not in args.formats.split(","):
+                continue
             best = float("inf")
             for _ in range(args.runs):
                 start = time.perf_counter()
