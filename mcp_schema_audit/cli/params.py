@@ -109,7 +109,7 @@ TRAFFIC_HELP = (
 Traffic = Annotated[list[Path] | None, typer.Option("--traffic", metavar="FILE", help=TRAFFIC_HELP)]
 TrafficThreshold = Annotated[
     str | None,
-    typer.Option("--traffic-threshold", metavar="N|N%", help=key_help("traffic_threshold", choices=False)),
+    typer.Option("--traffic-threshold", metavar="THRESHOLD", help=key_help("traffic_threshold", choices=False)),
 ]
 Jobs = Annotated[
     int | None,

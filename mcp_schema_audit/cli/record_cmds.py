@@ -35,7 +35,7 @@ over --max-chars are not kept (the call says how big they were).
 Out = Annotated[Path, typer.Option("--out", "-o", metavar="FILE", help="The recording to write (replaced).")]
 Listen = Annotated[
     str | None,
-    typer.Option("--listen", metavar="HOST:PORT", help="Streamable HTTP: serve the proxy here (with --url)."),
+    typer.Option("--listen", metavar="ADDRESS", help="Streamable HTTP: serve the proxy at HOST:PORT (with --url)."),
 ]
 UpstreamUrl = Annotated[
     str | None, typer.Option("--url", metavar="URL", help="Streamable HTTP: the upstream server's endpoint.")
