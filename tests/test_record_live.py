@@ -356,3 +356,37 @@ def test_typescript_client_gets_the_same_through_record_over_http(tmp_path: Path
     assert [c["tool"] for c in rec["calls"]] == ["add", "weather", "progress", "fail", "echo_secret", "confirm"]
     assert all(c["outcome"] == "result" for c in rec["calls"])
     assert rec["calls"][4]["result"]["structuredContent"] == {"result": "token is ***"}
+
+
+def test_http_upstream_crash_mid_call(tmp_path: Path):
+    import httpx2
+
+    out = tmp_path / "rec.json"
+    port = free_port()
+    server = start_http_server([PYTHON, str(SERVER), "http", str(port)], port)
+    proxy_port = free_port()
+    proxy = start_http_server(
+        [*RECORD, "--out", str(out), "--listen", f"127.0.0.1:{proxy_port}", "--url", server.url("/mcp")], proxy_port
+    )
+    headers = {"Accept": "application/json, text/event-stream"}
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+    try:
+        with httpx2.Client(headers=headers, timeout=60) as http:
+            first = http.post(
+                proxy.url("/mcp"), json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}
+            )
+            session = {"Mcp-Session-Id": first.headers["mcp-session-id"]}
+            http.post(
+                proxy.url("/mcp"), json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+            )
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "crash", "arguments": {}}}
+            try:
+                reply = http.post(proxy.url("/mcp"), json=call, headers=session)
+                assert b'"id":2' not in reply.content  # no answer: the server died in the call
+            except httpx2.HTTPError:
+                pass  # the response ended early, as it does without the proxy
+    finally:
+        proxy.stop()
+        server.stop()
+    assert proxy.process.returncode == 0 and "Traceback" not in proxy.output()
+    assert [(c["tool"], c["outcome"]) for c in json.loads(out.read_text())["calls"]] == [("crash", "no-reply")]

@@ -146,12 +146,17 @@ class HttpProxy:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         reader = _SseReader(self.recorder, session) if kind == "text/event-stream" else None
         whole = bytearray()
-        async for chunk in response.aiter_raw():
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            if reader is not None:
-                reader.feed(chunk)
-            elif kind == "application/json" and len(whole) <= 2 * self.recorder.max_chars + 1024:
-                whole += chunk
+        import httpx2
+
+        try:
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if reader is not None:
+                    reader.feed(chunk)
+                elif kind == "application/json" and len(whole) <= 2 * self.recorder.max_chars + 1024:
+                    whole += chunk
+        except httpx2.HTTPError:
+            pass  # the upstream went away mid-response (it crashed): the client's response ends here, as it did
         await send({"type": "http.response.body", "body": b""})
         if reader is None and whole:
             self.recorder.from_server(bytes(whole), session)
