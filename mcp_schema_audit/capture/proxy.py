@@ -3,7 +3,8 @@
 The host starts ``schema-audit record --out FILE -- SERVER_CMD…`` in place of the server. The proxy starts the
 server with the same environment, working folder and stderr (inherited: the server's stderr is the host's),
 and copies bytes both ways as they arrive: host stdin → server stdin, server stdout → host stdout, each chunk
-written before anything else looks at it, so every message (requests, notifications, server-to-client
+written on at once (it is only queued for the recorder first, so that a request is seen before its reply), so
+every message (requests, notifications, server-to-client
 requests, errors, cancellation) reaches the other side byte for byte, as soon as it was sent. A separate
 thread splits the copies into lines and gives them to the ``TrafficRecorder``, which writes the recording
 every ``flush_s`` seconds (when something changed) and once more at the end.
@@ -89,6 +90,9 @@ def _pump(src: int, dst: int, side: str, copies: queue.Queue[tuple[str, bytes | 
             chunk = b""
         if not chunk:
             break
+        # queued first (an append: the reading is another thread's), so that the recorder sees a request before
+        # the reply the server may send as soon as it has the request
+        copies.put((side, chunk))
         if alive:
             try:
                 view = memoryview(chunk)
@@ -96,7 +100,6 @@ def _pump(src: int, dst: int, side: str, copies: queue.Queue[tuple[str, bytes | 
                     view = view[os.write(dst, view) :]
             except OSError:
                 alive = False
-        copies.put((side, chunk))
     with contextlib.suppress(OSError):
         os.close(dst)
     copies.put((side, None))
@@ -125,6 +128,9 @@ def _record(
                 buffers[side].clear()
             if side == "server":
                 return
+            # the host closed stdin: it has every reply it waits for, and may kill the server (and this proxy,
+            # in its process group) soon (the SDKs send SIGTERM after 2 s, SIGKILL after 4): write now
+            _write(recorder, on_write_error, force=False)
         elif side and chunk:
             buf = buffers[side]
             start = len(buf)
