@@ -80,7 +80,7 @@ def diff_report(
     limits: RunLimits = RunLimits(),
     *,
     samples: Any = None,
-    traffic: Sequence[Path] = (),
+    traffic: Sequence[Path] | None = None,
     notes: Sequence[str] = (),
 ) -> Report:
     """OLD and NEW compared for ``settings.mode``, policy applied: the ``diff`` report.
@@ -222,7 +222,7 @@ def history_report(
     limits: RunLimits = RunLimits(),
     *,
     samples: Any = None,
-    traffic: Sequence[Path] = (),
+    traffic: Sequence[Path] | None = None,
     notes: Sequence[str] = (),
 ) -> History:
     """NEW checked against every cohort (``cohorts``, oldest first), policy applied to each cohort's findings

@@ -27,12 +27,10 @@ from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VAL
 
 @dataclass(frozen=True)
 class Key:
-    """One configuration key. ``kind``: ``choice`` (one of ``choices``), ``choices`` (a non-empty array of
-    them), ``string`` (non-empty), ``globs`` (an array of fnmatch patterns),
-    ``paths`` (an array of file paths), ``severity`` (a table rule =
-    level), ``entries`` (an array of tables: ``[[ignore]]``, ``[[allow]]``). ``flag``: the command-line option
-    it is the default for (``""``: none); ``commands``: the commands that read it; ``default``: the value when
-    neither the flag nor the file gives one, in words."""
+    """One configuration key. ``kind``: ``choice`` (one of ``choices``), ``choices`` (a non-empty array of them),
+    ``string`` (non-empty), ``globs`` (fnmatch patterns), ``paths`` (file paths), ``severity`` (a table rule = level),
+    ``entries`` (tables: ``[[ignore]]``, ``[[allow]]``). ``flag``: the option it is the default for (``""``: none);
+    ``commands``: the commands that read it; ``default``: the value when neither flag nor file gives one, in words."""
 
     name: str
     kind: str
@@ -123,13 +121,9 @@ KEYS: tuple[Key, ...] = (
     Key(
         name="traffic_threshold",
         kind="string",
-        doc="the policy on --traffic: a breaking finding whose tool and direction have recorded calls fails the gate "
-        "only when at least this many of them (N, and at least one) or this share (N%) are affected; a finding "
-        "on a tool without recorded calls still fails (potentially affected). Unset: schema-first, traffic "
-        "only counts",
+        doc="with --traffic, a breaking finding fails only where N recorded calls (or N%) are affected or none exist",
         example='traffic_threshold = "1%"',
         flag="--traffic-threshold",
-        default="unset",
         commands=("diff", "history"),
     ),
     Key(

@@ -92,9 +92,7 @@ def diff(
     (old_snap, new_snap), notes = tool_filter([old_snap, new_snap], settings.tools, settings.exclude_tools)
     with Progress("comparing tools") as bar:
         limits = replace(limits, progress=bar.callback)
-        report = diff_report(
-            old_snap, new_snap, settings, limits, samples=recording, traffic=traffic or [], notes=notes
-        )
+        report = diff_report(old_snap, new_snap, settings, limits, samples=recording, traffic=traffic, notes=notes)
     if source_root is not None:
         locate_sources(report, source_root)
     write_output(render_for(report, settings.format, output), output)

@@ -109,7 +109,13 @@ TRAFFIC_HELP = (
 Traffic = Annotated[list[Path] | None, typer.Option("--traffic", metavar="FILE", help=TRAFFIC_HELP)]
 TrafficThreshold = Annotated[
     str | None,
-    typer.Option("--traffic-threshold", metavar="THRESHOLD", help=key_help("traffic_threshold", choices=False)),
+    typer.Option(
+        "--traffic-threshold",
+        metavar="THRESHOLD",
+        help="N or N%: with --traffic, a breaking finding fails only where at least N (and one) or N% of its tool's "
+        "recorded calls are affected, or where it has none (potentially affected). Default: unset (schema-first), "
+        "or the config file's traffic_threshold.",
+    ),
 ]
 Jobs = Annotated[
     int | None,
