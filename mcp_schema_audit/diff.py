@@ -19,8 +19,9 @@ from typing import Any
 
 from mcp_schema_audit import fastpaths, guard
 from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding, servers
-from mcp_schema_audit.engine.arguments import judge_inputs
+from mcp_schema_audit.engine.arguments import judge_inputs, server_outcome
 from mcp_schema_audit.engine.compare import NEW_TOOL
+from mcp_schema_audit.engine.server_words import unknown_tool
 from mcp_schema_audit.engine.servers import ServerValidator
 from mcp_schema_audit.errors import RunTimeExceeded, UsageError
 from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
@@ -66,6 +67,9 @@ def diff_snapshots(
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
             removed = removed_tool_finding(name, om[name].get("inputSchema", {}))
+            if removed.witness is not None:  # the server answers the cached call, in its framework's words
+                removed.witness["error"] = unknown_tool(judge.wording, name)
+                removed.server = server_outcome(judge, "rejected", removed.witness["error"])
             out.append(renamed_tool_finding(removed, renamed[name]) if name in renamed else removed)
             continue
         if name not in om:
@@ -117,7 +121,7 @@ def _tool_findings(
     if o is not None and not same_json(o, n):
         out += tool_metadata_findings(name, o, n)
         inputs = compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
-        judged = judge_inputs(inputs, n.get("inputSchema", {}), validator)
+        judged = judge_inputs(inputs, n.get("inputSchema", {}), validator, o.get("inputSchema", {}))
         out += merge_argument_renames(judged, o.get("inputSchema", {}), n.get("inputSchema", {}))
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
         out += header_changes(name, o, n)

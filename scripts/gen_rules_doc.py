@@ -45,7 +45,7 @@ def _entry(rule: Rule) -> list[str]:
     if rule.before or rule.after:
         lines += [f"- before: {_code(rule.before)}", f"- after: {_code(rule.after)}"]
     if rule.error:
-        lines.append(f"- host error: {_code(rule.error)}")
+        lines.append(f"- {rule.error_label}: {_code(rule.error)}")
     if rule.source:
         lines.append(f"- source: {rule.source}")
     if rule.fix:

@@ -61,7 +61,7 @@ def _case_catalogs() -> tuple[dict[str, Any], dict[str, Any]]:
     for ident, case in cases:
         for side, schema in zip(sides, (case["old"], case["new"]), strict=False):
             if case["direction"] == "input":
-                if schema is not None:
+                if isinstance(schema, dict):  # a listing's inputSchema is an object (a `true` one: engine cases only)
                     side.append({"name": ident, "inputSchema": schema})
             else:
                 tool = {"name": ident, "inputSchema": {"type": "object"}}

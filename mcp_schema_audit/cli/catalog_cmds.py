@@ -97,7 +97,7 @@ def explain(
     for label, value in (
         ("before: ", rule.before),
         ("after:  ", rule.after),
-        ("host error: ", rule.error),
+        (f"{rule.error_label}: ", rule.error),
         ("fix: ", rule.fix),
         ("source: ", rule.source),
     ):

@@ -6,8 +6,8 @@ the server validator of the version the server runs and keeps the finding only a
 
 - a witness the validator rejects stays a breaking finding, with the framework's own error
   (``Finding.server["error"]``) as what the caller sees;
-- an argument removed from a closed object that the validator drops (or keeps, unread) becomes
-  ``input-argument-ignored`` (warning): no error, but the call runs without it;
+- an argument removed (from a closed object, or from an open one on a zod or pydantic server) that the validator
+  drops (or keeps, unread) becomes ``input-argument-ignored`` (warning): no error, but the call runs without it;
 - a newly required argument whose default the validator fills becomes ``input-required-added-with-default``
   (info);
 - any other witness the validator accepts (pydantic takes ``"7"`` as 7) leaves the break unproven: a warning
@@ -28,10 +28,24 @@ from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.wording import Text
 
 
-def judge_inputs(findings: list[Finding], schema: Any, validator: ServerValidator) -> list[Finding]:
+def judge_inputs(findings: list[Finding], schema: Any, validator: ServerValidator, cached: Any = None) -> list[Finding]:
     """``findings`` (one tool's, of any direction) with every input finding that carries a witness judged by
-    ``validator`` on ``schema`` (the tool's inputSchema as the server running it lists it). Order is kept."""
-    return [_judged(f, schema, validator) if _judgeable(f) else f for f in findings]
+    ``validator`` on ``schema`` (the tool's inputSchema as the server running it lists it); ``cached`` (the
+    cached inputSchema) gives an argument removed from an open object its witness call. Order is kept."""
+    return [
+        _judged(f, schema, validator)
+        if _judgeable(f)
+        else _open_ignored(f, schema, validator, cached)
+        if _dropped_from_open(f, validator)
+        else f
+        for f in findings
+    ]
+
+
+def _dropped_from_open(f: Finding, validator: ServerValidator) -> bool:
+    """An argument removed from an open object, on a framework server (zod, pydantic) that drops or keeps unread
+    the keys an object does not declare: the call runs without it (``published`` servers hand it to the tool)."""
+    return f.rule == "input-property-removed" and validator.name != "published" and validator.extras != "reject"
 
 
 def _judgeable(f: Finding) -> bool:
@@ -46,12 +60,13 @@ def _judgeable(f: Finding) -> bool:
 def _judged(f: Finding, schema: Any, validator: ServerValidator) -> Finding:
     outcome = judge(validator, schema, f.witness["instance"] if f.witness else None)
     at = f.instance_pointer or ""
-    if f.rule == "input-property-removed-from-closed-object" and at in (*outcome.dropped, *outcome.kept):
+    removed = ("input-property-removed-from-closed-object", "input-property-removed")
+    if f.rule in removed and at in (*outcome.dropped, *outcome.kept):
         return _ignored(f, validator, outcome, at)
     if f.rule == "input-required-added" and at in outcome.filled:
         return _filled(f, validator, outcome, at)
     if outcome.rejected:
-        g = replace(f, hosts=[], server=_server(validator, "rejected", outcome.error))
+        g = replace(f, hosts=[], server=server_outcome(validator, "rejected", outcome.error))
         g.witness = {**(f.witness or {}), "error": outcome.error[:500]}
         return g
     what = "takes it as another type (pydantic's lax mode)" if outcome.coerced else "accepts it" + _why(outcome)
@@ -60,7 +75,7 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator) -> Finding:
         severity="warning",
         hosts=[],
         reason=f"the server's validator ({validator.name}) {what}: the break is not proven",
-        server=_server(validator, "accepted", ""),
+        server=server_outcome(validator, "accepted", ""),
     )
 
 
@@ -93,8 +108,65 @@ def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) 
         hosts=[],
         reason=(f"the published schema rejects it, but {validator.summary}" + rejected)[:500],
         witness={**(f.witness or {}), "error": ""},
-        server=_server(validator, "dropped" if at in outcome.dropped else "kept", outcome.error),
+        server=server_outcome(validator, "dropped" if at in outcome.dropped else "kept", outcome.error),
     )
+
+
+def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: Any) -> Finding:
+    """``input-property-removed`` (an open object) on a server whose framework drops or keeps unread an undeclared
+    key: ``input-argument-ignored``. The framework's reading of the open object decides which: a profile that
+    keeps unknown keys, or an object listed with ``additionalProperties`` ``true``/``{}`` (zod 4's
+    ``looseObject``, pydantic's ``extra="allow"``) under a profile that follows the listing, keeps it unread;
+    otherwise (``z.object``, pydantic's default) it is dropped. The witness is a call the cached schema allows
+    carrying the argument (``_carrying``); when the new schema rejects that call for another reason the finding
+    says so, and when none can be built it stands on the profile alone (no call fails: none is needed)."""
+    keeps = validator.extras == "keep" or (validator.extras == "schema" and _listed_open(schema, f.instance_pointer))
+    state, done = ("kept", "keeps, unread,") if keeps else ("dropped", "drops")
+    name = f.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    built = _carrying(cached, f.instance_pointer)
+    witness = None
+    error = ""
+    if built is not None:
+        outcome = judge(validator, schema, built[0])
+        error = outcome.error if outcome.rejected else ""
+        witness = {"instance": built[0], "accepted_by": "old", "error": "", "instance_pointer": built[1]}
+    other = f"; the call fails for another reason: {error[:300]}" if error else ""
+    return replace(
+        f,
+        rule="input-argument-ignored",
+        severity=RULES["input-argument-ignored"].severity,
+        detail=Text.of(
+            "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
+            "({validator}) {done} it without an error, so the call runs without it",
+            name=repr(name),
+            validator=validator.name,
+            done=done,
+        ),
+        hosts=[],
+        witness=witness,
+        instance_pointer=built[1] if built is not None else f.instance_pointer,
+        reason=(validator.summary + other)[:500],
+        server=server_outcome(validator, state, error),
+    )
+
+
+def _listed_open(schema: Any, at: str | None) -> bool:
+    """Whether the object holding the argument at instance pointer ``at`` lists ``additionalProperties`` as
+    ``true`` or ``{}`` (keys kept) in ``schema`` (``$ref`` followed)."""
+    from mcp_schema_audit.engine.sampler import deref
+    from mcp_schema_audit.jsontext import pointer_tokens
+    from mcp_schema_audit.schema.dialects import RefError
+    from mcp_schema_audit.schema.doc import SchemaDoc
+
+    node: Any = schema
+    try:
+        doc = SchemaDoc(schema)
+        for name in pointer_tokens(at or "")[:-1]:
+            node = deref(node, doc)["properties"][name]
+        node = deref(node, doc)
+    except (RefError, KeyError, TypeError, RecursionError):
+        return False
+    return isinstance(node, dict) and node.get("additionalProperties") in (True, {})
 
 
 def _filled(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) -> Finding:
@@ -111,14 +183,49 @@ def _filled(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) -
         ),
         hosts=[],
         witness={**(f.witness or {}), "error": ""},
-        server=_server(validator, "filled", outcome.error),
+        server=server_outcome(validator, "filled", outcome.error),
     )
 
 
-def _server(validator: ServerValidator, outcome: str, error: str) -> dict[str, Any]:
+def server_outcome(validator: ServerValidator, outcome: str, error: str) -> dict[str, Any]:
+    """A finding's ``server`` field: the validator that judged its witness, whether it was inferred, the outcome
+    (rejected, dropped, kept, filled, accepted) and the error (at most 500 characters)."""
     return {
         "validator": validator.name,
         "inferred": bool(validator.inferred_from),
         "outcome": outcome,
         "error": error[:500],
     }
+
+
+def _carrying(cached: Any, at: str | None) -> tuple[dict[str, Any], str] | None:
+    """A call the ``cached`` inputSchema allows with the argument at instance pointer ``at`` (``/a``, nested
+    ``/a/b``: each token a property, ``$ref`` followed) present, and ``at``; None when ``at`` is missing or no
+    value is built."""
+    from mcp_schema_audit.engine.compare import cached_call_arguments
+    from mcp_schema_audit.engine.sampler import NoSample, deref, sample
+    from mcp_schema_audit.jsontext import pointer_tokens
+    from mcp_schema_audit.schema.dialects import RefError
+    from mcp_schema_audit.schema.doc import SchemaDoc
+
+    names = pointer_tokens(at) if at else []
+    if not isinstance(cached, dict) or not names:
+        return None
+    arguments = cached_call_arguments(cached)
+    node: Any = cached
+    holder: Any = arguments
+    try:
+        doc = SchemaDoc(cached)
+        for i, name in enumerate(names):
+            node = deref(node, doc)["properties"][name]  # pydantic nests models through $ref
+            if i == len(names) - 1:
+                holder[name] = sample(node, doc)
+            else:
+                if not isinstance(holder.get(name), dict):
+                    holder[name] = sample(node, doc)
+                holder = holder[name]
+                if not isinstance(holder, dict):
+                    return None
+    except (NoSample, RecursionError, KeyError, TypeError, RefError):
+        return None
+    return arguments, str(at)

@@ -234,13 +234,27 @@ def _sample_outside(node: dict[str, Any], doc: SchemaDoc, depth: int) -> Any:
         candidates += [c for c in (number_candidates(rest, integer=False) + string_candidates()) if c not in candidates]
         if isinstance(first, dict):  # an object: one property's value changed at a time ({"id": "a"} → {"id": "b"})
             others = [*string_candidates(), 0, 1, True, False, None]
-            candidates[1:1] = [{**first, key: x} for key in first for x in others if x != first[key]][:48]
+            changed = [{**first, key: x} for key in first for x in _listed_values(rest, key) if x != first[key]]
+            changed += [{**first, key: x} for key in first for x in others if x != first[key]]
+            candidates[1:1] = changed[:64]
         for cand in candidates[:96]:
             if not excluded.is_valid(cand) and allowed.is_valid(cand):
                 return cand
     except Exception:  # best effort: any failure (unknown type, unresolvable $ref …) keeps the first sample
         pass
     return first
+
+
+def _listed_values(node: dict[str, Any], key: str) -> list[Any]:
+    """The values property ``key`` of object ``node`` lists (its ``enum``, its ``const``), the first alternatives
+    to try when a sample must change that property: ``{"enum": ["a", "b"]}`` → ``["a", "b"]``."""
+    props = node.get("properties")
+    sub = props.get(key) if isinstance(props, dict) else None
+    if not isinstance(sub, dict):
+        return []
+    enum = sub.get("enum")
+    listed: list[Any] = enum[:16] if isinstance(enum, list) else []
+    return [*listed, *([sub["const"]] if "const" in sub else [])]
 
 
 def _sample_type(node: dict[str, Any], t: str, doc: SchemaDoc, depth: int) -> Any:

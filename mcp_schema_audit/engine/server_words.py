@@ -173,3 +173,10 @@ def joined(wording: str, rejected: Sequence[tuple[str, str]]) -> str:
     if wording == "pydantic":
         return "\n".join(f"{_dotted(w)}\n  {m}" if w else m for w, m in rejected)
     return "\n".join((f"{w}: " if w else "") + m for w, m in rejected)
+
+
+def unknown_tool(wording: str, name: str) -> str:
+    """What a server of ``wording``'s framework answers a ``tools/call`` of a tool it does not list: the TypeScript
+    SDK's ``McpServer`` (zod) ``MCP error -32602: Tool <name> not found``; Python ``MCPServer`` and low-level
+    servers ``Unknown tool: <name>``."""
+    return f"MCP error -32602: Tool {name} not found" if wording in ("zod3", "zod4") else f"Unknown tool: {name}"

@@ -31,7 +31,8 @@ def _line(f: Finding, *, witness: bool, extra: str = "") -> str:
     direction = f"{f.direction}: " if f.surface == "tool" and f.direction in ("input", "output") else ""
     text = f"- {direction}{md_escape(title(f))}{where}: {md_escape(detail(f))}{extra}"
     if witness and f.witness and f.witness.get("error"):
-        text += f"\n  - a cached host says: {md_escape(f.witness['error'])}"
+        says = "the server answers" if f.server is not None or f.direction == "input" else "a cached host says"
+        text += f"\n  - {says}: {md_escape(f.witness['error'])}"
     return text
 
 

@@ -180,7 +180,8 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         if len(errors) > 1:
             body += ["Host errors:", ""] + [f"- {md_escape(h)}: {md_escape(m)}" for h, m in errors.items()] + [""]
         elif w.get("error"):
-            body += [f"Host error: {md_escape(w['error'])}", ""]
+            by = "Server error" if f.server is not None or f.direction == "input" else "Host error"
+            body += [f"{by}: {md_escape(w['error'])}", ""]
         body.append("</details>")
         block += "\n\n" + "\n".join(body)
     return block

@@ -86,8 +86,8 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
         help_lines += [f"before: {rule.before}", f"after: {rule.after}"]
         md_lines += ["", "Before:", "", md_fence(rule.before, "json"), "", "After:", "", md_fence(rule.after, "json")]
     if rule.error:
-        help_lines.append(f"host error: {rule.error}")
-        md_lines += ["", f"Host error: {md_code(rule.error)}"]
+        help_lines.append(f"{rule.error_label}: {rule.error}")
+        md_lines += ["", f"{rule.error_label.capitalize()}: {md_code(rule.error)}"]
     if rule.fix:
         help_lines.append(f"fix: {rule.fix}")
         md_lines += ["", f"**Fix:** {md_escape(rule.fix)}"]

@@ -40,6 +40,8 @@ from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.words import join_words, plural
 
 _STYLE = {"breaking": "bold red", "warning": "yellow", "info": "cyan"}
+#: lines of a multi-line witness error shown after its first
+_ERROR_LINES = 8
 _WITNESS_CHARS = 300
 
 
@@ -243,10 +245,11 @@ def _finding(console: _Lines, report: Report, f: Finding) -> None:
             console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
             for host, message in errors.items():
                 console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
-        else:
-            console.print(
-                _Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(w.get('error', ''))}", style="dim")
-            )
+        else:  # a multi-line error (pydantic's ``loc`` then ``  message``) keeps its lines
+            first, *more = str(w.get("error", "")).splitlines() or [""]
+            console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(first)}", style="dim"))
+            for line in more[:_ERROR_LINES]:
+                console.print(_Text(f"           {tx(line)}", style="dim"))
         how = fix(f.rule)
         if report.rollout and "forward" not in f.tags:
             how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)

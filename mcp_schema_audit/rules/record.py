@@ -86,3 +86,11 @@ class Rule:
     listing: bool = False
     symmetric: bool = False
     value_set: bool = False
+
+    @property
+    def error_label(self) -> str:
+        """Who writes ``error``: ``server error`` for a rule whose witness is a call the server answers (inputs,
+        a tool gone or renamed), else ``host error`` (a client validating a listing or a result)."""
+        return (
+            "server error" if self.direction == "input" or self.id in ("tool-removed", "tool-renamed") else "host error"
+        )
