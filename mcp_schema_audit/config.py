@@ -58,7 +58,7 @@ KEYS: tuple[Key, ...] = (
         flag="--fail-on",
         choices=FAIL_ON,
         default="breaking",
-        commands=("diff", "history", "lint", "probe"),
+        commands=("diff", "history", "lint", "probe", "check"),
     ),
     Key(
         name="mode",
@@ -69,7 +69,7 @@ KEYS: tuple[Key, ...] = (
         flag="--mode",
         choices=MODES,
         default="backward",
-        commands=("diff",),
+        commands=("diff", "check"),
     ),
     Key(
         name="hosts",
@@ -81,7 +81,7 @@ KEYS: tuple[Key, ...] = (
         flag="--host",
         choices=HOST_CHOICES,
         default="all SDK profiles, no provider",
-        commands=("diff", "history", "lint", "probe"),
+        commands=("diff", "history", "lint", "probe", "check"),
     ),
     Key(
         name="server_validator",
@@ -93,7 +93,7 @@ KEYS: tuple[Key, ...] = (
         flag="--server-validator",
         choices=SERVER_VALIDATORS,
         default="auto",
-        commands=("diff", "history"),
+        commands=("diff", "history", "check"),
     ),
     Key(
         name="version_gate",
@@ -106,7 +106,7 @@ KEYS: tuple[Key, ...] = (
         flag="--version-gate",
         choices=("off", "semver"),
         default="off",
-        commands=("diff",),
+        commands=("diff", "check"),
     ),
     Key(
         name="version_sources",
@@ -116,7 +116,7 @@ KEYS: tuple[Key, ...] = (
         example='version_sources = ["package.json", "server.json"]',
         flag="--version-source",
         default="none",
-        commands=("diff",),
+        commands=("diff", "check"),
     ),
     Key(
         name="traffic_threshold",
@@ -133,7 +133,7 @@ KEYS: tuple[Key, ...] = (
         example='store = ".schema-audit"',
         flag="--store",
         default=".schema-audit",
-        commands=("snapshot", "diff", "history", "lint", "probe"),
+        commands=("snapshot", "diff", "history", "lint", "probe", "check"),
     ),
     Key(
         name="format",
@@ -142,7 +142,7 @@ KEYS: tuple[Key, ...] = (
         example='format = "markdown"',
         flag="--format",
         default="text",
-        commands=("diff", "lint", "probe"),
+        commands=("diff", "lint", "probe", "check"),
     ),
     Key(
         name="tools",
@@ -151,7 +151,7 @@ KEYS: tuple[Key, ...] = (
         example='tools = ["get_*", "list_*"]',
         flag="--tool",
         default="every tool",
-        commands=("diff", "history", "lint"),
+        commands=("diff", "history", "lint", "check"),
     ),
     Key(
         name="exclude_tools",
@@ -160,7 +160,7 @@ KEYS: tuple[Key, ...] = (
         example='exclude_tools = ["debug_*"]',
         flag="--exclude-tool",
         default="none",
-        commands=("diff", "history", "lint"),
+        commands=("diff", "history", "lint", "check"),
     ),
     Key(
         name="servers",
@@ -180,7 +180,7 @@ KEYS: tuple[Key, ...] = (
         example='[severity]\n"output-object-closed" = "info"',
         flag="--severity",
         default="the catalog's",
-        commands=("diff", "history", "lint", "probe"),
+        commands=("diff", "history", "lint", "probe", "check"),
     ),
     Key(
         name="ignore",
@@ -189,7 +189,7 @@ KEYS: tuple[Key, ...] = (
         "patterns, each with a reason and an optional expiry date",
         example='[[ignore]]\nrule = "output-enum-value-added"\ntool = "wait_*"\nreason = "status is open-ended"',
         default="none",
-        commands=("diff", "history", "lint", "probe"),
+        commands=("diff", "history", "lint", "probe", "check"),
     ),
     Key(
         name="allow",
@@ -197,7 +197,7 @@ KEYS: tuple[Key, ...] = (
         doc="another name of [[ignore]] (read by every command; lint's allowlist of hazards by that name)",
         example='[[allow]]\nrule = "output-closed-object-hazard"\ntool = "whoami"\nreason = "frozen by design"',
         default="none",
-        commands=("diff", "history", "lint", "probe"),
+        commands=("diff", "history", "lint", "probe", "check"),
     ),
 )
 KEY_NAMES = {k.name: k for k in KEYS}

@@ -245,3 +245,26 @@ def test_quote_output_masks_secrets_and_bounds_lines():
     quoted = quote_output(text, secrets=("s3cr3t",))
     assert quoted.startswith("Error: token *** refused | … | line 4 ") and "s3cr3t" not in quoted
     assert all(len(part) <= 160 for part in quoted.split(" | "))
+
+
+def test_check_applies_the_tool_filter_as_diff_does(tmp_path: Path):
+    """The config file's ``exclude_tools`` (and ``--tool``) scope ``check`` exactly as they scope ``diff``: the same
+    findings and the same note from the same two servers (tests/servers/release_server.py, releases 1 and 2)."""
+    release = str(SERVERS / "release_server.py")
+    k = tmp_path / "k"
+    sides = ["-b", f"{PYTHON} {release} --version 1", "-t", f"{PYTHON} {release} --version 2", "-f", "json"]
+    full = json.loads(cli("check", *sides, "--keep", str(k), cwd=tmp_path).stdout)
+    tools = sorted({f["tool"] for f in full["findings"] if f["surface"] == "tool" and f["tool"]})
+    assert len(tools) >= 2, tools
+    config = tmp_path / "filter.toml"
+    config.write_text(f'exclude_tools = ["{tools[0]}"]\n')
+    checked = json.loads(cli("check", *sides, "--config", str(config), cwd=tmp_path).stdout)
+    diffed = cli(
+        "diff", str(k / "base.json"), str(k / "head.json"), "-f", "json", "--config", str(config), cwd=tmp_path
+    )
+    b = json.loads(diffed.stdout)
+    assert tools[0] not in {f["tool"] for f in checked["findings"]}
+    assert [f["fingerprint"] for f in checked["findings"]] == [f["fingerprint"] for f in b["findings"]]
+    assert any(n.startswith("tool filter") for n in checked["notes"]) and checked["notes"] == b["notes"]
+    only = json.loads(cli("check", *sides, "--tool", tools[1], cwd=tmp_path).stdout)
+    assert {f["tool"] for f in only["findings"] if f["surface"] == "tool"} == {tools[1]}

@@ -24,6 +24,7 @@ from mcp_schema_audit.cli.common import (
     render_for,
     run_limits,
     settings_of,
+    tool_filter,
     write_output,
 )
 from mcp_schema_audit.errors import CaptureError, ExitCode, InputError, UsageError
@@ -128,6 +129,8 @@ def check(
     host: params.Hosts = None,
     server_validator: params.ServerValidator = None,
     severity: params.Severity = None,
+    tool: params.Tools = None,
+    exclude_tool: params.ExcludeTools = None,
     config: params.Config = None,
     store: params.Store = None,
     output: params.Output = None,
@@ -138,18 +141,21 @@ def check(
     plan = _Plan.of(locals())
     settings = settings_of(locals())
     limits = run_limits(None, jobs)
-    old_snap, new_snap = _both_sides(plan, settings.store)
-    report = _compared(old_snap, new_snap, settings, limits, source_root or Path.cwd())
+    report = _compared(*_both_sides(plan, settings.store), settings, limits, source_root or Path.cwd())
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 
 
 def _compared(old: Any, new: Any, settings: Any, limits: Any, source_root: Path) -> Any:
-    """The diff of the two sides (``audit.diff_report``), located on the server's source under ``source_root``."""
+    """The diff of the two sides (``audit.diff_report``) in the scope of the tool filter (``--tool``,
+    ``--exclude-tool``, the config's ``tools``/``exclude_tools``, as in ``diff``), located on the server's source
+    under ``source_root``."""
     from mcp_schema_audit.audit import diff_report, locate_sources
 
+    (old, new), notes = tool_filter([old, new], settings.tools, settings.exclude_tools)
+
     with Progress("comparing tools") as bar:
-        report = diff_report(old, new, settings, replace(limits, progress=bar.callback))
+        report = diff_report(old, new, settings, replace(limits, progress=bar.callback), notes=notes)
     return locate_sources(report, source_root)
 
 
@@ -258,7 +264,8 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
         if plan.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
         else:
-            err(f"snapshots kept in {folder} (base.json, head.json)")
+            kept = [n for n in ("base.json", "head.json") if (folder / n).is_file()]
+            err(f"snapshots kept in {folder} ({', '.join(kept)})" if kept else f"no snapshot was written to {folder}")
 
 
 def _capturer(server: source.ServerSource) -> Any:
