@@ -90,13 +90,7 @@ def _why(outcome: Outcome) -> str:
 def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) -> Finding:
     done = "drops" if at in outcome.dropped else "keeps, unread,"
     name = at.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-    detail = Text.of(
-        "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
-        "({validator}) {done} it without an error, so the call runs without it",
-        name=repr(name),
-        validator=validator.name,
-        done=done,
-    )
+    detail = _ignored_detail(name, validator, done)
     rejected = (
         f"; the call fails for another reason: {outcome.error[:300]}" if outcome.rejected and outcome.error else ""
     )
@@ -135,18 +129,24 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
         f,
         rule="input-argument-ignored",
         severity=RULES["input-argument-ignored"].severity,
-        detail=Text.of(
-            "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
-            "({validator}) {done} it without an error, so the call runs without it",
-            name=repr(name),
-            validator=validator.name,
-            done=done,
-        ),
+        detail=_ignored_detail(name, validator, done),
         hosts=[],
         witness=witness,
         instance_pointer=built[1] if built is not None else f.instance_pointer,
         reason=(validator.summary + other)[:500],
         server=server_outcome(validator, state, error),
+    )
+
+
+def _ignored_detail(name: str, validator: ServerValidator, done: str) -> Text:
+    """The detail of ``input-argument-ignored``: argument ``name`` no longer declared, and what the validator
+    ``done`` with it (``drops``, ``keeps, unread,``)."""
+    return Text.of(
+        "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
+        "({validator}) {done} it without an error, so the call runs without it",
+        name=repr(name),
+        validator=validator.name,
+        done=done,
     )
 
 
