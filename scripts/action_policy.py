@@ -75,13 +75,16 @@ def _effective_severity(cfg: Config, rule: str) -> str:
 
 def lowering(base: Config, head: Config) -> list[str]:
     """The settings of ``head`` (the pull request's configuration) that make its gate looser than ``base``'s,
-    one line each: a looser ``fail_on``, fewer ``hosts``, another ``mode``, ``server_validator``, ``tools`` or
-    ``store``, more ``exclude_tools``, a rule's severity lowered, an ``[[ignore]]`` entry added."""
+    one line each: a looser ``fail_on``; an SDK profile no longer counted (as the run counts them: naming none
+    counts all three) or a host dropped; another ``mode``, ``server_validator`` or ``store``; ``tools`` limited,
+    more ``exclude_tools``; the version gate or a version source dropped; a traffic threshold set or raised; a
+    rule's effective severity lowered (a lowered entry, or a raising entry of the base's removed); an
+    ``[[ignore]]``/``[[allow]]`` entry added (the two names of one list)."""
     out: list[str] = []
     b_fail, h_fail = base.fail_on or "breaking", head.fail_on or "breaking"
     if _FAIL_ON_ORDER.index(h_fail) > _FAIL_ON_ORDER.index(b_fail):
         out.append(f"fail_on {b_fail} → {h_fail}")
-    b_hosts, h_hosts = set(base.hosts or SDK_PROFILES), set(head.hosts or SDK_PROFILES)
+    b_hosts, h_hosts = _counted_hosts(base), _counted_hosts(head)
     if not h_hosts >= b_hosts:
         out.append(f"hosts: {', '.join(sorted(b_hosts - h_hosts))} no longer counted")
     for key in ("mode", "server_validator", "store"):
@@ -89,19 +92,34 @@ def lowering(base: Config, head: Config) -> list[str]:
             out.append(f"{key} {getattr(base, key) or '(default)'} → {getattr(head, key) or '(default)'}")
     if (head.tools or []) != (base.tools or []) and head.tools:
         out.append(f"tools limited to {', '.join(head.tools)}")
-    added = [g for g in head.exclude_tools or [] if g not in (base.exclude_tools or [])]
+    known_globs = set(base.exclude_tools or [])
+    added = [g for g in head.exclude_tools or [] if g not in known_globs]
     if added:
         out.append(f"exclude_tools adds {', '.join(added)}")
-    for rule, level in sorted(head.severity.items()):
-        before = _effective_severity(base, rule)
-        if _SEVERITY_RANK.get(level, 2) < _SEVERITY_RANK.get(before, 2):
-            out.append(f"severity of {rule}: {before} → {level}")
-    known = [e.describe() for e in base.ignore]
-    for entry in head.ignore:
+    if (base.version_gate or "off") != "off" and (head.version_gate or "off") == "off":
+        out.append(f"version_gate {base.version_gate} → off")
+    dropped_sources = sorted(set(base.version_sources or []) - set(head.version_sources or []))
+    if dropped_sources:
+        out.append(f"version_sources drops {', '.join(dropped_sources)}")
+    if head.traffic_threshold and head.traffic_threshold != base.traffic_threshold:
+        out.append(f"traffic_threshold {base.traffic_threshold or '(none)'} → {head.traffic_threshold}")
+    for rule in sorted(set(head.severity) | set(base.severity)):
+        before, after = _effective_severity(base, rule), _effective_severity(head, rule)
+        if _SEVERITY_RANK.get(after, 2) < _SEVERITY_RANK.get(before, 2):
+            out.append(f"severity of {rule}: {before} → {after}")
+    known = [e.describe() for e in [*base.ignore, *base.allow]]
+    for entry in [*head.ignore, *head.allow]:
         if entry.describe() not in known:
             fields = ", ".join(f"{k}={v}" for k, v in entry.describe().items())
             out.append(f"ignore entry added: {fields}")
     return out
+
+
+def _counted_hosts(cfg: Config) -> set[str]:
+    """The profiles a run with ``cfg`` counts: the SDK profiles it names (all three when it names none), and the
+    hosts and model providers it names."""
+    named = set(cfg.hosts or [])
+    return (named & set(SDK_PROFILES) or set(SDK_PROFILES)) | (named - set(SDK_PROFILES))
 
 
 def _base_file(sha: str, config: str) -> tuple[str, str] | None:

@@ -76,7 +76,7 @@ def test_forward_witnesses_and_text_name_the_versions_in_every_format():
         {"type": "string"},
     )
     served = "accepted by v0.2.5 (served), rejected by hosts that cached v0.2.6 (python-sdk, ts-sdk-v1, ts-sdk-v2)"
-    cached = "accepted by v0.2.6 (cached), rejected by the server running v0.2.5 (python-sdk, ts-sdk-v1, ts-sdk-v2)"
+    cached = "accepted by v0.2.6 (cached), rejected by the server running v0.2.5 (published, inferred)"
     text = render(report, "text")
     assert served in text and cached in text
     assert "the served v0.2.5 schema" in out.message and "the cached v0.2.6 schema" in out.message
