@@ -9,10 +9,10 @@ own escaping (``text``: ``[-removed-]{+added+}``, ``markdown``: ``~~removed~~ **
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.words import bounded_opcodes
 
 #: Unchanged words kept on each side of a change; longer unchanged runs are elided (``…``).
 CONTEXT_WORDS = 6
@@ -43,7 +43,7 @@ def text_delta(old: str, new: str, *, context: int = CONTEXT_WORDS, limit: int =
     """
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     out: list[tuple[str, str]] = []
-    opcodes = _opcodes(a, b)
+    opcodes = bounded_opcodes(a, b, WINDOW_TOKENS)
     for i, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         if tag == "equal":
             words = a[i1:i2]
@@ -64,30 +64,6 @@ def text_delta(old: str, new: str, *, context: int = CONTEXT_WORDS, limit: int =
         if tag in ("insert", "replace"):
             out.append(("added", "".join(b[j1:j2])))
     return _capped(out, limit)
-
-
-def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
-    """``difflib`` opcodes of ``a`` → ``b``, bounded: the common prefix and suffix are stripped first (linear), and
-    the differing middle is matched word by word only when neither side exceeds ``WINDOW_TOKENS`` tokens; a
-    longer one is one replacement (``SequenceMatcher`` is quadratic: a 50 KB description with one word changed
-    once took 35 s, and it runs in every Markdown report)."""
-    pre = 0
-    while pre < len(a) and pre < len(b) and a[pre] == b[pre]:
-        pre += 1
-    suf = 0
-    while suf < len(a) - pre and suf < len(b) - pre and a[-1 - suf] == b[-1 - suf]:
-        suf += 1
-    a_end, b_end = len(a) - suf, len(b) - suf
-    mid: list[tuple[str, int, int, int, int]]
-    if a_end - pre > WINDOW_TOKENS or b_end - pre > WINDOW_TOKENS:
-        tag = "replace" if a_end > pre and b_end > pre else "delete" if a_end > pre else "insert"
-        mid = [(tag, pre, a_end, pre, b_end)] if (a_end > pre or b_end > pre) else []
-    else:
-        matcher = difflib.SequenceMatcher(a=a[pre:a_end], b=b[pre:b_end], autojunk=False)
-        mid = [(t, i1 + pre, i2 + pre, j1 + pre, j2 + pre) for t, i1, i2, j1, j2 in matcher.get_opcodes()]
-    return (
-        ([("equal", 0, pre, 0, pre)] if pre else []) + mid + ([("equal", a_end, len(a), b_end, len(b))] if suf else [])
-    )
 
 
 def _capped(segments: list[tuple[str, str]], limit: int) -> list[tuple[str, str]]:

@@ -3,7 +3,6 @@ changed."""
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from mcp_schema_audit.findings import Finding
@@ -12,6 +11,10 @@ from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces.common import finding, short_text
 from mcp_schema_audit.vocabulary import MODERN_PROTOCOL, modern_protocol
 from mcp_schema_audit.wording import Text
+from mcp_schema_audit.words import bounded_opcodes
+
+#: words of the differing middle of two instructions matched word by word (beyond: one replacement)
+_WINDOW_WORDS = 2_000
 
 #: Top-level capabilities whose requests fail with Method not found once the server no longer serves them,
 #: with the request a cached host then sends (method, params).
@@ -150,7 +153,7 @@ def _delta(old: str, new: str) -> str:
     a, b = old.split(" "), new.split(" ")
     removed: list[str] = []
     added: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in bounded_opcodes(a, b, _WINDOW_WORDS):
         if tag in ("delete", "replace"):
             removed.append(" ".join(a[i1:i2]))
         if tag in ("insert", "replace"):
