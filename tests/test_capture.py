@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import timing
 from conftest import DEMO_MAIL_SERVER, PYTHON, ROOT, SERVERS, ServerProcess
+from gate_helpers import cli
 from timing import Timing
 
 from mcp_schema_audit.capture import CaptureTarget, capture, redact_url
@@ -388,3 +389,15 @@ def test_process_tree_stops_descendants_that_left_the_group_and_nothing_else() -
             if proc is not None:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.mark.live
+def test_verbose_logs_redact_url_credentials(demo_v2_http: ServerProcess, tmp_path: Path) -> None:
+    """``-v`` turns on the SDK's and httpx's logs, which print each request's URL: a token in its query or its
+    userinfo was written to the log 8 times (an attack round). Now every such value reads ``REDACTED``."""
+    url = demo_v2_http.url("/mcp") + "?api_key=" + CANARY + "&plain=1"
+    r = cli("snapshot", "--url", url, "--out", str(tmp_path / "s.json"), "-v", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "HTTP Request" in r.stderr and "api_key=REDACTED" in r.stderr, r.stderr[-2000:]
+    assert CANARY not in r.stderr and CANARY not in r.stdout
+    assert CANARY not in (tmp_path / "s.json").read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 import shutil
 import sys
 import time
@@ -52,9 +53,25 @@ def quiet_sdk_logs(verbose: bool) -> None:
     log = logging.getLogger("mcp")
     if verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+        for handler in logging.getLogger().handlers:  # httpx logs each request's URL: its query may hold a token
+            handler.addFilter(_redacted_urls)
     else:
         log.addHandler(logging.NullHandler())
         log.propagate = False
+
+
+#: a URL's userinfo (``//user:secret@``) and query values (``?api_key=…``): what -v's SDK and httpx lines redact
+_URL_SECRETS = re.compile(r"(//)[^/@\s]+@|([?&][^=&#\s]+=)[^&#\s\"']+")
+
+
+def _redacted_urls(record: Any) -> bool:
+    """A logging filter: the record's message with URL credentials and query values written ``REDACTED`` (docs/
+    security.md: secrets are never written to a log, ``-v`` included)."""
+    message = record.getMessage()
+    redacted = _URL_SECRETS.sub(lambda m: f"{m[1]}REDACTED@" if m[1] else f"{m[2]}REDACTED", message)
+    if redacted != message:
+        record.msg, record.args = redacted, None
+    return True
 
 
 def write_stdout(text: str) -> None:
