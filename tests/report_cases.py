@@ -36,6 +36,7 @@ SUFFIX = {
     "github": "github.txt",
     "junit": "junit.xml",
     "changelog": "changelog.md",
+    "html": "html",
 }
 assert set(SUFFIX) == set(RENDERERS)
 

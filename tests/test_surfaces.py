@@ -51,6 +51,7 @@ SUFFIX = {
     "sarif": "sarif",
     "github": "github.txt",
     "junit": "junit.xml",
+    "html": "html",
 }
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
 

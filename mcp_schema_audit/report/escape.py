@@ -1,11 +1,13 @@
 """Server text made inert, shared by every format: control, bidi and zero-width characters become visible escapes.
 
 Each format then escapes what is special to it (Markdown/HTML in ``markdown``, embedded links in ``sarif``,
-workflow-command ``%``/newlines in ``github``, XML through ElementTree in ``junit``).
+workflow-command ``%``/newlines in ``github``, XML through ElementTree in ``junit``, HTML with ``html_text``
+in ``html``).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -33,6 +35,18 @@ def inert(text: Any) -> str:
 def one_line(text: Any) -> str:
     """``inert`` text with tab, CR and LF shown as ``\\t``, ``\\r``, ``\\n`` (one line, nothing hidden)."""
     return inert(text).replace("\t", "\\t").replace("\n", "\\n")
+
+
+def html_text(text: Any) -> str:
+    """Server text as HTML character data or a quoted attribute value: ``one_line`` (nothing hidden, one line),
+    then ``html.escape`` with quotes (``&``, ``<``, ``>``, ``"`` and ``'`` as character references), so no tag,
+    attribute, comment or character reference of the server's forms; the browser shows the text as it was sent."""
+    return html.escape(one_line(text), quote=True)
+
+
+def html_block(text: str) -> str:
+    """``inert`` text (line breaks kept) for a ``<pre>`` block, its HTML specials as character references."""
+    return html.escape(inert(text), quote=True)
 
 
 def no_workflow_commands(text: str) -> str:

@@ -62,6 +62,12 @@ FORMATS: dict[str, Format] = {
         ),
         Format("junit", "mcp_schema_audit.report.junit", "JUnit XML, one test case per tool", "schema-audit.junit.xml"),
         Format(
+            "html",
+            "mcp_schema_audit.report.html",
+            "one self-contained page for people (no network, no script)",
+            "schema-audit.html",
+        ),
+        Format(
             "changelog",
             "mcp_schema_audit.report.changelog",
             "release notes for people (Markdown); exits 0",

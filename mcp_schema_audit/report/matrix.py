@@ -1,4 +1,4 @@
-"""The portability matrix (tools × hosts: usable, degraded, unusable) as the text and Markdown reports show it;
+"""The portability matrix (tools × hosts: usable, degraded, unusable) as the text, Markdown and HTML reports show it;
 the JSON report carries it whole (``Report.portability``, from ``portable.matrix``).
 
 Tool names are server text: each format escapes them with its own escaper (``escape``, given by the caller).
@@ -29,7 +29,8 @@ def counts_line(portability: dict[str, Any], escape: Callable[[Any], str]) -> st
     return "; ".join(parts)
 
 
-def _cell(row: dict[str, Any], host: str) -> str:
+def cell(row: dict[str, Any], host: str) -> str:
+    """A row's state on ``host``: ``degraded``, or ``usable→unusable`` when it changed (diff)."""
     now = row["states"][host]
     was = row.get("was", {}).get(host)
     return f"{was}→{now}" if was is not None and was != now else now
@@ -45,6 +46,13 @@ def _rows(portability: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def ordered_rows(portability: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every row, the tools not usable somewhere (or whose state changed) first."""
+    rows = _rows(portability)
+    first = {id(r) for r in rows}
+    return rows + [r for r in portability["tools"] if id(r) not in first]
+
+
 def text_lines(portability: dict[str, Any], escape: Callable[[Any], str]) -> list[str]:
     """The compact text form: the counts line, then one line per tool that is not usable everywhere (at most
     ``TEXT_ROWS``), columns padded."""
@@ -55,7 +63,7 @@ def text_lines(portability: dict[str, Any], escape: Callable[[Any], str]) -> lis
         return out
     names = [escape(r["tool"]) for r in rows[:TEXT_ROWS]]
     width = min(max([len(n) for n in names] + [4]), 40)
-    cells = [[_cell(r, h) for h in hosts] for r in rows[:TEXT_ROWS]]
+    cells = [[cell(r, h) for h in hosts] for r in rows[:TEXT_ROWS]]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(hosts)]
     out.append("  " + "tool".ljust(width) + "  " + "  ".join(h.ljust(w) for h, w in zip(hosts, widths, strict=False)))
     for name, row in zip(names, cells, strict=False):
@@ -72,8 +80,7 @@ def markdown(portability: dict[str, Any], escape: Callable[[Any], str]) -> str:
     """A collapsible table: one row per tool (at most ``MARKDOWN_ROWS``, the tools not usable somewhere first),
     one column per host, and the counts."""
     hosts = portability["hosts"]
-    rows = _rows(portability)
-    rows += [r for r in portability["tools"] if r not in rows]
+    rows = ordered_rows(portability)
     lines = [
         f"<details><summary>Portability: {escape(counts_line(portability, str))}</summary>",
         "",
@@ -81,7 +88,7 @@ def markdown(portability: dict[str, Any], escape: Callable[[Any], str]) -> str:
         "|---|" + "---|" * len(hosts),
     ]
     for r in rows[:MARKDOWN_ROWS]:
-        lines.append(f"| {escape(r['tool'])} | " + " | ".join(_cell(r, h) for h in hosts) + " |")
+        lines.append(f"| {escape(r['tool'])} | " + " | ".join(cell(r, h) for h in hosts) + " |")
     if len(rows) > MARKDOWN_ROWS:
         lines.append(f"| … {len(rows) - MARKDOWN_ROWS} more tools in the JSON report |" + " |" * len(hosts))
     return "\n".join(lines + ["", "</details>"])
