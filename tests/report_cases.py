@@ -11,6 +11,8 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from markdown_it import MarkdownIt
 from runs import RENDERERS, render_junit, run_diff
 
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.report.html import CSP as HTML_CSP
 from mcp_schema_audit.report.json import report_json_schema
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.snapshot import load_snapshot
@@ -208,3 +211,76 @@ def markdown_html(md: str) -> str:
 
 def html_tags(html: str) -> set[str]:
     return {t.lower() for t in re.findall(r"</?([A-Za-z][A-Za-z0-9-]*)", html)}
+
+
+# --- the HTML page (``--format html``) ------------------------------------------------------------------
+
+#: Every tag the HTML report writes itself; server text never adds one.
+PAGE_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "section", "nav", "article",
+    "h1", "h2", "h3", "p", "strong", "em", "code", "pre", "span", "a", "ul", "li", "table", "tr", "th", "td",
+    "details", "summary", "del", "ins",
+}  # fmt: skip
+#: Every attribute it writes (``href`` only to a fragment of the page itself, checked by ``parse_page``).
+PAGE_ATTRS = {"lang", "charset", "http-equiv", "content", "name", "class", "id", "href", "open"}
+
+
+@dataclass
+class Page:
+    """An HTML report as a browser's parser reads it: ``tags`` (name, attribute names), ``hrefs``, ``text`` (the
+    character data, references decoded, one string per run between two tags), ``comments`` and ``style``."""
+
+    tags: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    hrefs: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+    csp: list[str] = field(default_factory=list)
+
+    @property
+    def shown(self) -> str:
+        """All the text, runs joined by a newline."""
+        return "\n".join(self.text)
+
+
+class _PageParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.page = Page()
+        self.stack: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.page.tags.append((tag, tuple(a for a, _ in attrs)))
+        values = dict(attrs)
+        if "href" in values:
+            self.page.hrefs.append(values["href"] or "")
+        if tag == "meta" and (values.get("http-equiv") or "").lower() == "content-security-policy":
+            self.page.csp.append(values.get("content") or "")
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if not self.stack or self.stack[-1] != "style":
+            self.page.text.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.page.comments.append(data)
+
+
+def parse_page(out: str) -> Page:
+    """``out`` (an HTML report) parsed, and checked to hold only the page's own markup: known tags and attributes,
+    links to its own fragments only, no comment, exactly one CSP that fetches nothing."""
+    parser = _PageParser()
+    parser.feed(out)
+    parser.close()
+    page = parser.page
+    assert {t for t, _ in page.tags} <= PAGE_TAGS, {t for t, _ in page.tags} - PAGE_TAGS
+    attrs = {a for _, names in page.tags for a in names}
+    assert attrs <= PAGE_ATTRS, attrs - PAGE_ATTRS
+    assert all(re.fullmatch(r"#s[0-9]+", h) for h in page.hrefs), page.hrefs
+    assert not page.comments, page.comments
+    assert page.csp == [HTML_CSP], page.csp
+    assert out.startswith("<!DOCTYPE html>\n")
+    return page

@@ -15,6 +15,7 @@ from report_cases import (
     SUFFIX,
     html_tags,
     markdown_html,
+    parse_page,
     render,
     report_validator,
     sarif_validator,
@@ -143,6 +144,16 @@ def test_hostile_text_is_inert_in_every_format():
     failure_text = "".join(f.text or "" for f in root.iter("failure"))
     assert "</failure>" in failure_text and "<img src=x" in failure_text  # shown as text, parsed back
 
+    # html: only the page's own tags, attributes and links (parse_page); server text shown as sent, one line
+    page = parse_page(outs["html"])
+    assert one_line in page.text and "gone" + one_line in page.text  # the tools' section headings
+    for raw in ("<img", "<script", "<!--", "</failure>"):
+        assert raw not in outs["html"], raw
+    assert (
+        "&lt;img src=x onerror=alert(1)&gt;" in outs["html"] and "&lt;script&gt;alert(1)&lt;/script&gt;" in outs["html"]
+    )
+    assert any(one_line in block for block in page.text)  # the witness (the enum value) in its <pre>, decoded
+
 
 def test_hostile_probe_results_are_inert_in_every_format():
     """A probe whose tool name, results, tool error text and call ids are hostile: nothing renders, nothing
@@ -198,6 +209,9 @@ def test_hostile_probe_results_are_inert_in_every_format():
     log = json.loads(outs["sarif"])
     sarif_validator().validate(log)
     assert [a["location"]["uri"] for a in log["runs"][0]["artifacts"]] == ["calls.json"]
+    page = parse_page(outs["html"])
+    flat = inert(EVIL).replace("\t", "\\t").replace("\n", "\\n")
+    assert flat in page.text and "<img" not in outs["html"] and "<script" not in outs["html"]
     lines = outs["github"].splitlines()
     assert all(GH_LINE.match(line) for line in lines) and len(lines) == len(report.findings) + 1
     ET.fromstring(outs["junit"].encode("utf-8"))

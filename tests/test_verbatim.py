@@ -1,6 +1,7 @@
 """Server text is data, never a template: names, enum values, descriptions and patterns holding ``{``, ``}``,
 ``{V}``, ``%s``, ``\\1``, ``$1``, Markdown, HTML or ANSI come out of every format as they went in, escaped only by
-that format's own escaping, in both modes (hosts cached OLD, and hosts cached NEW)."""
+that format's own escaping, in both modes (hosts cached OLD, and hosts cached NEW). The HTML page, read by a
+parser as a browser reads it, shows the text as sent and holds no tag, attribute or link of the server's."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from report_cases import parse_page
 from runs import render, run_diff
 
 from mcp_schema_audit.engine import compare_schemas
 from mcp_schema_audit.engine.issue import short
+from mcp_schema_audit.report.escape import html_text, one_line
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape
 from mcp_schema_audit.report.model import detail
@@ -86,6 +89,8 @@ def _shown(report: Any, fmt: str, f: Any) -> str:
         return gh_data(detail(f))
     if fmt == "json":
         return f.message
+    if fmt == "html":  # the page's text as a browser shows it: one line, nothing hidden
+        return one_line(detail(f))
     return detail(f)
 
 
@@ -108,6 +113,8 @@ def _texts(out: str, fmt: str) -> str:
         return "\n".join(strings)
     if fmt == "junit":
         return "\n".join(e.text or "" for e in ET.fromstring(out).iter())
+    if fmt == "html":  # parse_page also checks that only the page's own tags, attributes and links are there
+        return parse_page(out).shown
     return out
 
 
@@ -134,7 +141,7 @@ def test_server_text_is_shown_verbatim_in_every_format_and_mode(name: str, value
                 f"{lead}property {value!r} is listed only by the cached v2 schema"
             )
             assert all(f.message.startswith(f"{lead}{name}: ") for f in report.findings)
-        for fmt in ("text", "json", "markdown", "sarif", "github", "junit"):
+        for fmt in ("text", "json", "markdown", "sarif", "github", "junit", "html"):
             out = render(report, fmt)
             shown = _texts(out, fmt)
             for f in report.findings:
@@ -144,6 +151,10 @@ def test_server_text_is_shown_verbatim_in_every_format_and_mode(name: str, value
                 if fmt == "sarif":
                     want = sarif_text(detail(f))
                 assert want in shown, (mode, fmt, f.rule, want)
+                if fmt == "html":  # in the source: html.escape'd, nothing else
+                    assert html_text(detail(f)) in out, (mode, f.rule)
+            if fmt == "html":  # the tool's name heads its section, as sent
+                assert one_line(name) in shown.splitlines(), (mode, name)
             if fmt == "json":  # the new description, as sent
                 assert {f["new"] for f in json.loads(out)["findings"] if f["rule"] == "tool-description-changed"} == {
                     text
