@@ -253,6 +253,7 @@ def write_outputs(result: Result) -> None:
         "report-dir": input_value("output-dir", "schema-audit-report"),
         "json-file": "",
         "markdown-file": "",
+        "html-file": "",
         "sarif-file": "",
         "snapshot": result.new_ref,
         "base-ref": result.base_revision,

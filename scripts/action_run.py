@@ -33,12 +33,12 @@ start-command), ``INPUT_CWD`` (relative to each side's checkout), ``INPUT_PROTOC
 ``INPUT_LABEL`` (default ``pr``). Diff options: ``INPUT_FAIL_ON``,
 ``INPUT_MODE``, ``INPUT_HOSTS`` and ``INPUT_SEVERITY`` (lists: commas or lines), ``INPUT_CONFIG``,
 ``INPUT_STORE``, ``INPUT_ARGS`` (more ``diff`` arguments, split like a shell). Outputs:
-``INPUT_OUTPUT_DIR`` (default ``schema-audit-report``; always ``schema-audit.json`` and
-``schema-audit.md`` there; with configurations, each one's files in ``<output-dir>/<name>/`` and a
-combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (more report files: ``sarif``,
-``junit``, ``text``, ``github``), ``INPUT_SARIF`` (``true`` → ``schema-audit.sarif``), ``INPUT_ANNOTATIONS``
-(``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``, default → the
-Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
+``INPUT_OUTPUT_DIR`` (default ``schema-audit-report``; always ``schema-audit.json``, ``schema-audit.md`` and
+``schema-audit.html`` (a self-contained page) there; with configurations, each one's files in
+``<output-dir>/<name>/`` and a combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (more
+report files: ``sarif``, ``junit``, ``text``, ``github``), ``INPUT_SARIF`` (``true`` → ``schema-audit.sarif``),
+``INPUT_ANNOTATIONS`` (``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``,
+default → the Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
 carries it, a failed gate passes. ``INPUT_POLICY`` (``base``, default, or ``pull-request``): whose
 configuration file decides the gate; by default the base revision's (read with ``git show``), the pull
@@ -51,8 +51,8 @@ true/yes/on/1 and false/no/off/0 in any case; every input is parsed before anyth
 is exit 2 with one ``::error::`` line naming it.
 
 Outputs (``$GITHUB_OUTPUT``): ``exit-code``, ``passed``, ``approved``, ``breaking``, ``warning``,
-``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``sarif-file`` (empty when not written),
-``junit-file``, ``text-file``, ``github-file`` (written with ``INPUT_FORMATS`` naming them),
+``info``, ``report-dir``, ``json-file``, ``markdown-file``, ``html-file``, ``sarif-file`` (empty when not
+written), ``junit-file``, ``text-file``, ``github-file`` (written with ``INPUT_FORMATS`` naming them),
 ``snapshot`` (NEW as given to ``diff``), ``base-ref`` (the commit captured as OLD, zero-setup only),
 ``base-snapshot`` (OLD as given to ``diff``), ``upload-sarif`` (``true`` when asked for). With configurations,
 ``json-file``, the other ``*-file`` outputs but ``markdown-file``/``sarif-file``, ``snapshot`` and
@@ -336,8 +336,11 @@ def _check(
     md_file = folder / "schema-audit.md"
     diff("markdown", md_file)
     checked.files["markdown-file"] = str(md_file)
+    html_file = folder / "schema-audit.html"  # the page people open from the uploaded artifact
+    diff("html", html_file)
+    checked.files["html-file"] = str(html_file)
     for fmt in dict.fromkeys(formats):
-        if fmt in ("json", "markdown"):
+        if fmt in ("json", "markdown", "html"):
             continue
         path = folder / f"schema-audit.{EXTRA_FORMATS[fmt]}"
         diff(fmt, path)

@@ -106,6 +106,10 @@ def test_breaking_change_fails_the_gate_with_summary_annotations_and_outputs(tmp
     data = json.loads((report_dir / "schema-audit.json").read_text(encoding="utf-8"))
     assert data["summary"] == {"breaking": 13, "warning": 0, "info": 1}
     assert (report_dir / "schema-audit.md").read_text(encoding="utf-8") in r.summary
+    # the page people open from the uploaded folder: always written, named by an output
+    page = (report_dir / "schema-audit.html").read_text(encoding="utf-8")
+    assert r.outputs["html-file"].endswith("schema-audit-report/schema-audit.html")
+    assert page.startswith("<!DOCTYPE html>") and "Gate failed (fail-on: breaking)" in page
     commands = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
     assert sum(ln.startswith("::error ") for ln in commands) == 13
     assert commands[-1].startswith("::notice title=schema-audit diff::")

@@ -153,6 +153,7 @@ def test_two_configurations_one_section_each(repo: dict[str, Any], tmp_path: Pat
         str(out / "http" / "schema-audit.json"),
     ]
     assert len(r.outputs["junit-file"].splitlines()) == 2 and len(r.outputs["base-snapshot"].splitlines()) == 2
+    assert r.outputs["html-file"].splitlines() == [str(out / n / "schema-audit.html") for n in ("stdio", "http")]
     assert (
         r.summary.startswith("### ❌ schema-audit: ")
         and "in 2 configurations — gate failed" in r.summary.splitlines()[0]
