@@ -255,7 +255,8 @@ def _grouped_sections(groups: dict[str, list[Any]], tools: set[str], cards: Any,
             f'<span class="muted">· {counts}</span></h3>\n' + "\n".join(cards(x) for x in items) + "\n</section>"
         )
     total = sum(len(v) for v in groups.values())
-    head = f'<section id="findings">\n<h2>Findings by tool ({total})</h2>'
+    what = "tool" if all(name in tools for name in groups) else "tool and item"
+    head = f'<section id="findings">\n<h2>Findings by {what} ({total})</h2>'
     nav = "<nav><ul>\n" + "\n".join(toc) + "\n</ul></nav>"
     return [head, nav, *sections, "</section>"]
 
