@@ -288,19 +288,21 @@ def probe_report(
     artifact: str | None = None,
     skipped: list[dict[str, str]] | None = None,
     auto: bool = False,
+    previous: Sequence[tuple[str, list[dict[str, Any]]]] = (),
 ) -> Report:
     """The probe report of call ``records`` made on the server whose listing is ``listing``: findings
     (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy, the calls
     summarized (each with ``checked``: its result was held against an outputSchema), run-level notes. When no
     call's result was checked, a ``probe-nothing-checked`` warning says why and what to do (``skipped``/``auto``:
     the tools ``--auto`` left out). ``artifact``: the calls file or recording that SARIF and GitHub annotations
-    point at."""
+    point at. ``previous``: the call records of ``cached`` versions given as probe recordings (``(label, calls)``):
+    a call that completed there and answers ``input_required`` now is ``probe-input-required-introduced``."""
     from mcp_schema_audit.probe import call_summary, check_records
     from mcp_schema_audit.probe.check import checked_calls, nothing_checked, result_notes
 
     checked = checked_calls(listing, records, cached)
     calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
-    findings = check_records(listing, records, cached)
+    findings = check_records(listing, records, cached, previous=previous)
     if not checked:
         findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
     result = judge(findings, settings)
