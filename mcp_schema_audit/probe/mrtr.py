@@ -9,7 +9,8 @@ each part of a form elicitation's ``requestedSchema`` outside the restricted sub
 ``deprecated-feature-used`` for requests of a Deprecated feature (Sampling, Roots).
 
 ``introduced_findings(records, previous)``: ``probe-input-required-introduced`` (breaking) for each call that
-answers ``input_required`` now while the same call (same id and tool, else same tool and arguments) completed in
+answers ``input_required`` now (or the -32021 MissingRequiredClientCapability error a server answers a client
+that has not declared the capability) while the same call (same id and tool, else same tool and arguments) completed in
 the recording of a cached version (``probe --against RECORDING``); it replaces that call's
 ``probe-input-required`` warning.
 """
@@ -141,19 +142,46 @@ def _same_call(record: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str,
     return next((c for c in calls if c.get("tool") == tool and canonical(c.get("arguments") or {}) == args), None)
 
 
+#: The JSON-RPC error a 2026-07-28 server answers when a call needs input the client has not declared.
+MISSING_CAPABILITY = -32021
+
+
+def _asks_input(record: dict[str, Any]) -> tuple[str, list[str], Any] | None:
+    """``(what the call answered, the capabilities it needs, the witness instance)`` for a call that asks the client
+    for input: an ``input_required`` result, or the ``MissingRequiredClientCapability`` error (-32021) a server
+    answers a client that has not declared what its input requests need (the TypeScript SDK v2's server does);
+    ``None`` for any other call."""
+    result, error = record.get("result"), record.get("error")
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        found = result.get("inputRequests")
+        requests: dict[str, Any] = found if isinstance(found, dict) else {}
+        methods = sorted({str(r.get("method")) for r in requests.values() if isinstance(r, dict)})
+        needs = sorted({METHODS.get(m, (m, ""))[0] for m in methods})
+        view = {k: result[k] for k in ("resultType", "inputRequests") if k in result}
+        return f"input_required ({', '.join(methods) or 'no requests'})", needs, view
+    if record.get("outcome") == "rpc-error" and isinstance(error, dict) and error.get("code") == MISSING_CAPABILITY:
+        data = error.get("data")
+        caps = data.get("requiredCapabilities") if isinstance(data, dict) else None
+        needs = sorted(str(k) for k in caps) if isinstance(caps, dict) else []
+        return f"MissingRequiredClientCapability ({MISSING_CAPABILITY})", needs, {"error": error}
+    return None
+
+
 def introduced_findings(
     records: list[dict[str, Any]], previous: list[tuple[str, list[dict[str, Any]]]]
 ) -> list[Finding]:
-    """``probe-input-required-introduced`` for each call of ``records`` answered ``input_required`` whose same call
+    """``probe-input-required-introduced`` for each call of ``records`` that asks the client for input
+    (``_asks_input``: ``input_required``, or the -32021 error for a client without the capability) whose same call
     (``_same_call``) completed in one step in a cached version's recording (``previous``: ``(its label, its call
-    records)``, oldest first). The witness is the new result (``resultType``, ``inputRequests``), ``call``, the
-    ``cohorts`` whose recordings completed it and ``before``: ``{cohort: that call's id}``."""
+    records)``, oldest first). The witness is the new answer (``resultType`` and ``inputRequests``, or the
+    ``error``), ``call``, the ``cohorts`` whose recordings completed it, ``before``: ``{cohort: that call's id}``
+    and ``needs`` (the client capabilities)."""
     from mcp_schema_audit.probe.check import cap_instance
 
     out = []
     for record in records:
-        result = record.get("result")
-        if not isinstance(result, dict) or result.get("resultType") != "input_required":
+        asked = _asks_input(record)
+        if asked is None:
             continue
         before = {}
         for label, calls in previous:
@@ -162,25 +190,22 @@ def introduced_findings(
                 before[label] = str(old.get("id"))
         if not before:
             continue
+        answered, needs, view = asked
         tool, call_id = str(record.get("tool")), str(record.get("id"))
-        found = result.get("inputRequests")
-        requests: dict[str, Any] = found if isinstance(found, dict) else {}
-        methods = sorted({str(r.get("method")) for r in requests.values() if isinstance(r, dict)})
-        needs = sorted({METHODS.get(m, (m, ""))[0] for m in methods})
         detail = Text.of(
-            "call {call} answered input_required ({methods}); the recording of {cohorts} shows it completing in one "
-            "step: hosts that do not declare {needs}, and clients before 2026-07-28, can no longer complete it",
+            "call {call} answered {answered}; the recording of {cohorts} shows it completing in one step: hosts "
+            "that do not declare {needs}, and clients before 2026-07-28, can no longer complete it",
             call=call_id,
-            methods=", ".join(methods) or "no requests",
+            answered=answered,
             cohorts=", ".join(before),
             needs=" or ".join(needs) or "the capabilities its requests need",
         )
-        view = {k: result[k] for k in ("resultType", "inputRequests") if k in result}
         instance, truncated = cap_instance(view)
         witness: dict[str, Any] = {
             "instance": instance,
             "accepted_by": "server",
-            "error": "MissingRequiredClientCapability (-32021) for a client without " + (" or ".join(needs) or "them"),
+            "error": f"MissingRequiredClientCapability ({MISSING_CAPABILITY}) for a client without "
+            + (" or ".join(needs) or "them"),
             "call": call_id,
             "calls": [call_id],
             "cohorts": list(before),
@@ -190,13 +215,14 @@ def introduced_findings(
         }
         if truncated:
             witness["truncated"] = True
+        pointer = "/resultType" if "resultType" in view else "/error/code"
         f = make_finding(
             "probe-input-required-introduced",
             tool,
-            "/resultType",
+            pointer,
             detail,
             "complete",
-            "input_required",
+            "input_required" if "resultType" in view else MISSING_CAPABILITY,
             witness=witness,
             delta=call_id,
         )

@@ -386,10 +386,11 @@ PROBE_RULES = [
         family="probe",
         title="Tool call newly answers input_required",
         rationale=(
-            "The same call completed in one step in the cached version's recording and now answers input_required: "
-            "a host that did not declare the capabilities its input requests need (elicitation, sampling, roots), "
+            "The same call completed in one step in the cached version's recording and now answers input_required "
+            "(or, to a client that has not declared the capability, the MissingRequiredClientCapability error): a "
+            "host that did not declare the capabilities its input requests need (elicitation, sampling, roots), "
             "or that speaks a revision before 2026-07-28, can no longer complete a call that worked for it. The "
-            "witness is the new result and the call the recording shows completing."
+            "witness is the new answer and the call the recording shows completing."
         ),
         before='call "f1" → {"resultType": "complete", "content": [{"type": "text", "text": "forwarded"}]}',
         after='call "f1" → {"resultType": "input_required", "inputRequests": {"confirm": {"method": '
