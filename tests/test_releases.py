@@ -434,3 +434,29 @@ def test_versions_that_cannot_be_judged_are_a_note() -> None:
     assert report.suggested_version is None and any("sent no serverInfo.version" in n for n in report.notes)
     odd = diff_report(_listing("main", ["a", "b"]), _listing("next", ["a"]), GATE)
     assert any("is not a version" in n for n in odd.notes) and odd.suggested_version is None
+
+
+def test_which_recorded_calls_count_as_the_same_call() -> None:
+    """A call is paired by id and tool, else by tool and arguments; only a complete answer there counts, and only an
+    input_required result or the -32021 error here."""
+    from mcp_schema_audit.probe.mrtr import introduced_findings
+
+    asks = {"resultType": "input_required", "inputRequests": {"r": {"method": "roots/list"}}}
+    done = {"content": [], "resultType": "complete"}
+    new = [
+        {"id": "x", "tool": "t", "arguments": {"a": 1}, "outcome": "result", "result": asks},
+        {"id": "y", "tool": "u", "arguments": {}, "outcome": "rpc-error", "error": {"code": -32021}},
+        {"id": "z", "tool": "v", "arguments": {}, "outcome": "rpc-error", "error": {"code": -32602}},
+    ]
+    old = [
+        {"id": "t#1", "tool": "t", "arguments": {"a": 1}, "outcome": "result", "result": done},  # same arguments
+        {"id": "y", "tool": "u", "arguments": {}, "outcome": "result", "result": {"content": [], "isError": True}},
+        {"id": "z", "tool": "v", "arguments": {}, "outcome": "result", "result": done},
+    ]
+    found = introduced_findings(new, [("v1", old)])
+    assert [(f.tool, f.witness["before"], f.witness["needs"]) for f in found] == [  # type: ignore[index]
+        ("t", {"v1": "t#1"}, ["roots"]),
+        ("u", {"v1": "y"}, []),
+    ]
+    assert not introduced_findings(new, [("v1", [{**old[0], "arguments": {"a": 2}}])])
+    assert not introduced_findings(new[:1], [("v1", [{**old[0], "outcome": "timeout"}])])
