@@ -247,9 +247,61 @@ def history_report(
         hist.findings[c.label] = result.findings
         hist.ignored += [(f, reason, c.label) for f, reason in result.ignored]
         hist.expired_ignores = result.expired
+    hist.steps, hist.suggested_version = release_steps(hist, settings, limits)
+    hist.version_gate = settings.version_gate == "semver"
     hist.fail_on = settings.fail_on
     hist.hosts = report_hosts(settings)
     return hist
+
+
+def release_steps(hist: History, settings: Settings, limits: RunLimits = RunLimits()) -> tuple[list[Any], str | None]:
+    """The version rules of a judged history, per release step: each pair of consecutive versions of the chain
+    (``hist.cohorts`` oldest first, then NEW) with ``--version-gate semver``, and the version NEW should carry after
+    the newest cohort: ``(steps, suggested version)``.
+
+    The step that releases NEW reuses the newest cohort's judged findings; its version findings are appended to
+    that cohort's (they count for the gate) and to ``hist.ignored``. Each earlier step is one more diff (policy
+    applied as to every cohort): its findings are reported in the step only, never gated (those releases are
+    out). Without the gate only the suggested version is computed (no diff). Raises ``RunTimeExceeded`` past
+    ``limits.time_budget``."""
+    from mcp_schema_audit.diff import diff_snapshots
+    from mcp_schema_audit.report.cohorts import ReleaseStep
+    from mcp_schema_audit.surfaces.versions import server_version, suggested_version, version_findings
+
+    if not hist.cohorts:
+        return [], None
+    newest = hist.cohorts[-1]
+    last = hist.findings[newest.label] + [f for f, _, c in hist.ignored if c == newest.label]
+    suggested = suggested_version(newest, hist.new, last)
+    if settings.version_gate != "semver":
+        return [], suggested
+    chain = [*hist.cohorts, hist.new]
+    steps = []
+    for old, new in zip(chain, chain[1:], strict=False):
+        gated = new is hist.new
+        if gated:
+            judged = last
+        else:
+            result = judge(diff_snapshots(old, new, limits, settings.server_validator), settings)
+            judged = result.findings + [f for f, _ in result.ignored]
+        found, notes = version_findings(old, new, judged)
+        checked = judge(found, settings, hosts=False)
+        if gated:
+            hist.notes += [n for n in notes if n not in hist.notes]
+            hist.findings[newest.label] += checked.findings
+            hist.ignored += [(f, reason, newest.label) for f, reason in checked.ignored]
+        step = ReleaseStep(
+            old.label,
+            new.label,
+            server_version(old),
+            server_version(new),
+            suggested_version(old, new, judged),
+            checked.findings,
+            notes,
+            gated,
+        )
+        steps.append(step)
+    return steps, suggested
 
 
 def lint_report(
@@ -288,19 +340,21 @@ def probe_report(
     artifact: str | None = None,
     skipped: list[dict[str, str]] | None = None,
     auto: bool = False,
+    previous: Sequence[tuple[str, list[dict[str, Any]]]] = (),
 ) -> Report:
     """The probe report of call ``records`` made on the server whose listing is ``listing``: findings
     (``probe.check_records`` against the listing and each ``cached`` snapshot), then policy, the calls
     summarized (each with ``checked``: its result was held against an outputSchema), run-level notes. When no
     call's result was checked, a ``probe-nothing-checked`` warning says why and what to do (``skipped``/``auto``:
     the tools ``--auto`` left out). ``artifact``: the calls file or recording that SARIF and GitHub annotations
-    point at."""
+    point at. ``previous``: the call records of ``cached`` versions given as probe recordings (``(label, calls)``):
+    a call that completed there and answers ``input_required`` now is ``probe-input-required-introduced``."""
     from mcp_schema_audit.probe import call_summary, check_records
     from mcp_schema_audit.probe.check import checked_calls, nothing_checked, result_notes
 
     checked = checked_calls(listing, records, cached)
     calls = [{**call_summary(r), "checked": str(r.get("id")) in checked} for r in records]
-    findings = check_records(listing, records, cached)
+    findings = check_records(listing, records, cached, previous=previous)
     if not checked:
         findings.append(nothing_checked(calls, skipped=skipped, auto=auto))
     result = judge(findings, settings)

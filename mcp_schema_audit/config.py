@@ -101,12 +101,12 @@ KEYS: tuple[Key, ...] = (
         doc="semver: hold NEW's serverInfo.version against the verdicts (a breaking change without a major bump, "
         "0.x a minor one, is version-bump-too-small; a change with the version unchanged is version-unchanged) "
         "and show the suggested version in the text and Markdown reports; off: only the JSON report's "
-        "suggested_version",
+        "suggested_version (history: per release step; only NEW's step is gated)",
         example='version_gate = "semver"',
         flag="--version-gate",
         choices=("off", "semver"),
         default="off",
-        commands=("diff", "check"),
+        commands=("diff", "history", "check"),
     ),
     Key(
         name="version_sources",

@@ -18,7 +18,13 @@ def is_git_ref(ref: str) -> bool:
 
 
 def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
-    """Load ``git:REF:PATH`` from the repository of the current folder.
+    """Load ``git:REF:PATH`` from the repository of the current folder. Raises ``InputError`` as
+    ``read_git_file`` does, and for content that is not an accepted snapshot form."""
+    return snapshot_from_data(parse_json_text(read_git_file(ref, timeout_s=timeout_s), ref), source=ref)
+
+
+def read_git_file(ref: str, *, timeout_s: float = 30.0) -> bytes:
+    """The bytes of the file ``git:REF:PATH`` names, from the repository of the current folder.
 
     Raises ``InputError`` (one line) when the spec is malformed, git is missing, the revision is
     unknown (with the fetch that brings it in: ``fetch-depth: 0``, or ``git fetch origin main`` for
@@ -76,7 +82,7 @@ def load_git_snapshot(ref: str, *, timeout_s: float = 30.0) -> Snapshot:
         raise InputError(f"{ref}: no file {path!r} at revision {rev!r}")
     if len(show.stdout) > MAX_INPUT_BYTES:
         raise InputError(f"{ref}: file is larger than {MAX_INPUT_BYTES} bytes")
-    return snapshot_from_data(parse_json_text(show.stdout, ref), source=ref)
+    return bytes(show.stdout)
 
 
 def fetch_source(rev: str, remotes: list[str]) -> tuple[str, str]:

@@ -269,6 +269,78 @@ def test_a_tool_that_starts_answering_input_required_over_streamable_http(http_s
     assert records[0]["result"]["resultType"] == "input_required" and found >= MRTR
 
 
+def _probe_cli(server: list[str], tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    calls = tmp_path / "calls.json"
+    calls.write_text('{"calls": [{"tool": "forward", "arguments": {"to": "a@example.com"}, "id": "f1"}]}')
+    return _cli("probe", "--calls", str(calls), "--protocol", PROTOCOL, *extra, *server, cwd=tmp_path)
+
+
+def _introduced(out: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    assert out.returncode == 1, out.stderr  # breaking: the gate fails
+    report = json.loads(out.stdout)
+    rules = [f["rule"] for f in report["findings"]]
+    # the call's probe-input-required warning is replaced by the breaking finding; the requestedSchema lint stays
+    assert "probe-input-required" not in rules and "probe-elicitation-schema-unsupported" in rules
+    return [f for f in report["findings"] if f["rule"] == "probe-input-required-introduced"]
+
+
+def _assert_introduced(found: list[dict[str, Any]], cohort: str) -> None:
+    assert len(found) == 1, found
+    f = found[0]
+    assert (f["tool"], f["severity"], f["pointer"]) == ("forward", "breaking", "/resultType")
+    w = f["witness"]
+    assert w["call"] == "f1" and w["cohorts"] == [cohort] and w["before"] == {cohort: "f1"}
+    assert w["instance"]["resultType"] == "input_required"
+    assert set(w["instance"]["inputRequests"]) == {"confirm", "summary"}
+    assert w["needs"] == ["elicitation", "sampling"] and "elicitation or sampling" in f["message"]
+
+
+def test_probe_against_a_recording_finds_a_call_that_newly_answers_input_required_over_stdio(tmp_path: Path) -> None:
+    """Release 1 (the python-sdk MCPServer) answers ``forward`` at once; release 2 returns the SDK's own
+    ``InputRequiredResult`` (2026-07-28 multi round-trip: the SDK emits the raw result itself). ``probe --against``
+    release 1's recording finds the change, with the new result and the call as witness."""
+
+    def server(v: int) -> list[str]:
+        return ["--", PYTHON, str(SERVER), "--version", str(v)]
+
+    first = _probe_cli(server(1), tmp_path, "--label", "r1", "--record", "r1.json")
+    assert first.returncode == 0, first.stderr
+    out = _probe_cli(server(2), tmp_path, "--label", "r2", "--against", "r1.json", "--format", "json")
+    _assert_introduced(_introduced(out), "r1")
+    # a recording of release 2 replayed against release 1's: the same finding, without a server
+    _probe_cli(server(2), tmp_path, "--label", "r2", "--record", "r2.json")
+    replay = _cli("probe", "--replay", "r2.json", "--against", "r1.json", "--format", "json", cwd=tmp_path)
+    _assert_introduced(_introduced(replay), "r1")
+    # against release 1's snapshot (no calls recorded) there is nothing to compare: the warning stays
+    snap = _cli("snapshot", "--out", "r1.snap.json", "--label", "r1", "--protocol", PROTOCOL, *server(1), cwd=tmp_path)
+    assert snap.returncode == 0, snap.stderr
+    plain = _cli("probe", "--replay", "r2.json", "--against", "r1.snap.json", "--format", "json", cwd=tmp_path)
+    rules = {f["rule"] for f in json.loads(plain.stdout)["findings"]}
+    assert "probe-input-required" in rules and "probe-input-required-introduced" not in rules
+    # text names the rule and the cohort
+    text = _cli("probe", "--replay", "r2.json", "--against", "r1.json", cwd=tmp_path)
+    assert text.returncode == 1 and "probe-input-required-introduced" in text.stdout and "r1" in text.stdout
+
+
+def test_probe_against_a_recording_finds_a_call_that_newly_answers_input_required_over_http(
+    http_server_factory: Any, tmp_path: Path
+) -> None:
+    servers = {
+        v: http_server_factory(lambda port, v=v: [PYTHON, str(SERVER), "--version", str(v), "--http", str(port)])
+        for v in (1, 2)
+    }
+    first = _probe_cli(["--url", servers[1].url("/mcp")], tmp_path, "--label", "r1", "--record", "r1.json")
+    assert first.returncode == 0, first.stderr
+    out = _probe_cli(["--url", servers[2].url("/mcp")], tmp_path, "--against", "r1.json", "--format", "json")
+    _assert_introduced(_introduced(out), "r1")
+
+
+def test_diff_names_a_recording_given_as_a_snapshot(tmp_path: Path) -> None:
+    (tmp_path / "rec.json").write_text(json.dumps({"format": "schema-audit/probe-recording", "tools": []}))
+    out = _cli("diff", "rec.json", "rec.json", cwd=tmp_path)
+    assert out.returncode == 2 and "is a probe recording" in out.stderr and "Traceback" not in out.stderr
+
+
 @pytest.mark.parametrize(
     ("schema", "problems"),
     [
@@ -362,3 +434,29 @@ def test_versions_that_cannot_be_judged_are_a_note() -> None:
     assert report.suggested_version is None and any("sent no serverInfo.version" in n for n in report.notes)
     odd = diff_report(_listing("main", ["a", "b"]), _listing("next", ["a"]), GATE)
     assert any("is not a version" in n for n in odd.notes) and odd.suggested_version is None
+
+
+def test_which_recorded_calls_count_as_the_same_call() -> None:
+    """A call is paired by id and tool, else by tool and arguments; only a complete answer there counts, and only an
+    input_required result or the -32021 error here."""
+    from mcp_schema_audit.probe.mrtr import introduced_findings
+
+    asks = {"resultType": "input_required", "inputRequests": {"r": {"method": "roots/list"}}}
+    done = {"content": [], "resultType": "complete"}
+    new = [
+        {"id": "x", "tool": "t", "arguments": {"a": 1}, "outcome": "result", "result": asks},
+        {"id": "y", "tool": "u", "arguments": {}, "outcome": "rpc-error", "error": {"code": -32021}},
+        {"id": "z", "tool": "v", "arguments": {}, "outcome": "rpc-error", "error": {"code": -32602}},
+    ]
+    old = [
+        {"id": "t#1", "tool": "t", "arguments": {"a": 1}, "outcome": "result", "result": done},  # same arguments
+        {"id": "y", "tool": "u", "arguments": {}, "outcome": "result", "result": {"content": [], "isError": True}},
+        {"id": "z", "tool": "v", "arguments": {}, "outcome": "result", "result": done},
+    ]
+    found = introduced_findings(new, [("v1", old)])
+    assert [(f.tool, f.witness["before"], f.witness["needs"]) for f in found] == [  # type: ignore[index]
+        ("t", {"v1": "t#1"}, ["roots"]),
+        ("u", {"v1": "y"}, []),
+    ]
+    assert not introduced_findings(new, [("v1", [{**old[0], "arguments": {"a": 2}}])])
+    assert not introduced_findings(new[:1], [("v1", [{**old[0], "outcome": "timeout"}])])

@@ -145,6 +145,7 @@ def history(
     traffic: params.Traffic = None,
     traffic_threshold: params.TrafficThreshold = None,
     jobs: params.Jobs = None,
+    version_gate: params.VersionGate = None,
 ) -> None:
     from mcp_schema_audit.audit import history_report
 

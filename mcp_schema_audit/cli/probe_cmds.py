@@ -15,7 +15,7 @@ import typer
 
 from mcp_schema_audit.cli import params, source
 from mcp_schema_audit.cli.app import command, run_started
-from mcp_schema_audit.cli.common import err, gate_exit, load_ref, quiet_sdk_logs, render_for, settings_of, write_output
+from mcp_schema_audit.cli.common import err, gate_exit, quiet_sdk_logs, render_for, settings_of, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
 from mcp_schema_audit.report.formats import formats_help
 from mcp_schema_audit.vocabulary import UNMADE_OUTCOMES
@@ -38,6 +38,7 @@ Examples:
   schema-audit probe --auto --dry-run --url http://127.0.0.1:8000/mcp
   schema-audit probe --calls probe-calls.json --against v0.2.5 --record run.json -- python server.py
   schema-audit probe --replay run.json --against v0.2.6 --format markdown
+  schema-audit probe --calls probe-calls.json --against v1-run.json -- python server.py
 """
 
 Calls = Annotated[
@@ -70,7 +71,9 @@ Against = Annotated[
         "--against",
         metavar="SNAPSHOT",
         help="A cached version to check every real result against, as "
-        "hosts holding it would: a store label, a snapshot file or git:REF:PATH (repeatable).",
+        "hosts holding it would: a store label, a snapshot file or git:REF:PATH (repeatable). A probe recording "
+        "(--record) of that version also compares its calls: one that completed there and answers "
+        "input_required now is breaking.",
     ),
 ]
 Record = Annotated[
@@ -188,7 +191,7 @@ def probe(
     settings = settings_of(options, formats=("text", "json") if dry_run else None, config_format=not dry_run)
     server, run = source.ServerSource.of(options), ProbeRun.of(options)
     _check(run, server)
-    report = _probe_report(run, server, [load_ref(ref, settings.store) for ref in against or []], settings, output)
+    report = _probe_report(run, server, _against(against or [], settings.store), settings, output)
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 
@@ -218,14 +221,34 @@ def _check(run: ProbeRun, server: source.ServerSource) -> None:
         check_label(run.label)
 
 
+def _against(refs: list[str], store: Path) -> tuple[list[Any], list[tuple[str, list[dict[str, Any]]]]]:
+    """The ``--against`` versions (``probe.recording.load_against``): their snapshots, and the call records of those
+    given as probe recordings, by label."""
+    from mcp_schema_audit.probe.recording import load_against
+
+    cached, previous = [], []
+    for ref in refs:
+        snap, calls = load_against(ref, store)
+        cached.append(snap)
+        if calls is not None:
+            previous.append((snap.label, calls))
+    return cached, previous
+
+
 def _probe_report(
-    run: ProbeRun, server: source.ServerSource, cached: list[Any], settings: Any, output: str | None
+    run: ProbeRun,
+    server: source.ServerSource,
+    against: tuple[list[Any], list[tuple[str, list[dict[str, Any]]]]],
+    settings: Any,
+    output: str | None,
 ) -> Any:
     """The judged probe: the call records of a replay or of a live run (``--dry-run`` prints the plan and ends the
-    run with exit 0 here), then ``audit.probe_report``; one line on stderr of what was made and checked."""
+    run with exit 0 here), then ``audit.probe_report`` against ``against`` (``_against``); one line on stderr of
+    what was made and checked."""
     from mcp_schema_audit.audit import probe_report
     from mcp_schema_audit.probe.plan import load_calls_file
 
+    cached, previous = against
     labels = [c.label for c in cached]
     if len(set(labels)) != len(labels):
         twice = sorted({x for x in labels if labels.count(x) > 1})
@@ -249,6 +272,7 @@ def _probe_report(
         artifact=artifact,
         skipped=None if run.replay is not None else skipped,
         auto=run.auto,
+        previous=previous,
     )
     made = sum(1 for c in report.calls if c.get("outcome") not in UNMADE_OUTCOMES)
     checked = sum(1 for c in report.calls if c.get("checked"))

@@ -12,6 +12,7 @@ the same problem at the same place (``witness.calls``).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from mcp_schema_audit.probe.hosts import (
     judged_profiles,
     wire_verdict,
 )
-from mcp_schema_audit.probe.mrtr import input_required_findings
+from mcp_schema_audit.probe.mrtr import input_required_findings, introduced_findings
 from mcp_schema_audit.probe.text import text_verdict
 from mcp_schema_audit.schema import HOST_PROFILES, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot
@@ -87,6 +88,7 @@ def check_records(
     outcomes: bool = True,
     text_check: bool = True,
     protocol: str | None = None,
+    previous: Sequence[tuple[str, list[dict[str, Any]]]] = (),
 ) -> list[Finding]:
     """Findings for the call ``records`` (``call_record`` shapes, call order) of the server whose listing is
     ``served``, against the tools' own ``outputSchema`` in ``served`` and each cached version in ``cached``
@@ -96,7 +98,10 @@ def check_records(
     findings (tool errors, JSON-RPC errors, timeouts, oversized results) and ``text_check`` the
     ``result-text-missing`` warnings (never for a text the SDK rendered: ``probe.text``). Results are judged in
     the protocol era of the connection they came on: ``protocol`` (a recording's), else ``served``'s
-    (``hosts.judged_profiles``). Returns findings sorted by (tool, direction, pointer, rule).
+    (``hosts.judged_profiles``). ``previous``: the call records of cached versions' recordings (``(label,
+    calls)``): a call answered ``input_required`` that completed there is ``probe-input-required-introduced``
+    (``mrtr.introduced_findings``) instead of a ``probe-input-required`` warning. Returns findings sorted by
+    (tool, direction, pointer, rule).
     """
     modern = modern_protocol(protocol or served.protocol_version)
     tools = served.tool_map()
@@ -156,6 +161,9 @@ def check_records(
             if why:
                 text_missing.setdefault(tool, []).append((call_id, why))
     out += [_finding(g, source) for g in groups.values()]
+    introduced = introduced_findings(records, list(previous)) if outcomes else []
+    covered = {f.delta for f in introduced}
+    out = [f for f in out if not (f.rule == "probe-input-required" and f.delta in covered)] + introduced
     for tool, calls in text_missing.items():
         ids = [c for c, _ in calls]
         out.append(

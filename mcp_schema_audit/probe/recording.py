@@ -79,8 +79,40 @@ def write_recording(recording: Recording, path: Path) -> None:
 def load_recording(path: Path) -> Recording:
     """Read a recording written by ``--record``. Raises ``InputError`` for a file that is not one (wrong
     ``format``, an unsupported ``format_version``, a tool list that cannot be paired, malformed calls)."""
-    data = read_json_file(path)
-    source = str(path)
+    return recording_from_data(read_json_file(path), str(path), path.stem)
+
+
+def is_recording(data: Any) -> bool:
+    """True for parsed JSON that says it is a probe recording (``format``)."""
+    return isinstance(data, dict) and data.get("format") == FORMAT_ID
+
+
+def load_against(ref: str, store: Path) -> tuple[Snapshot, list[dict[str, Any]] | None]:
+    """What ``probe --against REF`` names: ``(snapshot, None)`` for a store label, a snapshot or tools/list file
+    or ``git:REF:PATH``; ``(the recording's listing, its call records)`` for a probe recording (a file or
+    ``git:REF:PATH``). Raises ``InputError``/``UsageError`` as ``load_snapshot``/``load_git_snapshot`` do."""
+    from mcp_schema_audit.gitref import is_git_ref, read_git_file
+    from mcp_schema_audit.snapshot import load_snapshot, parse_json_text, read_file_bytes, snapshot_from_data
+
+    if is_git_ref(ref):
+        text = read_git_file(ref)
+    elif Path(ref).is_file():
+        text = read_file_bytes(Path(ref))
+    else:
+        return load_snapshot(ref, store=store), None
+    data = parse_json_text(text, ref)
+    if is_recording(data):
+        rec = recording_from_data(data, ref, Path(ref.rsplit(":", 1)[-1]).stem)
+        return rec.snapshot, rec.calls
+    snap = snapshot_from_data(data, source=ref)
+    if not is_git_ref(ref):
+        snap.keep_file_text(text)
+    return snap, None
+
+
+def recording_from_data(data: Any, source: str, stem: str) -> Recording:
+    """The recording that parsed JSON ``data`` (read from ``source``; ``stem``: the label when it has none) holds.
+    Raises ``InputError`` as ``load_recording``."""
     if not isinstance(data, dict) or data.get("format") != FORMAT_ID:
         raise InputError(f"{source}: not a probe recording (written by 'schema-audit probe --record FILE')")
     if data.get("format_version") != FORMAT_VERSION:
@@ -104,7 +136,7 @@ def load_recording(path: Path) -> Recording:
             raise InputError(f"{source}: calls[{i}]: unknown outcome {call.get('outcome')!r}")
         if call["outcome"] == "result" and not isinstance(call.get("result"), dict):
             raise InputError(f"{source}: calls[{i}]: a 'result' outcome needs a result object")
-    label = named if isinstance(named := data.get("label"), str) and named else path.stem
+    label = named if isinstance(named := data.get("label"), str) and named else stem
     proto = data.get("protocol_version")
     snap = Snapshot(
         label=label,

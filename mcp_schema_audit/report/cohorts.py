@@ -38,6 +38,50 @@ class Conflict:
 
 
 @dataclass
+class ReleaseStep:
+    """One release in a history's chain of versions (the cohorts oldest first, then NEW): ``old`` → ``new`` (labels),
+    the ``serverInfo.version`` each sent, the version ``new`` should have carried for the step's findings
+    (``surfaces.versions.suggested_version``), the version findings of the step after policy (``--version-gate
+    semver``) and the notes on versions that were not judged. ``gated``: the step that releases NEW (its findings
+    are also among the newest cohort's and count for the gate); the steps before it were released already and are
+    reported only."""
+
+    old: str
+    new: str
+    old_version: str | None
+    new_version: str | None
+    suggested_version: str | None
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    gated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: ``old``, ``new``, ``old_version``, ``new_version``, ``suggested_version``, ``gated``,
+        ``findings`` (finding JSON) and ``notes``."""
+        return {
+            "old": self.old,
+            "new": self.new,
+            "old_version": self.old_version,
+            "new_version": self.new_version,
+            "suggested_version": self.suggested_version,
+            "gated": self.gated,
+            "findings": [f.to_json() for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+    def line(self) -> str:
+        """``r1 -> r2: 1.0.0 -> 1.1.0, suggested 2.0.0: version-bump-too-small (breaking)`` (raw text: labels and
+        versions are the server's)."""
+        found = ", ".join(f"{f.rule} ({f.severity})" for f in self.findings) or "no version finding"
+        return (
+            f"{self.old} -> {self.new}: {self.old_version or 'no version'} -> {self.new_version or 'no version'}, "
+            f"suggested {self.suggested_version or 'none'}: {found}"
+            + ("" if self.gated else " (released: reported, not gated)")
+            + "".join(f"; {n}" for n in self.notes)
+        )
+
+
+@dataclass
 class History:
     """NEW checked against each cohort. ``cohorts`` oldest first; ``findings[label]`` per cohort (after policy)."""
 
@@ -57,6 +101,11 @@ class History:
     expired_ignores: list[dict[str, Any]] = field(default_factory=list)
     #: what the report is, for the format registry (``Report.kind`` is diff, lint or probe)
     kind: str = "history"
+    #: the release steps, oldest first (``--version-gate semver``; ``audit.history_report``)
+    steps: list[ReleaseStep] = field(default_factory=list)
+    #: the version NEW should carry after the newest cohort (``surfaces.versions.suggested_version``)
+    suggested_version: str | None = None
+    version_gate: bool = False  #: ``--version-gate semver``: the steps are judged and shown
 
     @property
     def passed(self) -> bool:

@@ -30,7 +30,9 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
 def history_json(hist: History) -> dict[str, Any]:
     """The JSON form of a history run: ``kind`` (``"history"``), ``new``, ``cohorts`` (each with its summary and
     findings), ``findings`` (each finding once, with the cohorts it occurs in: ``GroupedFinding.to_json``),
-    ``matrix``, ``conflicts``, ``notes`` and ``gate``; when the config's policy suppressed findings, ``ignored``
+    ``matrix``, ``conflicts``, ``notes`` and ``gate``; ``suggested_version`` (after the newest cohort) when it sent
+    a version; with ``--version-gate semver``, ``steps`` (``ReleaseStep.to_json``, oldest first); when the config's
+    policy suppressed findings, ``ignored``
     (each with its ``reason`` and the ``cohort`` it was found against), and ``expired_ignores`` when entries
     expired."""
     out = {
@@ -57,6 +59,10 @@ def history_json(hist: History) -> dict[str, Any]:
     }
     if hist.server_validators:
         out["server_validators"] = [dict(v) for v in hist.server_validators]
+    if hist.suggested_version is not None:
+        out["suggested_version"] = hist.suggested_version
+    if hist.version_gate:
+        out["steps"] = [step.to_json() for step in hist.steps]
     if hist.ignored:
         out["ignored"] = [{"finding": f.to_json(), "reason": r, "cohort": c} for f, r, c in hist.ignored]
     if hist.expired_ignores:
@@ -214,6 +220,40 @@ def history_json_schema() -> dict[str, Any]:
                 },
             },
             "expired_ignores": {**props["expired_ignores"], "description": "Present when ignore entries expired."},
+            "suggested_version": {
+                "type": "string",
+                "description": "The version NEW should carry after the newest cached version, for the findings "
+                "against it (absent when that version sent no parsable serverInfo.version).",
+            },
+            "steps": {
+                "type": "array",
+                "description": "With --version-gate semver: each release step of the chain (the cached versions "
+                "oldest first, then NEW) with its version findings; only the step that releases NEW (gated) "
+                "counts for the gate, its findings are also the newest cohort's.",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "old",
+                        "new",
+                        "old_version",
+                        "new_version",
+                        "suggested_version",
+                        "gated",
+                        "findings",
+                        "notes",
+                    ],
+                    "properties": {
+                        "old": {"type": "string"},
+                        "new": {"type": "string"},
+                        "old_version": {"type": ["string", "null"]},
+                        "new_version": {"type": ["string", "null"]},
+                        "suggested_version": {"type": ["string", "null"]},
+                        "gated": {"type": "boolean"},
+                        "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
+                        "notes": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
+            },
         },
         "$defs": report["$defs"],
     }

@@ -427,6 +427,23 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
             )
         if not add("\n".join(lines)):
             hidden += len(hist.conflicts)
+    if hist.version_gate and hist.steps:
+        table = [
+            "#### Release steps (version gate)",
+            "",
+            "| step | serverInfo.version | suggested | version findings |",
+            "| --- | --- | --- | --- |",
+        ]
+        for step in hist.steps:
+            found = ", ".join(f"{_ICON[f.severity]} `{f.rule}`" for f in step.findings) or "none"
+            when = "" if step.gated else " (released: not gated)"
+            table.append(
+                f"| {md_escape(step.old)} → {md_escape(step.new)}{when} | "
+                f"{md_escape(step.old_version or 'none')} → {md_escape(step.new_version or 'none')} | "
+                f"{md_escape(step.suggested_version or 'none')} | {found} |"
+            )
+        if not add("\n".join(table)):
+            hidden += len(hist.steps)
 
     def item(g: GroupedFinding, shown: tuple[str, ...]) -> str:
         rule = RULES.get(g.rule)

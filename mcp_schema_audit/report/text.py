@@ -176,6 +176,9 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
                 f"cache {tx(json.dumps(c.values, ensure_ascii=False))}; {every} accept only "
                 f"{tx(json.dumps(c.common, ensure_ascii=False))}"
             )
+    if hist.version_gate and hist.steps:
+        lines += ["", "Release steps (--version-gate semver; oldest first):"]
+        lines += [f"  {tx(step.line())}" for step in hist.steps]
     shown = [g for g in hist.grouped() if g.severity in ("breaking", "warning")]
     lines.append("")
     if shown:

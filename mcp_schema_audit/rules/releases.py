@@ -380,6 +380,29 @@ PROBE_RULES = [
         fix="complete the call without input when the client did not declare the capability, or add a new tool",
     ),
     Rule(
+        id="probe-input-required-introduced",
+        direction="tool",
+        severity="breaking",
+        family="probe",
+        title="Tool call newly answers input_required",
+        rationale=(
+            "The same call completed in one step in the cached version's recording and now answers input_required "
+            "(or, to a client that has not declared the capability, the MissingRequiredClientCapability error): a "
+            "host that did not declare the capabilities its input requests need (elicitation, sampling, roots), "
+            "or that speaks a revision before 2026-07-28, can no longer complete a call that worked for it. The "
+            "witness is the new answer and the call the recording shows completing."
+        ),
+        before='call "f1" → {"resultType": "complete", "content": [{"type": "text", "text": "forwarded"}]}',
+        after='call "f1" → {"resultType": "input_required", "inputRequests": {"confirm": {"method": '
+        '"elicitation/create"}}}',
+        error="MissingRequiredClientCapability (-32021), or a call that never completes",
+        source=SPEC_MRTR,
+        fix=(
+            "complete the call without input when the client did not declare the capability (the input stays "
+            "optional), or ask for it in a new tool and keep the old one"
+        ),
+    ),
+    Rule(
         id="probe-elicitation-schema-unsupported",
         direction="tool",
         severity="warning",

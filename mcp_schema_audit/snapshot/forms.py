@@ -176,6 +176,11 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
             source=source,
             **sections,
         )
+    if data.get("format") == "schema-audit/probe-recording":
+        raise InputError(
+            f"{source}: is a probe recording, not a snapshot",
+            hint="diff and history read a recording with --samples or --traffic; probe with --replay or --against",
+        )
     if "format" in data and isinstance(data.get("format"), str) and data["format"].startswith("schema-audit/"):
         raise InputError(f"{source}: unknown format {data['format']!r}")
     if "error" in data and "result" not in data and "tools" not in data:
