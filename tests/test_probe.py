@@ -743,3 +743,12 @@ def test_cached_rejections_of_a_tool_without_an_output_schema_never_claim_one(wo
     ) in r.stdout
     assert "sent by live (scenario 1.0.0) in call wire, rejected by the SDK clients (" in r.stdout
     assert "before any outputSchema" in r.stdout
+
+
+@pytest.mark.live
+def test_the_auto_advice_for_examples_holds_on_pydantic(tmp_path: Path):
+    """The advice's pydantic spelling, ``Field(examples=[…])``, on a real ``MCPServer``: the required argument is
+    filled from its example and the read-only tool called (zod's spellings: tests/test_server_validators.py)."""
+    r = cli("probe", "--auto", "--", PYTHON, str(SERVERS / "pydantic_examples_server.py"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "1 call made, 1 checked against an outputSchema; --auto left out 0 tools" in r.stderr, r.stderr
