@@ -85,6 +85,8 @@ class Finding:
     #: with ``--traffic``, for a tool finding: ``{"calls": M, "affected": N}``, the recorded calls of its tool
     #: and direction and how many of them the change breaks (``traffic.count``), else None
     traffic: dict[str, int] | None = None
+    #: this finding's own fix when the rule's is generic (a host rule's portable spelling), else ``""``
+    remedy: str = ""
 
     def __post_init__(self) -> None:
         if self.surface == "tool" and not self.name:
@@ -174,7 +176,10 @@ class Finding:
 
     @property
     def fix(self) -> str:
-        """How to ship this change without breaking cached hosts (the rule's ``fix``; ``""`` if it has none)."""
+        """How to ship this change without breaking cached hosts: the finding's own ``remedy`` when it has one,
+        else the rule's ``fix`` (``""`` if it has none)."""
+        if self.remedy:
+            return self.remedy
         rule = RULES.get(self.rule)
         return rule.fix if rule is not None else ""
 

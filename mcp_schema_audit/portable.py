@@ -35,14 +35,23 @@ def verdicts(snap: Snapshot, hosts: Sequence[str]) -> dict[str, list[Verdict]]:
     return judge_listing(snap.tools, hosts, name if isinstance(name, str) else "")
 
 
-def _words(rule: HostRule, hit: Hit, hosts: list[str], state: str, spelled: str | None = None) -> str:
+#: Where a host rule's behaviour is known from, in words (``HostRule.evidence``)
+_EVIDENCE_WORDS = {
+    "code": "seen in the provider's code",
+    "docs": "per the provider's documentation",
+    "issue": "per a public issue",
+}
+
+
+def _words(rule: HostRule, hit: Hit, hosts: list[str], state: str) -> str:
+    """What the host does with the tool (raw text): the state, the hosts, the parameter, the rule's words, the
+    host rule and where its behaviour is known from; the portable spelling is the finding's fix (``_remedy``)."""
     where = f"parameter {hit.parameter!r}: " if hit.parameter else ""
-    text = f"{state} on {', '.join(hosts)}: {where}{hit.words} ({rule.id}; {rule.evidence})"
+    known = _EVIDENCE_WORDS.get(rule.evidence, rule.evidence)
+    text = f"{state} on {', '.join(hosts)}: {where}{hit.words} (host rule {rule.id}, {known})"
     if rule.effect == "fails-listing":
         text += "; the host fails its whole tool listing, every tool of the server with it"
-    if spelled:
-        return text + f"; portable spelling, equivalent under the SDK profiles: {spelled}"
-    return text + (f"; portable: {rule.fix}" if rule.fix else "")
+    return text
 
 
 def spelled(tool: dict[str, Any] | None, rule: HostRule, hit: Hit, hosts: list[str]) -> str | None:
@@ -86,6 +95,15 @@ def _grouped(found: dict[str, list[Verdict]]) -> dict[tuple[str, str, str], tupl
     return out
 
 
+def _remedy(rule: HostRule, spelled: str | None) -> str:
+    """The finding's fix: the portable spelling the engine checked (``spelled``), else the host rule's own fix,
+    with where the rule is described."""
+    where = f"(host rule {rule.id} in docs/hosts.md)"
+    if spelled:
+        return f"use the portable spelling {spelled}, equivalent under the SDK profiles {where}"
+    return f"{rule.fix} {where}" if rule.fix else f"see {where[1:-1]}"
+
+
 def _finding(
     rule_id: str,
     tool: dict[str, Any] | None,
@@ -97,9 +115,11 @@ def _finding(
     delta: str | None = None,
 ) -> Finding:
     fix = spelled(tool, rule, hit, hosts) if rule_id != "host-usable-again" else None
-    words = _words(rule, hit, hosts, state, fix)
+    words = _words(rule, hit, hosts, state)
     f = make_finding(rule_id, name, hit.pointer, words, None, hit.keyword, delta=delta or rule.id)
     f.hosts = list(hosts)
+    if rule_id != "host-usable-again":
+        f.remedy = _remedy(rule, fix)
     if f.severity == "breaking" and tool is not None:
         instance = {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool}
         f.witness = {

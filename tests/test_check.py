@@ -142,7 +142,10 @@ def test_check_against_a_stored_snapshot(tmp_path: Path):
         (["--base-ref", "main"], "give the current server"),
         (["--base-ref", "main", "--head-command", "a", "--", "b"], "give the current server once"),
         (["--base-ref", "main", "--base", "x.json", "--", "b"], "(got --base-ref and --base)"),
-        (["--base-ref", "no-such-rev", "--", "b"], "revision 'no-such-rev' not found"),
+        (
+            ["--base-ref", "no-such-rev", "--", "b"],
+            "--base-ref: revision 'no-such-rev' not found in this repository (fetch it first: git fetch)",
+        ),
         (["--base-ref", "main", "--url", "http://127.0.0.1:9/mcp"], "give start-command"),
         (["--base-command", "a", "--start-command", "s", "--", "b"], "--start-command starts the --url/--sse server"),
         (["--base-command", "'unclosed", "--", "b"], "--base-command: No closing quotation"),
@@ -153,6 +156,19 @@ def test_check_usage_errors_are_one_line_exit_2(repo: dict[str, Any], args: list
     assert r.returncode == 2, r.stderr
     assert message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
+def test_check_base_ref_outside_a_git_repository_says_so(tmp_path: Path):
+    """Outside a git work tree the line says that, and names check's own options (not the Action's input or
+    actions/checkout's fetch-depth)."""
+    folder = tmp_path / "not-a-repo"
+    folder.mkdir()
+    r = cli("check", "--base-ref", "main", "--", "b", cwd=folder)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"schema-audit: error: not a git repository: {folder} (--base-ref needs the server's git checkout: run it "
+        "there, or give the base with --base SNAPSHOT)"
+    ]
 
 
 def test_a_failing_build_is_exit_3_with_the_error_line(repo: dict[str, Any]):

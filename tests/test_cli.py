@@ -383,3 +383,17 @@ def test_progress_bar_on_a_terminal_only(tmp_path: Path):
     assert code == 1 and b"comparing tools" in err and b"120/120" in err, err[-400:]
     plain = cli(*args)
     assert plain.returncode == 1 and plain.stderr == "" and plain.stdout == tty_out
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_help_ends_with_the_commands_exit_codes(command: str):
+    """Every command's ``--help`` ends with its exit codes, each one a code of docs/cli.md's table (or, for
+    ``record``, the server's own status)."""
+    out = " ".join(cli(command, "--help").stdout.split())
+    tail = out.rsplit("Exit codes: ", 1)
+    assert len(tail) == 2, out
+    codes = set(re.findall(r"(?:^|; )(\d+)(?:/\d+)? ", tail[1]))
+    documented = set(re.findall(r"^\| (\d+)", (ROOT / "docs" / "cli.md").read_text(), re.M))
+    assert codes and codes <= documented | {"128"}, (command, codes)
+    gated = {"diff", "history", "lint", "probe", "check"}
+    assert ("1 the gate failed" in tail[1]) == (command in gated), (command, tail[1])

@@ -396,6 +396,27 @@ def test_a_server_command_without_the_double_dash_says_where_it_goes(tmp_path: P
     assert "No such option: --bogus" in line and "snapshot --help'" in line and "goes after --" not in line
 
 
+@pytest.mark.parametrize(
+    ("flag", "suggested"),
+    [
+        ("--bogus", None),
+        ("--fail-onn", "--fail-on"),
+        ("--jbs", "--jobs"),
+        ("--formt", "--format"),
+        ("--fail", "--fail-on"),
+    ],
+)
+def test_an_unknown_option_suggests_only_close_names(tmp_path: Path, flag: str, suggested: str | None):
+    """Suggestions come from the command's own options compared without their dashes: ``--bogus`` is close to
+    none of diff's (click offered ``--host, --jobs, --out``), a typo gets its option."""
+    line = error_line(cli("diff", flag, "x", "a.json", "b.json", cwd=tmp_path), 2)
+    assert f"No such option: {flag}" in line and "Possible options" not in line, line
+    if suggested is None:
+        assert "did you mean" not in line, line
+    else:
+        assert f"(did you mean {suggested}?)" in line, line
+
+
 @pytest.mark.live
 def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path):
     """What the server wrote on stdout is the clue, not "(no stderr output)".

@@ -107,10 +107,19 @@ def test_diff_names_the_hosts_each_regression_holds_on(releases: Path) -> None:
     found = {(f["rule"], f["tool"], f["pointer"]): f for f in report["findings"] if f["rule"].startswith("host-")}
     closed = found[("host-newly-unusable", "search", "/additionalProperties")]
     assert closed["hosts"] == ["gemini"] and closed["severity"] == "breaking"
-    assert "whole tool listing" in closed["message"] and "portable:" in closed["message"]
+    assert (
+        "whole tool listing" in closed["message"]
+        and "(host rule gemini-boolean-schema, seen in the provider's code)" in closed["message"]
+    )
+    assert (
+        closed["fix"].startswith("leave additionalProperties out")
+        and "gemini-boolean-schema in docs/hosts.md" in closed["fix"]
+    )
     union = found[("host-newly-unusable", "lookup", "/properties/id/anyOf")]
     assert union["hosts"] == ["cursor"]
-    assert 'portable spelling, equivalent under the SDK profiles: {"type":["string","integer"]}' in union["message"]
+    assert union["fix"].startswith(
+        'use the portable spelling {"type":["string","integer"]}, equivalent under the SDK profiles'
+    )
     # stats is lost with the listing search now fails on Gemini, and lookup on Cursor (its own schema got more
     # portable): one finding per host, each naming its culprit
     lost = {f["hosts"][0]: f for f in report["findings"] if f["tool"] == "stats" and f["rule"] == "host-newly-unusable"}

@@ -654,7 +654,9 @@ def test_auto_with_no_eligible_tool_warns_that_nothing_was_checked(work: Path) -
     server = ["--", PYTHON, str(SCENARIO_SERVER), "--scenario", "none.json", "--log", str(work / "none.log")]
     r = cli("probe", "--auto", *server, cwd=work)
     assert r.returncode == 0, r.stderr  # a warning: the gate (breaking) passes, but not silently
-    assert r.stdout.startswith("schema-audit probe: live (scenario 1.0.0), 0 calls made, 0 checked"), r.stdout
+    assert r.stdout.startswith(
+        "schema-audit probe: live (scenario 1.0.0), 0 calls made, none checked against an outputSchema"
+    ), r.stdout
     assert "warning  probe run (root)  [probe-nothing-checked]" in r.stdout and "No findings" not in r.stdout
     assert "0 calls planned, 0 made, 0 failed" in r.stdout
     assert "writer: not annotated readOnlyHint: true" in r.stdout and "needs: required argument 'id'" in r.stdout
@@ -697,7 +699,7 @@ def test_probe_whose_calls_all_fail_or_have_no_schema_warns(work: Path) -> None:
     assert "1 result of tools that declare no outputSchema" in message
     assert "fix the failing calls" in message and "--calls FILE" in message
     text = cli("probe", "--replay", "fails-rec.json", cwd=work)  # a recording checked again: the same verdict
-    assert text.returncode == 0 and "3 calls made, 0 checked" in text.stdout.splitlines()[0]
+    assert text.returncode == 0 and "3 calls made, none checked against an outputSchema" in text.stdout.splitlines()[0]
     assert "call plain: result without structuredContent (not checked: no outputSchema)" in text.stdout
     # (once one result is checked the warning goes: test_every_finding's findings are exactly EXPECTED)
 
@@ -741,3 +743,12 @@ def test_cached_rejections_of_a_tool_without_an_output_schema_never_claim_one(wo
     ) in r.stdout
     assert "sent by live (scenario 1.0.0) in call wire, rejected by the SDK clients (" in r.stdout
     assert "before any outputSchema" in r.stdout
+
+
+@pytest.mark.live
+def test_the_auto_advice_for_examples_holds_on_pydantic(tmp_path: Path):
+    """The advice's pydantic spelling, ``Field(examples=[…])``, on a real ``MCPServer``: the required argument is
+    filled from its example and the read-only tool called (zod's spellings: tests/test_server_validators.py)."""
+    r = cli("probe", "--auto", "--", PYTHON, str(SERVERS / "pydantic_examples_server.py"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "1 call made, 1 checked against an outputSchema; --auto left out 0 tools" in r.stderr, r.stderr

@@ -371,3 +371,30 @@ def test_the_report_names_the_server_validator(audited: dict[tuple[str, str], Au
     assert "rejected by the server running new (zod-strip, inferred)" in text
     assert "inputs to new judged as a TypeScript McpServer with zod z.object" in text
     assert "set --server-validator zod-strict" in text
+
+
+# ---- the probe --auto advice, on the real frameworks --------------------------------------------------------
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("zod", ["zod3", "zod4"])
+def test_the_auto_advice_for_examples_holds_on_each_zod(prefixes: dict[str, Path], zod: str, tmp_path: Path):
+    """``probe --auto`` tells a tool left out for a required argument to give it examples: with zod 4's
+    ``.meta({examples: […]})`` (the advice) the argument is filled and the tool called; zod 3's ``.describe()``
+    gives only words, so the tool stays out, with the advice that names zod 3's ``.default()`` instead."""
+    server = str(SERVERS / "zod_examples_server.mjs")
+    out = tmp_path / "probe.json"
+    proc = cli(
+        "probe", "--auto", "--format", "json", "--output", str(out), "-e", f"SDK_PREFIX={prefixes[zod]}",
+        "--", NODE or "node", server,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    made = [c for c in report["calls"] if c["tool"] == "search" and c.get("outcome") == "result"]
+    advice = " ".join(proc.stderr.split())
+    if zod == "zod4":
+        assert len(made) == 1 and "left out 0 tools" in advice, (report["calls"], advice)
+    else:
+        assert not made, report["calls"]
+        assert "--auto left out search: required argument 'folder'" in advice, advice
+        assert "zod 4: .default(…) or .meta({examples: […]}); zod 3: .default(…)" in advice, advice

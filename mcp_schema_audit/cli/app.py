@@ -5,6 +5,7 @@ The report goes to stdout (or ``--output``); progress and errors go to stderr, o
 
 from __future__ import annotations
 
+import difflib
 import errno
 import functools
 import importlib
@@ -105,16 +106,34 @@ class _Command(typer.core.TyperCommand):
                     formatter.write_dl(rows)
 
 
-def command(summary: str, help: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+#: The exit codes a command's ``--help`` ends with (docs/cli.md, "Exit codes", has the whole table)
+GATE_EXITS = (
+    "0 no finding at or above --fail-on; 1 the gate failed (a finding at or above it); 2 usage or input "
+    "error; 4 internal error, or the --time-budget guard fired; 130/143 interrupted/terminated."
+)
+LIVE_GATE_EXITS = (
+    "0 no finding at or above --fail-on; 1 the gate failed (a finding at or above it); 2 usage or input "
+    "error; 3 capture error (the server could not be started, listed or called); 4 internal error, or the "
+    "--time-budget guard fired; 130/143 interrupted/terminated."
+)
+CAPTURE_EXITS = (
+    "0 captured; 2 usage or input error (a snapshot that exists without --force); 3 capture error (the "
+    "server could not be started or listed); 4 internal error; 130/143 interrupted/terminated."
+)
+CATALOG_EXITS = "0 printed; 2 usage error (an unknown name or rule id, no such finding in the report)."
+
+
+def command(summary: str, help: str | None = None, *, exits: str) -> Callable[[Callable[..., Any]], Any]:
     """Register a command on ``app``: ``summary`` is the one line the top-level ``--help`` lists (at most
     ``SUMMARY_CHARS`` characters, so click never cuts it with "..."), ``help`` the command's own ``--help`` text
     (default: its docstring);
-    the help formatting of :class:`_Command`; every exception of the body mapped to its exit code (``guarded``)."""
+    the help formatting of :class:`_Command`; every exception of the body mapped to its exit code (``guarded``);
+    ``exits`` the command's exit codes, one sentence its ``--help`` ends with (``GATE_EXITS`` and friends)."""
     if len(summary) > SUMMARY_CHARS:
         raise ValueError(f"command summary longer than {SUMMARY_CHARS} characters: {summary!r}")
 
     def register(fn: Callable[..., Any]) -> Any:
-        return app.command(cls=_Command, short_help=summary, help=help)(guarded(fn))
+        return app.command(cls=_Command, short_help=summary, help=help, epilog=f"Exit codes: {exits}")(guarded(fn))
 
     return register
 
@@ -216,8 +235,25 @@ def _usage_error(exc: Any) -> int:
     if hint:  # not click's "Possible options": the option is the server's, not ours
         err(f"error: no such option of schema-audit: {getattr(exc, 'option_name', '')}{hint}")
     else:
-        err(f"error: {exc.format_message()}" + (f" (see '{ctx.command_path} --help')" if ctx is not None else ""))
+        message = _no_such_option(exc, ctx) or exc.format_message()
+        err(f"error: {message}" + (f" (see '{ctx.command_path} --help')" if ctx is not None else ""))
     return int(exc.exit_code)
+
+
+def _no_such_option(exc: Any, ctx: Any) -> str | None:
+    """``No such option: --fail-onn (did you mean --fail-on?)`` for an unknown long option, the suggestions drawn
+    from the command's own options by their names without dashes (click compares them with the dashes, so
+    ``--bogus`` came back with ``--host, --jobs, --out``); no suggestion when none is close. ``None`` for any
+    other usage error."""
+    if not isinstance(exc, _CLICK.NoSuchOption) or ctx is None or not exc.option_name.startswith("--"):
+        return None
+    typed = exc.option_name[2:].split("=", 1)[0]
+    names = sorted({o for p in ctx.command.params for o in getattr(p, "opts", []) if o.startswith("--")})
+    bare = {n[2:]: n for n in names}
+    close = [bare[n] for n in bare if n.startswith(typed) and len(typed) >= 3]
+    close += [bare[n] for n in difflib.get_close_matches(typed, list(bare), n=3, cutoff=0.75) if bare[n] not in close]
+    hint = f" (did you mean {', '.join(close[:3])}?)" if close else ""
+    return f"No such option: {exc.option_name}{hint}"
 
 
 #: The click typer runs on: typer 0.28 vendors its own copy (``typer._click``), older typers use click itself;

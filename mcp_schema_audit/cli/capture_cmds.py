@@ -13,7 +13,7 @@ import typer
 
 from mcp_schema_audit import __version__
 from mcp_schema_audit.cli import source
-from mcp_schema_audit.cli.app import command, run_started
+from mcp_schema_audit.cli.app import CAPTURE_EXITS, command, run_started
 from mcp_schema_audit.cli.common import descriptor_of, err, quiet_sdk_logs, render_for, resolved, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
 from mcp_schema_audit.snapshot import (
@@ -81,7 +81,7 @@ Force = Annotated[
 ]
 
 
-@command("Capture what an MCP server lists into a snapshot.", _SNAPSHOT_HELP)
+@command("Capture what an MCP server lists into a snapshot.", _SNAPSHOT_HELP, exits=CAPTURE_EXITS)
 def snapshot(
     command: source.ServerCommand = None,
     label: SnapshotLabel = None,
@@ -195,7 +195,12 @@ DemoTimeout = Annotated[
 DemoForce = Annotated[bool, typer.Option("--force", help="With --keep: replace snapshots v1/v2 already in DIR.")]
 
 
-@command("Run the whole pipeline on the bundled mail server.", _DEMO_HELP)
+@command(
+    "Run the whole pipeline on the bundled mail server.",
+    _DEMO_HELP,
+    exits="0 done (whatever the findings, unless --fail-on is set); 1 a finding at or above --fail-on; 2 usage "
+    "error (a kept snapshot exists without --force); 3 the bundled server could not be captured; 4 internal error.",
+)
 def demo(
     fail_on: DemoFailOn = "never", keep: Keep = None, timeout: DemoTimeout = 60.0, force: DemoForce = False
 ) -> None:

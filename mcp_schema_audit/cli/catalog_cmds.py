@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from mcp_schema_audit.cli.app import command
+from mcp_schema_audit.cli.app import CATALOG_EXITS, command
 from mcp_schema_audit.cli.common import write_output
 from mcp_schema_audit.errors import UsageError
 
@@ -16,7 +16,7 @@ from mcp_schema_audit.errors import UsageError
 RULES_FORMATS = ("text", "json")
 
 
-@command("Print a published JSON Schema (report, history).")
+@command("Print a published JSON Schema (report, history).", exits=CATALOG_EXITS)
 def schema(
     what: str = typer.Argument(
         ...,
@@ -35,7 +35,7 @@ def schema(
     write_output(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n", None)
 
 
-@command("List the rule catalog.")
+@command("List the rule catalog.", exits=CATALOG_EXITS)
 def rules(
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=" | ".join(RULES_FORMATS) + "."),
 ) -> None:
@@ -63,7 +63,7 @@ DEFAULT_REPORTS = (Path("schema-audit-report") / "schema-audit.json", Path("sche
 _FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
 
 
-@command("Explain a rule or a finding: why, example, error, fix.")
+@command("Explain a rule or a finding: why, example, error, fix.", exits=CATALOG_EXITS)
 def explain(
     rule_id: str = typer.Argument(
         ...,

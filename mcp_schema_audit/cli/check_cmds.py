@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mcp_schema_audit.cli import params, source
-from mcp_schema_audit.cli.app import command
+from mcp_schema_audit.cli.app import LIVE_GATE_EXITS, command
 from mcp_schema_audit.cli.common import (
     Progress,
     err,
@@ -104,7 +104,7 @@ Keep = Annotated[
 ]
 
 
-@command("The pull-request check: build the base, capture both, diff.", _CHECK_HELP)
+@command("The pull-request check: build the base, capture both, diff.", _CHECK_HELP, exits=LIVE_GATE_EXITS)
 def check(
     command: source.ServerCommand = None,
     base_ref: BaseRef = None,
@@ -232,7 +232,7 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
     folder = plan.keep or Path(tempfile.mkdtemp(prefix="schema-audit-check-"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        revision = resolve_base(plan.base_ref, {}) if plan.base_ref else None
+        revision = resolve_base(plan.base_ref, {}, "--base-ref") if plan.base_ref else None
         side = sides.Side(
             command=plan.head,
             base_command=plan.base_command,

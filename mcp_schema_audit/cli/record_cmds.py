@@ -55,7 +55,13 @@ FlushInterval = Annotated[
 ]
 
 
-@command("Proxy an MCP server and record the calls clients make.", _RECORD_HELP)
+@command(
+    "Proxy an MCP server and record the calls clients make.",
+    _RECORD_HELP,
+    exits="over stdio the server's own exit status (128 + N after signal N); over HTTP 0 after Ctrl-C or "
+    "SIGTERM; 2 bad options (no server, --listen without --url, an address that cannot be bound); 3 the "
+    "server command cannot be started.",
+)
 def record(
     out: Out,
     command: source.ServerCommand = None,

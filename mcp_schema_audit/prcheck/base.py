@@ -80,13 +80,28 @@ def _commit(rev: str) -> str | None:
     return out or None
 
 
-def _shallow_hint() -> str:
+def _shallow_hint(local: bool = False) -> str:
+    """How to get a missing revision: in the Action, ``actions/checkout`` with ``fetch-depth: 0``; from the
+    command line (``local``), ``git fetch``."""
     shallow = git("rev-parse", "--is-shallow-repository", check=False) == "true"
+    if local:
+        return " (this is a shallow clone: git fetch --unshallow)" if shallow else " (fetch it first: git fetch)"
     return (
         " (this is a shallow clone: use actions/checkout with fetch-depth: 0)"
         if shallow
         else " (fetch it first, e.g. actions/checkout with fetch-depth: 0)"
     )
+
+
+def _inside_work_tree(option: str) -> None:
+    """Raise ``BaseError`` (exit 2) unless the current folder is inside a git work tree: ``option`` (``--base-ref``
+    or the Action's ``input base-ref``) names what needed one."""
+    if git("rev-parse", "--is-inside-work-tree", check=False) != "true":
+        other = "--base SNAPSHOT" if option.startswith("--") else "the input base (a snapshot)"
+        raise BaseError(
+            f"not a git repository: {Path.cwd()} ({option} needs the server's git checkout: run it there, or "
+            f"give the base with {other})"
+        )
 
 
 def _label_for(name: str, sha: str) -> str:
@@ -103,20 +118,24 @@ def _label_for(name: str, sha: str) -> str:
     return name if ok else f"base-{sha[:12]}"
 
 
-def resolve_base(base_ref: str, env: dict[str, str]) -> BaseRevision:
+def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-ref") -> BaseRevision:
     """The revision to capture as OLD.
 
     ``base_ref`` given: that revision (a branch, tag, sha, ``origin/main``…). Otherwise, from the GitHub
     event (``env``: ``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``, ``GITHUB_BASE_REF``, ``GITHUB_REF``): on a
     pull request the merge base of ``HEAD`` with the target branch (the event's ``pull_request.base.sha``,
     else ``origin/<base ref>``); on a tag push the previous tag (``git describe --tags --abbrev=0 TAG^``).
-    Raises ``FirstRelease`` on a tag push without an earlier tag, and ``BaseError`` when the revision is
-    unknown (with the shallow-clone fix) or no default applies.
+    Raises ``FirstRelease`` on a tag push without an earlier tag, and ``BaseError`` when the current folder is
+    not in a git work tree, the revision is unknown (with the shallow-clone fix) or no default applies.
+    ``option`` is how the caller spells the setting in messages: the Action's ``input base-ref`` (its hints
+    name ``actions/checkout``) or ``check``'s ``--base-ref`` (its hints name ``git fetch``).
     """
+    _inside_work_tree(option)
     if base_ref:
         sha = _commit(base_ref)
         if sha is None:
-            raise BaseError(f"input base-ref: revision {base_ref!r} not found in this repository{_shallow_hint()}")
+            hint = _shallow_hint(local=option.startswith("--"))
+            raise BaseError(f"{option}: revision {base_ref!r} not found in this repository{hint}")
         return BaseRevision(sha, _label_for(base_ref.rsplit("/", 1)[-1], sha), f"base-ref {base_ref}")
     event_name = env.get("GITHUB_EVENT_NAME", "")
     event: dict = {}

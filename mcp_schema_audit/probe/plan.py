@@ -125,8 +125,9 @@ _ADVICE = (
     (("annotated destructiveHint",), "call it from a calls file (--calls FILE) with arguments safe to send"),
     (
         ("required argument",),
-        "give that argument a default or examples in its schema (zod: .default() / .describe() with "
-        "examples), or call the tool from a calls file (--calls FILE)",
+        "give that argument a default or examples in its schema (zod 4: .default(…) or .meta({examples: […]}); "
+        "zod 3: .default(…), its .describe() gives no examples; pydantic: Field(default=…) or "
+        "Field(examples=[…])), or call the tool from a calls file (--calls FILE)",
     ),
 )
 

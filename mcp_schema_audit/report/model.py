@@ -165,8 +165,10 @@ GROUP_MIN = 3
 def grouped(findings: list[Finding]) -> list[list[Finding]]:
     """``findings`` (in order) as entries to show: a warning or info rule with ``GROUP_MIN`` findings or more is
     one entry holding all of them, where its first finding was; every other finding (each breaking one: its
-    witness proves it) is an entry of its own. Every finding is in exactly one entry (JSON keeps them all)."""
-    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule))
+    witness proves it) is an entry of its own; findings of one rule with different fixes (a host rule's portable
+    spelling) are different entries, so an entry's fix is every finding's. Every finding is in exactly one
+    entry (JSON keeps them all)."""
+    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule, f.fix))
 
 
 def runs(items: list[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
@@ -256,6 +258,10 @@ def subject(report: Report) -> str:
         base = f" against baseline {report.baseline.label}" if report.baseline is not None else ""
         return f"{who(report.new)}{base}"
     if report.kind == "probe":
+        if not any(c.get("checked") for c in report.calls):  # the probe-nothing-checked note says why
+            return (
+                f"{who(report.new)}, {call_counts(report)[: -len(', 0 checked')]}, none checked against an outputSchema"
+            )
         against = f" and the cached {', '.join(s.label for s in report.cached)}" if report.cached else ""
         return f"{who(report.new)}, {call_counts(report)} against the tools' own{against} outputSchemas"
     assert report.old is not None
@@ -265,11 +271,16 @@ def subject(report: Report) -> str:
 def call_counts(report: Report) -> str:
     """How many calls a probe made and how many results it checked against an outputSchema (raw text):
     ``6 calls made, 5 checked`` (``8 calls planned, 6 made, 5 checked`` when the run's budget left some out)."""
+    checked = sum(1 for c in report.calls if c.get("checked"))
+    return f"{calls_made(report)}, {checked} checked"
+
+
+def calls_made(report: Report) -> str:
+    """How many calls a probe made (raw text): ``6 calls made`` (``8 calls planned, 6 made`` when the run's budget
+    left some out)."""
     n = len(report.calls)
     made = sum(1 for c in report.calls if c.get("outcome") not in UNMADE_OUTCOMES)
-    checked = sum(1 for c in report.calls if c.get("checked"))
-    planned = f"{plural(n, 'call')} planned, {made} made" if made != n else f"{plural(n, 'call')} made"
-    return f"{planned}, {checked} checked"
+    return f"{plural(n, 'call')} planned, {made} made" if made != n else f"{plural(n, 'call')} made"
 
 
 def headline(report: Report) -> str:

@@ -23,7 +23,6 @@ from mcp_schema_audit.report.model import (
     call_line,
     describe_entry,
     detail,
-    fix,
     grouped,
     headline,
     ordered,
@@ -253,7 +252,7 @@ def _finding(console: _Lines, report: Report, f: Finding) -> None:
             console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(first)}", style="dim"))
             for line in more[:_ERROR_LINES]:
                 console.print(_Text(f"           {tx(line)}", style="dim"))
-        how = fix(f.rule)
+        how = tx(f.fix)  # a host finding's fix holds the server's subschema
         if report.rollout and "forward" not in f.tags:
             how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
         if how:
@@ -284,4 +283,4 @@ def _group(console: _Lines, group: list[Finding]) -> None:
             line = f"         - {tx(about(f))} {tx(f.pointer) or '(root)'}{_tags(f)}: {tx(detail(f))}"
             console.print(_Text(line + (f" ({tx(f.reason)})" if f.reason else "")))
     if first.fix:
-        console.print(_Text(f"         fix: {first.fix}", style="dim"))
+        console.print(_Text(f"         fix: {tx(first.fix)}", style="dim"))
