@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "ignore")
+FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "html", "changelog", "ignore")
 MODES = ("backward", "forward", "full")
 CONFIG = """\
 [severity]
