@@ -47,8 +47,9 @@ def _words(rule: HostRule, hit: Hit, hosts: list[str], state: str) -> str:
     """What the host does with the tool (raw text): the state, the hosts, the parameter, the rule's words, the
     host rule and where its behaviour is known from; the portable spelling is the finding's fix (``_remedy``)."""
     where = f"parameter {hit.parameter!r}: " if hit.parameter else ""
-    known = _EVIDENCE_WORDS.get(rule.evidence, rule.evidence)
-    text = f"{state} on {', '.join(hosts)}: {where}{hit.words} (host rule {rule.id}, {known})"
+    text = f"{state} on {', '.join(hosts)}: {where}{hit.words}"
+    if rule is not _LOST:  # lost with another tool's listing failure: that tool's finding names its host rule
+        text += f" (host rule {rule.id}, {_EVIDENCE_WORDS.get(rule.evidence, rule.evidence)})"
     if rule.effect == "fails-listing":
         text += "; the host fails its whole tool listing, every tool of the server with it"
     return text
@@ -98,6 +99,11 @@ def _grouped(found: dict[str, list[Verdict]]) -> dict[tuple[str, str, str], tupl
 def _remedy(rule: HostRule, spelled: str | None) -> str:
     """The finding's fix: the portable spelling the engine checked (``spelled``), else the host rule's own fix,
     with where the rule is described."""
+    if rule is _LOST:
+        return (
+            "make the tools that now fail the listing portable (their own host-newly-unusable findings give the "
+            "spelling); this tool itself needs no change"
+        )
     where = f"(host rule {rule.id} in docs/hosts.md)"
     if spelled:
         return f"use the portable spelling {spelled}, equivalent under the SDK profiles {where}"

@@ -5,6 +5,7 @@ exit 2 for an unknown name."""
 
 from __future__ import annotations
 
+import html
 import json
 import sys
 from pathlib import Path
@@ -194,3 +195,18 @@ def test_unknown_host_is_exit_2_listing_the_names(releases: Path) -> None:
     assert proc.returncode == 2
     assert "gemini" in proc.stderr and "openai-strict" in proc.stderr and "python-sdk" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "junit"])
+def test_every_format_shows_a_host_findings_own_fix(releases: Path, fmt: str) -> None:
+    """A host finding's fix is its own (the portable spelling the engine checked), not the rule's generic one,
+    in every format that shows fixes."""
+    hosts = ["--host", "gemini", "--host", "cursor"]
+    proc = cli("diff", "0.1", "0.2", "--store", str(releases / "store"), *hosts, "--format", fmt, cwd=releases)
+    assert proc.returncode == 1, proc.stderr
+    out = html.unescape(proc.stdout) if fmt != "text" else proc.stdout
+    out = out.replace("\\_", "_").replace("&quot;", '"')
+    assert 'use the portable spelling {"type":["string","integer"]}, equivalent under the SDK profiles' in out, out
+    assert "the portable spelling the finding names" not in out
+    assert "see host rule lost-with-listing" not in out and "host rule lost-with-listing," not in out
+    assert "make the tools that now fail the listing portable" in " ".join(out.split())

@@ -27,7 +27,6 @@ from mcp_schema_audit.report.model import (
     call_line,
     describe_entry,
     detail,
-    fix,
     ordered,
     subject,
     summary_line,
@@ -329,7 +328,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
         parts.append(_calls(report.calls))
 
     def card(f: Finding) -> str:
-        how = fix(f.rule)
+        how = f.fix
         if report.rollout and "forward" not in f.tags and f.severity == "breaking":
             how = f"{how}; {report.rollout}" if how else report.rollout
         return _card(f, sides=witness_sides(report, f), how=how)
@@ -428,7 +427,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         shown = f if f.severity == g.severity else Finding(**{**f.__dict__, "severity": g.severity})
         against = Report(old=by_label[label], new=hist.new, findings=[f], hosts=list(hist.hosts))
         extra = f'<p>{_h(affects(g, labels, SEVERITIES))} <span class="muted">(shown: against {_h(label)})</span></p>'
-        return _card(shown, extra=extra, sides=witness_sides(against, f), how=fix(g.rule))
+        return _card(shown, extra=extra, sides=witness_sides(against, f), how=f.fix)
 
     tools = {t["name"] for s in [hist.new, *hist.cohorts] for t in s.tools}
     parts += _grouped_sections(_by_subject(groups, lambda g: newest(g)[1].subject), tools, card, lambda g: g.severity)

@@ -228,12 +228,6 @@ def title(f: Finding) -> str:
     return rule.title if rule is not None else f.rule
 
 
-def fix(rule_id: str) -> str:
-    """How to ship the change without breaking cached hosts (the catalog's ``fix``; ``""`` if none)."""
-    rule = RULES.get(rule_id)
-    return rule.fix if rule is not None else ""
-
-
 def version_line(report: Report) -> str | None:
     """``suggested version: 2.0.0 (serverInfo.version 1.0.0 -> 1.1.0)`` for a diff run with ``--version-gate
     semver`` whose OLD sent a version (``None`` otherwise). Raw text: the versions are the server's."""
