@@ -173,6 +173,152 @@ def catalogs(size: int) -> dict[str, list[dict[str, Any]]]:
     return {"old": old, "typical": typical, "rewrite": rewrite}
 
 
+# -- the issue's shape: wide typed tools -----------------------------------------------------------------
+def make_wide_tool(i: int, rng: random.Random) -> dict[str, Any]:
+    """One tool of the issue-23 shape (about 5 KB): an inputSchema of 8 string arguments with ``maxLength``, a
+    status enum and an integer; an outputSchema of 15 typed properties with descriptions, a status enum and an
+    array of ``$ref`` items whose objects are closed and carry a nullable ``anyOf`` field."""
+    statuses = ["active", "pending", "archived", "deleted"][: rng.randint(2, 4)]
+    args: dict[str, Any] = {
+        f"arg_{j}": {"type": "string", "maxLength": rng.choice([64, 128, 256, 1024]), "description": f"Argument {j}."}
+        for j in range(8)
+    }
+    args["status"] = {"type": "string", "enum": list(statuses), "description": "Only items in this status."}
+    args["page"] = {"type": "integer", "minimum": 1, "description": "Page number."}
+    kinds = ("string", "integer", "number", "boolean")
+    props: dict[str, Any] = {}
+    for j in range(15):
+        kind = kinds[(i + j) % len(kinds)]
+        prop: dict[str, Any] = {"type": kind, "description": f"Field {j} of the record, as stored."}
+        if kind == "string":
+            prop["maxLength"] = rng.choice([100, 200, 500])
+        elif kind in ("integer", "number"):
+            prop["minimum"] = 0
+        props[f"field_{j:02d}"] = prop
+    props["status"] = {"type": "string", "enum": list(statuses), "description": "The record's status."}
+    props["items"] = {"type": "array", "items": {"$ref": "#/$defs/Entry"}, "description": "The record's entries."}
+    entry = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "Entry id."},
+            "label": {"type": "string", "maxLength": rng.choice([80, 120]), "description": "Entry label."},
+            "parent": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Parent entry id."},
+            "weight": {"type": "number", "minimum": 0, "description": "Entry weight."},
+        },
+        "required": ["id", "label", "parent"],
+        "additionalProperties": False,
+    }
+    return {
+        "name": f"wide_{i:05d}",
+        "description": f"Reads record set {i} with its entries; filters by status and paginates.",
+        "inputSchema": {
+            "type": "object",
+            "properties": args,
+            "required": ["arg_0", "arg_1"],
+            "additionalProperties": False,
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": props,
+            "required": ["field_00", "status", "items"],
+            "additionalProperties": False,
+            "$defs": {"Entry": entry},
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+        },
+        "annotations": {"readOnlyHint": True},
+    }
+
+
+def release_wide(tool: dict[str, Any]) -> dict[str, Any]:
+    """The issue's release of a wide tool: an output enum value added, an optional property added to the closed
+    entry model, an argument's ``maxLength`` tightened."""
+    t = copy.deepcopy(tool)
+    out, inp = t["outputSchema"], t["inputSchema"]
+    out["properties"]["status"]["enum"].append("locked")
+    out["$defs"]["Entry"]["properties"]["note"] = {"type": "string", "description": "A note."}
+    inp["properties"]["arg_3"]["maxLength"] = 32
+    return t
+
+
+# -- a shape of our own: deep $defs chains, many small tools ---------------------------------------------
+DEEP_LEVELS = 7
+#: Model graphs of the deep shape: the tools come in families (one resource type each: list, get, search …), and
+#: the tools of a family return their type's model graph, as generated servers repeat one response model.
+DEEP_FAMILIES = 50
+
+
+def make_deep_tool(i: int, rng: random.Random) -> dict[str, Any]:
+    """One small tool (about 1.6 KB) whose outputSchema reaches its data through a chain of ``DEEP_LEVELS``
+    ``$defs`` models, each a closed object with one scalar and a ``$ref`` to the next (every other one nullable
+    through ``anyOf``), the model graph of its family (``DEEP_FAMILIES``); an inputSchema of two arguments, one of
+    them a ``$ref`` to a ``$defs`` model."""
+    family = i % DEEP_FAMILIES
+    defs: dict[str, Any] = {}
+    for level in range(DEEP_LEVELS):
+        props: dict[str, Any] = {"v": {"type": ["string", "integer", "number"][(level + family) % 3]}}
+        if level + 1 < DEEP_LEVELS:
+            nxt = {"$ref": f"#/$defs/L{level + 1}"}
+            props["next"] = nxt if level % 2 else {"anyOf": [nxt, {"type": "null"}]}
+        else:
+            props["code"] = {"type": "string", "enum": [f"f{family}_c{j}" for j in range(2 + family % 3)]}
+        defs[f"L{level}"] = {"type": "object", "properties": props, "required": ["v"], "additionalProperties": False}
+    return {
+        "name": f"deep_{i:05d}",
+        "description": f"Walks chain {i}.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "maxLength": rng.choice([32, 64])},
+                "filter": {"$ref": "#/$defs/Filter"},
+            },
+            "required": ["id"],
+            "additionalProperties": False,
+            "$defs": {
+                "Filter": {
+                    "type": "object",
+                    "properties": {"depth": {"type": "integer", "minimum": 0, "maximum": DEEP_LEVELS}},
+                    "additionalProperties": False,
+                }
+            },
+        },
+        "outputSchema": {"$ref": "#/$defs/L0", "$defs": defs},
+    }
+
+
+def release_deep(tool: dict[str, Any]) -> dict[str, Any]:
+    """A release of a deep tool: the deepest model's enum widened, a property added to a closed middle model, the
+    filter's maximum lowered."""
+    t = copy.deepcopy(tool)
+    defs = t["outputSchema"]["$defs"]
+    defs[f"L{DEEP_LEVELS - 1}"]["properties"]["code"]["enum"].append("c9")
+    defs[f"L{DEEP_LEVELS // 2}"]["properties"]["extra"] = {"type": "boolean"}
+    t["inputSchema"]["$defs"]["Filter"]["properties"]["depth"]["maximum"] = DEEP_LEVELS - 2
+    return t
+
+
+def shaped_catalogs(shape: str, size: int) -> dict[str, list[dict[str, Any]]]:
+    """``{"old", "typical", "rewrite", "small-old", "small-new"}`` of ``shape`` (``project``: ``catalogs``; ``wide``:
+    the issue's shape; ``deep``: deep ``$defs`` chains): ``typical`` changes every 20th tool, ``rewrite`` every tool,
+    and the small pair is 10 tools with 2 changed."""
+    if shape == "project":
+        cats = catalogs(size)
+        small = catalogs(10)
+        return {**cats, "small-old": small["old"], "small-new": small["rewrite"][:2] + small["old"][2:]}
+    make, release = {"wide": (make_wide_tool, release_wide), "deep": (make_deep_tool, release_deep)}[shape]
+    rng = random.Random(SEED + size + len(shape))
+    old = [make(i, rng) for i in range(size)]
+    typical = [release(t) if i % 20 == 7 else t for i, t in enumerate(old)]
+    rewrite = [release(t) for t in old]
+    return {
+        "old": old,
+        "typical": typical,
+        "rewrite": rewrite,
+        "small-old": old[:10],
+        "small-new": rewrite[:2] + old[2:10],
+    }
+
+
 # -- the measured programs (run in child processes) ---------------------------------------------------
 def _peak_mib(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
@@ -185,7 +331,7 @@ def child_floor(a: str, b: str) -> dict[str, float]:
     return {"s": time.perf_counter() - t0, "rss": _peak_mib()}
 
 
-def child_audit(a: str, b: str) -> dict[str, float]:
+def child_audit(a: str, b: str, jobs: int | None = None) -> dict[str, float]:
     from mcp_schema_audit.audit import diff_report
     from mcp_schema_audit.report import render
     from mcp_schema_audit.settings import RunLimits, Settings
@@ -193,7 +339,7 @@ def child_audit(a: str, b: str) -> dict[str, float]:
 
     t0 = time.perf_counter()
     old, new = load_snapshot(a), load_snapshot(b)
-    report = diff_report(old, new, Settings(), RunLimits(time_budget=0))
+    report = diff_report(old, new, Settings(), RunLimits(time_budget=0, jobs=jobs))
     text = render(report, "json")
     return {
         "s": time.perf_counter() - t0,
@@ -202,6 +348,10 @@ def child_audit(a: str, b: str) -> dict[str, float]:
         "findings": len(report.findings),
         "bytes": len(text),
     }
+
+
+def child_audit_one(a: str, b: str) -> dict[str, float]:
+    return child_audit(a, b, jobs=1)
 
 
 def child_jsoncompat(a: str, b: str) -> dict[str, float]:
@@ -221,7 +371,7 @@ def child_jsoncompat(a: str, b: str) -> dict[str, float]:
     return {"s": time.perf_counter() - t0, "rss": _peak_mib(), "incompatible": incompatible}
 
 
-CHILDREN = {"floor": child_floor, "audit": child_audit, "jsoncompat": child_jsoncompat}
+CHILDREN = {"floor": child_floor, "audit": child_audit, "audit-j1": child_audit_one, "jsoncompat": child_jsoncompat}
 
 
 def run_child(kind: str, a: str, b: str) -> dict[str, float]:
@@ -320,11 +470,50 @@ def startup(runs: int = 11) -> list[tuple[str, float]]:
 
 
 # -- main ----------------------------------------------------------------------------------------------------
+#: Shapes and their default sizes (``--shapes``): the project's catalog, the issue's wide tools, deep ``$defs``.
+DEFAULT_SHAPES = "project:100,1000,5000;wide:1000;deep:3000"
+
+
+def loadavg() -> str:
+    """The 1-minute load average (the machine is shared: every figure is printed beside it)."""
+    try:
+        return Path("/proc/loadavg").read_text(encoding="utf-8").split()[0]
+    except OSError:
+        return "?"
+
+
+def cli_seconds(args: list[str], runs: int) -> float:
+    """Median wall time of ``schema-audit ARGS`` in a fresh process (interpreter and imports included)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = [sys.executable, "-m", "mcp_schema_audit", *args]
+    subprocess.run(cmd, capture_output=True, env=env, check=False)  # bytecode written, as on a user's machine
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, env=env, check=False)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def parse_shapes(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    out = []
+    for part in text.split(";"):
+        name, _, sizes = part.strip().partition(":")
+        if name not in ("project", "wide", "deep"):
+            raise SystemExit(f"unknown shape {name!r} (project, wide, deep)")
+        out.append((name, tuple(int(x) for x in sizes.split(",")) if sizes else (1000,)))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="interleaved runs per measurement (median); default 5")
-    ap.add_argument("--sizes", default="100,1000,5000", help="catalog sizes (tools); default 100,1000,5000")
-    ap.add_argument("--pair-sizes", default="10,100,1000", help="properties per pair; default 10,100,1000")
+    ap.add_argument(
+        "--shapes", default=DEFAULT_SHAPES, help=f"SHAPE:SIZE,…;… (project, wide, deep); default {DEFAULT_SHAPES}"
+    )
+    ap.add_argument("--sizes", help="sizes of the project shape (tools), kept for older command lines")
+    ap.add_argument("--pair-sizes", default="10,100,1000", help="properties per pair; default 10,100,1000; 0: none")
+    ap.add_argument("--no-j1", action="store_true", help="skip the -j 1 column (the pool against one process)")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "OLD", "NEW"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -336,77 +525,72 @@ def main() -> int:
     except ImportError:
         jsoncompat = None
         print("jsoncompat is not installed (pip install -e '.[bench]'): anchor columns are empty\n")
-    sizes = tuple(int(x) for x in args.sizes.split(","))
+    shapes = parse_shapes(args.shapes)
+    if args.sizes:
+        shapes = [(n, tuple(int(x) for x in args.sizes.split(",")) if n == "project" else s) for n, s in shapes]
     started = time.perf_counter()
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores; medians of {args.runs} interleaved runs, "
-        "each in a fresh process; seconds and MiB\n"
+        f"each in a fresh process; seconds and MiB; load average {loadavg()} at the start\n"
     )
     head = (
-        f"{'catalog':<16} {'floor s':>8} {'audit s':>8} {'jsc s':>8} {'audit/floor':>11} {'audit/jsc':>9} "
-        f"{'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'worker MiB':>10} {'cli s':>6} {'findings':>8}"
+        f"{'catalog':<22} {'floor s':>8} {'audit s':>8} {'-j1 s':>7} {'jsc s':>8} {'audit/floor':>11} "
+        f"{'audit/jsc':>9} {'floor MiB':>9} {'audit MiB':>9} {'RSS x':>6} {'worker MiB':>10} {'cli s':>6} "
+        f"{'findings':>8} {'load':>5}"
     )
     print(head)
     print("-" * len(head))
     typical_s: dict[int, float] = {}
+    small: list[tuple[str, float, str]] = []
+    kinds = ["floor", "audit", *([] if args.no_j1 else ["audit-j1"]), "jsoncompat"]
     with tempfile.TemporaryDirectory(prefix="sa-bench-") as tmp:
-        for size in sizes:
-            cats = catalogs(size)
-            paths = {}
-            for key, tools in cats.items():
-                paths[key] = str(Path(tmp) / f"{size}-{key}.json")
-                Path(paths[key]).write_text(json.dumps({"tools": tools}), encoding="utf-8")
-            for scenario in ("typical", "rewrite"):
-                a, b = paths["old"], paths[scenario]
-                res: dict[str, list[dict[str, float]]] = {"floor": [], "audit": [], "jsoncompat": []}
-                for _ in range(args.runs):
-                    for kind in res:
-                        if kind == "jsoncompat" and jsoncompat is None:
-                            continue
-                        res[kind].append(run_child(kind, a, b))
-                med = {k: statistics.median(r["s"] for r in v) if v else float("nan") for k, v in res.items()}
-                rss = {k: statistics.median(r["rss"] for r in v) if v else float("nan") for k, v in res.items()}
-                workers = statistics.median(r["worker_rss"] for r in res["audit"])
-                t0 = time.perf_counter()
-                cli = subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "mcp_schema_audit",
-                        "diff",
-                        a,
-                        b,
-                        "--format",
-                        "json",
-                        "--fail-on",
-                        "never",
-                        "--time-budget",
-                        "0",
-                    ],
-                    capture_output=True,
-                    text=True,
-                )
-                cli_s = time.perf_counter() - t0
-                if cli.returncode != 0:
-                    print(f"  cli failed: {cli.stderr.strip()[:200]}")
-                if scenario == "typical":
-                    typical_s[size] = med["audit"]
-                print(
-                    f"{f'{size} {scenario}':<16} {med['floor']:>8.3f} {med['audit']:>8.3f} {med['jsoncompat']:>8.3f} "
-                    f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
-                    f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
-                    f"{workers if workers else '-':>10} {cli_s:>6.2f} "
-                    f"{int(res['audit'][0]['findings']):>8}"
-                )
+        for shape, sizes in shapes:
+            for size in sizes:
+                cats = shaped_catalogs(shape, size)
+                paths = {}
+                for key, tools in cats.items():
+                    paths[key] = str(Path(tmp) / f"{shape}-{size}-{key}.json")
+                    Path(paths[key]).write_text(json.dumps({"tools": tools}), encoding="utf-8")
+                for scenario in ("typical", "rewrite"):
+                    a, b = paths["old"], paths[scenario]
+                    res: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
+                    for _ in range(args.runs):
+                        for kind in res:
+                            if kind == "jsoncompat" and jsoncompat is None:
+                                continue
+                            res[kind].append(run_child(kind, a, b))
+                    med = {k: statistics.median(r["s"] for r in v) if v else float("nan") for k, v in res.items()}
+                    rss = {k: statistics.median(r["rss"] for r in v) if v else float("nan") for k, v in res.items()}
+                    workers = statistics.median(r["worker_rss"] for r in res["audit"])
+                    cli_args = ["diff", a, b, "--format", "json", "--fail-on", "never", "--time-budget", "0"]
+                    t0 = time.perf_counter()
+                    cli = subprocess.run([sys.executable, "-m", "mcp_schema_audit", *cli_args], capture_output=True)
+                    cli_s = time.perf_counter() - t0
+                    if cli.returncode != 0:
+                        print(f"  cli failed: {cli.stderr.decode(errors='replace').strip()[:200]}")
+                    if scenario == "typical" and shape == "project":
+                        typical_s[size] = med["audit"]
+                    print(
+                        f"{f'{shape} {size} {scenario}':<22} {med['floor']:>8.3f} {med['audit']:>8.3f} "
+                        f"{med.get('audit-j1', float('nan')):>7.3f} {med['jsoncompat']:>8.3f} "
+                        f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
+                        f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
+                        f"{workers if workers else '-':>10} {cli_s:>6.2f} "
+                        f"{int(res['audit'][0]['findings']):>8} {loadavg():>5}",
+                        flush=True,
+                    )
+            small_args = ["diff", paths["small-old"], paths["small-new"], "--fail-on", "never"]
+            small.append((shape, cli_seconds(small_args, max(args.runs, 5)), loadavg()))
     if 1000 in typical_s and 5000 in typical_s:
         print(f"\ngrowth 1,000 → 5,000 tools (typical): {typical_s[5000] / typical_s[1000]:.2f}x time for 5x tools")
-    pair_sizes = tuple(int(x) for x in args.pair_sizes.split(","))
+    pair_sizes = tuple(int(x) for x in args.pair_sizes.split(",") if int(x) > 0)
     # a pair takes a millisecond or less: a median of 5 is the machine's noise, one of 101 is the pair's cost
     pair_runs = max(args.runs, 101)
-    print(
-        f"\nper tool pair (diff of one-tool snapshots: engine, metadata, listing checks, oracle), median of "
-        f"{pair_runs} interleaved runs, ms:"
-    )
+    if pair_sizes:
+        print(
+            f"\nper tool pair (diff of one-tool snapshots: engine, metadata, listing checks, oracle), median of "
+            f"{pair_runs} interleaved runs, ms:"
+        )
     for row in per_pair(pair_sizes, pair_runs, jsoncompat):
         ratio = row["audit"] / row["jsoncompat"] if row["jsoncompat"] == row["jsoncompat"] else float("nan")
         print(
@@ -414,10 +598,15 @@ def main() -> int:
             f"{ratio:5.2f}x   (breaking: {sorted(row['verdicts']['audit'])}; jsoncompat compatible: "
             f"{row['verdicts']['jsoncompat']})"
         )
+    print(
+        f"\nsmall diff (the CLI, text report, 10 tools of the shape with 2 changed, median of {max(args.runs, 5)}), s:"
+    )
+    for shape, seconds, load in small:
+        print(f"  {shape:<44} {seconds:6.3f}   (load {load})")
     print("\nstart-up (the installed CLI, median of 11 runs, bytecode cached as on a user's machine), s:")
     for what, seconds in startup():
-        print(f"  {what:<44} {seconds:6.3f}")
-    print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
+        print(f"  {what:<44} {seconds:6.3f}   (load {loadavg()})")
+    print(f"\ntotal wall time {time.perf_counter() - started:.0f} s; load average {loadavg()} at the end")
     return 0
 
 
