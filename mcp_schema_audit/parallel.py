@@ -8,10 +8,15 @@ touching (and so copying) the parent's objects in the children.
 
 One process does the work when ``jobs`` is 1, when there are fewer than ``POOL_MIN_ITEMS`` items (starting
 workers costs more than it saves), when the platform cannot fork, or when fast paths are off
-(``fastpaths``). An exception in a worker (``RunTimeExceeded``, ``WallClockGuard``, a bug) is raised in the
-caller as it would have been in one process; a worker that dies (killed, out of memory) is a ``RuntimeError`` in
-the caller, never a wait without end (``concurrent.futures`` notices a dead worker, ``multiprocessing.Pool``
-does not); the workers ignore Ctrl-C, which the caller handles.
+(``fastpaths``). Without ``jobs`` (the default), the pool is used only where it pays on the machine at hand,
+decided once per run from measured facts (``pool_jobs``): the first items are done in the caller and timed,
+which estimates the rest of the work; the cores this process may use (``sched_getaffinity``) less the ones
+other processes keep busy (the 1-minute load average) give the workers that would really run; the pool
+starts when its estimated time (``POOL_START_S`` plus the work shared at ``POOL_EFFICIENCY``) beats one
+process. An explicit ``jobs`` is obeyed. An exception in a worker (``RunTimeExceeded``, ``WallClockGuard``, a
+bug) is raised in the caller as it would have been in one process; a worker that dies (killed, out of
+memory) is a ``RuntimeError`` in the caller, never a wait without end (``concurrent.futures`` notices a dead
+worker, ``multiprocessing.Pool`` does not); the workers ignore Ctrl-C, which the caller handles.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import gc
 import os
 import pickle
 import signal
+import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -30,8 +36,14 @@ T = TypeVar("T")
 #: Items below which one process is faster than forking workers (a changed tool costs about a millisecond;
 #: starting two workers and shipping their findings back costs tens).
 POOL_MIN_ITEMS = 96
-#: Items done in the calling process before the workers are forked.
+#: Items done in the calling process before the workers are forked (and, without ``jobs``, timed: the estimate of
+#: the rest of the work).
 WARM_UP_ITEMS = 8
+#: Seconds a pool adds to a run whatever its size: forking, the workers' start, shipping the findings back and the
+#: caches each worker fills again (measured on the 2-core machine of docs/performance.md: 0.1-0.3 s).
+POOL_START_S = 0.3
+#: The share of a core a worker turns into progress (the rest: pickling, copy-on-write faults, cold caches).
+POOL_EFFICIENCY = 0.8
 #: Chunks handed to each worker (more: better balance and progress; fewer: less shipping).
 _CHUNKS_PER_JOB = 8
 
@@ -46,6 +58,39 @@ def available_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def idle_cores(cores: int, load: float | None) -> float:
+    """Cores of ``cores`` that other processes leave free, from the 1-minute ``load`` average (``None``: unknown,
+    every core counted free)."""
+    return float(cores) if load is None else max(0.0, cores - load)
+
+
+def pool_jobs(left: int, per_item: float, cores: int, load: float | None) -> int:
+    """The processes to share ``left`` items on, each estimated to take ``per_item`` seconds, without ``--jobs``:
+    1 (no pool) unless a pool is estimated to finish first.
+
+    ``cores``: the cores this process may run on; ``load``: the 1-minute load average (``None``: unknown). The
+    workers that would really run are the idle cores (``idle_cores``), a core counted when at least half of it is
+    free, at most ``cores`` and ``left``; with two or more, the pool's estimate (``POOL_START_S`` + work / (jobs ×
+    ``POOL_EFFICIENCY``)) must beat one process's (the work: ``left`` × ``per_item``). Deterministic: a function of
+    its arguments only.
+    """
+    if left < 2 or cores < 2:
+        return 1
+    jobs = min(cores, int(idle_cores(cores, load) + 0.5), left)
+    if jobs < 2:
+        return 1
+    work = per_item * left
+    return jobs if POOL_START_S + work / (jobs * POOL_EFFICIENCY) < work else 1
+
+
+def machine_load() -> float | None:
+    """The 1-minute load average, or ``None`` where the platform has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
 def _can_fork() -> bool:
     import multiprocessing
 
@@ -55,7 +100,7 @@ def _can_fork() -> bool:
 def ordered_map(
     func: Callable[[int], T], count: int, *, jobs: int | None = None, progress: Callable[[int], None] | None = None
 ) -> list[T]:
-    """``[func(i) for i in range(count)]``, on up to ``jobs`` processes (``None``: ``available_jobs()``).
+    """``[func(i) for i in range(count)]``, on up to ``jobs`` processes (``None``: as many as pay, ``pool_jobs``).
 
     ``progress(done)`` is called in the caller's process with the number of items finished so far, in
     increasing order. Raises whatever ``func`` raises (the first failure in index order). Raises
@@ -63,17 +108,34 @@ def ordered_map(
     """
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1 (got {jobs})")
-    jobs = min(jobs or (available_jobs() if count >= POOL_MIN_ITEMS else 1), count)
-    pooled = jobs > 1 and count >= POOL_MIN_ITEMS and _can_fork() and fastpaths.enabled()
+    chosen = jobs is not None
+    if chosen:
+        jobs = min(jobs or 1, count)
+        pooled = jobs > 1 and count >= POOL_MIN_ITEMS and _can_fork() and fastpaths.enabled()
+    else:  # decided after the warm-up, from its time (pool_jobs)
+        pooled = count >= POOL_MIN_ITEMS and _can_fork() and fastpaths.enabled() and available_jobs() > 1
     # the first items run here, also before a fork: the workers inherit what they warmed up (validator classes,
     # compiled regexes, caches) instead of each building it again
     out = []
+    started = 0.0
     for i in range(min(count, WARM_UP_ITEMS) if pooled else count):
+        if i == 1:
+            started = time.perf_counter()  # the first item pays one-time costs (imports, classes): not timed
         out.append(func(i))
         if progress is not None:
             progress(i + 1)
+    if pooled and not chosen:
+        per_item = (time.perf_counter() - started) / max(1, len(out) - 1)
+        jobs = pool_jobs(count - len(out), per_item, available_jobs(), machine_load())
+        if jobs < 2:
+            for i in range(len(out), count):
+                out.append(func(i))
+                if progress is not None:
+                    progress(i + 1)
+            return out
     if not pooled:
         return out
+    assert jobs is not None
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
