@@ -14,11 +14,16 @@ says so when a rewritten schema showed no difference at all.
 
 from __future__ import annotations
 
+import copy
 import re
+from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.confirm import issue_to_finding
+from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import Budget, Issue
 from mcp_schema_audit.engine.oracle import oracle_findings
 from mcp_schema_audit.engine.sampler import NoSample, sample
@@ -66,12 +71,59 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     old_doc, new_doc = SchemaDoc(old), SchemaDoc(new)
     findings = _schema_level(old, new, old_doc, new_doc, direction, tool)
     p_doc, v_doc = (new_doc, old_doc) if direction == "output" else (old_doc, new_doc)
+    identity = Identity(p_doc, v_doc)
+    # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
+    old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
+    key = _pair_key(old, new, direction)
+    walked = _WALKED.peek(key) if key is not None else None
+    if walked is None:  # else the same pair of schemas in another tool: the same findings, about this tool
+        walked = _walked(p_doc, v_doc, identity, direction, tool)
+        if key is not None:
+            _WALKED.get(key, lambda: walked)
+    findings += [_retargeted(f, tool) for f in walked]
+    if old_doc.canonical != new_doc.canonical:
+        findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
+        if oracle:  # seeded by the tool's name: run for every tool, never taken from the cache
+            findings += oracle_findings(findings, p_doc, v_doc, tool, direction, identity)
+    return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
+
+
+#: The walk's confirmed findings per schema pair (``_pair_key``), for the same pair met again in another tool (a
+#: model many tools return, one input shared by a family of tools, ``--mode full``, ``history``).
+_WALKED: fastpaths.ContentCache[list[Finding]] = fastpaths.ContentCache(1024)
+
+
+def _pair_key(old: Any, new: Any, direction: str) -> bytes | None:
+    """The exact JSON text of both schemas (key order and number spelling kept: witnesses are built in the
+    schemas' order) and the direction; None for a schema ``orjson`` cannot write (nothing cached)."""
+    try:
+        return orjson.dumps([direction, old, new])
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+
+
+def _retargeted(f: Finding, tool: str) -> Finding:
+    """A cached finding as another tool's: its own copies of everything a later stage may change."""
+    return replace(
+        f,
+        tool=tool,
+        name=tool,
+        witness=copy.deepcopy(f.witness),
+        hosts=list(f.hosts),
+        tags=list(f.tags),
+        server=copy.deepcopy(f.server),
+    )
+
+
+def _walked(p_doc: SchemaDoc, v_doc: SchemaDoc, identity: Identity, direction: str, tool: str) -> list[Finding]:
+    """The walk of P's document against V's (``identity``: their identical subtrees), its issues turned into
+    findings with witnesses confirmed, about ``tool`` (nothing in the walk reads the name: the same findings for
+    any tool)."""
+    old, new = (v_doc.root, p_doc.root) if direction == "output" else (p_doc.root, v_doc.root)
     # MCP arguments are always an object: a root without "type" beside one with type "object" reads as an object
     objects = direction == "input" and any(isinstance(s, dict) and s.get("type") == "object" for s in (old, new))
     ctx = new_context(p_doc, v_doc, root_type="object" if objects else None)
-    # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
-    identity = ctx.identity
-    old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
+    ctx.identity = identity
     try:
         issues = ctx.compare(p_doc.root, v_doc.root)
     except Budget as exc:
@@ -106,6 +158,7 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
             )
         ]
     seen: set[tuple[str, str, str]] = set()
+    out: list[Finding] = []
     for issue in issues:
         try:
             f = issue_to_finding(issue, tool, direction, p_doc, v_doc)
@@ -122,12 +175,8 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
         key = (f.rule, f.pointer, f.message)
         if key not in seen:
             seen.add(key)
-            findings.append(f)
-    if old_doc.canonical != new_doc.canonical:
-        findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
-        if oracle:
-            findings += oracle_findings(findings, p_doc, v_doc, tool, direction, ctx.identity)
-    return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
+            out.append(f)
+    return out
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
