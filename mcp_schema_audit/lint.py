@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.findings import Finding, make_finding
@@ -137,6 +139,20 @@ def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     ``nullable`` without ``type``, keyword values of the wrong type, an unsupported dialect for
     ``ts-sdk-v2``). Profiles that compile it are absent.
     """
+    try:
+        key: bytes | None = orjson.dumps(schema)  # exact text: the first unresolvable $ref in walk order
+    except (orjson.JSONEncodeError, TypeError):
+        key = None
+    if key is None:
+        return _compile_problems(schema)
+    return dict(COMPILE_CACHE.get(key, lambda: _compile_problems(schema)))
+
+
+#: ``compile_problems`` per exact schema text (a model many tools return is compiled once per run).
+COMPILE_CACHE: ContentCache[dict[str, tuple[str, str]]] = ContentCache(1024)
+
+
+def _compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
     doc = SchemaDoc(schema)
     for tokens, node in walk(schema) if '"$ref"' in doc.canonical else ():
         ref = node.get("$ref") if isinstance(node, dict) else None

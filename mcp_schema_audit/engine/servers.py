@@ -23,11 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import orjson
 from jsonschema import FormatChecker
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.vocabulary import SERVER_VALIDATORS
@@ -275,7 +277,19 @@ def judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
     """What ``validator`` does with ``arguments`` for a tool whose inputSchema (as the server lists it) is
     ``schema``: its rejections in its framework's words, the keys it drops or keeps, the defaults it fills, the
     values it coerces. Never raises for a bad schema: a schema no validator can build is a rejection with
-    jsonschema's reason."""
+    jsonschema's reason. Answered once per validator, schema text and arguments text (``JUDGED``)."""
+    try:
+        key: Any = (validator, orjson.dumps(schema), orjson.dumps(arguments))
+    except (orjson.JSONEncodeError, TypeError):
+        return _judge(validator, schema, arguments)
+    return copy.deepcopy(JUDGED.get(key, lambda: _judge(validator, schema, arguments)))
+
+
+#: ``judge``'s outcomes (one input shared by a family of tools is judged once per witness).
+JUDGED: ContentCache[Outcome] = ContentCache(2048)
+
+
+def _judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
     outcome = Outcome()
     try:
         published = list(_validator(schema, validator).iter_errors(arguments))

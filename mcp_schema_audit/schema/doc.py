@@ -166,6 +166,8 @@ class SchemaDoc:
     _has_id: bool | None = field(init=False, default=None, repr=False)
     _ajv_clean: bool | None = field(init=False, default=None, repr=False)
     _readers: dict[str, QuickReader] = field(init=False, default_factory=dict, repr=False)
+    #: local ``#/…`` references resolved so far: ref → (target, its tokens)
+    _local: dict[str, tuple[Any, list[str]]] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -210,6 +212,9 @@ class SchemaDoc:
         Returns ``(target_schema, pointer_tokens)`` where the tokens locate the target inside the
         document (``[]`` for the root; ``None``-free). Raises ``RefError`` for remote or missing targets.
         """
+        known = self._local.get(ref)
+        if known is not None:
+            return known[0], list(known[1])
         if ref.startswith("#"):
             fragment = ref[1:]
             if fragment == "" or fragment.startswith("/"):
@@ -225,6 +230,7 @@ class SchemaDoc:
                         node = node[int(tok)]
                     else:
                         raise RefError(f"$ref {ref!r} points to nothing")
+                self._local[ref] = (node, list(tokens))  # a document is never changed once read
                 return node, tokens
         try:
             resolved = self.resolver.lookup(ref)
