@@ -29,7 +29,7 @@ from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.parallel import ordered_map
-from mcp_schema_audit.renames import merge_argument_renames, renamed_tool_finding, tool_renames
+from mcp_schema_audit.renames import changed_renames, merge_argument_renames, renamed_tool_finding, tool_renames
 from mcp_schema_audit.rules import SYMMETRIC_RULES
 from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
@@ -120,9 +120,13 @@ def _tool_findings(
     out: list[Finding] = []
     if o is not None and not same_json(o, n):
         out += tool_metadata_findings(name, o, n)
-        inputs = compare_schemas(o.get("inputSchema", {}), n.get("inputSchema", {}), "input", name)
-        judged = judge_inputs(inputs, n.get("inputSchema", {}), validator, o.get("inputSchema", {}))
-        out += merge_argument_renames(judged, o.get("inputSchema", {}), n.get("inputSchema", {}))
+        o_in, n_in = o.get("inputSchema", {}), n.get("inputSchema", {})
+        judged = judge_inputs(compare_schemas(o_in, n_in, "input", name), n_in, validator, o_in)
+
+        def renamed_changes(renamed: Any) -> list[Finding]:  # the cached arguments under their new names
+            return judge_inputs(compare_schemas(renamed, n_in, "input", name), n_in, validator, renamed)
+
+        out += changed_renames(merge_argument_renames(judged, o_in, n_in), o_in, n_in, renamed_changes)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)
         out += header_changes(name, o, n)
     before = {(f.rule, f.pointer) for f in header_problems(o)} if o is not None else set()

@@ -1,4 +1,5 @@
-"""Renames: a tool, or an argument, removed and another added with the same schema is one change.
+"""Renames: a tool, or an argument, removed and another added with the same schema is one change; an argument
+renamed whose schema changed a little too is one rename and the changes of its schema.
 
 Reported as removed + added, a renamed argument reads as two breaks with two pieces of advice ("keep accepting
 the old argument", "make the new one optional"), and a renamed tool as a removal; the one thing to do is to
@@ -6,12 +7,18 @@ accept both names for a while. A pair counts as a rename when the two sides' sch
 annotations (``description``, ``title``, ``examples``, ``$comment``) are set aside and the pairing is unique
 (one removed, one added candidate); a schema as plain as ``{"type": "string"}`` also needs similar names or
 descriptions (``RENAME_SIMILARITY``), so that dropping ``cc`` and adding ``subject`` is not taken for one.
-The finding keeps the facts of the removed side (its witness: the old name, now refused).
+The finding keeps the facts of the removed side (its witness: the old name, now refused). An argument whose schema
+changed with the name (``looks_renamed_changed``: one type, the same keywords, at most ``CHANGED_KEYWORDS`` of them
+with other values, a similar name or description) is one rename too, followed by the findings of the change on the
+new name (``changed_renames``: the cached schema compared again with the argument under its new name; at most
+``MAX_CHANGED_RENAMES`` per tool, each one more comparison).
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -53,10 +60,13 @@ def looks_renamed(old_name: str, old: Any, new_name: str, new: Any) -> bool:
     return _alike(old_name, new_name) or all(isinstance(d, str) for d in describe) and _alike(*describe)  # type: ignore[arg-type]
 
 
-def _unique_pairs(removed: dict[str, Any], added: dict[str, Any]) -> dict[str, str]:
-    """``removed key → added key`` for each removed item that looks renamed to exactly one added item that no
-    other removed item looks renamed to."""
-    matches = {r: [a for a, new in added.items() if looks_renamed(r, old, a, new)] for r, old in removed.items()}
+def _unique_pairs(
+    removed: dict[str, Any], added: dict[str, Any], looks: Callable[[str, Any, str, Any], bool] | None = None
+) -> dict[str, str]:
+    """``removed key → added key`` for each removed item that looks renamed (``looks``, default ``looks_renamed``)
+    to exactly one added item that no other removed item looks renamed to."""
+    looks = looks or looks_renamed
+    matches = {r: [a for a, new in added.items() if looks(r, old, a, new)] for r, old in removed.items()}
     claimed: dict[str, int] = {}
     for found in matches.values():
         for a in found:
@@ -127,6 +137,18 @@ def merge_argument_renames(findings: list[Finding], old_schema: Any, new_schema:
     ``input-argument-renamed`` finding in place of the removed one, the added one and the old key's
     ``input-required-removed``; its severity is the pair's highest, its witness and server verdict the removed
     side's when that one breaks, else the added side's. Order is kept."""
+    return _merged(findings, old_schema, new_schema, looks_renamed)[0]
+
+
+def _merged(
+    findings: list[Finding],
+    old_schema: Any,
+    new_schema: Any,
+    looks: Callable[[str, Any, str, Any], bool],
+    limit: int | None = None,
+) -> tuple[list[Finding], list[tuple[str, str, str]]]:
+    """``merge_argument_renames`` with the pairs ``looks`` finds (at most ``limit``), and the pairs merged:
+    ``(parent pointer, old key, new key)``."""
     by_parent: dict[str, tuple[dict[str, Finding], dict[str, Finding]]] = {}
     for f in findings:
         where = _argument(f) if f.direction == "input" and not f.tags else None
@@ -136,20 +158,26 @@ def merge_argument_renames(findings: list[Finding], old_schema: Any, new_schema:
         (gone if f.rule in REMOVED_ARGUMENT else came)[where[1]] = f
     merged: dict[int, Finding] = {}
     dropped: set[int] = set()
+    pairs: list[tuple[str, str, str]] = []
     for parent, (gone, came) in by_parent.items():
         olds = {k: _property_at(old_schema, f.pointer) for k, f in gone.items()}
         news = {k: _property_at(new_schema, f.pointer) for k, f in came.items()}
-        for old_key, new_key in _unique_pairs(olds, news).items():
+        for old_key, new_key in _unique_pairs(olds, news, looks).items():
+            if limit is not None and len(pairs) >= limit:
+                break
+            pairs.append((parent, old_key, new_key))
             a, b = gone[old_key], came[new_key]
             lead = a if SEVERITY_RANK[a.severity] >= SEVERITY_RANK[b.severity] else b
-            f = make_finding(
-                "input-argument-renamed",
-                a.tool,
-                b.pointer,
-                Text.of("argument {old!r} looks renamed to {new!r} (same schema)", old=old_key, new=new_key),
-                old_key,
-                new_key,
+            detail = (
+                Text.of("argument {old!r} looks renamed to {new!r} (same schema)", old=old_key, new=new_key)
+                if looks is looks_renamed
+                else Text.of(
+                    "argument {old!r} looks renamed to {new!r}, its schema changed too (reported under the new name)",
+                    old=old_key,
+                    new=new_key,
+                )
             )
+            f = make_finding("input-argument-renamed", a.tool, b.pointer, detail, old_key, new_key)
             merged[id(a)] = replace(
                 f,
                 severity=lead.severity,
@@ -168,4 +196,63 @@ def merge_argument_renames(findings: list[Finding], old_schema: Any, new_schema:
                 and f.pointer == required
                 and dict(f.detail.args).get("key") == old_key
             )
-    return [merged.get(id(f), f) for f in findings if id(f) not in dropped]
+    return [merged.get(id(f), f) for f in findings if id(f) not in dropped], pairs
+
+
+#: Keywords (annotations aside) that may differ between the two sides of a rename whose schema changed too.
+CHANGED_KEYWORDS = 2
+#: Renames with a changed schema looked for per tool (each costs one more comparison of the tool's inputSchema).
+MAX_CHANGED_RENAMES = 8
+
+
+def looks_renamed_changed(old_name: str, old: Any, new_name: str, new: Any) -> bool:
+    """True when ``old`` (named ``old_name``) and ``new`` declare one ``type`` and the same keywords (annotations
+    aside), the values of at least one and at most ``CHANGED_KEYWORDS`` of them changed, and have similar names or
+    descriptions: an argument renamed whose schema changed too (an enum value added, a bound moved). Cost: one
+    canonical text per keyword."""
+    if not (isinstance(old, dict) and isinstance(new, dict)) or "type" not in old:
+        return False
+    if canonical(old.get("type")) != canonical(new.get("type")):
+        return False
+    a, b = shape(old), shape(new)
+    if a.keys() != b.keys():
+        return False
+    differ = [k for k in a if canonical(a[k]) != canonical(b[k])]
+    if not 0 < len(differ) <= CHANGED_KEYWORDS:
+        return False
+    describe = [old.get("description"), new.get("description")]
+    return _alike(old_name, new_name) or all(isinstance(d, str) for d in describe) and _alike(*describe)  # type: ignore[arg-type]
+
+
+def changed_renames(
+    findings: list[Finding], old_schema: Any, new_schema: Any, compare: Callable[[Any], list[Finding]]
+) -> list[Finding]:
+    """One tool's input findings (after ``merge_argument_renames``) with each argument renamed whose schema changed
+    too (``looks_renamed_changed``, removed and added at one object, paired uniquely) as one
+    ``input-argument-renamed`` finding in place of the removed one, the added one and the old key's
+    ``input-required-removed``, and after it the findings of the change: ``compare(renamed)``, the comparison of
+    ``renamed`` (the cached inputSchema with the old argument under its new name) with the new inputSchema, those
+    at or under the new argument's pointer (their witnesses: calls with the new name that the cached schema
+    allowed under the old one). At most ``MAX_CHANGED_RENAMES`` pairs; order of the others kept."""
+    merged, pairs = _merged(findings, old_schema, new_schema, looks_renamed_changed, MAX_CHANGED_RENAMES)
+    out = merged
+    for parent, old_key, new_key in pairs:
+        renamed = _renamed_argument(old_schema, parent, old_key, new_key)
+        if renamed is None:
+            continue
+        at = pointer([*pointer_tokens(parent), "properties", new_key])
+        out += [f for f in compare(renamed) if f.pointer == at or f.pointer.startswith(at + "/")]
+    return out
+
+
+def _renamed_argument(schema: Any, parent: str, old_key: str, new_key: str) -> Any:
+    """A copy of ``schema`` with the argument ``old_key`` of the object at ``parent`` listed as ``new_key`` (in its
+    place, and in ``required``), or None when that object is not where the pointer says."""
+    out = copy.deepcopy(schema)
+    node = _property_at(out, parent)
+    if not isinstance(node, dict) or not isinstance(node.get("properties"), dict) or new_key in node["properties"]:
+        return None
+    node["properties"] = {new_key if k == old_key else k: v for k, v in node["properties"].items()}
+    if isinstance(node.get("required"), list):
+        node["required"] = [new_key if k == old_key else k for k in node["required"]]
+    return out

@@ -143,3 +143,77 @@ def test_explain_takes_the_fingerprints_reports_print(tmp_path: Path):
     assert missing.returncode == 2 and "no finding with fingerprint 0123456789abcdef" in missing.stderr
     nowhere = cli("explain", "0123456789abcdef", cwd=seed)
     assert nowhere.returncode == 2 and "--report FILE" in nowhere.stderr
+
+
+SEND_CHANGED_OLD = {
+    "name": "send",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string", "maxLength": 100, "description": "who gets it"},
+            "priority": {"type": "string", "enum": ["low", "high"], "description": "How urgent."},
+            "body": {"type": "string"},
+        },
+        "required": ["to", "body"],
+        "additionalProperties": False,
+    },
+}
+SEND_CHANGED_NEW = {
+    "name": "send",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "recipient": {"type": "string", "maxLength": 50, "description": "who gets it"},
+            "urgency": {"type": "string", "enum": ["low", "high", "urgent"], "description": "How urgent."},
+            "body": {"type": "string"},
+        },
+        "required": ["recipient", "body"],
+        "additionalProperties": False,
+    },
+}
+
+
+def test_a_renamed_argument_whose_schema_changed_is_one_rename_and_its_changes():
+    """``to`` → ``recipient`` with ``maxLength`` 100 → 50, ``priority`` → ``urgency`` with an enum value added: one
+    rename each, and the changes reported on the new names (a call with the new name and the old bound fails)."""
+    report = diff([SEND_CHANGED_OLD], [SEND_CHANGED_NEW])
+    got = [(f.rule, f.severity, f.pointer, f.old, f.new) for f in report.findings]
+    assert got == [
+        ("input-argument-renamed", "breaking", "/properties/recipient", "to", "recipient"),
+        ("input-constraint-tightened", "breaking", "/properties/recipient/maxLength", 100, 50),
+        ("input-argument-renamed", "breaking", "/properties/urgency", "priority", "urgency"),
+        ("input-enum-value-added", "info", "/properties/urgency/enum", ["low", "high"], ["low", "high", "urgent"]),
+    ], got
+    renamed, tightened = report.findings[0], report.findings[1]
+    assert "its schema changed too" in renamed.message and "accept both names for a while" in renamed.fix
+    assert renamed.witness["instance"] == {"to": "a", "body": "a"}  # the old name, now refused
+    assert tightened.witness["instance"]["recipient"] == "a" * 51  # the new name with what the old bound allowed
+
+
+def test_looks_renamed_changed():
+    from mcp_schema_audit.renames import looks_renamed_changed
+
+    to = {"type": "string", "maxLength": 100, "description": "who gets it"}
+    assert looks_renamed_changed("to", to, "recipient", {**to, "maxLength": 50})
+    assert looks_renamed_changed("user_id", {"type": "integer"}, "userId", {"type": "integer", "minimum": 0}) is False
+    assert looks_renamed_changed(
+        "user_id", {"type": "integer", "minimum": 1}, "userId", {"type": "integer", "minimum": 0}
+    )
+    # another type, other keywords, or nothing alike: no rename
+    assert not looks_renamed_changed(
+        "to", to, "recipient", {"type": "integer", "maximum": 5, "description": "who gets it"}
+    )
+    assert not looks_renamed_changed(
+        "cc", {"type": "string", "maxLength": 3}, "subject", {"type": "string", "maxLength": 9}
+    )
+    # the same schema is looks_renamed's, not this one's
+    assert not looks_renamed_changed("to", to, "recipient", dict(to))
+
+
+def test_a_changed_rename_on_the_command_line(tmp_path: Path):
+    (tmp_path / "old.json").write_text(json.dumps([SEND_CHANGED_OLD]), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps([SEND_CHANGED_NEW]), encoding="utf-8")
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--format", "json")
+    assert r.returncode == 1, r.stderr
+    rules = [f["rule"] for f in json.loads(r.stdout)["findings"]]
+    assert rules.count("input-argument-renamed") == 2 and "input-required-added" not in rules

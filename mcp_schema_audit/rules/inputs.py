@@ -44,9 +44,10 @@ RULES = [
         family="diff",
         title="Argument renamed",
         rationale=(
-            "An argument gone and another added beside it with the same schema: the model still builds "
-            "arguments with the old name from the cached inputSchema, and the server refuses it, or drops it "
-            "and misses the new one."
+            "An argument gone and another added beside it with the same schema (or one of the same type and "
+            "keywords with at most two values changed, and a similar name or description: then the changes are "
+            "reported too, on the new name): the model still builds arguments with the old name from the cached "
+            "inputSchema, and the server refuses it, or drops it and misses the new one."
         ),
         before='{"properties": {"to": {"type": "string"}}, "required": ["to"]} (argument to)',
         after='{"properties": {"recipient": {"type": "string"}}, "required": ["recipient"]} (renamed)',
