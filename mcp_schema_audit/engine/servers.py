@@ -28,6 +28,7 @@ from jsonschema import FormatChecker
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
+from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
@@ -140,6 +141,22 @@ def chosen(name: str, tools: list[dict[str, Any]]) -> ServerValidator:
 
 
 def infer(tools: list[dict[str, Any]]) -> ServerValidator:
+    """``_infer(tools)``, answered once per listing (by identity: a run asks for the served one more than once)."""
+    hit = _INFERRED.get(id(tools))
+    if hit is not None and hit[0] is tools and fastpaths.enabled():
+        return hit[1]
+    found = _infer(tools)
+    if len(_INFERRED) >= 8:
+        _INFERRED.pop(next(iter(_INFERRED)))
+    _INFERRED[id(tools)] = (tools, found)
+    return found
+
+
+#: ``infer``'s answers: id(tools) → (tools, validator), the listing kept alive with its answer.
+_INFERRED: dict[int, tuple[list[dict[str, Any]], ServerValidator]] = {}
+
+
+def _infer(tools: list[dict[str, Any]]) -> ServerValidator:
     """The validator a server's listed tools (their ``inputSchema``s) were most likely written by, with
     ``inferred_from`` saying why (one framework per server, so the whole listing is read, tools without
     arguments aside; the first match wins):
@@ -175,8 +192,8 @@ def infer(tools: list[dict[str, Any]]) -> ServerValidator:
             "defaults filled, numeric strings taken as numbers",
             inferred_from="pydantic's titles in its inputSchemas (a model per tool, a title per field)",
         )
-    untitled = not any(_has_titles(s) for s in schemas)
-    zod4 = any(_zod4(s) for s in schemas)
+    titled, zod4 = _titles_and_zod4(schemas)
+    untitled = not titled
     closed = all(s.get("additionalProperties") is False for s in schemas)
     if zod4 and closed and all(_dialect(s) == _DRAFT_2020 for s in schemas):
         return replace(
@@ -242,17 +259,23 @@ def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
     return (node for _, node in subschemas(schema, max_nodes=10_000) if isinstance(node, dict))
 
 
-def _zod4(schema: dict[str, Any]) -> bool:
-    for node in _nodes(schema):
-        if node.get("additionalProperties") == {}:
-            return True
-        if node.get("type") == "integer" and node.get("maximum") == 9007199254740991:
-            return True
-    return False
+def _titles_and_zod4(schemas: list[dict[str, Any]]) -> tuple[bool, bool]:
+    """``(any schema has a title somewhere, any has zod 4's marks: _zod4)``, in one pass over the nodes that stops
+    once both are known."""
+    titled = zod4 = False
+    for schema in schemas:
+        for node in _nodes(schema):
+            titled = titled or isinstance(node.get("title"), str)
+            zod4 = zod4 or _zod4_node(node)
+            if titled and zod4:
+                return True, True
+    return titled, zod4
 
 
-def _has_titles(schema: dict[str, Any]) -> bool:
-    return any(isinstance(node.get("title"), str) for node in _nodes(schema))
+def _zod4_node(node: dict[str, Any]) -> bool:
+    return node.get("additionalProperties") == {} or (
+        node.get("type") == "integer" and node.get("maximum") == 9007199254740991
+    )
 
 
 def server_view(validator: ServerValidator, schema: Any) -> Any:
