@@ -14,6 +14,12 @@ is one of: an optional property added to a closed output model, an output enum w
 added, a ``maxLength`` tightened, a description changed, zod 4's interoperability bounds added to every
 integer, an output ``anyOf`` reordered (equivalent).
 
+Two more shapes (``--shapes``, default ``project:100,1000,5000;wide:1000;deep:3000``): ``wide``, issue 23's
+(``make_wide_tool``: 15 typed output properties with descriptions, a status enum, ``$ref`` items of closed
+objects with a nullable ``anyOf``, 8 string arguments with ``maxLength``; ``release_wide``), and ``deep``
+(``make_deep_tool``: many small tools reaching their data through ``$defs`` chains, in families that share a
+model graph; ``release_deep``). Each shape also gets a small diff (10 tools, 2 changed) through the CLI.
+
 What is measured (medians of ``--runs`` interleaved runs, each in a fresh process)
 ------------------------------------------------------------------------------------
 - ``floor``: read both files and ``json.loads`` them: what any tool must do.
