@@ -395,7 +395,8 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     if f.server is not None:  # an argument judged by the server's own validator (engine.arguments)
         how = f"{f.server['validator']}, inferred" if f.server.get("inferred") else f.server["validator"]
         return f"accepted by {accepted} (cached)", f"the server running {served} ({how})"
-    return f"accepted by {accepted} (cached)", f"the server running {served}{with_hosts}"
+    # an argument witness no server validator judged: the server rejects it, and SDK host profiles are not it
+    return f"accepted by {accepted} (cached)", f"the server running {served}"
 
 
 def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
