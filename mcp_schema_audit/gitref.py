@@ -66,6 +66,12 @@ def read_git_file(ref: str, *, timeout_s: float = 30.0) -> bytes:
             ).stdout.strip()
             == "true"
         )
+        twin = remote_twin(rev, timeout_s)
+        if twin is not None:
+            raise InputError(
+                f"{ref}: revision {rev!r} not found in this repository",
+                hint=f"it exists as the remote-tracking branch {twin!r}: write git:{twin}:{path}",
+            )
         remote, name = fetch_source(rev, _remotes(timeout_s))
         depth = "" if re.search(r"[~^]", rev) else "--depth=1 "  # an ancestor needs more than the tip
         hint = (
@@ -99,6 +105,29 @@ def fetch_source(rev: str, remotes: list[str]) -> tuple[str, str]:
             branch = re.split(r"[~^@]", bare[len(remote) + 1 :], maxsplit=1)[0]
             return remote, branch or bare[len(remote) + 1 :]
     return "origin", rev
+
+
+def remote_twin(rev: str, timeout_s: float = 10.0) -> str | None:
+    """``origin/main`` when ``rev`` (``main``) is not a revision here but a remote-tracking branch of that name
+    is (a clone on another branch, where ``main`` exists only as ``origin/main``); else ``None``. Remotes are
+    tried in ``git remote`` order."""
+    if not rev or rev.startswith("-") or re.search(r"[~^@:]", rev):
+        return None
+    for remote in _remotes(timeout_s) or ["origin"]:
+        twin = f"{remote}/{rev}"
+        try:
+            out = subprocess.run(
+                ["git", "rev-parse", "--verify", "--quiet", f"refs/remotes/{twin}^{{commit}}"],
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if out.returncode == 0 and out.stdout.strip():
+            return twin
+    return None
 
 
 def _remotes(timeout_s: float) -> list[str]:

@@ -96,9 +96,9 @@ def _grouped(found: dict[str, list[Verdict]]) -> dict[tuple[str, str, str], tupl
     return out
 
 
-def _remedy(rule: HostRule, spelled: str | None) -> str:
-    """The finding's fix: the portable spelling the engine checked (``spelled``), else the host rule's own fix,
-    with where the rule is described."""
+def _remedy(rule: HostRule, spelled: str | None, hit: Hit) -> str:
+    """The finding's fix: the portable spelling the engine checked (``spelled``), else the one the rule's check
+    gave for this place (``hit.fix``), else the host rule's own fix; with where the rule is described."""
     if rule is _LOST:
         return (
             "make the tools that now fail the listing portable (their own host-newly-unusable findings give the "
@@ -107,7 +107,8 @@ def _remedy(rule: HostRule, spelled: str | None) -> str:
     where = f"(host rule {rule.id} in docs/hosts.md)"
     if spelled:
         return f"use the portable spelling {spelled}, equivalent under the SDK profiles {where}"
-    return f"{rule.fix} {where}" if rule.fix else f"see {where[1:-1]}"
+    how = hit.fix or rule.fix
+    return f"{how} {where}" if how else f"see {where[1:-1]}"
 
 
 def _finding(
@@ -125,7 +126,7 @@ def _finding(
     f = make_finding(rule_id, name, hit.pointer, words, None, hit.keyword, delta=delta or rule.id)
     f.hosts = list(hosts)
     if rule_id != "host-usable-again":
-        f.remedy = _remedy(rule, fix)
+        f.remedy = _remedy(rule, fix, hit)
     if f.severity == "breaking" and tool is not None:
         instance = {k: tool.get(k) for k in ("name", "inputSchema", "outputSchema") if k in tool}
         f.witness = {

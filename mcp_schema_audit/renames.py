@@ -107,7 +107,7 @@ def renamed_tool_finding(removed: Finding, new_name: str) -> Finding:
         removed.tool,
         new_name,
     )
-    return replace(f, witness=removed.witness, hosts=list(removed.hosts))
+    return replace(f, witness=removed.witness, hosts=list(removed.hosts), server=removed.server)
 
 
 def _property_at(schema: Any, ptr: str) -> Any:

@@ -284,3 +284,26 @@ def test_check_applies_the_tool_filter_as_diff_does(tmp_path: Path):
     assert any(n.startswith("tool filter") for n in checked["notes"]) and checked["notes"] == b["notes"]
     only = json.loads(cli("check", *sides, "--tool", tools[1], cwd=tmp_path).stdout)
     assert {f["tool"] for f in only["findings"] if f["surface"] == "tool"} == {tools[1]}
+
+
+def test_a_base_ref_that_is_only_a_remote_branch_names_it(tmp_path: Path):
+    """In a clone on another branch, ``main`` exists only as ``origin/main``: ``git fetch`` would not make it, so
+    the line names the remote-tracking branch (check's --base-ref and diff's git: input alike)."""
+    up = tmp_path / "up"
+    up.mkdir()
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(up)], check=True)
+    (up / "tools.json").write_text("[]", encoding="utf-8")
+    subprocess.run([*git, "-C", str(up), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(up), "commit", "-qm", "one"], check=True)
+    clone = tmp_path / "clone"
+    subprocess.run([*git, "clone", "-q", str(up), str(clone)], check=True)
+    subprocess.run([*git, "-C", str(clone), "checkout", "-q", "-b", "feature"], check=True)
+    subprocess.run([*git, "-C", str(clone), "branch", "-q", "-D", "main"], check=True)
+    r = cli("check", "--base-ref", "main", "--", "b", cwd=clone)
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "schema-audit: error: --base-ref: revision 'main' not found in this repository (did you mean 'origin/main'? "
+        "'main' is only a remote-tracking branch here)"
+    ], r.stderr
+    r = cli("diff", "git:main:tools.json", "tools.json", cwd=clone)
+    assert r.returncode == 2 and "write git:origin/main:tools.json" in r.stderr, r.stderr

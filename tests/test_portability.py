@@ -132,3 +132,24 @@ def test_a_portable_spelling_is_shown_only_when_the_engine_finds_it_equivalent(
     tool = {"name": "t", "description": "d", "inputSchema": SPELLED}
     rule, hit = next((r, h) for r, h in judge_tool(Tool(tool), host).hits if h.pointer == pointer)
     assert spelled(tool, rule, hit, [host]) == spelling
+
+
+def test_the_optional_required_fix_names_the_parameter_and_its_type():
+    """openai-strict makes an optional parameter required: the fix spells that parameter, with its own type and
+    null allowed (not the rule's example ``limit``)."""
+    from mcp_schema_audit.schema.portability import Tool as HostTool
+    from mcp_schema_audit.schema.portability import judge_tool as judge
+
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "extra": {"type": "string"}, "tags": {"enum": ["a", "b"]}},
+        "required": ["q"],
+    }
+    hits = {
+        h.parameter: h.fix
+        for r, h in judge(HostTool({"name": "t", "inputSchema": schema}), "openai-strict").hits
+        if r.id == "openai-strict-optional-required"
+    }
+    assert hits["extra"].startswith('required, with null allowed: "extra": {"type":["string","null"]}')
+    assert '"tags": {"anyOf":[{"enum":["a","b"]},{"type":"null"}]}' in hits["tags"]
+    assert "zod: .nullish()" in hits["extra"] and "q" not in hits

@@ -217,3 +217,19 @@ def test_a_changed_rename_on_the_command_line(tmp_path: Path):
     assert r.returncode == 1, r.stderr
     rules = [f["rule"] for f in json.loads(r.stdout)["findings"]]
     assert rules.count("input-argument-renamed") == 2 and "input-required-added" not in rules
+
+
+def test_a_renamed_tool_is_rejected_by_the_servers_own_validator_never_by_sdk_profiles(tmp_path: Path):
+    """The renamed tool's witness is rejected by the server (its framework's words, as for tool-removed), and the
+    SDK host profiles are never named as the server."""
+    old = [{"name": "search_docs", "description": "Search the docs", "inputSchema": SEARCH}]
+    new = [{"name": "docs_search", "description": "Search the documentation", "inputSchema": SEARCH}]
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps(new), encoding="utf-8")
+    for validator in ("zod-strip", "published"):
+        r = cli("diff", "old.json", "new.json", "--server-validator", validator, cwd=tmp_path)
+        assert r.returncode == 1, r.stderr
+        line = next(ln for ln in r.stdout.splitlines() if "rejected by" in ln)
+        assert "rejected by the server running new" in line and "python-sdk" not in line, line
+        if validator == "zod-strip":
+            assert "(zod-strip)" in line, line

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_schema_audit.gitref import remote_twin
 from mcp_schema_audit.outputlines import quote_output
 from mcp_schema_audit.prcheck import processes
 
@@ -134,7 +135,12 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
     if base_ref:
         sha = _commit(base_ref)
         if sha is None:
-            hint = _shallow_hint(local=option.startswith("--"))
+            twin = remote_twin(base_ref)
+            hint = (
+                f" (did you mean {twin!r}? {base_ref!r} is only a remote-tracking branch here)"
+                if twin is not None
+                else _shallow_hint(local=option.startswith("--"))
+            )
             raise BaseError(f"{option}: revision {base_ref!r} not found in this repository{hint}")
         return BaseRevision(sha, _label_for(base_ref.rsplit("/", 1)[-1], sha), f"base-ref {base_ref}")
     event_name = env.get("GITHUB_EVENT_NAME", "")

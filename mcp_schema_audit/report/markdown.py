@@ -34,6 +34,7 @@ from mcp_schema_audit.report.model import (
     grouped,
     runs,
     shared_detail,
+    shared_fix,
     summary_line,
     title,
     traffic_words,
@@ -195,14 +196,17 @@ def _md_group(group: list[Finding], *, bullet: bool = False) -> str:
     head = f"{_ICON[first.severity]} **{len(group)} ×** {md_escape(title(first))} (`{first.rule}`)"
     if shared is not None:
         head += f": {md_escape(shared)}"
-    if first.fix:
-        head += f"<br>\n{'  ' if bullet else ''}**Fix:** {md_escape(first.fix)}"
+    common_fix = shared_fix(group)
+    if common_fix:
+        head += f"<br>\n{'  ' if bullet else ''}**Fix:** {md_escape(common_fix)}"
     items = []
     for first_f, fs in by_about(group) if shared is not None else [(f, [f]) for f in group]:
         where = ", ".join(md_code(f.pointer) if f.pointer else "(root)" for f in fs)
         item = f"{md_about(first_f)} · {where}" + ("" if shared is not None else f": {md_escape(detail(first_f))}")
         for why in dict.fromkeys(f.reason for f in fs if f.reason):
             item += f" *({md_escape(why)})*"
+        if common_fix is None:  # each one's own fix (a host rule's portable spelling)
+            item += "".join(f" — **Fix:** {md_escape(how)}" for how in dict.fromkeys(f.fix for f in fs if f.fix))
         items.append(f"{'  ' if bullet else ''}- {item}")
     return (f"- {head}" if bullet else head) + "\n" + ("" if bullet else "\n") + "\n".join(items)
 

@@ -165,10 +165,10 @@ GROUP_MIN = 3
 def grouped(findings: list[Finding]) -> list[list[Finding]]:
     """``findings`` (in order) as entries to show: a warning or info rule with ``GROUP_MIN`` findings or more is
     one entry holding all of them, where its first finding was; every other finding (each breaking one: its
-    witness proves it) is an entry of its own; findings of one rule with different fixes (a host rule's portable
-    spelling) are different entries, so an entry's fix is every finding's. Every finding is in exactly one
-    entry (JSON keeps them all)."""
-    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule, f.fix))
+    witness proves it) is an entry of its own. Every finding is in exactly one entry (JSON keeps them all); an
+    entry whose findings have different fixes (a host rule's portable spelling) shows each one's
+    (``shared_fix``)."""
+    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule))
 
 
 def runs(items: list[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
@@ -201,6 +201,12 @@ def shared_detail(group: list[Finding]) -> str | None:
     """The detail every finding of ``group`` shares (raw text), or ``None`` when they differ."""
     details = {detail(f) for f in group}
     return next(iter(details)) if len(details) == 1 else None
+
+
+def shared_fix(group: list[Finding]) -> str | None:
+    """The fix every finding of ``group`` shares (raw text, ``""`` for none), or ``None`` when they differ."""
+    fixes = {f.fix for f in group}
+    return next(iter(fixes)) if len(fixes) == 1 else None
 
 
 def detail(f: Finding) -> str:
@@ -395,7 +401,8 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     if f.server is not None:  # an argument judged by the server's own validator (engine.arguments)
         how = f"{f.server['validator']}, inferred" if f.server.get("inferred") else f.server["validator"]
         return f"accepted by {accepted} (cached)", f"the server running {served} ({how})"
-    return f"accepted by {accepted} (cached)", f"the server running {served}{with_hosts}"
+    # an argument witness no server validator judged: the server rejects it, and SDK host profiles are not it
+    return f"accepted by {accepted} (cached)", f"the server running {served}"
 
 
 def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:

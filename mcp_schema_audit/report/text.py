@@ -28,6 +28,7 @@ from mcp_schema_audit.report.model import (
     ordered,
     runs,
     shared_detail,
+    shared_fix,
     summary_line,
     title,
     traffic_words,
@@ -278,9 +279,13 @@ def _group(console: _Lines, group: list[Finding]) -> None:
             where = ", ".join(tx(f.pointer) or "(root)" for f in fs)
             reasons = "".join(f" ({tx(r)})" for r in dict.fromkeys(f.reason for f in fs if f.reason))
             console.print(_Text(f"         - {tx(about(head_f))}: {where}{_tags(head_f)}{reasons}"))
+            for how in dict.fromkeys(f.fix for f in fs if f.fix) if shared_fix(group) is None else ():
+                console.print(_Text(f"           fix: {tx(how)}", style="dim"))
     else:
         for f in group:
             line = f"         - {tx(about(f))} {tx(f.pointer) or '(root)'}{_tags(f)}: {tx(detail(f))}"
             console.print(_Text(line + (f" ({tx(f.reason)})" if f.reason else "")))
-    if first.fix:
+            if shared_fix(group) is None and f.fix:  # each one's own fix (a host rule's portable spelling)
+                console.print(_Text(f"           fix: {tx(f.fix)}", style="dim"))
+    if shared_fix(group):
         console.print(_Text(f"         fix: {tx(first.fix)}", style="dim"))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_schema_audit.jsontext import pointer
+from mcp_schema_audit.jsontext import canonical, pointer
 from mcp_schema_audit.schema.portability.record import Hit, HostRule, Tool, keyword_hits, nodes, parameter_of, quoted
 
 AGENTS = (
@@ -141,7 +141,7 @@ def _optional(tool: Tool) -> list[Hit]:
             continue
         listed = node.get("required")
         required = listed if isinstance(listed, list) else []
-        for key in node["properties"]:
+        for key, sub in node["properties"].items():
             if key not in required:
                 words = f"optional {key!r} is made required: the model must always send a value for it"
                 out.append(
@@ -150,9 +150,25 @@ def _optional(tool: Tool) -> list[Hit]:
                         parameter_of(tokens + ["properties", key]),
                         "required",
                         words,
+                        fix=(
+                            f"required, with null allowed: {_nullable(key, sub)}, and null taken as not given "
+                            "(zod: .nullish(); pydantic: X | None = None)"
+                        ),
                     )
                 )
     return out
+
+
+def _nullable(key: str, sub: Any) -> str:
+    """``"limit": {"type": ["integer", "null"]}``: property ``key``'s schema ``sub`` with null allowed, as JSON
+    text (a ``type`` gains ``"null"``; a schema without one becomes ``anyOf`` with ``{"type": "null"}``)."""
+    if isinstance(sub, dict) and isinstance(sub.get("type"), str):
+        spelled: Any = {"type": [sub["type"], "null"]} if sub["type"] != "null" else {"type": "null"}
+    elif isinstance(sub, dict) and isinstance(sub.get("type"), list):
+        spelled = {"type": [*sub["type"], *([] if "null" in sub["type"] else ["null"])]}
+    else:
+        spelled = {"anyOf": [sub if isinstance(sub, (dict, bool)) else {}, {"type": "null"}]}
+    return f"{canonical(key)}: {canonical(spelled)}"
 
 
 def _one_of(tool: Tool) -> list[Hit]:

@@ -60,6 +60,9 @@ class Hit:
     parameter: str | None = None
     keyword: str | None = None
     words: str = ""
+    #: the portable spelling for this place when the check can say it (the parameter's own name and type),
+    #: else ``""`` (the rule's ``fix`` stands)
+    fix: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
