@@ -55,6 +55,18 @@ def test_a_full_disk_on_stdout_is_exit_2(tmp_path: Path):
     assert proc.returncode == 2 and "No space left on device" in proc.stderr
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["diff", "--help"], ["rules"]])
+def test_a_full_disk_on_buffered_stdout_is_exit_2_with_one_line(args: list[str]):
+    # PYTHONUNBUFFERED unset: --help and --version print into the buffer, flushed after click's own exit
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([*CLI, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [
+        next(ln for ln in proc.stderr.splitlines() if "No space left on device" in ln)
+    ], proc.stderr  # one line: no "Exception ignored", no traceback
+
+
 @pytest.mark.parametrize("path", ["/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"])
 def test_output_to_an_open_descriptor_is_written_through(tmp_path: Path, path: str):
     out = tmp_path / "report.json"

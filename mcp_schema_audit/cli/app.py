@@ -341,9 +341,24 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 
 
 def _no_room(exc: OSError) -> int:
-    """Say that the output found no room (a full disk: only writes raise these errnos) and return exit code 2."""
+    """Say that the output found no room (a full disk: only writes raise these errnos) and return exit code 2.
+    stdout then points at /dev/null, so that the text left in its buffer does not fail once more at exit (an
+    "Exception ignored" line and exit 120)."""
     err(f"error: cannot write the output: {exc.strerror or exc}")
+    _stdout_closed()
     return int(ExitCode.USAGE)
+
+
+def _flush_or_exit() -> None:
+    """Flush stdout; a write that finds no room (``_FULL``) or a closed reader ends the run with its exit code
+    (2, 141) and one line, as every other write to stdout does."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        mapped = exit_code_of(exc)
+        if mapped is None:
+            raise
+        sys.exit(mapped)
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
@@ -380,6 +395,7 @@ def main() -> None:
         # here, so give the closed pipe its own code
         if sys.stdout is not stdout:
             sys.exit(_stdout_closed())
+        _flush_or_exit()  # --help and --version print into the buffer: a full disk is found here, not at exit
         raise exc from None
     except BaseException as exc:
         mapped = exit_code_of(exc)
