@@ -14,7 +14,6 @@ reads ``KEYS``); the rule catalog is imported only to check rule ids.
 from __future__ import annotations
 
 import datetime as _dt
-import fnmatch
 import re
 import sys
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.globs import check_count, glob_match
 from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
 
@@ -242,7 +242,7 @@ class IgnoreEntry:
             (self.surface, f.surface),
             (self.name, f.name),
         ):
-            if pattern is not None and not fnmatch.fnmatchcase(value, pattern):
+            if pattern is not None and not glob_match(value, pattern):
                 return False
         return True
 
@@ -440,7 +440,7 @@ def _parse_string(key: Key, value: Any, source: str) -> str:
 def _parse_globs(key: Key, value: Any, source: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
         raise UsageError(f"{source}: {key.name} must be a list of glob strings, e.g. {key.example}")
-    return list(value)
+    return check_count(value, f"{source}: {key.name}")
 
 
 def _parse_paths(key: Key, value: Any, source: str) -> list[str]:
@@ -560,7 +560,7 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         raise UsageError(f"{source}{which}: every [[{key}]] entry needs a non-empty reason")
     if not any(k in e for k in ("fingerprint", "rule", "tool", "surface", "name", "pointer")):
         raise UsageError(f"{source}: a [[{key}]] entry must name a fingerprint, rule, tool, surface, name or pointer")
-    if "rule" in e and not any(fnmatch.fnmatchcase(r, str(e["rule"])) for r in RULES):
+    if "rule" in e and not any(glob_match(r, str(e["rule"])) for r in RULES):
         # a rule pattern that matches no rule id would never match a finding: a silent no-op, so refuse it
         raise UsageError(f"{source}: {unknown_rule_message(str(e['rule']))}")
     if "surface" in e and e["surface"] not in SURFACES:

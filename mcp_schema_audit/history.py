@@ -12,7 +12,6 @@ caches ``∈ {stdio, streamable-http}``; only ``stdio`` is accepted by both.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import shlex
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from typing import Any
 from mcp_schema_audit.diff import diff_snapshots
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
+from mcp_schema_audit.globs import compiled
 from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.report.cohorts import Conflict, History
 from mcp_schema_audit.rules import VALUE_SET_RULES
@@ -123,7 +123,7 @@ def same_server(
     skip: list[Snapshot] = []
     for c in cohorts:
         other = c.server.get("name")
-        mine = not name or not other or other == name or any(fnmatch.fnmatchcase(str(other), g) for g in servers)
+        mine = not name or not other or other == name or compiled(tuple(servers)).matches(str(other))
         (keep if mine else skip).append(c)
     return keep, skip
 
@@ -189,7 +189,7 @@ def left_out_note(new: Snapshot, left_out: list[Snapshot]) -> str:
 def unmatched_servers(servers: Sequence[str], seen: list[Snapshot]) -> list[str]:
     """The globs of ``servers`` that match the server name of none of the snapshots ``seen`` (a typo)."""
     names = {str(n) for s in seen if (n := s.server.get("name"))}
-    return [g for g in servers if not any(fnmatch.fnmatchcase(n, g) for n in names)]
+    return compiled(tuple(servers)).unmatched(names)
 
 
 def check_labels(new: Snapshot, cohorts: list[Snapshot]) -> None:

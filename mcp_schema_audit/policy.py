@@ -44,6 +44,12 @@ def apply_policy(
     ignored: list[tuple[Finding, str]] = []
     active = [e for e in (ignore or []) if not e.expired(today)]
     expired = [e.describe() for e in (ignore or []) if e.expired(today)]
+    # an entry with a fingerprint matches only the findings of that fingerprint: a long generated ignore list
+    # (``--format ignore`` writes fingerprints) is looked up, not tried entry by entry for every finding
+    by_print: dict[str, list[int]] = {}
+    loose: list[int] = []
+    for i, e in enumerate(active):
+        (by_print.setdefault(e.fingerprint, []) if e.fingerprint is not None else loose).append(i)
     for f in findings:
         g = replace(f, hosts=list(f.hosts), tags=list(f.tags))
         if hosts is not None and g.severity == "breaking" and g.hosts:
@@ -56,7 +62,8 @@ def apply_policy(
                 g.witness = {**g.witness, "error": g.ajv_error}  # the selected (TS) hosts' own words
         if severity and g.rule in severity:
             g.severity = severity[g.rule]
-        entry = next((e for e in active if e.matches(g)), None)
+        tried = sorted([*by_print.get(g.fingerprint, ()), *loose]) if by_print else loose
+        entry = next((active[i] for i in tried if active[i].matches(g)), None)
         if entry is not None:
             ignored.append((g, entry.reason))
         else:

@@ -53,6 +53,18 @@ def test_the_action_echoes_the_cli_stderr_without_workflow_commands(tmp_path: Pa
     assert "##[" not in r.stdout
 
 
+def test_the_install_command_echoed_to_the_log_forges_no_workflow_command(tmp_path: Path):
+    """The Action echoes each setup command before it runs it: its text was written as given, so an input holding
+    ``::error::`` at a line's start or ``##[add-mask]`` anywhere was a workflow command of the log."""
+    install = "true\n::error title=forged::from install-command\necho done ##[add-mask]hidden"
+    r = run_action(tmp_path, install_command=install, **seed_inputs())
+    assert r.code == 1, r.stderr
+    echoed = [ln for ln in r.stderr.splitlines() if ln.startswith("schema-audit: install-command")]
+    assert echoed and all("from install-command" in ln for ln in echoed), r.stderr  # one line, all of it shown
+    assert _commands(r.stderr) == [], r.stderr
+    assert "forged" not in r.stdout
+
+
 # --- the gate's policy comes from the base revision ------------------------------------------------------------
 
 LOOSER = """fail_on = "never"

@@ -5,7 +5,6 @@ a gate."""
 from __future__ import annotations
 
 import errno
-import fnmatch
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.globs import check_count, compiled, shown
 from mcp_schema_audit.words import join_words, plural
 
 
@@ -215,6 +215,10 @@ def distinct_labels(
     new.label = new_label.strip() if new_label is not None else new.label
 
 
+#: Globs that match no tool named one warning line each; the rest are counted on one more line.
+_MISSED_SHOWN = 5
+
+
 def tool_filter(snaps: list[Any], include: Sequence[str], exclude: Sequence[str]) -> tuple[list[Any], list[str]]:
     """Apply ``--tool``/``--exclude-tool`` to ``snaps``: ``(filtered copies, report notes)``.
 
@@ -230,18 +234,21 @@ def tool_filter(snaps: list[Any], include: Sequence[str], exclude: Sequence[str]
     names = {t["name"] for s in snaps for t in s.tools}
     labels = list(dict.fromkeys(s.label for s in snaps))
     where = join_words((repr(x) for x in labels), "or") if len(labels) <= 3 else f"any of the {len(labels)} snapshots"
-    for flag, globs in (("--tool", include), ("--exclude-tool", exclude)):
-        for glob in globs:
-            if not any(fnmatch.fnmatchcase(n, glob) for n in names):
-                err(f"warning: {flag} {glob!r} matches no tool in {where}")
+    for flag, key, globs in (("--tool", "tools", include), ("--exclude-tool", "exclude_tools", exclude)):
+        check_count(globs, f"{flag} (or {key} in the config file)")
+        missed = compiled(tuple(globs)).unmatched(names)
+        for glob in missed[:_MISSED_SHOWN]:
+            err(f"warning: {flag} {glob!r} matches no tool in {where}")
+        if len(missed) > _MISSED_SHOWN:
+            err(f"warning: {len(missed) - _MISSED_SHOWN} more {flag} globs match no tool in {where}")
     kept = sum(1 for n in names if tool_selected(n, list(include), list(exclude)))
     if names and not kept:
         raise UsageError(
             f"the tool filters leave none of the {plural(len(names), 'tool')} in scope; check --tool/--exclude-tool "
             "(or tools/exclude_tools in the config file)"
         )
-    parts = ([f"--tool {', '.join(include)}"] if include else []) + (
-        [f"--exclude-tool {', '.join(exclude)}"] if exclude else []
+    parts = ([f"--tool {shown(include)}"] if include else []) + (
+        [f"--exclude-tool {shown(exclude)}"] if exclude else []
     )
     note = f"tool filter ({'; '.join(parts)}): {kept} of {plural(len(names), 'tool')} in scope"
     return [s.filtered(list(include), list(exclude)) for s in snaps], [note]

@@ -26,6 +26,7 @@ from pathlib import Path
 from mcp_schema_audit.gitref import remote_twin
 from mcp_schema_audit.outputlines import quote_output
 from mcp_schema_audit.prcheck import processes
+from mcp_schema_audit.report.escape import no_workflow_commands, one_line
 
 #: Seconds an install or build command may take.
 SETUP_TIMEOUT_S = 1800.0
@@ -235,10 +236,10 @@ def _stop_group(child: subprocess.Popen[str]) -> None:
 
 
 def workflow_inert(text: str) -> str:
-    """``text`` with ``::`` and ``##[`` written ``:\\x3a`` and ``#\\x23[`` (as the package's
-    ``no_workflow_commands``): a command's output echoed to the log forges no workflow command (an annotation,
-    ``add-mask``, ``stop-commands``)."""
-    return text.replace("::", ":\\x3a").replace("##[", "#\\x23[")
+    """``text`` with ``::`` and ``##[`` written ``:\\x3a`` and ``#\\x23[`` (``report.escape.no_workflow_commands``;
+    colours and line breaks kept, as the log shows them): a command's output echoed to the log forges no
+    workflow command (an annotation, ``add-mask``, ``stop-commands``)."""
+    return no_workflow_commands(text)
 
 
 def repo_prefix() -> str:
@@ -250,7 +251,8 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     """Run the user's ``command`` (``/bin/sh -c``) in ``cwd``; its output goes to our stderr (the job log).
     Raises ``BaseError`` (exit 3, quoting the output's error line and last lines) when it fails or takes longer
     than ``SETUP_TIMEOUT_S``."""
-    sys.stderr.write(f"schema-audit: {what}: {command}\n")
+    # the command's text on one line, inert: an input holding "::error::" or "##[add-mask]" forges nothing
+    sys.stderr.write(f"schema-audit: {what}: {no_workflow_commands(one_line(command))}\n")
     sys.stderr.flush()
     child = subprocess.Popen(
         ["/bin/sh", "-c", command],

@@ -38,11 +38,11 @@ Never stored: header values, environment values, credentials embedded in URLs, t
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_schema_audit.globs import compiled
 from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.snapshot.lines import locate_tool_lines
 
@@ -203,7 +203,8 @@ def tool_hash(tool: dict[str, Any]) -> str:
 
 def tool_selected(name: str, include: list[str] | None = None, exclude: list[str] | None = None) -> bool:
     """True when ``name`` matches one of the ``include`` globs (or ``include`` is empty/None) and none of
-    ``exclude``. Globs are ``fnmatch`` patterns (``*``, ``?``, ``[seq]``), case-sensitive."""
-    if include and not any(fnmatch.fnmatchcase(name, g) for g in include):
+    ``exclude``. Globs are ``fnmatch`` patterns (``*``, ``?``, ``[seq]``), case-sensitive; each list is compiled
+    once (``globs.compiled``)."""
+    if include and not compiled(tuple(include)).matches(name):
         return False
-    return not (exclude and any(fnmatch.fnmatchcase(name, g) for g in exclude))
+    return not (exclude and compiled(tuple(exclude)).matches(name))
