@@ -108,13 +108,16 @@ def line_items(name: str) -> list[str]:
 
 def diff_options() -> list[str]:
     """The ``schema-audit diff`` options the inputs give, in this order: ``--fail-on``, ``--mode``, ``--host``
-    (each), ``--severity`` (each), ``--config``, ``--store``, then the words of ``args``. Raises ``ActionError``
-    for a value outside its choices (rule ids are checked against the CLI by ``action_run.run``)."""
+    (each), ``--severity`` (each), ``--config``, ``--store``, then the words of ``args``. Each only when its input
+    is set: an empty ``fail-on`` (the default) leaves the gate to the configuration's ``fail_on`` (else
+    ``breaking``), which a flag given always would override. Raises ``ActionError`` for a value outside its
+    choices (rule ids are checked against the CLI by ``action_run.run``)."""
     opts: list[str] = []
-    fail_on = input_value("fail-on", "breaking")
-    if fail_on not in FAIL_ON:
+    fail_on = input_value("fail-on")
+    if fail_on and fail_on not in FAIL_ON:
         raise ActionError(f"input fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
-    opts += ["--fail-on", fail_on]
+    if fail_on:
+        opts += ["--fail-on", fail_on]
     if input_value("mode"):
         if input_value("mode") not in MODES:
             raise ActionError(f"input mode must be one of {', '.join(MODES)} (got {input_value('mode')!r})")

@@ -73,16 +73,18 @@ def _effective_severity(cfg: Config, rule: str) -> str:
     return cfg.severity.get(rule) or (known.severity if known else "breaking")
 
 
-def lowering(base: Config, head: Config) -> list[str]:
+def lowering(base: Config, head: Config, *, fail_on_input: bool = False) -> list[str]:
     """The settings of ``head`` (the pull request's configuration) that make its gate looser than ``base``'s,
-    one line each: a looser ``fail_on``; an SDK profile no longer counted (as the run counts them: naming none
-    counts all three) or a host dropped; another ``mode``, ``server_validator`` or ``store``; ``tools`` limited,
-    more ``exclude_tools``; the version gate or a version source dropped; a traffic threshold set or raised; a
-    rule's effective severity lowered (a lowered entry, or a raising entry of the base's removed); an
-    ``[[ignore]]``/``[[allow]]`` entry added (the two names of one list)."""
+    one line each: a looser ``fail_on`` (each file's own, a key left out meaning the default ``breaking``; none
+    with ``fail_on_input``: the ``fail-on`` input then decides, whichever file applies); an SDK profile no longer
+    counted (as the run counts them: naming none counts all three) or a host dropped; another ``mode``,
+    ``server_validator`` or ``store``; ``tools`` limited, more ``exclude_tools``; the version gate or a version
+    source dropped; a traffic threshold set or raised; a rule's effective severity lowered (a lowered entry, or a
+    raising entry of the base's removed); an ``[[ignore]]``/``[[allow]]`` entry added (the two names of one
+    list)."""
     out: list[str] = []
     b_fail, h_fail = base.fail_on or "breaking", head.fail_on or "breaking"
-    if _FAIL_ON_ORDER.index(h_fail) > _FAIL_ON_ORDER.index(b_fail):
+    if not fail_on_input and _FAIL_ON_ORDER.index(h_fail) > _FAIL_ON_ORDER.index(b_fail):
         out.append(f"fail_on {b_fail} → {h_fail}")
     b_hosts, h_hosts = _counted_hosts(base), _counted_hosts(head)
     if not h_hosts >= b_hosts:
@@ -155,7 +157,7 @@ def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
         base = load_config(path)
     except UsageError as exc:
         raise ActionError(f"the base revision's configuration ({why}): {exc}") from None
-    lowered = lowering(base, head) if head is not None else []
+    lowered = lowering(base, head, fail_on_input=bool(input_value("fail-on"))) if head is not None else []
     source = f"the base revision's configuration ({why})"
     if not lowered:
         return Policy(config=config or None)

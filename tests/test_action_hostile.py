@@ -155,6 +155,71 @@ def test_a_stricter_pull_request_policy_applies_at_once(policy_repo: dict[str, A
     assert r.outputs["info"] == "1"
 
 
+def _policy_pair(tmp_path: Path, base_toml: str | None, head_toml: str | None) -> dict[str, Any]:
+    """A repository whose ``main`` commits ``base_toml`` as ``.schema-audit.toml`` and whose pull request's commit
+    has ``head_toml`` there (``None``: no file); and two listings that differ by a description only (one info
+    finding: only a ``fail_on`` below ``breaking`` fails on it)."""
+    path = tmp_path / "repo"
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "README").write_text("x\n")
+    for toml, message in ((base_toml, "base"), (head_toml, "pr")):
+        if message == "pr":
+            git(path, "checkout", "-q", "-b", "feature")
+        if toml is None:
+            (path / ".schema-audit.toml").unlink(missing_ok=True)
+        else:
+            (path / ".schema-audit.toml").write_text(toml)
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "--allow-empty", "-m", message)
+        if message == "base":
+            first = git(path, "rev-parse", "HEAD")
+    for name, text in (("old", "Reads a thing."), ("new", "Reads a thing, now faster.")):
+        tool = {"name": "read", "description": text, "inputSchema": {"type": "object"}}
+        (tmp_path / f"{name}.json").write_text(json.dumps({"tools": [tool]}))
+    return {"path": path, "first": first}
+
+
+def _policy_run(tmp_path: Path, repo: dict[str, Any], files: Path | None = None, **inputs: str):
+    files = files or tmp_path
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    event = {"pull_request": {"number": 3, "labels": [], "base": {"ref": "main", "sha": repo["first"]}}}
+    return run_action(
+        tmp_path,
+        cwd=repo["path"],
+        event=event,
+        extra_env={"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"},
+        output_dir=str(tmp_path / "out"),
+        base=str(files / "old.json"),
+        snapshot=str(files / "new.json"),
+        **inputs,
+    )
+
+
+def test_the_configurations_fail_on_applies_when_the_input_is_empty(tmp_path: Path):
+    """The ``fail-on`` input was passed as ``--fail-on breaking`` always, so no configuration's ``fail_on`` ever
+    applied: a base policy of ``fail_on = "info"`` passed a pull request with an info finding."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', 'fail_on = "info"\n')
+    r = _policy_run(tmp_path, repo)
+    assert r.code == 1 and r.outputs["info"] == "1", (r.stderr, r.summary)
+    assert "(fail-on: info)" in r.summary.splitlines()[0]
+    given = _policy_run(tmp_path / "given", repo, tmp_path, fail_on="never")  # the input, when set, decides
+    assert given.code == 0 and "(fail-on: never)" in given.summary.splitlines()[0], given.summary
+
+
+def test_a_fail_on_the_pull_request_drops_is_a_real_lowering_and_not_applied(tmp_path: Path):
+    """The pull request removes ``fail_on = "info"``: its file inherits the default (``breaking``), a lowering
+    the summary names; the base's policy applies, so the info finding fails the gate (the line said "not
+    applied" while the run gated on ``breaking`` all the same)."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', "")
+    r = _policy_run(tmp_path, repo)
+    assert r.code == 1, (r.stderr, r.summary)
+    assert "policy: the pull request lowers the gate (not applied): fail_on info → breaking" in r.stderr
+    assert "> - fail_on info → breaking" in html.unescape(r.summary)
+    given = _policy_run(tmp_path / "given", repo, tmp_path, fail_on="info")  # the input decides: no file lowers fail_on
+    assert given.code == 1 and "fail_on" not in given.stderr and "**Policy:**" not in given.summary, given.stderr
+
+
 def test_an_output_folder_that_is_a_symlink_is_refused(tmp_path: Path):
     outside = tmp_path / "outside"
     outside.mkdir()

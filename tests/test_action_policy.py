@@ -46,3 +46,11 @@ def test_each_lowering_is_named(base: Config, head: Config, said: str) -> None:
 )
 def test_what_lowers_nothing_is_not_named(base: Config, head: Config) -> None:
     assert action_policy.lowering(base, head) == []
+
+
+def test_fail_on_is_compared_as_each_file_applies_it() -> None:
+    """A key left out is the default (``breaking``); with the ``fail-on`` input given neither file's applies."""
+    assert action_policy.lowering(Config(fail_on="warning"), Config()) == ["fail_on warning → breaking"]
+    assert action_policy.lowering(Config(), Config(fail_on="never")) == ["fail_on breaking → never"]
+    assert action_policy.lowering(Config(), Config(fail_on="breaking")) == []  # the default, written out
+    assert action_policy.lowering(Config(fail_on="info"), Config(), fail_on_input=True) == []
