@@ -124,14 +124,70 @@ def _counted_hosts(cfg: Config) -> set[str]:
     return (named & set(SDK_PROFILES) or set(SDK_PROFILES)) | (named - set(SDK_PROFILES))
 
 
+#: Symbolic links followed to reach a configuration file in the base revision (as the kernel's 40).
+MAX_LINKS = 40
+
+
+def _tree_entry(sha: str, path: str) -> tuple[str, str] | None:
+    """``(mode, object id)`` of ``path`` (from the repository's root) at commit ``sha``, or ``None``."""
+    line = action_base.git("ls-tree", "--full-tree", sha, "--", path, check=False)
+    if not line:
+        return None
+    mode, _kind, rest = line.split(" ", 2)
+    return mode, rest.split("\t", 1)[0]
+
+
+def resolve_in_tree(sha: str, path: str) -> str | None:
+    """``path`` (from the repository's root) at commit ``sha`` with every symbolic link on its way followed inside
+    that commit's tree (as a checkout would have them; ``git show`` alone gives a link's text), or ``None`` when
+    nothing is there. Raises ``ActionError`` (exit 2) for a link that leaves the repository (an absolute target,
+    or ``..`` past its root), more than ``MAX_LINKS`` links (a loop), or a folder at the end."""
+    done: list[str] = []
+    todo = path.split("/")
+    links = 0
+    while todo:
+        part = todo.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                raise ActionError(f"{path}: a symbolic link on its way leaves the repository")
+            done.pop()
+            continue
+        entry = _tree_entry(sha, "/".join([*done, part]))
+        if entry is None:
+            return None
+        mode, oid = entry
+        if mode == "120000":
+            links += 1
+            if links > MAX_LINKS:
+                raise ActionError(f"{path}: more than {MAX_LINKS} symbolic links on its way (a loop)")
+            target = action_base.git("cat-file", "blob", oid)
+            if target.startswith("/"):
+                raise ActionError(f"{path}: a symbolic link on its way leaves the repository ({target})")
+            todo = target.split("/") + todo
+            continue
+        if mode == "040000" and not todo:
+            raise ActionError(f"{path}: a folder, not a configuration file")
+        done.append(part)
+    return "/".join(done) or None
+
+
 def _base_file(sha: str, config: str) -> tuple[str, str] | None:
     """``(file name, text)`` of the configuration file at commit ``sha`` (``config``, else the default lookup:
-    ``.schema-audit.toml``, then ``pyproject.toml``), or ``None`` when that commit has none."""
+    ``.schema-audit.toml``, then ``pyproject.toml``), or ``None`` when that commit has none. A symbolic link
+    (committed as the file, or a folder on its way) is followed inside that commit (``resolve_in_tree``): its
+    target's text is the configuration; one that leaves the repository or loops is ``ActionError`` (exit 2),
+    as an invalid base configuration is."""
     prefix = action_base.repo_prefix()
     for name in [config] if config else list(_CANDIDATES):
         where = f"{prefix}{Path(name).as_posix().removeprefix('./')}"
-        if action_base.git("ls-tree", "--name-only", sha, "--", where, check=False):
-            return Path(name).name, action_base.git("show", f"{sha}:{where}") + "\n"
+        try:
+            found = resolve_in_tree(sha, where)
+        except ActionError as exc:
+            raise ActionError(f"the base revision's configuration: {exc}") from None
+        if found is not None:
+            return Path(name).name, action_base.git("show", f"{sha}:{found}") + "\n"
     return None
 
 

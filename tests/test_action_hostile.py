@@ -220,6 +220,57 @@ def test_a_fail_on_the_pull_request_drops_is_a_real_lowering_and_not_applied(tmp
     assert given.code == 1 and "fail_on" not in given.stderr and "**Policy:**" not in given.summary, given.stderr
 
 
+def _linked_repo(tmp_path: Path, links: dict[str, str]) -> dict[str, Any]:
+    """``_policy_pair`` whose base commits ``conf/audit.toml`` (``fail_on = "info"``) and the symbolic links
+    ``links`` (name → target); the pull request's commit changes nothing of them."""
+    repo = _policy_pair(tmp_path, None, None)
+    path = repo["path"]
+    git(path, "checkout", "-q", "main")
+    (path / "conf").mkdir()
+    (path / "conf" / "audit.toml").write_text('fail_on = "info"\n')
+    for name, target in links.items():
+        (path / name).symlink_to(target)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "linked policy")
+    repo["first"] = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-B", "feature")
+    git(path, "commit", "-q", "--allow-empty", "-m", "pr")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        {".schema-audit.toml": "conf/audit.toml"},
+        {".schema-audit.toml": "./cfg/audit.toml", "cfg": "conf"},  # a link to a folder on the way, then the file
+        {".schema-audit.toml": "step", "step": "conf/../conf/audit.toml"},
+    ],
+)
+def test_a_configuration_committed_as_a_symlink_is_read_through_it(tmp_path: Path, links: dict[str, str]):
+    """``git show`` of a link gives the link's text (``conf/audit.toml``): every pull request was exit 2 (not TOML).
+    The link is followed inside the base revision's tree, so its target's ``fail_on = "info"`` gates."""
+    r = _policy_run(tmp_path, _linked_repo(tmp_path, links))
+    assert r.code == 1 and r.outputs["info"] == "1", (r.stderr, r.summary)
+    assert "(fail-on: info)" in r.summary.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("links", "said"),
+    [
+        ({".schema-audit.toml": "../outside.toml"}, "a symbolic link on its way leaves the repository"),
+        ({".schema-audit.toml": "/etc/passwd"}, "a symbolic link on its way leaves the repository (/etc/passwd)"),
+        ({".schema-audit.toml": "a", "a": "b", "b": "a"}, "more than 40 symbolic links on its way (a loop)"),
+        ({".schema-audit.toml": "conf"}, "a folder, not a configuration file"),
+    ],
+)
+def test_a_configuration_link_that_leaves_the_tree_or_loops_is_one_line(
+    tmp_path: Path, links: dict[str, str], said: str
+):
+    r = _policy_run(tmp_path, _linked_repo(tmp_path, links))
+    assert r.code == 2, (r.stderr, r.summary)
+    assert r.stdout == f"::error title=schema-audit::the base revision's configuration: .schema-audit.toml: {said}\n"
+
+
 def test_an_output_folder_that_is_a_symlink_is_refused(tmp_path: Path):
     outside = tmp_path / "outside"
     outside.mkdir()
