@@ -181,3 +181,22 @@ def test_a_daemon_that_ignores_sigterm_is_killed(tmp_path: Path):
     assert proc.stdout.split() == ["True", "True", "False"], proc.stderr
     assert _port_free(port)
     assert _processes_mentioning(port, "time.sleep(300)") == []
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("shape", ["daemonizing", "sleep"])
+def test_schema_audit_check_leaves_no_daemon_running(repo: dict[str, Any], tmp_path: Path, shape: str):
+    """``schema-audit check`` was no child subreaper (only the Action's script was): a double-forked server
+    went to init, out of reach of its side's stop, and kept running after ``check`` had exited."""
+    port = free_port()
+    proc = subprocess.run(
+        [
+            PYTHON, "-m", "mcp_schema_audit", "check", "--base-ref", repo["first"],
+            "--url", f"http://127.0.0.1:{port}/mcp", "--start-command", SHAPES[shape].format(port=port),
+            "--build-command", BUILD, "--protocol", "legacy", "--format", "json",
+        ],
+        cwd=repo["path"], capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["breaking"] >= 7
+    assert _port_free(port) and _processes_mentioning(port) == [], proc.stderr

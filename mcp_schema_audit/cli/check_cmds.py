@@ -224,10 +224,14 @@ def _split(text: str | None, what: str) -> tuple[str, ...]:
 
 def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
     """``(base, head)`` snapshots: the base revision checked out and set up, each side captured (``prcheck``)."""
-    from mcp_schema_audit.prcheck import sides
+    from mcp_schema_audit.prcheck import processes, sides
     from mcp_schema_audit.prcheck.base import BaseError, resolve_base
 
     quiet_sdk_logs(plan.server.verbose)
+    # as the Action does: a daemonizing start-command's server (a double fork, setsid) comes back to this
+    # process, to be found and stopped with its side; whatever else came back is stopped at the end
+    processes.become_subreaper()
+    before = processes.children_of_self()
     given = load_ref(plan.base, store) if plan.base else None
     folder = plan.keep or Path(tempfile.mkdtemp(prefix="schema-audit-check-"))
     try:
@@ -261,6 +265,7 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
     except OSError as exc:
         raise InputError(f"cannot use {folder}: {exc.strerror}") from None
     finally:
+        processes.stop_adopted(before)
         if plan.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
         else:

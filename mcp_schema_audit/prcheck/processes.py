@@ -140,6 +140,35 @@ class Tracked:
         return sorted(pid for pid in self.members() if alive(pid)) if _PROC.is_dir() else []
 
 
+def stop_adopted(before: set[int], term_wait_s: float = 5.0) -> list[int]:
+    """Stop what came back to this process (a child subreaper) since ``before`` (its children then) and is still
+    running: a daemon a setup command or a server double-forked, with its descendants. SIGTERM, up to
+    ``term_wait_s`` seconds, SIGKILL; returns the pids that outlived SIGKILL (normally none). Linux only."""
+    if not _PROC.is_dir():
+        return []
+    me = os.getpid()
+
+    def adopted() -> set[int]:
+        table = {pid: st for pid in _pids() if (st := _stat(pid)) is not None and st[0] != "Z"}
+        found = {pid for pid, st in table.items() if st[1] == me and pid not in before}
+        grew = True
+        while grew:
+            more = {pid for pid, st in table.items() if st[1] in found and pid not in found}
+            grew = bool(more)
+            found |= more
+        return found
+
+    for sig, wait in ((signal.SIGTERM, term_wait_s), (signal.SIGKILL, 5.0)):
+        targets = adopted()
+        if not targets:
+            return []
+        _signal_all(targets, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and any(alive(pid) for pid in targets):
+            time.sleep(0.05)
+    return sorted(pid for pid in adopted() if alive(pid))
+
+
 def _signal_all(pids: Iterable[int], sig: int) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
