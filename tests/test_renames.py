@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from gate_helpers import cli
 from runs import run_diff
 
@@ -233,3 +234,59 @@ def test_a_renamed_tool_is_rejected_by_the_servers_own_validator_never_by_sdk_pr
         assert "rejected by the server running new" in line and "python-sdk" not in line, line
         if validator == "zod-strip":
             assert "(zod-strip)" in line, line
+
+
+def _long_renames(count: int, length: int) -> tuple[list, list]:
+    """One tool whose ``count`` arguments are all renamed (names and ``length``-character descriptions of random
+    CJK characters: no two alike), each keeping its description."""
+    import random
+
+    rng = random.Random(2)
+    alphabet = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+
+    def text(n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    described = [text(length) for _ in range(count)]
+    sides = []
+    for _ in ("old", "new"):
+        props = {text(8): {"description": d} for d in described}
+        sides.append([{"name": "t", "inputSchema": {"type": "object", "properties": props}}])
+    return sides[0], sides[1]
+
+
+def test_renamed_arguments_with_long_descriptions_are_still_found():
+    old, new = _long_renames(60, 3_000)
+    report = diff(old, new)
+    assert [f.rule for f in report.findings] == ["input-argument-renamed"] * 60
+
+
+@pytest.mark.timing
+def test_rename_matching_honours_the_time_budget(tmp_path: Path):
+    """60 renamed properties with 3,000-character descriptions took 33 s with ``--time-budget 10`` (a character
+    ``SequenceMatcher`` per removed × added pair, and each shape made canonical again per pair); now under a
+    second: shapes once, ``difflib``'s upper bounds first, a capped window, the pairs counted."""
+    import random
+    import sys
+
+    import timing
+
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+    paths = []
+    for side in ("old", "new"):  # nothing alike: every pair is compared, none is a rename
+        props = {
+            rng.choice(alphabet) * 2 + f"{side}": {"description": "".join(rng.choice(alphabet) for _ in range(3000))}
+            for i in range(60)
+        }
+        path = tmp_path / f"{side}.json"
+        path.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": props}}]}))
+        paths.append(str(path))
+    proc, took = timing.run(
+        [sys.executable, "-m", "mcp_schema_audit", "diff", "--time-budget", "10", "--format", "json", *paths],
+        timeout=120,
+        text=True,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "input-argument-renamed" not in proc.stdout
+    assert took.unloaded() < 10, took.describe()
