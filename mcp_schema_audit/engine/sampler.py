@@ -413,6 +413,16 @@ def _sample_object(node: dict[str, Any], doc: SchemaDoc, depth: int) -> dict[str
     return _meet_conditions(node, obj, doc, depth)
 
 
+def _holds(test: Any, obj: dict[str, Any], doc: SchemaDoc) -> bool:
+    """Does the object ``obj`` match the conditional's trigger ``test``? A ``{"required": [...]}`` trigger (every
+    ``dependentRequired``/``dependentSchemas`` entry) is read off the keys, linear in their number; any other
+    test is validated. A chain of 180 ``dependentSchemas`` validated each trigger of each round of each sample:
+    15 s and 195 MB."""
+    if isinstance(test, dict) and set(test) == {"required"} and isinstance(test["required"], list):
+        return all(k in obj for k in test["required"] if isinstance(k, str))
+    return bool(doc.validator_for(test).is_valid(obj))
+
+
 def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, depth: int) -> dict[str, Any]:
     """Add to ``obj`` the properties ``node``'s conditionals require of it (``dependentRequired``,
     ``dependentSchemas``/``dependencies``, ``if``/``then``/``else`` with ``required``), a few rounds."""
@@ -424,8 +434,9 @@ def _meet_conditions(node: dict[str, Any], obj: dict[str, Any], doc: SchemaDoc, 
     for _ in range(4):
         added = False
         for c in conds:
+            guard.check()
             try:
-                branch = c.then if doc.validator_for(c.if_).is_valid(obj) else c.else_
+                branch = c.then if _holds(c.if_, obj, doc) else c.else_
             except Exception:  # a hostile or uncompilable test: leave the sample as it is
                 return obj
             required = branch.get("required") if isinstance(branch, dict) else None
