@@ -488,8 +488,22 @@ def main(argv: list[str] | None = None) -> int:
     label = approval_label()
     publish_cli()
     processes.become_subreaper()  # a daemonizing start-command's server comes back here, to be stopped
+    before = processes.children_of_self()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # a cancelled job: SIGINT, then SIGTERM
         signal.signal(sig, _on_sigterm)
+    try:
+        return _finish(summary, label, deferred_of())
+    finally:  # a daemon a setup command double-forked came back here too: nothing is left running
+        processes.stop_adopted(before)
+
+
+def deferred_of() -> bool:
+    """The ``defer-exit`` input, read leniently (``run`` reports a value ``flag`` refuses)."""
+    return lenient_flag("defer-exit", False)
+
+
+def _finish(summary: str | None, label: str, deferred: bool) -> int:
+    """Run, then write the summary and outputs; the exit code (0 when ``deferred``)."""
     try:
         result = run()
     except Cancelled:
@@ -530,7 +544,6 @@ def main(argv: list[str] | None = None) -> int:
             f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; gate {verdict}\n"
         )
     write_outputs(result)
-    deferred = lenient_flag("defer-exit", False)
     return 0 if deferred else result.exit_code
 
 

@@ -200,3 +200,17 @@ def test_schema_audit_check_leaves_no_daemon_running(repo: dict[str, Any], tmp_p
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["summary"]["breaking"] >= 7
     assert _port_free(port) and _processes_mentioning(port) == [], proc.stderr
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_a_daemon_an_install_command_starts_is_stopped_with_the_run(tmp_path: Path):
+    """A setup command's process group is stopped after it, but a daemon it double-forked (``setsid``) is in no
+    group of it: it came back to the Action (a child subreaper) and kept running after the job step."""
+    from test_action import seed_inputs
+
+    (tmp_path / "daemonize.py").write_text(DAEMONIZE)
+    r = run_action(
+        tmp_path, install_command=f"{PYTHON} {tmp_path / 'daemonize.py'} sleep 3141 > /dev/null 2>&1", **seed_inputs()
+    )
+    assert r.code == 1, r.stderr
+    assert _processes_mentioning(3141, "sleep {port}") == []
