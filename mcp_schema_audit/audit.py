@@ -331,6 +331,22 @@ def lint_report(
     )
 
 
+#: Tools ``--auto`` left out that a probe report names in its notes, one each (``--dry-run`` lists them all)
+AUTO_NOTES_SHOWN = 20
+
+
+def _auto_notes(skipped: list[dict[str, str]] | None) -> list[str]:
+    """One note per tool ``--auto`` left out (raw text: the names are the server's): ``--auto left out NAME:
+    why; add: what``, at most ``AUTO_NOTES_SHOWN`` and a count of the rest."""
+    notes = [
+        f"--auto left out {s['tool']}: {s['why']}" + (f"; add: {s['add']}" if s.get("add") else "")
+        for s in (skipped or [])[:AUTO_NOTES_SHOWN]
+    ]
+    if skipped and len(skipped) > AUTO_NOTES_SHOWN:
+        notes.append(f"--auto left out {len(skipped) - AUTO_NOTES_SHOWN} more (probe --auto --dry-run lists every one)")
+    return notes
+
+
 def probe_report(
     listing: Snapshot,
     records: list[dict[str, Any]],
@@ -363,7 +379,7 @@ def probe_report(
         new=listing,
         findings=result.findings,
         fail_on=settings.fail_on,
-        notes=_probe_notes(listing, cached, records) + result_notes(listing, records),
+        notes=_probe_notes(listing, cached, records) + result_notes(listing, records) + _auto_notes(skipped),
         mode="backward",
         hosts=report_hosts(settings),
         ignored=result.ignored,

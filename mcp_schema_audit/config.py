@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.errors import UsageError, not_one_of
 from mcp_schema_audit.globs import check_count, glob_match
 from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
@@ -504,7 +504,7 @@ def check_choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
     if not isinstance(value, str):
         raise UsageError(f"{what} must be a string, one of {', '.join(allowed)} (got {toml_type(value)} {value!r})")
     if value not in allowed:
-        raise UsageError(f"{what} must be one of {', '.join(allowed)} (got {value!r})")
+        raise not_one_of(what, value, allowed)
     return str(value)
 
 
@@ -564,7 +564,7 @@ def _entry(e: Any, source: str, key: str) -> IgnoreEntry:
         # a rule pattern that matches no rule id would never match a finding: a silent no-op, so refuse it
         raise UsageError(f"{source}: {unknown_rule_message(str(e['rule']))}")
     if "surface" in e and e["surface"] not in SURFACES:
-        raise UsageError(f"{source}: surface must be one of {', '.join(SURFACES)} (got {e['surface']!r})")
+        raise not_one_of(f"{source}: surface", e["surface"], SURFACES)
     vals = {k: (str(e[k]) if k in e else None) for k in _MATCH_FIELDS}
     return IgnoreEntry(reason=reason.strip(), expires=_expiry(e.get("expires"), source), **vals)
 

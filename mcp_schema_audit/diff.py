@@ -23,7 +23,7 @@ from mcp_schema_audit.engine.arguments import judge_inputs, server_outcome
 from mcp_schema_audit.engine.compare import NEW_TOOL
 from mcp_schema_audit.engine.server_words import unknown_tool
 from mcp_schema_audit.engine.servers import ServerValidator
-from mcp_schema_audit.errors import RunTimeExceeded, UsageError
+from mcp_schema_audit.errors import RunTimeExceeded, not_one_of
 from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.lint import listing_breakers
@@ -191,7 +191,7 @@ def diff_with_mode(
     direction's ``diff_snapshots`` call. Raises ``UsageError`` for an unknown mode.
     """
     if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
+        raise not_one_of("--mode", mode, MODES)
     out: list[Finding] = []
     if mode in ("backward", "full"):
         out += diff_snapshots(old, new, limits, validator)

@@ -5,7 +5,9 @@ Library code raises these; only ``cli`` formats them (one line on stderr).
 
 from __future__ import annotations
 
+import difflib
 import enum
+from collections.abc import Sequence
 
 
 class ExitCode(enum.IntEnum):
@@ -38,6 +40,14 @@ class UsageError(SchemaAuditError):
     """A flag or argument is wrong (exit 2)."""
 
     exit_code = ExitCode.USAGE
+
+
+def not_one_of(what: str, value: object, allowed: Sequence[str]) -> UsageError:
+    """The ``UsageError`` for ``value`` not among ``allowed``: ``--format must be one of text, json, … (got
+    'jsno'; did you mean json?)``; the suggestion only when one is close (difflib, cutoff 0.6)."""
+    close = difflib.get_close_matches(value, list(allowed), n=1, cutoff=0.6) if isinstance(value, str) else []
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return UsageError(f"{what} must be one of {', '.join(allowed)} (got {value!r}{hint})")
 
 
 class InputError(SchemaAuditError):

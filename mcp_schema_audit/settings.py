@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import cast
 
 from mcp_schema_audit.config import KEY_NAMES, Config, IgnoreEntry, check_choice, choices_of, load_config
-from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.errors import UsageError, not_one_of
 from mcp_schema_audit.snapshot import DEFAULT_STORE
 from mcp_schema_audit.vocabulary import FailOn, Mode
 
@@ -112,7 +112,7 @@ def resolve(
     )
     allowed = formats if formats is not None else choices_of(KEY_NAMES["format"])
     if merged.format not in allowed:
-        raise UsageError(f"--format must be one of {', '.join(allowed)} (got {merged.format!r})")
+        raise not_one_of("--format", merged.format, allowed)
     return merged
 
 

@@ -258,7 +258,7 @@ def write_outputs(result: Result) -> None:
         "snapshot": result.new_ref,
         "base-ref": result.base_revision,
         "base-snapshot": result.base_snapshot,
-        "upload-sarif": str(lenient_flag("sarif", False)).lower(),
+        "upload-sarif": str(lenient_flag("upload-sarif", False)).lower(),
         **result.files,
     }
     lines = []

@@ -36,7 +36,7 @@ start-command), ``INPUT_CWD`` (relative to each side's checkout), ``INPUT_PROTOC
 ``INPUT_OUTPUT_DIR`` (default ``schema-audit-report``; always ``schema-audit.json``, ``schema-audit.md`` and
 ``schema-audit.html`` (a self-contained page) there; with configurations, each one's files in
 ``<output-dir>/<name>/`` and a combined ``schema-audit.md`` and ``schema-audit.sarif``), ``INPUT_FORMATS`` (more
-report files: ``sarif``, ``junit``, ``text``, ``github``), ``INPUT_SARIF`` (``true`` → ``schema-audit.sarif``),
+report files: ``sarif``, ``junit``, ``text``, ``github``), ``INPUT_UPLOAD_SARIF`` (``true`` → ``schema-audit.sarif``),
 ``INPUT_ANNOTATIONS`` (``true``, default → workflow-command annotations on stdout), ``INPUT_SUMMARY`` (``true``,
 default → the Markdown report appended to ``$GITHUB_STEP_SUMMARY``). Gate: ``INPUT_APPROVAL_LABEL`` (default
 ``schema-change-approved``; empty = no bypass): when the pull request in ``$GITHUB_EVENT_PATH``
@@ -395,7 +395,7 @@ def run() -> Result:
     unknown = [f for f in formats if f not in EXTRA_FORMATS]
     if unknown:
         raise ActionError(f"input formats: unknown {', '.join(unknown)} (use {', '.join(EXTRA_FORMATS)})")
-    if flag("sarif", False) and "sarif" not in formats:
+    if flag("upload-sarif", False) and "sarif" not in formats:
         formats.append("sarif")
     annotations = flag("annotations", True)
     configs = configurations()

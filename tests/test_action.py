@@ -209,7 +209,7 @@ def test_info_only_change_fails_only_at_fail_on_info(tmp_path: Path):
 
 
 def test_sarif_and_junit_files(tmp_path: Path):
-    r = run_action(tmp_path, sarif="true", formats="junit, text", **seed_inputs())
+    r = run_action(tmp_path, upload_sarif="true", formats="junit, text", **seed_inputs())
     assert r.code == 1
     sarif = Path(r.outputs["sarif-file"])
     assert sarif == Path("schema-audit-report/schema-audit.sarif")
@@ -274,7 +274,7 @@ def test_a_snapshot_that_cannot_load_stops_the_run_before_any_setup(tmp_path: Pa
         ({"base": "a.json", "snapshot": "b.json", "formats": "pdf"}, "input formats: unknown pdf"),
         ({"base": "a.json", "snapshot": "b.json", "annotations": "maybe"}, "input annotations must be true or false"),
         ({"base": "a.json", "snapshot": "b.json", "summary": "bogus"}, "input summary must be true or false"),
-        ({"base": "a.json", "snapshot": "b.json", "sarif": "2"}, "input sarif must be true or false"),
+        ({"base": "a.json", "snapshot": "b.json", "upload_sarif": "2"}, "input upload-sarif must be true or false"),
         (
             {"base": "a.json", "snapshot": "b.json", "mode": "sideways"},
             "input mode must be one of backward, forward, full",
@@ -393,7 +393,7 @@ def test_base_from_git(tmp_path: Path):
         base="git:HEAD:.schema-audit/snapshots/latest.json",
         snapshot=".schema-audit/snapshots/latest.json",
         output_dir=str(work / "out"),
-        sarif="true",
+        upload_sarif="true",
     )
     assert r.code == 1, r.stderr
     assert r.summary.startswith("### ❌ schema-audit diff: 13 breaking")
@@ -489,7 +489,7 @@ def test_action_yml_maps_every_input_to_the_script():
     handled_elsewhere = {"python-version", "package", "sarif-category"}
     assert set(env.values()) | handled_elsewhere == set(inputs)
     for var, name in env.items():
-        assert var == "INPUT_" + name.upper().replace("-", "_") or (var, name) == ("INPUT_SARIF", "upload-sarif")
+        assert var == "INPUT_" + name.upper().replace("-", "_")
     script = "\n".join(path.read_text(encoding="utf-8") for path in SCRIPTS)
     read = set(re.findall(r'\b(?:input_value|flag|lenient_flag|list_items|line_items)\("([a-z-]+)"', script))
     assert 'for k in ("snapshot", "command", "url", "sse")' in script and '"INPUT_APPROVAL_LABEL"' in script
@@ -530,7 +530,7 @@ def _action_outputs(text: str) -> set[str]:
 
 
 def test_action_yml_declares_every_output_the_script_writes(tmp_path: Path):
-    r = run_action(tmp_path, sarif="true", formats="junit, text, github", **seed_inputs())
+    r = run_action(tmp_path, upload_sarif="true", formats="junit, text, github", **seed_inputs())
     assert r.code == 1 and {"junit-file", "text-file", "github-file", "sarif-file"} <= set(r.outputs)
     declared = _action_outputs((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert set(r.outputs) <= declared, set(r.outputs) - declared
@@ -586,7 +586,7 @@ def test_a_bad_input_stops_the_run_before_anything_starts(tmp_path: Path):
 @pytest.mark.parametrize("word", ["false", "FALSE", "no", "Off", "0"])
 def test_every_boolean_input_reads_false_words(tmp_path: Path, word: str):
     """summary, annotations and upload-sarif share one parser: each false word turns them off."""
-    r = run_action(tmp_path, summary=word, annotations=word, sarif=word, **seed_inputs())
+    r = run_action(tmp_path, summary=word, annotations=word, upload_sarif=word, **seed_inputs())
     assert r.code == 1, r.stderr
     assert r.summary == "" and "::error" not in r.stdout and "::notice" not in r.stdout, r.stdout
     assert r.outputs["sarif-file"] == "" and r.outputs["upload-sarif"] == "false"
@@ -594,7 +594,7 @@ def test_every_boolean_input_reads_false_words(tmp_path: Path, word: str):
 
 @pytest.mark.parametrize("word", ["true", "Yes", "ON", "1"])
 def test_every_boolean_input_reads_true_words(tmp_path: Path, word: str):
-    r = run_action(tmp_path, summary=word, sarif=word, **seed_inputs())
+    r = run_action(tmp_path, summary=word, upload_sarif=word, **seed_inputs())
     assert r.code == 1, r.stderr
     assert r.summary and r.outputs["sarif-file"] and r.outputs["upload-sarif"] == "true"
 

@@ -87,7 +87,7 @@ def test_base_ref_builds_captures_and_removes_the_base(repo: dict[str, Any], tmp
         install_command=INSTALL,
         build_command=BUILD,
         output_dir=str(tmp_path / "out"),
-        sarif="true",
+        upload_sarif="true",
         extra_env={"RUNNER_TEMP": str(temp)},
     )
     assert r.code == 1, r.stderr
@@ -135,7 +135,7 @@ def test_two_configurations_one_section_each(repo: dict[str, Any], tmp_path: Pat
         configurations=json.dumps(configurations),
         build_command=BUILD,
         output_dir=str(tmp_path / "out"),
-        sarif="true",
+        upload_sarif="true",
         formats="junit",
     )
     assert r.code == 1, r.stderr

@@ -397,3 +397,11 @@ def test_help_ends_with_the_commands_exit_codes(command: str):
     assert codes and codes <= documented | {"128"}, (command, codes)
     gated = {"diff", "history", "lint", "probe", "check"}
     assert ("1 the gate failed" in tail[1]) == (command in gated), (command, tail[1])
+    # a flag the exit codes name is one the command has
+    for flag in set(re.findall(r"--[a-z][a-z-]+", tail[1])):
+        assert re.search(rf"^\s+(?:-\w, )?{flag}\b", cli(command, "--help").stdout, re.M), (command, flag)
+
+
+def test_the_top_level_help_gives_the_exit_codes():
+    out = " ".join(cli("--help").stdout.split())
+    assert "Exit codes: 0 gate passed; 1 gate failed" in out and "Each command's --help gives its own." in out

@@ -466,3 +466,17 @@ def test_git_input_outside_a_repository(tmp_path: Path):
     )
     line = error_line(r, 2)
     assert f"git:HEAD:a.json: not a git repository: {tmp_path}" in line and "give the snapshot file's path" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["diff", "a.json", "b.json", "--format", "jsno"], "(got 'jsno'; did you mean json?)"),
+        (["diff", "a.json", "b.json", "--mode", "ful"], "(got 'ful'; did you mean full?)"),
+        (["rules", "--format", "jsn"], "(got 'jsn'; did you mean json?)"),
+        (["diff", "a.json", "b.json", "--format", "zzz"], "(got 'zzz')"),
+    ],
+)
+def test_a_value_outside_the_choices_suggests_a_close_one(tmp_path: Path, args: list[str], said: str):
+    line = error_line(cli(*args, cwd=tmp_path), 2)
+    assert "must be one of" in line and line.endswith(said), line

@@ -397,4 +397,6 @@ def test_the_auto_advice_for_examples_holds_on_each_zod(prefixes: dict[str, Path
     else:
         assert not made, report["calls"]
         assert "--auto left out search: required argument 'folder'" in advice, advice
+        # the report says it too (JSON notes; Markdown and text show the notes), not only stderr
+        assert any(n.startswith("--auto left out search: required argument 'folder'") for n in report["notes"])
         assert "zod 4: .default(…) or .meta({examples: […]}); zod 3: .default(…)" in advice, advice

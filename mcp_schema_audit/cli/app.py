@@ -59,6 +59,10 @@ app = typer.Typer(
     cls=_Group,
     name="schema-audit",
     help="Find MCP tool schema changes that break hosts holding a cached tools/list.",
+    epilog=(
+        "Exit codes: 0 gate passed; 1 gate failed (a finding at or above --fail-on); 2 usage or input error; 3 "
+        "capture error; 4 internal error; 130/143 interrupted/terminated. Each command's --help gives its own."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -107,15 +111,17 @@ class _Command(typer.core.TyperCommand):
 
 
 #: The exit codes a command's ``--help`` ends with (docs/cli.md, "Exit codes", has the whole table)
-GATE_EXITS = (
-    "0 no finding at or above --fail-on; 1 the gate failed (a finding at or above it); 2 usage or input "
-    "error; 4 internal error, or the --time-budget guard fired; 130/143 interrupted/terminated."
-)
-LIVE_GATE_EXITS = (
-    "0 no finding at or above --fail-on; 1 the gate failed (a finding at or above it); 2 usage or input "
-    "error; 3 capture error (the server could not be started, listed or called); 4 internal error, or the "
-    "--time-budget guard fired; 130/143 interrupted/terminated."
-)
+def gate_exits(*, live: bool, budget: bool) -> str:
+    """The exit codes of a gating command: ``live`` when it starts or calls a server (3), ``budget`` when it has
+    ``--time-budget`` (its guard is exit 4)."""
+    capture = "; 3 capture error (the server could not be started, listed or called)" if live else ""
+    guard = ", or the --time-budget guard fired" if budget else ""
+    return (
+        "0 no finding at or above --fail-on; 1 the gate failed (a finding at or above it); 2 usage or input "
+        f"error{capture}; 4 internal error{guard}; 130/143 interrupted/terminated."
+    )
+
+
 CAPTURE_EXITS = (
     "0 captured; 2 usage or input error (a snapshot that exists without --force); 3 capture error (the "
     "server could not be started or listed); 4 internal error; 130/143 interrupted/terminated."

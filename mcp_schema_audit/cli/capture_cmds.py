@@ -15,7 +15,7 @@ from mcp_schema_audit import __version__
 from mcp_schema_audit.cli import source
 from mcp_schema_audit.cli.app import CAPTURE_EXITS, command, run_started
 from mcp_schema_audit.cli.common import descriptor_of, err, quiet_sdk_logs, render_for, resolved, write_output
-from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.errors import ExitCode, UsageError, not_one_of
 from mcp_schema_audit.snapshot import (
     atomic_write_text,
     canonical_json,
@@ -207,7 +207,7 @@ def demo(
     from mcp_schema_audit.settings import Settings
 
     if fail_on not in FAIL_ON:
-        raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
+        raise not_one_of("--fail-on", fail_on, FAIL_ON)
     if keep is not None and not force:
         for label in ("v1", "v2"):
             if store_path(keep, label).exists():

@@ -10,7 +10,7 @@ import typer
 
 from mcp_schema_audit.cli.app import CATALOG_EXITS, command
 from mcp_schema_audit.cli.common import write_output
-from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.errors import UsageError, not_one_of
 
 #: What ``rules --format`` accepts.
 RULES_FORMATS = ("text", "json")
@@ -52,7 +52,7 @@ def rules(
         write_output(json.dumps(data, indent=2) + "\n", None)
         return
     if fmt != "text":
-        raise UsageError(f"--format must be one of {', '.join(RULES_FORMATS)} (got {fmt!r})")
+        raise not_one_of("--format", fmt, RULES_FORMATS)
     width = max(len(r) for r in RULES)
     for r in RULES.values():
         write_output(f"{r.id:<{width}}  {r.direction:<17}  {r.severity:<8}  {r.title}\n", None)

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mcp_schema_audit.cli import params, source
-from mcp_schema_audit.cli.app import LIVE_GATE_EXITS, command
+from mcp_schema_audit.cli.app import command, gate_exits
 from mcp_schema_audit.cli.common import (
     Progress,
     err,
@@ -104,7 +104,11 @@ Keep = Annotated[
 ]
 
 
-@command("The pull-request check: build the base, capture both, diff.", _CHECK_HELP, exits=LIVE_GATE_EXITS)
+@command(
+    "The pull-request check: build the base, capture both, diff.",
+    _CHECK_HELP,
+    exits=gate_exits(live=True, budget=False),
+)
 def check(
     command: source.ServerCommand = None,
     base_ref: BaseRef = None,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.errors import ExitCode, UsageError
+from mcp_schema_audit.errors import ExitCode, UsageError, not_one_of
 from mcp_schema_audit.globs import check_count, compiled, shown
 from mcp_schema_audit.words import join_words, plural
 
@@ -159,7 +159,7 @@ def render_for(report: Any, fmt: str, output: str | None) -> str:
     from mcp_schema_audit.report.formats import FORMATS, RenderOptions, render
 
     if fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+        raise not_one_of("--format", fmt, list(FORMATS))
     tty = fmt == "text" and output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if tty else 120
     return render(report, fmt, RenderOptions(color=tty and "NO_COLOR" not in os.environ, width=width))

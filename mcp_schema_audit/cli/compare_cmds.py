@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from mcp_schema_audit.cli import params
-from mcp_schema_audit.cli.app import GATE_EXITS, command
+from mcp_schema_audit.cli.app import command, gate_exits
 from mcp_schema_audit.cli.common import (
     Progress,
     distinct_labels,
@@ -56,7 +56,7 @@ NewLabel = Annotated[
 ]
 
 
-@command("Classify the schema changes between OLD and NEW.", _DIFF_HELP, exits=GATE_EXITS)
+@command("Classify the schema changes between OLD and NEW.", _DIFF_HELP, exits=gate_exits(live=False, budget=True))
 def diff(
     old: OldRef,
     new: NewRef,
@@ -125,7 +125,9 @@ Against = Annotated[
 Servers = Annotated[list[str] | None, typer.Option("--server", metavar="NAME", help=params.key_help("servers"))]
 
 
-@command("Check NEW against every version hosts may have cached.", _HISTORY_HELP, exits=GATE_EXITS)
+@command(
+    "Check NEW against every version hosts may have cached.", _HISTORY_HELP, exits=gate_exits(live=False, budget=True)
+)
 def history(
     new: NewRelease,
     against: Against = None,
@@ -228,7 +230,9 @@ LintFormat = Annotated[
 ]
 
 
-@command("Find what will break cached hosts at the next release.", _LINT_HELP, exits=GATE_EXITS)
+@command(
+    "Find what will break cached hosts at the next release.", _LINT_HELP, exits=gate_exits(live=False, budget=False)
+)
 def lint(
     snapshots: Snapshots,
     baseline: Baseline = None,

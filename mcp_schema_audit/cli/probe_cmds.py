@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mcp_schema_audit.cli import params, source
-from mcp_schema_audit.cli.app import LIVE_GATE_EXITS, command, run_started
+from mcp_schema_audit.cli.app import command, gate_exits, run_started
 from mcp_schema_audit.cli.common import err, gate_exit, quiet_sdk_logs, render_for, settings_of, write_output
 from mcp_schema_audit.errors import ExitCode, UsageError
 from mcp_schema_audit.report.formats import formats_help
@@ -158,7 +158,9 @@ class ProbeRun:
         return cls(**{f.name: options[f.name] for f in fields(cls)})
 
 
-@command("Call the server's tools and check their real results.", _PROBE_HELP, exits=LIVE_GATE_EXITS)
+@command(
+    "Call the server's tools and check their real results.", _PROBE_HELP, exits=gate_exits(live=True, budget=False)
+)
 def probe(
     command: source.ServerCommand = None,
     calls: Calls = None,

@@ -132,8 +132,8 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
     ``option`` is how the caller spells the setting in messages: the Action's ``input base-ref`` (its hints
     name ``actions/checkout``) or ``check``'s ``--base-ref`` (its hints name ``git fetch``).
     """
-    _inside_work_tree(option)
     if base_ref:
+        _inside_work_tree(option)
         sha = _commit(base_ref)
         if sha is None:
             twin = remote_twin(base_ref)
@@ -152,6 +152,8 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
     except (OSError, ValueError):
         pass
     ref = env.get("GITHUB_REF", "")
+    if event_name in _PR_EVENTS or ref.startswith("refs/tags/"):
+        _inside_work_tree(option)
     if event_name in _PR_EVENTS:
         pr_value = event.get("pull_request")
         pr: dict = pr_value if isinstance(pr_value, dict) else {}

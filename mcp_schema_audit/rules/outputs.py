@@ -25,8 +25,9 @@ RULES = [
         error="Additional properties are not allowed ('topic' was unexpected)",
         source=f"{PY_CLIENT}; {TS_CLIENT}; {SPEC_OUTPUT}",
         fix=(
-            "first ship a release whose schema opens the object (drop additionalProperties: false / use "
-            "z.looseObject), wait until hosts re-listed it, then add the field"
+            "first ship a release whose schema opens the object (drop additionalProperties: false: zod "
+            "z.looseObject() or .passthrough(); pydantic: no extra='forbid'), wait until hosts re-listed it, then "
+            "add the field"
         ),
         kinds=("prop-extra-p-closed",),
     ),
@@ -264,6 +265,9 @@ RULES = [
         ),
         before='{"required": []}',
         after='{"required": ["id"]}',
+        fix=(
+            "mark it required only once every version you may roll back to always sends it; it stays required for good"
+        ),
         kinds=("required-extra-p",),
     ),
     Rule(
