@@ -214,3 +214,20 @@ def test_a_daemon_an_install_command_starts_is_stopped_with_the_run(tmp_path: Pa
     )
     assert r.code == 1, r.stderr
     assert _processes_mentioning(3141, "sleep {port}") == []
+
+
+def test_a_daemon_holding_the_set_up_commands_output_does_not_hold_the_step(tmp_path: Path):
+    """A daemon an install-command leaves running with its output inherited keeps that output open: the step
+    waits for the command, not for the daemon (a pipe waited until the daemon ended, or the 1,800 s timeout),
+    and the daemon is stopped with the run."""
+    from test_action import seed_inputs
+
+    (tmp_path / "daemonize.py").write_text(DAEMONIZE)
+    r = run_action(
+        tmp_path,
+        install_command=f"echo installing; {PYTHON} {tmp_path / 'daemonize.py'} sleep 2718",
+        **seed_inputs(),
+    )
+    assert r.code == 1, r.stderr
+    assert "installing" in r.stderr
+    assert _processes_mentioning(2718, "sleep {port}") == []

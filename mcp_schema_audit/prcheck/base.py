@@ -22,6 +22,7 @@ import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from mcp_schema_audit.gitref import remote_twin
 from mcp_schema_audit.outputlines import quote_output
@@ -218,7 +219,7 @@ def worktree(sha: str) -> Iterator[Path]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _stop_group(child: subprocess.Popen[str]) -> None:
+def _stop_group(child: subprocess.Popen[Any]) -> None:
     """SIGTERM to ``child``'s process group (its session leader's), 5 s, then SIGKILL; nothing when it is gone."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
@@ -256,26 +257,34 @@ def run_setup(command: str, cwd: Path, what: str, env: dict[str, str]) -> None:
     # the command's text on one line, inert: an input holding "::error::" or "##[add-mask]" forges nothing
     sys.stderr.write(f"schema-audit: {what}: {no_workflow_commands(one_line(command))}\n")
     sys.stderr.flush()
-    child = subprocess.Popen(
-        ["/bin/sh", "-c", command],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        out, _ = child.communicate(timeout=SETUP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
-    finally:  # its whole process group, also after a timeout or a SIGTERM to the Action: no orphan left
-        _stop_group(child)
+    # output to a file, not a pipe: a daemon the command leaves running keeps its stdout open, and a pipe would
+    # make the wait last until that daemon ends (or the timeout); the command itself ending is what counts
+    with tempfile.TemporaryFile() as sink:
+        child = subprocess.Popen(
+            ["/bin/sh", "-c", command], cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            child.wait(timeout=SETUP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise BaseError(f"{what} did not finish within {SETUP_TIMEOUT_S:.0f} s", 3) from None
+        finally:  # its whole process group, also after a timeout or a SIGTERM to the Action: no orphan left
+            _stop_group(child)
+        out = _tail(sink)
     proc = subprocess.CompletedProcess(child.args, child.returncode, out, None)
     sys.stderr.write(workflow_inert(proc.stdout))
     if proc.returncode != 0:
         raise BaseError(f"{what} failed (exit {proc.returncode}): {quote_output(proc.stdout) or 'no output'}", 3)
+
+
+#: The most of a set-up command's output kept to echo and quote (its end: where the error is)
+SETUP_OUTPUT_BYTES = 4 * 1024 * 1024
+
+
+def _tail(sink: IO[bytes]) -> str:
+    """The last ``SETUP_OUTPUT_BYTES`` written to the file ``sink``, as text (undecodable bytes replaced)."""
+    size = sink.seek(0, os.SEEK_END)
+    sink.seek(max(0, size - SETUP_OUTPUT_BYTES))
+    return sink.read().decode("utf-8", errors="replace")
 
 
 @contextlib.contextmanager
