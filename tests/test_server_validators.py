@@ -400,3 +400,27 @@ def test_the_auto_advice_for_examples_holds_on_each_zod(prefixes: dict[str, Path
         # the report says it too (JSON notes; Markdown and text show the notes), not only stderr
         assert any(n.startswith("--auto left out search: required argument 'folder'") for n in report["notes"])
         assert "zod 4: .default(…) or .meta({examples: […]}); zod 3: .default(…)" in advice, advice
+
+
+@pytest.mark.live
+def test_zod4_words_for_a_left_out_field_are_zods_own(prefixes: dict[str, Path]):
+    """For each shape of field (enum, literal, integer, nullable, union, …): the rejection schema-audit predicts
+    for a call that leaves it out, from the inputSchema zod 4's converter lists, is zod 4's own message."""
+    from dataclasses import replace
+
+    from mcp_schema_audit.engine.servers import PROFILES, judge
+
+    proc = subprocess.run(
+        [NODE or "node", str(SERVERS / "zod_missing_words.mjs")],
+        env={**os.environ, "SDK_PREFIX": str(prefixes["zod4"])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(rows) == 10
+    for row in rows:
+        outcome = judge(replace(PROFILES["zod-strip"], wording="zod4"), row["schema"], {})
+        assert outcome.rejected, row
+        assert outcome.rejected[0] == ("/" + row["field"], row["message"]), (row, outcome.rejected)

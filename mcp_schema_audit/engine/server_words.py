@@ -70,9 +70,7 @@ def _zod(error: ValidationError, version: int) -> str | None:
         if version == 3:
             return "Required"
         props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        prop = props.get(missing_field(error), {}) if isinstance(props, dict) else {}
-        wanted = prop.get("type", "string") if isinstance(prop, dict) else "string"
-        return f"Invalid input: expected {wanted}, received undefined"
+        return _zod4_missing(props.get(missing_field(error), {}) if isinstance(props, dict) else {})
     if kw == "type":
         wanted = _wanted(error)
         got = _zod_received(error.instance, wanted == "integer", version)
@@ -93,6 +91,29 @@ def _zod(error: ValidationError, version: int) -> str | None:
             )
         return "Unrecognized key(s) in object: " + ", ".join(f"'{k}'" for k in extra)
     return _zod_bounds(kw, value, version)
+
+
+def _zod4_missing(prop: Any) -> str:
+    """What zod 4 says of a required field left out: its schema (``prop``, as zod's converter lists it) run on
+    ``undefined`` (checked with zod 4.6: an enum lists its options, a literal its value, a nullable field its
+    type, an integer is a number, a union is bare "Invalid input")."""
+    if not isinstance(prop, dict):
+        return "Invalid input"
+    if isinstance(prop.get("enum"), list):
+        return "Invalid option: expected one of " + "|".join(json.dumps(v) for v in prop["enum"])
+    if "const" in prop:
+        return f"Invalid input: expected {json.dumps(prop['const'])}"
+    kinds = prop.get("type")
+    if isinstance(kinds, list):  # ["string", "null"]: a nullable string; ["string", "number"]: a union
+        real = [k for k in kinds if k != "null"]
+        kinds = real[0] if len(real) == 1 else None
+    if not isinstance(kinds, str):
+        branches = prop.get("anyOf", prop.get("oneOf"))
+        if isinstance(branches, list):
+            real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
+            return _zod4_missing(real[0]) if len(real) == 1 else "Invalid input"
+        return "Invalid input"
+    return f"Invalid input: expected {'number' if kinds == 'integer' else kinds}, received undefined"
 
 
 def _zod_bounds(kw: str, value: Any, version: int) -> str | None:
