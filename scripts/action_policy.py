@@ -35,6 +35,11 @@ _SEVERITY_RANK = {"info": 0, "warning": 1, "breaking": 2}
 _CANDIDATES = (".schema-audit.toml", "pyproject.toml")
 
 
+#: Lowering lines shown in the job summary and the log (a pull request adding 20,000 ignore entries would
+#: otherwise push the summary past GitHub's 1 MiB step-summary limit, and the runner drops it whole)
+LOWERING_SHOWN = 50
+
+
 @dataclass
 class Policy:
     """The outcome: ``config`` (a ``--config`` file for ``diff``, or ``None``: the pull request's own lookup),
@@ -55,7 +60,13 @@ class Policy:
             + (", and they apply" if self.applied else f"; the gate uses {md_escape(self.source)} instead")
             + ":\n"
         )
-        return "\n" + head + "".join(f">\n> - {md_escape(line)}\n" for line in self.lowering)
+        more = len(self.lowering) - LOWERING_SHOWN
+        tail = f">\n> - … and {more} more (the log lists the first {LOWERING_SHOWN} too)\n" if more > 0 else ""
+        return "\n" + head + "".join(f">\n> - {md_escape(line)}\n" for line in self.shown()) + tail
+
+    def shown(self) -> list[str]:
+        """The lowering lines the summary and the log show: the first ``LOWERING_SHOWN``."""
+        return self.lowering[:LOWERING_SHOWN]
 
 
 def choice() -> str:
@@ -191,6 +202,17 @@ def _base_file(sha: str, config: str) -> tuple[str, str] | None:
     return None
 
 
+def _frozen(folder: Path, cfg: Config) -> str:
+    """A copy of the pull request's configuration file ``cfg.source`` (its text now; an empty
+    ``.schema-audit.toml`` when it has none) in ``folder``, under the same file name so a ``pyproject.toml`` is
+    still read by its ``[tool.schema-audit]`` table; its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source = Path(cfg.source) if cfg.source else None
+    name, text = (source.name, source.read_text(encoding="utf-8")) if source is not None else (".schema-audit.toml", "")
+    (folder / name).write_text(text, encoding="utf-8")
+    return str(folder / name)
+
+
 def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
     """The policy for this run. ``sha``: the base revision (``None``: none known, the pull request's own file
     applies and the summary says so); ``approved_by_label``: the pull request carries the approval label.
@@ -201,11 +223,14 @@ def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
         head = load_config(Path(config) if config else None)
     except UsageError:
         head = None  # the CLI says what is wrong with it when it is used
-    if sha is None or Path(config).is_absolute():
-        return Policy(source="the pull request's checkout (no base revision to read a policy from)")
-    found = _base_file(sha, config)
     folder = Path(tempfile.mkdtemp(prefix="schema-audit-policy-", dir=os.environ.get("RUNNER_TEMP") or None))
-    atexit.register(shutil.rmtree, folder, True)  # the base's file is read by every diff of the run
+    atexit.register(shutil.rmtree, folder, True)  # the files are read by every diff of the run
+    # the pull request's file as it is now, before any of its install, build or start commands run: a command
+    # that rewrites it later (or writes one where there was none) changes nothing
+    mine = _frozen(folder / "head", head) if head is not None else (config or None)
+    if sha is None or Path(config).is_absolute():
+        return Policy(config=mine, source="the pull request's checkout (no base revision to read a policy from)")
+    found = _base_file(sha, config)
     name, text = found if found else (".schema-audit.toml", "")
     path = folder / name
     path.write_text(text, encoding="utf-8")
@@ -216,7 +241,7 @@ def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
     lowered = lowering(base, head, fail_on_input=bool(input_value("fail-on"))) if head is not None else []
     source = f"the base revision's configuration ({why})"
     if not lowered:
-        return Policy(config=config or None)
+        return Policy(config=mine)
     if mode == "pull-request" or approved_by_label:
-        return Policy(config=config or None, lowering=lowered)
+        return Policy(config=mine, lowering=lowered)
     return Policy(config=str(path), source=source, lowering=lowered, applied=False)

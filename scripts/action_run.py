@@ -429,11 +429,13 @@ def run() -> Result:
     if policy.config and policy.config != input_value("config"):
         opts += ["--config", policy.config]  # the last --config is the one diff reads
     result.policy = policy.markdown()
-    for line in policy.lowering:
+    for line in policy.shown():
         sys.stderr.write(
             f"schema-audit: policy: the pull request lowers the gate "
             f"({'applied' if policy.applied else 'not applied'}): {no_workflow_commands(inert(line))}\n"
         )
+    if len(policy.lowering) > len(policy.shown()):
+        sys.stderr.write(f"schema-audit: policy: … and {len(policy.lowering) - len(policy.shown())} more lowerings\n")
     # a snapshot given by name must load before any install, build or capture runs: the same CLI reads it
     # the same way (store, config, git:REF:PATH); comparing it with itself is all but free
     for what, ref in [("input base", base)] + [

@@ -433,3 +433,24 @@ def test_a_report_file_committed_as_a_symlink_is_replaced_not_written_through(tm
         not out.joinpath("schema-audit.md").is_symlink()
         and "**Configuration a**" in out.joinpath("schema-audit.md").read_text()
     )
+
+
+def test_a_set_up_command_that_rewrites_the_configuration_changes_no_gate(tmp_path: Path):
+    """The policy is decided before the pull request's install/build commands run, and diff reads the file as it
+    was then: a command writing ``fail_on = "never"`` into the checkout's .schema-audit.toml (diff used to read
+    the rewritten file when the committed one lowered nothing) leaves the gate failing."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', 'fail_on = "info"\n')
+    r = _policy_run(tmp_path, repo, install_command="printf 'fail_on = \"never\"\\n' > .schema-audit.toml")
+    assert r.code == 1 and "(fail-on: info)" in r.summary.splitlines()[0], (r.stderr, r.summary)
+
+
+def test_a_flood_of_lowering_lines_keeps_the_summary_small(tmp_path: Path):
+    """A pull request adding 2,000 ignore entries: the summary and the log name the first 50 and count the rest
+    (20,000 made a 1.96 MB summary, past GitHub's 1 MiB step-summary limit, which drops it whole)."""
+    entries = "".join(f'[[ignore]]\nrule = "*"\ntool = "t{i}"\nreason = "r"\n' for i in range(2000))
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', 'fail_on = "info"\n' + entries)
+    r = _policy_run(tmp_path, repo)
+    assert r.code == 1, (r.stderr, r.summary[:2000])
+    assert len(r.summary) < 60_000 and "… and 1950 more" in r.summary, len(r.summary)
+    assert r.stderr.count("policy: the pull request lowers the gate") == 50
+    assert "policy: … and 1950 more lowerings" in r.stderr
