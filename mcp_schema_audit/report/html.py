@@ -19,7 +19,7 @@ from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import GroupedFinding, History, affects, cohort_counts, is_tool_row
-from mcp_schema_audit.report.escape import html_block, html_text, instance_json
+from mcp_schema_audit.report.escape import html_block, html_text, instance_json, no_workflow_commands
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -169,11 +169,13 @@ def _delta(f: Finding) -> str:
     return f'<p class="change">Change: {"".join(out)}</p>'
 
 
-def _error(message: Any) -> str:
-    """A witness's error: one line in ``<code>``, several (pydantic's ``loc`` then ``  msg``) as their lines in a
-    ``<pre>``, never a literal ``\\n``."""
+def _error(message: Any, *, code: bool = True) -> str:
+    """A witness's error: one line (in ``<code>`` if ``code``), several (pydantic's ``loc`` then ``  msg``) as
+    their lines in a ``<pre>`` (``::`` and ``##[`` as in the text report), never a literal ``\\n``."""
     text = str(message).strip("\n")
-    return f"<pre>{html_block(text)}</pre>" if "\n" in text else f"<code>{_h(text)}</code>"
+    if "\n" in text:  # each line its own: none may read as a workflow command where the file is printed
+        return f"<pre>{html_block(no_workflow_commands(text))}</pre>"
+    return f"<code>{_h(text)}</code>" if code else _h(text)
 
 
 def _witness(f: Finding, sides: tuple[str, str], *, served_error: bool) -> str:
@@ -196,7 +198,7 @@ def _witness(f: Finding, sides: tuple[str, str], *, served_error: bool) -> str:
     raw_errors = w.get("errors")
     errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
     if len(errors) > 1:
-        items = "".join(f"<li>{_h(host)}: {_error(message)}</li>" for host, message in errors.items())
+        items = "".join(f"<li>{_h(host)}: {_error(message, code=False)}</li>" for host, message in errors.items())
         body.append(f"<p>Host errors:</p><ul>{items}</ul>")
     elif w.get("error"):
         label = "Server error" if served_error else "Host error"

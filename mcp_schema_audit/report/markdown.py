@@ -23,7 +23,7 @@ from mcp_schema_audit.report.cohorts import (
     cohort_counts,
     is_tool_row,
 )
-from mcp_schema_audit.report.escape import inert, instance_json, one_line
+from mcp_schema_audit.report.escape import inert, instance_json, no_workflow_commands, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -207,8 +207,8 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         elif w.get("error"):
             by = "Server error" if f.server is not None or f.direction == "input" else "Host error"
             message = str(w["error"]).strip("\n")
-            if "\n" in message:  # pydantic's ``loc`` then ``  msg``: its lines, as sent
-                body += [f"{by}:", "", md_fence(inert(message)), ""]
+            if "\n" in message:  # pydantic's ``loc`` then ``  msg``: its lines (no line a workflow command)
+                body += [f"{by}:", "", md_fence(no_workflow_commands(inert(message))), ""]
             else:
                 body += [f"{by}: {md_escape(message)}", ""]
         body.append("</details>")
