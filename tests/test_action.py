@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from report_cases import unescaped
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "action_run.py"
@@ -439,7 +440,8 @@ def test_capture_a_stdio_server(tmp_path: Path):
 def test_summary_escapes_the_label_text(tmp_path: Path):
     r = run_action(tmp_path, approval_label="ok <img src=x> @team [x](http://evil)", **seed_inputs())
     tail = r.summary.split("</sub>")[-1]
-    assert "<img" not in tail and "@team" not in tail and "](http" not in tail and "@\u200bteam" in tail
+    assert "\\<img" in tail and not unescaped("<img", tail) and not unescaped("[x]", tail)
+    assert "@team" not in tail and "http://" not in tail and "@\u200bteam" in tail
 
 
 # --- action.yml and .pre-commit-hooks.yaml -------------------------------------------------------------
