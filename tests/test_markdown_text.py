@@ -204,3 +204,24 @@ def test_changelog_puts_each_migration_under_its_own_change():
     breaking_or_warning = [f for f in seed_report().findings if f.severity != "info" and f.fix]
     assert migrations == len(breaking_or_warning) > 1
     assert not re.search(r"^\*\*Migrate", notes, re.M)
+
+
+def test_diff_text_and_changelog_give_a_host_warnings_own_fix(tmp_path: Path):
+    """``host-newly-degraded`` (a warning, alone): its fix in text, and as the change's Migrate item in the
+    changelog."""
+
+    def listing(props: dict[str, Any]) -> str:
+        schema = {"type": "object", "properties": props, "required": ["q"], "additionalProperties": False}
+        path = tmp_path / f"{len(props)}.json"
+        path.write_text(json.dumps({"tools": [{"name": "search", "inputSchema": schema}]}), encoding="utf-8")
+        return str(path)
+
+    old, new = listing({"q": {"type": "string"}}), listing({"q": {"type": "string"}, "limit": {"type": "integer"}})
+    lines = cli("diff", old, new, "--host", "openai-strict").stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "[host-newly-degraded]" in line)
+    assert lines[at].startswith("warning") and lines[at + 2].strip().startswith(
+        'fix: required, with null allowed: "limit"'
+    )
+    notes = cli("diff", old, new, "--host", "openai-strict", "--format", "changelog").stdout
+    item = next(t.content for t in GFM.parse(notes) if t.type == "inline" and "Migrate:" in t.content)
+    assert 'Migrate:** required, with null allowed: "limit": {"type":\\["integer","null"]}' in item
