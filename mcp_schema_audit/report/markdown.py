@@ -1,8 +1,10 @@
 """The Markdown report (``--format markdown``): a pull-request comment or job summary of a diff, a lint, a
 probe or a history.
 
-Every piece of server text goes through ``md_escape`` (inline), ``md_code`` (code spans) or ``md_fence``
-(blocks): no markup, HTML, links, images, mentions or references survive. A report stays under
+Every piece of server text goes through ``md_escape`` (inline: CommonMark backslash escapes), ``md_lines``
+(several lines inline), ``md_html`` (inside a raw HTML ``<summary>`` line: character references), ``md_code``
+(code spans: nothing escaped) or ``md_fence`` (blocks): no markup, HTML, links, images, mentions or references
+survive, and the text renders as it was sent. A report stays under
 ``MARKDOWN_BUDGET`` characters: what does not fit is counted, not shown.
 """
 
