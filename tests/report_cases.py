@@ -205,6 +205,17 @@ ALLOWED_TAGS = {
 }
 
 
+def unescaped(raw: str, md: str) -> bool:
+    """True when ``raw`` occurs in the Markdown source ``md`` without a backslash escape on its first character
+    (an even number of backslashes before it): where it would act as markup."""
+    return re.search(r"(?<!\\)(?:\\\\)*" + re.escape(raw), md) is not None
+
+
+def md_prose(md: str) -> str:
+    """The Markdown source ``md`` without its fenced code blocks (fences at a line's start only)."""
+    return re.sub(r"(?ms)^(`{3,})[^`\n]*\n.*?^\1$", "", md)
+
+
 def markdown_html(md: str) -> str:
     return MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(md)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from gate_helpers import ROOT, SEED, cli
+from report_cases import unescaped
 
 from mcp_schema_audit.history import order_snapshots, version_key
 from mcp_schema_audit.snapshot import snapshot_from_data
@@ -234,7 +235,9 @@ def test_history_markdown_is_escaped_and_grouped(hostile_history: list[str]):
         "blockquote",
         "br",
     }, tags
-    for raw in ("<img", "<b>", "](http", "@channel", "\n::error"):
+    for raw in ("<img", "<b>", "[x]"):  # only with their backslash escape (references in a raw HTML line)
+        assert not unescaped(raw, md), raw
+    for raw in ("http://", "@channel", "\n::error", "&#"):
         assert raw not in md, raw
     assert html.count("<tr>") == 2  # header + the one tool, its label cell escaped (no extra column from '|')
     assert html.count("<th>") == 4
@@ -242,8 +245,8 @@ def test_history_markdown_is_escaped_and_grouped(hostile_history: list[str]):
     # 'b' is new to 1.0 only, 'c' to 1.0 and 2.0
     rows = sorted(line for line in md.splitlines() if "output-enum-value-added" in line)
     assert len(rows) == 2, rows
-    assert sum("affects 1.0 &#124; &#60;b>x&#60;/b>, 2.0" in row for row in rows) == 1, rows
-    assert sum("affects 1.0 &#124; &#60;b>x&#60;/b> — **Fix:** " in row for row in rows) == 1, rows
+    assert sum("affects 1.0 \\| \\<b>x\\</b>, 2.0" in row for row in rows) == 1, rows
+    assert sum("affects 1.0 \\| \\<b>x\\</b> — **Fix:** " in row for row in rows) == 1, rows
 
 
 def test_history_sarif_validates_and_locates_findings_in_new(hostile_history: list[str]):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -205,7 +206,9 @@ def test_every_format_shows_a_host_findings_own_fix(releases: Path, fmt: str) ->
     proc = cli("diff", "0.1", "0.2", "--store", str(releases / "store"), *hosts, "--format", fmt, cwd=releases)
     assert proc.returncode == 1, proc.stderr
     out = html.unescape(proc.stdout) if fmt != "text" else proc.stdout
-    out = out.replace("\\_", "_").replace("&quot;", '"')
+    out = out.replace("&quot;", '"')
+    if fmt == "markdown":  # its backslash escapes read as the characters they escape
+        out = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", out)
     assert 'use the portable spelling {"type":["string","integer"]}, equivalent under the SDK profiles' in out, out
     assert "the portable spelling the finding names" not in out
     assert "see host rule lost-with-listing" not in out and "host rule lost-with-listing," not in out

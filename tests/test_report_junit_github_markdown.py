@@ -21,7 +21,7 @@ from runs import RENDERERS, render_github, render_junit, render_markdown, run_di
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report.escape import inert
 from mcp_schema_audit.report.github import gh_data, gh_property
-from mcp_schema_audit.report.markdown import MARKDOWN_BUDGET, md_code, md_escape, md_fence
+from mcp_schema_audit.report.markdown import MARKDOWN_BUDGET, md_code, md_escape, md_fence, md_html
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.report.sarif import sarif_text
 from mcp_schema_audit.snapshot import snapshot_from_data
@@ -122,7 +122,7 @@ def test_markdown_empty_and_policy():
     md = render_markdown(policy_report())
     assert "1 finding ignored by the config" in md and "Expired ignore entry" in md
     assert "#### Warnings (1)" in md and "Reason:" in md
-    assert "mode: full" in md and "hosts: python&#45;sdk" not in md and "python-sdk, ts-sdk-v2" in md
+    assert "mode: full" in md and "hosts: python\\-sdk" not in md and "python-sdk, ts-sdk-v2" in md
 
 
 def test_an_ignore_reason_keeps_its_issue_reference_while_server_text_stays_inert():
@@ -134,7 +134,7 @@ def test_an_ignore_reason_keeps_its_issue_reference_while_server_text_stays_iner
         old=base.old, new=base.new, findings=[], ignored=[(hostile, "accepted in #12 by @api-team <b>x</b>")]
     )
     md = render_markdown(report)
-    assert "ignored: accepted in #12 by @api-team &#60;b>x&#60;/b>" in md
+    assert "ignored: accepted in #12 by @api-team \\<b>x\\</b>" in md
     assert "**see #\u200b13 @\u200ball**" in md and html_tags(markdown_html(md)) <= ALLOWED_TAGS
 
 
@@ -164,23 +164,27 @@ def test_markdown_stays_under_the_comment_limit():
 
 def test_md_escape_units():
     # only what could form markup is escaped: snake_case, parentheses and "!" stay as they are
-    assert md_escape("a*b_c`d") == "a&#42;b_c&#96;d"
+    # (CommonMark backslash escapes, read as they are in the raw Markdown; no character references)
+    assert md_escape("a*b_c`d") == "a\\*b_c\\`d"
     assert md_escape("get_user_info(id) !") == "get_user_info(id) !"
-    assert md_escape("_x_ __y") == "&#95;x&#95; &#95;&#95;y"
-    assert md_escape("<img src=x onerror=alert(1)>") == "&#60;img src=x onerror=alert(1)>"
-    assert md_escape("[a](http://x) ![i](y)") == "&#91;a&#93;(http:\u200b//x) !&#91;i&#93;(y)"
-    assert md_escape("a|b ~~c~~ $x$") == "a&#124;b &#126;&#126;c&#126;&#126; &#36;x&#36;"
+    assert md_escape("_x_ __y") == "\\_x\\_ \\_\\_y"
+    assert md_escape("<img src=x onerror=alert(1)>") == "\\<img src=x onerror=alert(1)>"
+    assert md_escape("[a](http://x) ![i](y)") == "\\[a](http:\u200b//x) !\\[i](y)"
+    assert md_escape("a|b ~~c~~ $x$") == "a\\|b \\~\\~c\\~\\~ \\$x\\$"
     assert md_escape("@channel") == "@\u200bchannel"
     assert md_escape("see #12") == "see #\u200b12" and md_escape("#tag") == "#tag"
     assert md_escape("http://evil") == "http:\u200b//evil"
     assert md_escape("WWW.evil.com") == "WWW\u200b.evil.com"
-    assert md_escape("a\nb\tc") == "a&#92;nb&#92;tc"  # visible \n, \t; the backslash itself escaped
-    assert md_escape("&lt; & b") == "&#38;lt; & b"
-    assert md_escape("\u200b") == "&#92;u200b"  # a server's own zero-width space is shown, not kept
+    assert md_escape("a\nb\tc") == "a\\nb\\tc"  # visible \n, \t (a backslash before a letter escapes nothing)
+    assert md_escape("a\\*") == "a\\\\\\*" and md_escape("end\\") == "end\\\\"  # before punctuation, at the end
+    assert md_escape("&lt; & b &#x41;") == "\\&lt; & b \\&#x41;"
+    assert md_escape("\u200b") == "\\u200b"  # a server's own zero-width space is shown, not kept
     assert md_code("a`b") == "`` a`b ``" and md_code("/x") == "`/x`" and md_code("a_b*c") == "`a_b*c`"
     assert md_fence("x ```` y", "json").startswith("`````json\n")
     # the user's own text (an ignore reason): issue references and mentions keep working, markup stays inert
-    assert md_escape("accepted in #12 by @api-team <b>", references=True) == "accepted in #12 by @api-team &#60;b>"
+    assert md_escape("accepted in #12 by @api-team <b>", references=True) == "accepted in #12 by @api-team \\<b>"
+    # in a raw HTML block (the <summary> line) a backslash would show: character references there
+    assert md_html("a_b <i> & @x #1") == "a_b &lt;i&gt; &amp; @\u200bx #\u200b1"
 
 
 def test_sarif_text_and_inert_units():

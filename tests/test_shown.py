@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from report_cases import unescaped
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -45,10 +47,11 @@ def test_description_change_shows_a_word_delta_escaped(tmp_path: Path):
     md = cli("diff", old, new, "--format", "markdown").stdout
     line = next(x for x in md.splitlines() if "Change:" in x)
     change = line.split("<br>Change: ", 1)[1]
-    assert change.startswith("Send a message to a &#42;user&#42;. **&#60;b>Also")
+    assert change.startswith("Send a message to a \\*user\\*. **\\<b>Also")
     assert change.endswith("**")
-    for raw in ("<b>", "](", "~", "\x1b", "http://"):
-        assert raw not in change
+    for raw in ("<b>", "[x]", "~", "*user*"):  # each only with its backslash escape
+        assert not unescaped(raw, change), raw
+    assert "\x1b" not in change and "http://" not in change
 
 
 def test_description_delta_marks_removed_words_and_is_capped(tmp_path: Path):

@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from report_cases import ALLOWED_TAGS, html_tags, markdown_html, md_prose, unescaped
 from runs import RENDERERS, render_text, run_diff
 from runs import render_markdown as render_history_markdown
 from runs import render_text as render_history_text
@@ -565,8 +566,10 @@ def test_hostile_item_names_are_inert_in_every_format():
         out = render(report, fmt)
         assert "\x1b" not in out and "\x07" not in out, fmt
         if fmt == "markdown":  # outside code blocks (witness JSON is fenced), no markup survives
-            prose = re.sub(r"```json\n.*?\n```", "", out, flags=re.S)
-            assert "<img" not in prose and "](http" not in prose and "@team" not in prose
+            prose = md_prose(out)
+            assert not unescaped("<img", prose) and not unescaped("[x]", prose), prose
+            assert "http://" not in prose and "@team" not in prose
+            assert html_tags(markdown_html(out)) <= ALLOWED_TAGS
 
 
 # --- history and lint -------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The ``changelog`` format: release notes for people (``--format changelog``), in Markdown.
 
 What changed per tool (and per prompt, resource, template, the server), breaking changes first, each with what a
-host that cached the old version sees (the witness's error) and how to migrate (the rule's fix, once per rule and
-tool); then the changes hosts may notice (warnings) and the compatible ones (info), one line each. Not a gate
+host that cached the old version sees (the witness's error) and how to migrate (the finding's fix) as nested items
+of the change's own list item; then the changes hosts may notice (warnings, with their fix too) and the compatible
+ones (info), one line each. Not a gate
 (``Format.gate`` False: ``diff A B --format changelog > NOTES.md`` exits 0). Server text goes through the
 Markdown escapers (``md_escape``, ``md_code``), as in the ``markdown`` format.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report.cohorts import History, affects
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
-from mcp_schema_audit.report.markdown import md_code, md_escape
+from mcp_schema_audit.report.markdown import md_code, md_escape, md_lines
 from mcp_schema_audit.report.model import Report, detail, ordered, title, who
 
 _SECTIONS = (
@@ -26,13 +27,17 @@ def _subject(f: Finding) -> str:
     return md_code(f.tool) if f.surface == "tool" and f.tool else md_escape(f.subject)
 
 
-def _line(f: Finding, *, witness: bool, extra: str = "") -> str:
+def _line(f: Finding, *, witness: bool, migrate: bool, extra: str = "") -> str:
+    """One change as a list item; under it, as nested items, what a cached host sees (``witness``) and how to
+    migrate (``migrate``: this change's own fix)."""
     where = f" at {md_code(f.pointer)}" if f.pointer else ""
     direction = f"{f.direction}: " if f.surface == "tool" and f.direction in ("input", "output") else ""
     text = f"- {direction}{md_escape(title(f))}{where}: {md_escape(detail(f))}{extra}"
     if witness and f.witness and f.witness.get("error"):
         says = "the server answers" if f.server is not None or f.direction == "input" else "a cached host says"
-        text += f"\n  - {says}: {md_escape(f.witness['error'])}"
+        text += f"\n  - {says}: {md_lines(f.witness['error'])}"
+    if migrate and f.fix:
+        text += f"\n  - **Migrate:** {md_escape(f.fix)}"
     return text
 
 
@@ -52,10 +57,10 @@ def _section(findings: list[Finding], severity: str, heading: str, lead: str, ol
         parts.append(lead.format(old=old))
     for subject, items in _by_subject(chosen).items():
         lines = [f"### {subject}", ""]
-        lines += [_line(f, witness=severity == "breaking", extra=extra.get(id(f), "")) for f in items]
-        if severity == "breaking":
-            fixes = list(dict.fromkeys(f.fix for f in items if f.fix))
-            lines += ["", *[f"**Migrate:** {md_escape(how)}" for how in fixes]]
+        lines += [
+            _line(f, witness=severity == "breaking", migrate=severity != "info", extra=extra.get(id(f), ""))
+            for f in items
+        ]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 

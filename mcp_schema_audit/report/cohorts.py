@@ -205,10 +205,16 @@ class GroupedFinding:
         """Labels of the cohorts where this finding is at or above ``severity``, oldest first."""
         return [c for c, s in self.cohorts.items() if SEVERITY_RANK[s] >= SEVERITY_RANK[severity]]
 
+    @property
+    def fix(self) -> str:
+        """How to ship the change without breaking cached hosts: the newest cohort's ``Finding.fix`` (a host
+        finding's own remedy, else the rule's advice), ``""`` when there is none."""
+        return next((f.fix for f in reversed(self.latest.values()) if f.fix), "")
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: ``rule``, ``tool``, ``surface``, ``name``, ``direction``, ``pointer``, ``fingerprint``,
-        ``severity`` (worst) and ``cohorts`` (label → severity)."""
-        return {
+        ``severity`` (worst), ``cohorts`` (label → severity) and ``fix`` (only when there is one)."""
+        out: dict[str, Any] = {
             "rule": self.rule,
             "tool": self.tool,
             "surface": self.surface,
@@ -219,6 +225,9 @@ class GroupedFinding:
             "severity": self.severity,
             "cohorts": dict(self.cohorts),
         }
+        if self.fix:
+            out["fix"] = self.fix
+        return out
 
 
 def is_tool_row(hist: History, key: str) -> bool:

@@ -19,7 +19,7 @@ from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.report import matrix
 from mcp_schema_audit.report.cohorts import GroupedFinding, History, affects, cohort_counts, is_tool_row
-from mcp_schema_audit.report.escape import html_block, html_text, instance_json
+from mcp_schema_audit.report.escape import html_block, html_text, instance_json, no_workflow_commands
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -169,6 +169,15 @@ def _delta(f: Finding) -> str:
     return f'<p class="change">Change: {"".join(out)}</p>'
 
 
+def _error(message: Any, *, code: bool = True) -> str:
+    """A witness's error: one line (in ``<code>`` if ``code``), several (pydantic's ``loc`` then ``  msg``) as
+    their lines in a ``<pre>`` (``::`` and ``##[`` as in the text report), never a literal ``\\n``."""
+    text = str(message).strip("\n")
+    if "\n" in text:  # each line its own: none may read as a workflow command where the file is printed
+        return f"<pre>{html_block(no_workflow_commands(text))}</pre>"
+    return f"<code>{_h(text)}</code>" if code else _h(text)
+
+
 def _witness(f: Finding, sides: tuple[str, str], *, served_error: bool) -> str:
     """The witness as ``<details>`` (open for a breaking finding): who accepts and who rejects it, the instance
     as JSON, where in it, the error(s). ``served_error``: the error is the server's (an argument it refuses)."""
@@ -189,10 +198,15 @@ def _witness(f: Finding, sides: tuple[str, str], *, served_error: bool) -> str:
     raw_errors = w.get("errors")
     errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
     if len(errors) > 1:
-        items = "".join(f"<li>{_h(host)}: {_h(message)}</li>" for host, message in errors.items())
+        items = "".join(f"<li>{_h(host)}: {_error(message, code=False)}</li>" for host, message in errors.items())
         body.append(f"<p>Host errors:</p><ul>{items}</ul>")
     elif w.get("error"):
-        body.append(f"<p>{'Server error' if served_error else 'Host error'}: <code>{_h(w['error'])}</code></p>")
+        label = "Server error" if served_error else "Host error"
+        message = str(w["error"])
+        if "\n" in message.strip("\n"):
+            body.append(f"<p>{label}:</p>{_error(message)}")
+        else:
+            body.append(f"<p>{label}: {_error(message)}</p>")
     body.append("</details>")
     return "\n".join(body)
 

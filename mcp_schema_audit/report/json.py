@@ -177,6 +177,12 @@ def history_json_schema() -> dict[str, Any]:
                             "additionalProperties": severity,
                             "description": "Cohort label -> severity there.",
                         },
+                        "fix": {
+                            "type": "string",
+                            "description": "How to ship the change without breaking cached hosts (the newest "
+                            "cohort's finding: a host finding's own remedy, else the rule's advice; absent when "
+                            "there is none).",
+                        },
                     },
                 },
             },

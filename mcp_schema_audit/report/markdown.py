@@ -1,13 +1,16 @@
 """The Markdown report (``--format markdown``): a pull-request comment or job summary of a diff, a lint, a
 probe or a history.
 
-Every piece of server text goes through ``md_escape`` (inline), ``md_code`` (code spans) or ``md_fence``
-(blocks): no markup, HTML, links, images, mentions or references survive. A report stays under
+Every piece of server text goes through ``md_escape`` (inline: CommonMark backslash escapes), ``md_lines``
+(several lines inline), ``md_html`` (inside a raw HTML ``<summary>`` line: character references), ``md_code``
+(code spans: nothing escaped) or ``md_fence`` (blocks): no markup, HTML, links, images, mentions or references
+survive, and the text renders as it was sent. A report stays under
 ``MARKDOWN_BUDGET`` characters: what does not fit is counted, not shown.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -22,7 +25,7 @@ from mcp_schema_audit.report.cohorts import (
     cohort_counts,
     is_tool_row,
 )
-from mcp_schema_audit.report.escape import instance_json, one_line
+from mcp_schema_audit.report.escape import inert, instance_json, no_workflow_commands, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -47,16 +50,18 @@ from mcp_schema_audit.report.worddelta import finding_delta
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.vocabulary import SEVERITIES
 
-#: Characters always written as numeric character references: code spans, emphasis, links and images, HTML,
-#: strikethrough, GitHub math ($), table pipes and the backslash (which would escape a reference after it).
-#: References are decoded as literal text in Markdown and in HTML blocks alike (a backslash escape is not).
-#: ``_`` is one only where it could open or close emphasis (not inside a word: ``snake_case`` stays), and ``&``
-#: only where it could start a reference. Everything else is left as it is: ``(``, ``)`` and ``!`` form
-#: nothing without a ``[``, ``{``, ``}`` and ``>`` nothing inside a line, and server text never starts a line
-#: (every line begins with fixed text), so line-start syntax (lists, headings, setext underlines, quotes)
-#: cannot form from it.
-_MD_ENTITY = set("\\`*[]<|~$")
+#: ASCII punctuation always written with a CommonMark backslash escape: code spans, emphasis, links and
+#: images (``[``: without it ``]``, ``(`` and ``!`` form nothing), HTML and autolinks, strikethrough, GitHub math
+#: (``$``) and table pipes (``\\|`` works inside a GFM table cell too). ``_`` is escaped only where it could open
+#: or close emphasis (not inside a word: ``snake_case`` stays), ``&`` only where it could start a character
+#: reference, the backslash only before ASCII punctuation or at the end (elsewhere it escapes nothing: ``\\n``
+#: stays). Everything else is left as it is: ``{``, ``}``, ``>`` and ``!`` form nothing inside a line, and
+#: server text never starts a line (every line begins with fixed text), so line-start syntax (lists, headings,
+#: setext underlines, quotes) cannot form from it.
+_MD_BACKSLASH = set("`*[<|~$")
+_ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
+_MENTION = re.compile(r"@|#(?=[0-9])")
 #: GitHub's limit for one comment is 65,536 characters; keep well below it.
 MARKDOWN_BUDGET = 60_000
 #: Room kept for the line that counts what a report leaves out.
@@ -65,35 +70,56 @@ _MD_WITNESS_LIMIT = 4_000
 _ICON = {"breaking": "🔴", "warning": "🟡", "info": "🔵"}
 
 
-def md_escape(text: Any, *, references: bool = False) -> str:
-    """Server text as inert Markdown: no markup, HTML, links, images, mentions or references survive.
-
-    ``inert`` first, then line breaks as visible ``\\n``; the Markdown/HTML punctuation that could form markup
-    becomes numeric character references (``_MD_ENTITY``; ``_`` outside words, ``&`` before a name or ``#``); a
-    zero-width space follows every ``@`` and every ``#`` before a digit (no mentions, team mentions, e-mail
-    autolinks or issue references) and breaks ``://`` and ``www.`` (no autolinks). ``references=True`` is for
-    the user's own text (an ignore entry's reason): its ``#12`` and ``@team`` keep working, the rest is as
-    inert.
-    """
-    s = one_line(text)
+def _no_refs(s: str, references: bool) -> str:
+    """``s`` with ``://`` and ``www.`` broken by a zero-width space (no autolinks) and, unless ``references``,
+    a zero-width space after every ``@`` and every ``#`` before a digit (no mentions, team mentions, e-mail
+    autolinks or issue references: GitHub links them in the rendered text, whatever the escaping)."""
     s = _AUTOLINK.sub(lambda m: ":\u200b//" if m.group() == "://" else m.group()[:3] + "\u200b.", s)
+    if not references:
+        s = _MENTION.sub(lambda m: m.group() + "\u200b", s)
+    return s
+
+
+def md_escape(text: Any, *, references: bool = False) -> str:
+    """Server text as inert Markdown inline text (a paragraph, list item, heading or table cell): no markup,
+    HTML, links, images, mentions or references survive, and it renders as the text that was sent.
+
+    ``inert`` first, then line breaks as visible ``\\n``; the ASCII punctuation that could form markup gets a
+    backslash escape (``_MD_BACKSLASH``; ``_`` outside words, ``&`` before a name or ``#``, ``\\`` before
+    punctuation); a zero-width space follows every ``@`` and every ``#`` before a digit and breaks ``://`` and
+    ``www.`` (``_no_refs``). ``references=True`` is for the user's own text (an ignore entry's reason): its
+    ``#12`` and ``@team`` keep working, the rest is as inert. Not for raw HTML blocks (``<details><summary>``
+    lines), where a backslash shows: use ``md_html`` there.
+    """
+    s = _no_refs(one_line(text), references)
     out = []
     last = len(s) - 1
     for i, ch in enumerate(s):
         after = s[i + 1] if i < last else ""
-        if ch in _MD_ENTITY:
-            out.append(f"&#{ord(ch)};")
+        if ch in _MD_BACKSLASH:
+            out.append("\\" + ch)
+        elif ch == "\\" and (not after or after in _ASCII_PUNCT):
+            out.append("\\\\")
         elif ch == "_" and not (i and s[i - 1].isalnum() and after.isalnum()):
-            out.append("&#95;")
+            out.append("\\_")
         elif ch == "&" and (after == "#" or after.isalnum()):
-            out.append("&#38;")
-        elif ch == "#" and after.isdigit() and not references:
-            out.append("#\u200b")
-        elif ch == "@" and not references:
-            out.append("@\u200b")
+            out.append("\\&")
         else:
             out.append(ch)
     return "".join(out)
+
+
+def md_html(text: Any, *, references: bool = False) -> str:
+    """Server text inside a raw HTML block of the Markdown (the ``<details><summary>…</summary>`` line), where
+    Markdown is not parsed and a backslash escape would show: ``one_line``, HTML specials as character
+    references (``html.escape``), and no autolinks, mentions or references (``_no_refs``)."""
+    return html.escape(_no_refs(one_line(text), references), quote=False)
+
+
+def md_lines(text: Any) -> str:
+    """Server text of several lines (a pydantic error: ``loc`` then ``  msg``) inline: each line ``md_escape``d,
+    joined by ``<br>`` (a line break where it is shown, never a literal ``\\n``)."""
+    return "<br>".join(md_escape(line) for line in str(text).strip("\n").split("\n"))
 
 
 def md_code(text: Any) -> str:
@@ -165,7 +191,7 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         if w.get("accepted_by") == "server":
             what = "real result"
         accepted, rejected = witness_sides(report, f)
-        summary = f"Witness: a {what} {md_escape(accepted)}, rejected by {md_escape(rejected)}"
+        summary = f"Witness: a {what} {md_html(accepted)}, rejected by {md_html(rejected)}"
         body = [
             f"<details><summary>{summary}</summary>",
             "",
@@ -179,10 +205,14 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         raw_errors = w.get("errors")
         errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
         if len(errors) > 1:
-            body += ["Host errors:", ""] + [f"- {md_escape(h)}: {md_escape(m)}" for h, m in errors.items()] + [""]
+            body += ["Host errors:", ""] + [f"- {md_escape(h)}: {md_lines(m)}" for h, m in errors.items()] + [""]
         elif w.get("error"):
             by = "Server error" if f.server is not None or f.direction == "input" else "Host error"
-            body += [f"{by}: {md_escape(w['error'])}", ""]
+            message = str(w["error"]).strip("\n")
+            if "\n" in message:  # pydantic's ``loc`` then ``  msg``: its lines (no line a workflow command)
+                body += [f"{by}:", "", md_fence(no_workflow_commands(inert(message))), ""]
+            else:
+                body += [f"{by}: {md_escape(message)}", ""]
         body.append("</details>")
         block += "\n\n" + "\n".join(body)
     return block
@@ -259,7 +289,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
             f"> **Expired ignore entry** (no longer applies): {md_escape(describe_entry(entry), references=True)}"
         )
     if report.portability is not None:
-        parts.append(matrix.markdown(report.portability, md_escape))
+        parts.append(matrix.markdown(report.portability, md_escape, md_html))
     if report.calls:
         parts.append(
             "\n".join(
@@ -453,7 +483,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
         rule = RULES.get(g.rule)
         title = rule.title if rule is not None else g.rule
         where = md_code(g.pointer) if g.pointer else "(root)"
-        how = f" — **Fix:** {md_escape(rule.fix)}" if rule is not None and rule.fix else ""
+        how = f" — **Fix:** {md_escape(g.fix)}" if g.fix else ""
         return (
             f"- {_ICON[g.severity]} {md_about(next(iter(g.latest.values())))} · {where} · {md_escape(title)} "
             f"(`{g.rule}`): {md_escape(affects(g, labels, shown))}{how}"
@@ -462,7 +492,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
     def group_item(unit: list[GroupedFinding]) -> str:
         g = unit[0]
         rule = RULES.get(g.rule)
-        how = f"<br>\n  **Fix:** {md_escape(rule.fix)}" if rule is not None and rule.fix else ""
+        how = f"<br>\n  **Fix:** {md_escape(g.fix)}" if g.fix else ""
         abouts: dict[str, list[GroupedFinding]] = {}
         for one in unit:
             abouts.setdefault(one.about, []).append(one)

@@ -76,13 +76,14 @@ def text_lines(portability: dict[str, Any], escape: Callable[[Any], str]) -> lis
     return out
 
 
-def markdown(portability: dict[str, Any], escape: Callable[[Any], str]) -> str:
+def markdown(portability: dict[str, Any], escape: Callable[[Any], str], html_escape: Callable[[Any], str]) -> str:
     """A collapsible table: one row per tool (at most ``MARKDOWN_ROWS``, the tools not usable somewhere first),
-    one column per host, and the counts."""
+    one column per host, and the counts. ``escape`` makes text inert in a table cell, ``html_escape`` in the raw
+    HTML ``<summary>`` line."""
     hosts = portability["hosts"]
     rows = ordered_rows(portability)
     lines = [
-        f"<details><summary>Portability: {escape(counts_line(portability, str))}</summary>",
+        f"<details><summary>Portability: {html_escape(counts_line(portability, str))}</summary>",
         "",
         "| tool | " + " | ".join(hosts) + " |",
         "|---|" + "---|" * len(hosts),

@@ -196,12 +196,16 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
                     lines.append(
                         "           traffic: " + "; ".join(f"{tx(label)}: {words}" for label, words in used if words)
                     )
+                if g.fix:
+                    lines.append(f"           fix: {tx(g.fix)}")
                 continue
             lines.append(f"  {g.severity:<8} {len(unit)} × [{g.rule}]  {tx(affects(g, labels))}:")
             abouts: dict[str, list[str]] = {}
             for item in unit:
                 abouts.setdefault(item.about, []).append(tx(item.pointer) or "(root)")
             lines += [f"           {tx(name)}: {', '.join(ptrs)}" for name, ptrs in abouts.items()]
+            if g.fix:
+                lines.append(f"           fix: {tx(g.fix)}")
     else:
         lines.append("No breaking or warning findings.")
     lines += [
@@ -221,7 +225,7 @@ def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
 
 
 def _finding(console: _Lines, report: Report, f: Finding) -> None:
-    """One finding: its line, what changed, the reason, (breaking:) the witness, the fix."""
+    """One finding: its line, what changed, the reason, (breaking:) the witness, then its fix (any severity)."""
     head = _Text()
     head.append(f"{f.severity:<8}", style=_STYLE[f.severity])
     tags = f" ({', '.join(f.tags)})" if f.tags else ""
@@ -253,11 +257,11 @@ def _finding(console: _Lines, report: Report, f: Finding) -> None:
             console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(first)}", style="dim"))
             for line in more[:_ERROR_LINES]:
                 console.print(_Text(f"           {tx(line)}", style="dim"))
-        how = tx(f.fix)  # a host finding's fix holds the server's subschema
-        if report.rollout and "forward" not in f.tags:
-            how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
-        if how:
-            console.print(_Text(f"         fix: {how}", style="dim"))
+    how = tx(f.fix)  # every finding with a fix; a host finding's fix holds the server's subschema
+    if f.severity == "breaking" and report.rollout and "forward" not in f.tags:
+        how = f"{how}; {tx(report.rollout)}" if how else tx(report.rollout)
+    if how:
+        console.print(_Text(f"         fix: {how}", style="dim"))
 
 
 def _tags(f: Finding) -> str:
