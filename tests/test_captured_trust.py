@@ -304,3 +304,48 @@ def test_error_message_about_an_echoed_listing_masks_the_secret(tmp_path: Path) 
     line = _one_line_error(r, 3)
     assert "duplicate tool name 't***'" in line
     assert ENV_SECRET not in r.stdout + r.stderr and not (tmp_path / "s.json").exists()
+
+
+_NUMBER_ECHO = r"""
+import json, os, sys
+token = os.environ["API_TOKEN"]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "echo", "version": "1"}}
+        raw = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+    elif msg["method"] == "tools/list":  # the credential echoed back as numbers, spelled as floats
+        arg = '{"type": "integer", "const": 1e20, "default": 100000000000000000000.0, "examples": [1.0E+20, %s, 7]}'
+        raw = '{"jsonrpc": "2.0", "id": %s, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object", ' \
+              '"properties": {"n": %s}}}]}}' % (json.dumps(msg["id"]), arg % token)
+    else:
+        raw = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+    sys.stdout.write(raw + "\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.live
+def test_a_numeric_credential_echoed_back_as_a_float_is_masked(tmp_path: Path) -> None:
+    """``-e API_TOKEN=100000000000000000000`` sent back as ``1e20``, ``100000000000000000000.0``, ``1.0E+20``:
+    each is the secret's value, so each is masked (was: stored as ``1e+20``, only the integer literal masked)."""
+    (tmp_path / "echo.py").write_text(_NUMBER_ECHO)
+    r = cli(
+        "snapshot",
+        "--out",
+        "s.json",
+        "--env",
+        "API_TOKEN=100000000000000000000",
+        "--",
+        PYTHON,
+        str(tmp_path / "echo.py"),
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "s.json").read_text()
+    arg = json.loads(text)["tools"][0]["inputSchema"]["properties"]["n"]
+    assert (arg["const"], arg["default"], arg["examples"]) == ("***", "***", ["***", "***", 7])
+    assert "e+20" not in text.lower() and "100000000000000000000" not in text

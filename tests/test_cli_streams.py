@@ -134,6 +134,17 @@ def test_a_secret_echoed_back_as_a_number_is_masked():
         "d": "id ***",
     }
     assert scrub_secrets(12345678901234567890, ["12345678901234567890"]) == "***"
+    # the same value spelled as a float (1e20, 100000000000000000000.0, 1.0E+20 all parse to 1e20): masked too
+    assert scrub_secrets([1e20, 10**20, 10**20 + 1, 1.5, 2e20], ["100000000000000000000"]) == [
+        "***",
+        "***",
+        10**20 + 1,
+        1.5,
+        2e20,
+    ]
+    assert scrub_secrets([1000, 1000.0, 1000.5], ["1.0e3"]) == ["***", "***", 1000.5]
+    assert scrub_secrets([float(12345678901234567891)], ["12345678901234567891"]) == ["***"]  # echoed with loss
+    assert scrub_secrets([1_000_000_000, True], ["1_000_000_000", "1"]) == [1_000_000_000, True]  # not JSON numbers
 
 
 def test_jobs_past_the_cores_are_capped_with_a_note():

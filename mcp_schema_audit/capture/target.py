@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -201,7 +201,8 @@ def message_secrets(target: CaptureTarget) -> list[str]:
 
 def scrub_secrets(value: Any, secrets: list[str]) -> Any:
     """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***``, and every
-    number whose JSON text is a secret (a credential echoed back as a number) replaced by the string ``***``.
+    number whose value is a numeric secret's (a credential echoed back as a number: ``100000000000000000000``
+    also as ``1e20``, ``1.0E+20`` or ``100000000000000000000.0``) replaced by the string ``***``.
 
     Containers are changed in place (pass a copy) and walked iteratively, so no nesting depth is too deep;
     the same object is returned unless ``value`` itself is a string.
@@ -215,10 +216,13 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
                 text = text.replace(secret, "***")
         return text
 
-    whole = set(secrets)
+    numbers = _secret_numbers(secrets)
 
     def secret_number(item: Any) -> bool:  # a credential echoed back as a JSON number: 12345678901234567890
-        return isinstance(item, (int, float)) and not isinstance(item, bool) and _number_text(item) in whole
+        if not numbers or not isinstance(item, (int, float)) or isinstance(item, bool):
+            return False
+        exact, nearest = numbers
+        return item in exact or isinstance(item, float) and item in nearest
 
     if isinstance(value, str):
         return clean(value)
@@ -247,12 +251,28 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
     return root[0]
 
 
-def _number_text(number: float) -> str:
-    """How a JSON number reads as text: ``12345678``, ``1.5`` (what a secret given as text would equal)."""
-    try:
-        return json.dumps(number)
-    except ValueError:  # NaN or an infinity: no secret reads like that
-        return ""
+#: A secret that reads as a JSON number (what a server may echo back as one).
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _secret_numbers(secrets: list[str]) -> tuple[set[int | float], set[float]] | None:
+    """The values of the secrets that read as JSON numbers: each one exactly (an ``int`` for an integer literal,
+    compared exactly with a float, ``10**20 == 1e20``) and as the nearest float (what a parser makes of the
+    secret echoed as ``1.2345678901234567e19``); ``None`` when no secret is a number."""
+    exact: set[int | float] = set()
+    nearest: set[float] = set()
+    for secret in secrets:
+        if len(secret) > 400 or not _JSON_NUMBER.fullmatch(secret):  # past 400 digits no float is finite
+            continue
+        as_float = float(secret)
+        integer = "." not in secret and "e" not in secret.lower()
+        if integer:
+            exact.add(int(secret))
+        if math.isfinite(as_float):
+            nearest.add(as_float)
+            if not integer and as_float.is_integer():
+                exact.add(as_float)
+    return (exact, nearest) if exact or nearest else None
 
 
 def scrub_message(message: str, secrets: list[str]) -> str:
