@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.errors import UsageError, not_one_of
 from mcp_schema_audit.globs import check_count, glob_match
+from mcp_schema_audit.tomltext import toml_loads
 from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
 
@@ -286,20 +286,6 @@ class Config:
     warnings: list[str] = field(default_factory=list)
 
 
-def _toml_loads(text: str, source: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # Python 3.10
-        import tomli as tomllib
-    try:
-        data: dict[str, Any] = tomllib.loads(text)
-        return data
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{source}: invalid TOML: {exc}") from exc
-    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
-        raise UsageError(f"{source}: invalid TOML: nested too deeply for a configuration") from None
-
-
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     """Load the configuration. ``path`` given → that file must exist; else look in ``cwd`` (default: the current
     folder). Raises ``UsageError`` for unreadable or invalid files, unknown keys, bad values, and ignore entries
@@ -310,7 +296,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read config {path}: {getattr(exc, 'strerror', None) or exc}") from exc
-        raw = _toml_loads(text, str(path))
+        raw = toml_loads(text, str(path))
         if path.name != "pyproject.toml":
             return _parsed(raw, str(path), [])
         return _parsed(_tool_table(raw, str(path)), str(path), [w for w in [_misspelled_table(raw, str(path))] if w])
@@ -327,7 +313,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     if not pyproject.is_file():
         return Config()
     try:
-        raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
+        raw = toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
     except (OSError, UnicodeDecodeError):
         raw = {}
     data = _tool_table(raw, str(pyproject))
@@ -374,7 +360,7 @@ def _pyproject_table_name(pyproject: Path) -> str | None:
     if not pyproject.is_file():
         return None
     try:
-        raw = _toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
+        raw = toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
     except (OSError, UnicodeDecodeError, UsageError):
         return None
     tool = raw.get("tool")

@@ -167,6 +167,35 @@ def test_version_sources_that_disagree(releases: dict[int, Snapshot], tmp_path: 
     assert "Traceback" not in missing.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "says"),
+    [
+        (
+            "pyproject.toml",
+            '[project]\nversion = "1.0.0"\nx = ' + "[" * 3000 + "]" * 3000 + "\n",
+            "invalid TOML: nested too deeply",
+        ),
+        ("package.json", '{"version": "1.0.0", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
+        ("server.json", '{"version": "1.0.0", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
+    ],
+)
+def test_a_version_source_nested_too_deeply_is_exit_2(
+    releases: dict[int, Snapshot], tmp_path: Path, name: str, text: str, says: str
+) -> None:
+    """A version source nested thousands deep is bad input, one line naming the file (was: exit 4 RecursionError
+    for the pyproject.toml, 3,000 arrays deep), from the flag and from the config's ``version_sources``."""
+    (tmp_path / "r1.json").write_text(json.dumps(releases[1].to_json()), encoding="utf-8")
+    (tmp_path / "pkg").mkdir()  # not the folder's own pyproject.toml: that one the config loader reads first
+    (tmp_path / "pkg" / name).write_text(text, encoding="utf-8")
+    for how in (["--version-source", f"pkg/{name}"], []):
+        if not how:
+            (tmp_path / ".schema-audit.toml").write_text(f'version_sources = ["pkg/{name}"]\n')
+        r = _cli("diff", "r1.json", "r1.json", *how, cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"schema-audit: error: pkg/{name}: {says}"), lines
+
+
 # --- x-mcp-header, from files: MCPServer refuses to register invalid headers --------------------------------
 
 

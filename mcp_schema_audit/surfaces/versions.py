@@ -132,20 +132,18 @@ def version_findings(old: Snapshot, new: Snapshot, findings: list[Finding]) -> t
 
 def _version_of(path: Path) -> str | None:
     """The version a ``package.json``, ``pyproject.toml`` or ``server.json`` names (by file name; any other
-    ``.json`` is read like ``package.json``). Raises ``InputError`` for an unreadable or malformed file."""
-    from mcp_schema_audit.snapshot.jsonio import read_json_file
+    ``.json`` is read like ``package.json``). Raises ``InputError`` for an unreadable or malformed file, or JSON nested
+    too deeply; ``UsageError`` (``tomltext.toml_loads``, as the configuration) for invalid or too deeply nested TOML;
+    both exit 2 with one line naming the file."""
+    from mcp_schema_audit.snapshot.jsonio import read_file_bytes, read_json_file
+    from mcp_schema_audit.tomltext import toml_loads
 
     if path.name.endswith(".toml"):
-        import sys
-
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # Python 3.10
-            import tomli as tomllib
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        try:  # read as a JSON source is: a regular file (no FIFO, no device), at most MAX_INPUT_BYTES
+            text = read_file_bytes(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise InputError(f"{path}: cannot read the version: {exc}") from None
+        data: Any = toml_loads(text, str(path), "a version source")
         project = data.get("project") if isinstance(data.get("project"), dict) else {}
         poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
         v = project.get("version") or (poetry.get("version") if isinstance(poetry, dict) else None)
