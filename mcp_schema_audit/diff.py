@@ -63,7 +63,8 @@ def diff_snapshots(
     out: list[Finding] = []
     same_era = old.protocol_version == new.protocol_version
     work: list[str] = []  # tools changed or added, and every tool of a listing read on another protocol
-    renamed = tool_renames(om, nm)
+    with guard.armed(budget):  # pairing removed and added tools: bounded, and counted by the guard
+        renamed = tool_renames(om, nm)
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
             removed = removed_tool_finding(name, om[name].get("inputSchema", {}))

@@ -13,19 +13,20 @@ with other values, a similar name or description) is one rename too, followed by
 new name (``changed_renames``: the cached schema compared again with the argument under its new name; at most
 ``MAX_CHANGED_RENAMES`` per tool, each one more comparison).
 
-Bounded work: for a rename with one schema each side's shape is made canonical once (pairs are only tried within
-one shape); names and descriptions are compared on their first ``SIMILARITY_WINDOW`` characters after
-``difflib``'s cheap upper bounds; at most ``PAIR_BUDGET`` pairs are compared per pairing (past it, no pair of that
-pairing is a rename: the findings a rename would merge are all reported either way), and every pair counts
-against ``--time-budget`` (``guard.check``). 60 renamed properties with 3,000-character descriptions took 33 s,
-past ``--time-budget 10``.
+Bounded work: for a rename with one schema (tools, arguments) each item's shape is made canonical once and the
+items bucketed by it; of a shape with more than one keyword a pair is a rename only alone in its bucket (no pair
+compared), a plain one's pairs are compared by name and description, on their first ``SIMILARITY_WINDOW``
+characters after ``difflib``'s cheap upper bounds, at most ``PAIR_BUDGET`` pairs per pairing (a bucket past what is
+left is skipped: its findings stay removed + added, as they are reported either way). A rename whose schema
+changed too compares every pair, at most ``PAIR_BUDGET`` (past it, none). Every item and pair counts against
+``--time-budget`` (``guard.check``). 60 renamed properties with 3,000-character descriptions took 33 s, past
+``--time-budget 10``; 1,500 tools removed and 1,500 added, 13.6 s past ``--time-budget 2`` (2.25 M pairs).
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
-import functools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -89,31 +90,66 @@ def _unique_pairs(
 ) -> dict[str, str]:
     """``removed key → added key`` for each removed item that looks renamed (``looks``, default ``looks_renamed``)
     to exactly one added item that no other removed item looks renamed to."""
-    if looks is None or looks is looks_renamed:  # one shape: pairs tried within it, each shape made canonical once
-        by_shape: dict[str, list[str]] = {}
-        for a, new in added.items():
-            by_shape.setdefault(canonical(shape(new)), []).append(a)
-        tried = {r: by_shape.get(canonical(shape(old)), []) for r, old in removed.items()}
-        test: Callable[[str, Any, str, Any], bool] = functools.partial(looks_renamed, same_shape=True)
-    else:
-        tried = {r: list(added) for r in removed}
-        test = looks
+    if looks is None or looks is looks_renamed:
+        return _unique_by_shape(removed, added)
     matches: dict[str, list[str]] = {}
-    pairs = 0
+    if len(removed) * len(added) > PAIR_BUDGET:
+        return {}  # uniqueness unknown: no pair is called a rename
     for r, old in removed.items():
         matches[r] = []
-        for a in tried[r]:
-            pairs += 1
-            if pairs > PAIR_BUDGET:
-                return {}  # uniqueness unknown: no pair is called a rename
+        for a, new in added.items():
             guard.check()
-            if test(r, old, a, added[a]):
+            if looks(r, old, a, new):
                 matches[r].append(a)
+    return _unique(matches)
+
+
+def _unique(matches: dict[str, list[str]]) -> dict[str, str]:
+    """The pairs of ``matches`` (removed key → the added keys it looks renamed to) that are one to one."""
     claimed: dict[str, int] = {}
     for found in matches.values():
         for a in found:
             claimed[a] = claimed.get(a, 0) + 1
     return {r: found[0] for r, found in matches.items() if len(found) == 1 and claimed[found[0]] == 1}
+
+
+def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> dict[str, str]:
+    """``_unique_pairs`` for ``looks_renamed``: the items bucketed by shape (each made canonical once, a linear
+    pass), pairs only tried within a bucket. Of a shape that is not plain every pair looks renamed, so a pair is
+    unique only alone in its bucket (no pair tried); a plain shape's pairs are compared by name or description, at
+    most ``PAIR_BUDGET`` of them in all (a bucket past what is left is skipped: its items stay removed and added,
+    uniqueness being decided within one bucket). Each item and pair counts against ``--time-budget``."""
+    buckets: dict[str, tuple[list[str], list[str]]] = {}
+    for r, old in removed.items():
+        guard.check()
+        buckets.setdefault(canonical(shape(old)), ([], []))[0].append(r)
+    for a, new in added.items():
+        guard.check()
+        bucket = buckets.get(canonical(shape(new)))
+        if bucket is not None:
+            bucket[1].append(a)
+    out: dict[str, str] = {}
+    budget = PAIR_BUDGET
+    for olds, news in buckets.values():
+        if not news:
+            continue
+        first = removed[olds[0]]
+        if isinstance(first, dict) and len(shape(first)) > 1:  # not plain: one shape is a rename
+            if len(olds) == len(news) == 1:
+                out[olds[0]] = news[0]
+            continue
+        if len(olds) * len(news) > budget:
+            continue
+        budget -= len(olds) * len(news)
+        matches: dict[str, list[str]] = {}
+        for r in olds:
+            matches[r] = []
+            for a in news:
+                guard.check()
+                if looks_renamed(r, removed[r], a, added[a], same_shape=True):
+                    matches[r].append(a)
+        out.update(_unique(matches))
+    return out
 
 
 def tool_renames(old_tools: dict[str, Any], new_tools: dict[str, Any]) -> dict[str, str]:
