@@ -21,7 +21,7 @@ from mcp_schema_audit import fastpaths
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import canonical, pointer
-from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc
+from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc, oversized
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES
 from mcp_schema_audit.snapshot import Snapshot
@@ -186,12 +186,21 @@ def metaschema_problem(schema: Any) -> str | None:
 METASCHEMA_CACHE: ContentCache[str | None] = ContentCache(1024)
 
 
+def _oversized_pattern(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    pats = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+    pats += list(node["patternProperties"]) if isinstance(node.get("patternProperties"), dict) else []
+    return any(oversized(p) is not None for p in pats)
+
+
 def _full_metaschema_problem(schema: Any) -> str | None:
     from jsonschema import exceptions as jexc
     from jsonschema import validators
 
-    if sum(1 for _ in walk(schema, METASCHEMA_MAX_NODES + 1)) > METASCHEMA_MAX_NODES:
-        return None
+    nodes = [node for _, node in walk(schema, METASCHEMA_MAX_NODES + 1)]
+    if len(nodes) > METASCHEMA_MAX_NODES or any(_oversized_pattern(node) for node in nodes):
+        return None  # too big to check (jsonschema's "regex" format would hand the pattern to re.compile)
 
     try:
         cls = (
@@ -202,8 +211,10 @@ def _full_metaschema_problem(schema: Any) -> str | None:
         cls.check_schema(schema)
     except jexc.SchemaError as exc:
         return f"{exc.message[:200]} at {pointer(list(exc.absolute_path)) or '(root)'}"
-    except (RecursionError, ValueError, TypeError) as exc:
-        return f"cannot be checked: {type(exc).__name__}"
+    except (RecursionError, ValueError, TypeError, OverflowError, MemoryError) as exc:
+        # OverflowError: a counted repeat of 2**32 or more, which re.compile (jsonschema's "regex" format) cannot hold
+        detail = f": {exc}" if isinstance(exc, OverflowError) else ""
+        return f"cannot be checked: {type(exc).__name__}{detail}"
     return None
 
 

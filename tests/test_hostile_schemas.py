@@ -386,6 +386,47 @@ HOSTILE_SCHEMAS: dict[str, tuple[Any, Any, set[str] | None]] = {
         ),
         None,
     ),
+    # issue 21: a pattern's size is bounded before any parser sees it. ``a|a|…`` of 100,001 alternatives (200 KB)
+    # overflowed regress's native stack (SIGSEGV, exit 139) in input and output schemas; a 1.5 MB one of 60,000
+    # alternatives took 54 s past ``--time-budget 5`` (re parsed it ~80 times): now refused, undecided, at once
+    "regex-100k-alternatives": (
+        (obj(x={"type": "string"}), obj(y={"type": "string"})),
+        (
+            obj(x={"type": "string", "pattern": "a|" * 100_000 + "a"}),
+            obj(y={"type": "string", "pattern": "^(" + "|".join(f"w{i}" for i in range(120_000)) + ")$"}),
+        ),
+        {"input-pattern-changed"},
+    ),
+    "regex-1.5MB-60k-alternatives": (
+        (obj(x={"type": "string"}), {"type": "object"}),
+        (
+            obj(x={"type": "string", "pattern": "|".join(f"alt{i:05d}{'q' * 17}" for i in range(60_000))}),
+            {"type": "object"},
+        ),
+        {"input-pattern-changed"},
+    ),
+    # 30,000 patternProperties (1.16 MB): still running at 90 s past ``--time-budget 5``; 5,000 took 12.3 s (each
+    # declared key searched every pattern, re's 512-entry cache recompiling them): each pattern is compiled once,
+    # compiles and searches count against the work budget
+    "patternProperties-30k": (
+        (
+            obj(**{f"k{i}_x": {"type": "string"} for i in range(150)})
+            | {"patternProperties": {f"^k{i}_[a-z]+$": {"type": "string"} for i in range(30_000)}},
+            {"type": "object"},
+        ),
+        (
+            obj(**{f"k{i}_x": {"type": "integer"} for i in range(150)})
+            | {"patternProperties": {f"^k{i}_[a-z]+$": {"type": "string"} for i in range(30_000)} | {"^z": {}}},
+            {"type": "object"},
+        ),
+        {"schema-undecidable"},
+    ),
+    # a count of 2**32 or more: "internal error: OverflowError: the repetition number is too large" (exit 4)
+    "regex-count-past-2**32": (
+        (obj(x={"type": "string", "pattern": "^b+$"}), {"type": "object"}),
+        (obj(x={"type": "string", "pattern": "^a{100000000000}$"}), {"type": "object"}),
+        {"input-pattern-changed"},
+    ),
 }
 
 

@@ -55,8 +55,10 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
     are skipped (the candidate is then only kept if the search still matches). Strings longer than
     ``max_len`` characters are dropped. Never raises: an invalid or hostile pattern gives ``[]``.
     """
-    from mcp_schema_audit.schema import safe_search
+    from mcp_schema_audit.schema import oversized, safe_search
 
+    if oversized(pattern) is not None:  # never parsed
+        return []
     c, parser = regex_syntax()
     try:
         tree = parser.parse(pattern)

@@ -385,9 +385,11 @@ def _extra_keys(validator: ServerValidator, published: list[ValidationError], ou
 
 
 def _search(pattern: Any, key: str) -> bool:
+    from mcp_schema_audit.schema import RegexBudgetError, safe_search
+
     try:
-        return re.search(str(pattern), key) is not None
-    except re.error:
+        return safe_search(str(pattern), key) is not None
+    except (re.error, RegexBudgetError, RecursionError, OverflowError, MemoryError):
         return False
 
 

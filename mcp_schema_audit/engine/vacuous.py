@@ -25,7 +25,7 @@ from typing import Any, TypeGuard
 
 from mcp_schema_audit.engine.nodes import dict_at, names
 from mcp_schema_audit.engine.regex_strings import regex_syntax
-from mcp_schema_audit.schema import ecma_compile_error
+from mcp_schema_audit.schema import ecma_compile_error, oversized
 
 #: Keywords a ``propertyNames`` schema may hold and still accept every name (given values that constrain nothing).
 _NAME_KEYWORDS = frozenset({"type", "pattern", "minLength"})
@@ -43,6 +43,8 @@ def _int(x: Any) -> TypeGuard[int]:
 def search_always_succeeds(pattern: str) -> bool:
     """Proven: ``pattern`` is found in every string, for Python ``re`` and for ECMAScript with the ``u`` flag (see
     the module docstring). False when not proven, or when either engine cannot compile it."""
+    if oversized(pattern) is not None:  # never parsed
+        return False
     c, parser = regex_syntax()
     try:
         tree = parser.parse(pattern)

@@ -59,7 +59,7 @@ from mcp_schema_audit.schema.regex import (
     ecma_search,
     safe_search,
 )
-from mcp_schema_audit.schema.regex_cost import REGEX_PROGRAM_LIMIT, REGEX_STEP_BUDGET
+from mcp_schema_audit.schema.regex_cost import REGEX_PROGRAM_LIMIT, REGEX_STEP_BUDGET, oversized, regex_compiles
 
 __all__ = [
     "AJV_COMPILE_MAX_NODES",
@@ -89,6 +89,8 @@ __all__ = [
     "inplace_cost",
     "js_numbers",
     "json_type",
+    "oversized",
+    "regex_compiles",
     "safe_search",
     "subschemas",
     "type_set",

@@ -13,6 +13,7 @@ from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.ajv import AJV_RULES, AJV_SCHEMA_TYPES, AjvKind, ajv_always_valid
 from mcp_schema_audit.schema.dialects import JSON_TYPES, SUBSCHEMA_KEYWORDS, RefError
 from mcp_schema_audit.schema.regex import ecma_compile_error
+from mcp_schema_audit.schema.regex_cost import oversized
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -402,9 +403,11 @@ def python_compile_problem(root: Any) -> Problem | None:
         if isinstance(node.get("patternProperties"), dict):
             pats += [(["patternProperties", k], k) for k in node["patternProperties"]]
         for ptoks, pat in pats:
+            if oversized(pat) is not None:  # never compiled: not called invalid
+                continue
             try:
                 re.compile(pat)
-            except (re.error, RecursionError, OverflowError, ValueError) as exc:
+            except (re.error, RecursionError, OverflowError, MemoryError, ValueError) as exc:
                 return tokens + ptoks, f"invalid regex {pat[:80]!r}: {exc}"
         children: list[tuple[list[Any], Any]] = []
         for kw, shape in SUBSCHEMA_KEYWORDS.items():

@@ -21,6 +21,7 @@ from typing import Any
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.dialects import DEFS_REF
 from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS as _SHAPES
+from mcp_schema_audit.schema.regex_cost import oversized
 from mcp_schema_audit.vocabulary import JSON_TYPES
 
 _ANCHOR = re.compile(r"^[A-Za-z_][-A-Za-z0-9._]*$")
@@ -65,9 +66,11 @@ def _type(x: Any) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _regex(x: str) -> bool:
+    if oversized(x) is not None:  # never compiled: not called invalid
+        return True
     try:
         re.compile(x)
-    except (re.error, RecursionError, OverflowError, ValueError):
+    except (re.error, RecursionError, OverflowError, MemoryError, ValueError):
         return False
     return True
 

@@ -8,12 +8,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mcp_schema_audit import guard
 from mcp_schema_audit.schema.regex_cost import (
     REGEX_GUARDED_BUDGET,
     REGEX_PROGRAM_LIMIT,
+    PatternCache,
+    RegexBudgetError,
     limit_for_shape,
     max_safe_length,
     nested_empty_loops,
+    oversized,
     regex_package,
     regex_shape,
 )
@@ -29,9 +33,15 @@ if TYPE_CHECKING:
 REGEX_TIMEOUT_S = 10.0
 
 
-class RegexBudgetError(ValueError):
-    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this
-    string, or (``ecma_search``) the pattern or string holds a lone surrogate regress cannot take."""
+__all__ = [
+    "REGEX_TIMEOUT_S",
+    "EcmaRegexError",
+    "RegexBudgetError",
+    "ecma_compile_error",
+    "ecma_search",
+    "python_found",
+    "safe_search",
+]
 
 
 def _guarded(compiled: RegexPattern[str], pattern: str, text: str) -> RegexMatch[str] | None:
@@ -59,9 +69,10 @@ def safe_search(pattern: str, text: str) -> re.Match[str] | RegexMatch[str] | No
     ``ValueError``) when the search is refused: callers treat that as "undecided", never as a match or a
     mismatch.
     """
-    limit = max_safe_length(pattern)
+    guard.check()
+    limit = max_safe_length(pattern)  # RegexBudgetError when ``oversized``: never parsed
     if len(text) <= min(limit, 16):
-        return re.search(pattern, text)
+        return _python_program(pattern).search(text)
     if len(text) <= max_safe_length(pattern, REGEX_GUARDED_BUDGET):
         compiled = regex_package(pattern)  # None: too big to unroll, or refused by regex: the estimate decides
         if compiled is not None:
@@ -70,7 +81,16 @@ def safe_search(pattern: str, text: str) -> re.Match[str] | RegexMatch[str] | No
         raise RegexBudgetError(
             f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string"
         )
-    return re.search(pattern, text)
+    return _python_program(pattern).search(text)
+
+
+#: ``re.compile`` per pattern text, once a run (``re``'s own cache holds 512: 5,000 ``patternProperties`` searched
+#: for each declared key recompiled every time, 750,000 compiles)
+_PYTHON_CACHE: PatternCache[re.Pattern[str]] = PatternCache()
+
+
+def _python_program(pattern: str) -> re.Pattern[str]:
+    return _PYTHON_CACHE.get(pattern, re.compile)
 
 
 #: Code point ranges of the ECMAScript class escapes (ECMA-262 CharacterClassEscape, no ``i`` flag).
@@ -321,28 +341,33 @@ def _es_scan(p: str) -> tuple[str, str | None]:
     return "".join(skel), ("".join(out) if exact else None)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _EcmaProgram:
     regex: regress.Regex
     limit: float  # longest text regress may search (static estimate, ``REGEX_STEP_BUDGET``)
-    fallback: RegexPattern[str] | None  # compiled regex-package translation (searched under the guard), or None
+    translation: str | None  # the exact regex-package translation, when it may be unrolled, or None
+    size: int = 0  # its unrolled program
     fallback_limit: float = 0  # longest text the translation may search (``REGEX_GUARDED_BUDGET``)
+    _fallback: RegexPattern[str] | None = None
+    _compiled: bool = False
+
+    def fallback(self) -> RegexPattern[str] | None:
+        """The translation compiled by the ``regex`` package (searched under the guard), the first time a text
+        longer than ``limit`` asks for it, or None."""
+        if not self._compiled:
+            self._compiled = True
+            self._fallback = regex_package(self.translation, size=self.size) if self.translation else None
+        return self._fallback
 
 
-#: ``_compile_ecma`` per pattern: the program, or the exception to raise again (a copy each time)
-_ECMA_CACHE: dict[str, _EcmaProgram | Exception] = {}
+#: ``_compile_ecma`` per pattern text, once a run: the program, or the exception to raise again (a copy each time)
+_ECMA_CACHE: PatternCache[_EcmaProgram | Exception] = PatternCache()
 
 
 def _ecma_program(pattern: object) -> _EcmaProgram:
     """The compiled ``pattern`` (``u`` flag); raises ``EcmaRegexError``, or ``RegexBudgetError`` for a
-    pattern regress cannot take (a lone surrogate)."""
-    cached = _ECMA_CACHE.get(pattern) if isinstance(pattern, str) else None
-    if cached is None:
-        cached = _compile_ecma(pattern)
-        if isinstance(pattern, str):
-            if len(_ECMA_CACHE) > 4096:
-                _ECMA_CACHE.clear()
-            _ECMA_CACHE[pattern] = cached
+    pattern regress cannot take (a lone surrogate, ``oversized``)."""
+    cached = _ECMA_CACHE.get(pattern, _compile_ecma) if isinstance(pattern, str) else _compile_ecma(pattern)
     if isinstance(cached, Exception):
         raise type(cached)(*cached.args)
     return cached
@@ -353,6 +378,9 @@ def _compile_ecma(pattern: object) -> _EcmaProgram | Exception:
 
     if not isinstance(pattern, str):
         return EcmaRegexError(f"pattern must be a string, not {type(pattern).__name__}")
+    why = oversized(pattern)  # before regress (a native stack overflow on 100,001 alternatives) or re see it
+    if why is not None:
+        return RegexBudgetError(why)
     if _SURROGATES.search(pattern):
         return RegexBudgetError(f"pattern {pattern[:60]!r} holds a lone surrogate, which regress cannot run")
     try:
@@ -370,17 +398,17 @@ def _compile_ecma(pattern: object) -> _EcmaProgram | Exception:
     try:
         shape = regex_shape(skeleton) if skeleton is not None else None
         # regress never gets a pattern with nested empty loops (it runs out of memory): the translation decides
-        limit = limit_for_shape(*shape) if shape is not None and not nested_empty_loops(skeleton) else -1
+        empty_loops = skeleton is None or nested_empty_loops(skeleton)
+        limit = limit_for_shape(*shape) if shape is not None and not empty_loops else -1
         fallback_limit = limit_for_shape(*shape, budget=REGEX_GUARDED_BUDGET) if shape is not None else 0
-    except (re.error, RecursionError, OverflowError, ValueError, TypeError):
+    except (re.error, RecursionError, OverflowError, MemoryError, ValueError, TypeError):
         limit = fallback_limit = 0
     # the translation has the skeleton's counts (clamped past 65,534, far above REGEX_PROGRAM_LIMIT): too big a
     # program to unroll is no fallback
     fits = shape is not None and shape[4] <= REGEX_PROGRAM_LIMIT
-    fallback = (
-        regex_package(translation, size=shape[4]) if translation is not None and shape is not None and fits else None
+    return _EcmaProgram(
+        compiled, limit, translation if fits else None, shape[4] if fits and shape else 0, fallback_limit
     )
-    return _EcmaProgram(compiled, limit, fallback, fallback_limit)
 
 
 def ecma_compile_error(pattern: object, unicode: bool = True) -> str | None:
@@ -388,7 +416,7 @@ def ecma_compile_error(pattern: object, unicode: bool = True) -> str | None:
 
     ``unicode=True`` is how Ajv compiles ``pattern``/``patternProperties``; ``unicode=False`` is how
     ajv-formats checks ``format: "regex"``. A pattern holding a lone surrogate cannot be checked
-    (regress takes UTF-8) and gives None.
+    (regress takes UTF-8) and gives None, as does one over the size limits (``oversized``: never compiled).
     """
     if unicode:
         try:
@@ -402,7 +430,7 @@ def ecma_compile_error(pattern: object, unicode: bool = True) -> str | None:
 
     if not isinstance(pattern, str):
         return f"pattern must be a string, not {type(pattern).__name__}"
-    if _SURROGATES.search(pattern):
+    if _SURROGATES.search(pattern) or oversized(pattern) is not None:
         return None
     try:
         regress.Regex(pattern)
@@ -422,13 +450,15 @@ def ecma_search(pattern: str, text: str) -> bool:
     Ajv cannot compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
     translation, a lone surrogate in the pattern or text): callers treat that as undecided.
     """
+    guard.check()
     program = _ecma_program(pattern)
     if _SURROGATES.search(text):
         raise RegexBudgetError(f"the string holds a lone surrogate, which regress cannot search for {pattern[:60]!r}")
     if len(text) <= program.limit:
         return program.regex.find(text) is not None
-    if program.fallback is not None and len(text) <= program.fallback_limit:
-        return _guarded(program.fallback, pattern, text) is not None
+    fallback = program.fallback() if len(text) <= program.fallback_limit else None
+    if fallback is not None:
+        return _guarded(fallback, pattern, text) is not None
     raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(text)}-character string")
 
 

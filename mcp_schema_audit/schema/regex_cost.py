@@ -5,12 +5,14 @@ parse, which neither runs nor unrolls anything. Used by ``schema.regex``."""
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from mcp_schema_audit import guard
 
 if TYPE_CHECKING:
     from regex import Pattern as RegexPattern
@@ -29,6 +31,113 @@ REGEX_PROGRAM_LIMIT = 5_000
 REGEX_CACHED_SIZE = 256
 #: Unrolled size past which the static estimate charges a search each start position's walk through it.
 CHEAP_SIZE = 64
+#: Longest pattern (characters) measured, compiled or run at all; a longer one is refused (undecided) before any
+#: parser sees it: regress overflows its native stack on ``a|a|…`` of 100,001 alternatives (a 200 KB pattern,
+#: SIGSEGV) and Python's ``re`` parses a 1.5 MB one in about 0.7 s each time.
+REGEX_MAX_LENGTH = 20_000
+#: Most alternatives (``|`` outside a class) in one pattern measured, compiled or run.
+REGEX_MAX_ALTERNATIVES = 2_000
+#: Deepest nesting of groups in one pattern measured, compiled or run.
+REGEX_MAX_NESTING = 200
+#: Characters of the patterns whose measures and programs stay cached (per process), weighed by their length: the
+#: caches are emptied past it, never thrashed by a count (30,000 ``patternProperties`` each measured once).
+REGEX_CACHE_CHARS = 8_000_000
+
+
+class RegexBudgetError(ValueError):
+    """A ``pattern`` search was refused or stopped: it could backtrack catastrophically (ReDoS) on this
+    string, the pattern is over the size limits (``oversized``), or (``ecma_search``) the pattern or string
+    holds a lone surrogate regress cannot take."""
+
+
+def oversized(pattern: str) -> str | None:
+    """Why ``pattern`` is too big to hand to any regex parser (``REGEX_MAX_LENGTH`` characters,
+    ``REGEX_MAX_ALTERNATIVES`` alternatives, ``REGEX_MAX_NESTING`` nested groups), or None. One linear scan of
+    the text (escapes and classes skipped), nothing compiled; the same limits for Python and ECMAScript syntax."""
+    if len(pattern) > REGEX_MAX_LENGTH:
+        return f"pattern {pattern[:60]!r}… is {len(pattern):,} characters long (over {REGEX_MAX_LENGTH:,})"
+    if "|" not in pattern and pattern.count("(") <= REGEX_MAX_NESTING:
+        return None
+    alternatives, depth, deepest, in_class, i, n = 1, 0, 0, False, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == "|":
+            alternatives += 1
+        i += 1
+    if alternatives > REGEX_MAX_ALTERNATIVES:
+        return f"pattern {pattern[:60]!r}… has {alternatives:,} alternatives (over {REGEX_MAX_ALTERNATIVES:,})"
+    if deepest > REGEX_MAX_NESTING:
+        return f"pattern {pattern[:60]!r}… nests groups {deepest:,} deep (over {REGEX_MAX_NESTING:,})"
+    return None
+
+
+V = TypeVar("V")
+
+_compiles = 0
+
+
+def regex_compiles() -> int:
+    """Patterns measured or compiled so far in this process (every ``PatternCache`` miss): the engine charges
+    them to the comparison's work budget."""
+    return _compiles
+
+
+class PatternCache(Generic[V]):
+    """Values computed once per pattern text, the texts' total length bounded (``REGEX_CACHE_CHARS``: the cache
+    is emptied past it) instead of their count. Each miss is a compile: it calls ``guard.check()`` (the
+    ``--time-budget`` guard counts regex work inside one tool)."""
+
+    def __init__(self, limit: int = REGEX_CACHE_CHARS) -> None:
+        self._values: dict[str, V] = {}
+        self._chars = 0
+        self._limit = limit
+
+    def get(self, pattern: str, compute: Callable[[str], V]) -> V:
+        """``compute(pattern)``, remembered."""
+        try:
+            return self._values[pattern]
+        except KeyError:
+            pass
+        global _compiles
+        _compiles += 1
+        guard.check()
+        value = compute(pattern)
+        weight = 64 + len(pattern)
+        if self._chars + weight > self._limit:
+            self._values.clear()
+            self._chars = 0
+        self._values[pattern] = value
+        self._chars += weight
+        return value
+
+
+_SHAPES: PatternCache[tuple[int, int, int, bool, int] | Exception] = PatternCache()
+_EMPTY_LOOPS: PatternCache[bool | Exception] = PatternCache()
+
+
+def _remembered(cache: PatternCache[Any], pattern: str, compute: Callable[[str], Any]) -> Any:
+    def attempt(p: str) -> Any:
+        try:
+            return compute(p)
+        except (re.error, RegexBudgetError, RecursionError, OverflowError, MemoryError) as exc:
+            return exc
+
+    value = cache.get(pattern, attempt)
+    if isinstance(value, Exception):
+        raise value.with_traceback(None)
+    return value
 
 
 def sre() -> tuple[ModuleType, ModuleType, set[Any]]:
@@ -46,10 +155,11 @@ def sre() -> tuple[ModuleType, ModuleType, set[Any]]:
     )
 
 
-@functools.lru_cache(maxsize=1024)
 def regex_shape(pattern: str) -> tuple[int, int, int, bool, int]:
-    """``(nesting, alternatives, variable_repeats, anchored, size)`` of ``pattern``; raises ``re.error`` when
-    invalid. ``size`` is the program with every counted repeat unrolled (``program_size``).
+    """``(nesting, alternatives, variable_repeats, anchored, size)`` of ``pattern``, measured once per text
+    (``PatternCache``); raises ``re.error`` when invalid, ``RegexBudgetError`` when ``oversized`` (never parsed)
+    or past what ``re`` can hold (a count of 2**32). ``size`` is the program with every counted repeat unrolled
+    (``program_size``).
 
     ``nesting`` is the deepest nesting of variable repeats (``(a+)+`` → 2), ``alternatives`` the
     largest alternation inside a repeat (``(a|ab)+`` → 2), ``variable_repeats`` how many repeats
@@ -58,7 +168,18 @@ def regex_shape(pattern: str) -> tuple[int, int, int, bool, int]:
     ``nesting > 1``, and ``len(text) ** (variable_repeats + 1)`` otherwise, one power less when the
     pattern is ``anchored`` at the start (``^``: one start position is tried, not every one).
     """
-    re.compile(pattern)  # the error a host would raise, first
+    result: tuple[int, int, int, bool, int] = _remembered(_SHAPES, pattern, _shape)
+    return result
+
+
+def _shape(pattern: str) -> tuple[int, int, int, bool, int]:
+    why = oversized(pattern)
+    if why is not None:
+        raise RegexBudgetError(why)
+    try:
+        re.compile(pattern)  # the error a host would raise, first
+    except (OverflowError, RecursionError, MemoryError) as exc:  # a count past 2**32, too deep: not measured
+        raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be measured: {exc}") from None
     c, parser, repeats = sre()
     count = 0
 
@@ -135,15 +256,22 @@ def program_size(pattern: str) -> int:
     return regex_shape(pattern)[4]
 
 
-@functools.lru_cache(maxsize=1024)
 def nested_empty_loops(pattern: str) -> bool:
     """Does ``pattern`` (Python syntax: the skeleton of an ECMAScript one) hold a repeat whose body can match
     the empty string inside another such repeat (``((a*)*)+``, ``((a|)*)*``, ``((a*){2})+``)?
 
     regress (the ECMAScript engine here) runs such a pattern out of memory on a one-character text
     (a native abort: it allocates gigabytes), so it never gets one; Python's ``re`` and the ``regex`` package
-    stop empty iterations. Raises ``re.error`` when invalid.
+    stop empty iterations. Raises ``re.error`` when invalid, ``RegexBudgetError`` when ``oversized``.
     """
+    result: bool = _remembered(_EMPTY_LOOPS, pattern, _empty_loops)
+    return result
+
+
+def _empty_loops(pattern: str) -> bool:
+    why = oversized(pattern)
+    if why is not None:
+        raise RegexBudgetError(why)
     c, parser, repeats = sre()
     width = {c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN, c.CATEGORY, c.RANGE}
 
