@@ -19,6 +19,8 @@ from conftest import PYTHON, ROOT
 from test_action import SCRIPT, SEED, run_action, seed_inputs
 from test_action_zero_setup import git
 
+from mcp_schema_audit.report.markdown import md_escape
+
 # a stdio "server" that prints workflow commands on its stderr and exits before the handshake
 FORGER = (
     "import sys; sys.stderr.write('##[warning]forged annotation\\n##[add-mask]hidden\\n"
@@ -129,7 +131,7 @@ def test_a_pull_request_cannot_lower_its_own_gate(policy_repo: dict[str, Any], t
         "severity of tool-removed: breaking → info",
         "ignore entry added: rule=*, reason=trust me",
     ):
-        assert f"> - {override}" in shown, (override, shown)
+        assert f"> - {md_escape(override)}" in r.summary, (override, r.summary)  # Markdown's own escapes only
     assert "policy: the pull request lowers the gate (not applied): fail_on breaking → never" in r.stderr
 
 
