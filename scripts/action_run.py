@@ -73,6 +73,7 @@ import shlex
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -265,18 +266,26 @@ def _no_symlink(folder: Path) -> Path:
     return folder
 
 
-def _check(
-    cfg: Configuration,
-    checked: Checked,
-    base: str,
-    revision: BaseRevision | None,
-    base_root: Path | None,
-    opts: list[str],
-    formats: list[str],
-    annotations: bool,
+def _each(checks: list[Checked], single: bool, step: Callable[[Checked], None]) -> None:
+    """Run ``step`` on each configuration not stopped yet; an ``ActionError`` stops the run when there is one
+    configuration, else only that configuration (its ``exit_code`` and ``error`` set)."""
+    for checked in checks:
+        if checked.error:
+            continue
+        try:
+            step(checked)
+        except ActionError as exc:
+            if single:
+                raise
+            checked.exit_code, checked.error = exc.code, str(exc)
+
+
+def _capture_base(
+    cfg: Configuration, checked: Checked, base: str, revision: BaseRevision | None, base_root: Path | None
 ) -> None:
-    """Capture (base and head), diff and write every report of one configuration into ``checked``."""
-    folder = _no_symlink(checked.folder)
+    """Make ``checked``'s output folder and set its base: ``base`` (a snapshot reference) without a base
+    revision, else the base's server captured from ``base_root``, before the pull request's own setup runs."""
+    folder = checked.folder = _no_symlink(checked.folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -287,6 +296,19 @@ def _check(
         )
     else:
         checked.base_ref = base
+
+
+def _check(
+    cfg: Configuration,
+    checked: Checked,
+    revision: BaseRevision | None,
+    opts: list[str],
+    formats: list[str],
+    annotations: bool,
+) -> None:
+    """Capture the head, diff and write every report of one configuration into ``checked`` (its base captured
+    by ``_capture_base`` already)."""
+    folder = checked.folder
     if cfg.snapshot:
         checked.new_ref = cfg.snapshot
     else:
@@ -455,14 +477,11 @@ def run() -> Result:
         if command
     ]
     try:
-        with sides.checked_out(revision, setup, env, "the pull request's checkout") as base_root:
-            for checked in checks:
-                try:
-                    _check(checked.cfg, checked, base, revision, base_root, opts, formats, annotations)
-                except ActionError as exc:
-                    if single:
-                        raise
-                    checked.exit_code, checked.error = exc.code, str(exc)
+        with sides.checked_out(revision, setup, env, "the pull request's checkout") as checkouts:
+            # every base first, then the pull request's install and build: these cannot change a base's server
+            _each(checks, single, lambda c: _capture_base(c.cfg, c, base, revision, checkouts.base_root))
+            checkouts.set_up_head()
+            _each(checks, single, lambda c: _check(c.cfg, c, revision, opts, formats, annotations))
     except BaseError as exc:
         raise ActionError(str(exc), exc.code) from None
     label = approval_label()

@@ -313,3 +313,22 @@ def test_a_start_command_that_dies_is_a_capture_error_without_its_secrets(repo: 
     assert r.code == 3, r.stderr
     assert "start-command exited with 7" in r.summary and "token is ***" in r.summary
     assert "s3cr3t-t0ken" not in r.summary + r.stdout + r.stderr
+
+
+def test_the_pull_requests_build_runs_after_the_base_is_captured(repo: dict[str, Any], tmp_path: Path):
+    """A build that writes outside the checkout (a shared output folder, a global link) cannot make the base's
+    capture read the pull request's server: every base is captured before the pull request's setup runs."""
+    shared = tmp_path / "shared"
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        base_ref=repo["first"],
+        command=f"{PYTHON} {shared / 'server.py'}",
+        build_command=f"mkdir -p {shared} && cp src/server.py {shared / 'server.py'}",
+        output_dir=str(tmp_path / "out"),
+        extra_env={"RUNNER_TEMP": str(runner_temp(tmp_path))},
+    )
+    assert r.code == 1, r.stderr
+    assert json.loads(Path(r.outputs["base-snapshot"]).read_text())["server"]["version"] == "1.0.0"
+    assert json.loads(Path(r.outputs["snapshot"]).read_text())["server"]["version"] == "2.0.0"
+    assert r.outputs["breaking"] == "8"

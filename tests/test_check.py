@@ -307,3 +307,27 @@ def test_a_base_ref_that_is_only_a_remote_branch_names_it(tmp_path: Path):
     ], r.stderr
     r = cli("diff", "git:main:tools.json", "tools.json", cwd=clone)
     assert r.returncode == 2 and "write git:origin/main:tools.json" in r.stderr, r.stderr
+
+
+def test_check_sets_up_the_current_checkout_only_after_the_base_is_captured(repo: dict[str, Any], tmp_path: Path):
+    """As the Action: a build writing outside the checkout cannot replace the base's server before its capture."""
+    shared = tmp_path / "shared"
+    build = f"mkdir -p {shared} && cp src/server.py {shared / 'server.py'}"
+    r = cli(
+        "check",
+        "--base-ref",
+        "main",
+        "--build-command",
+        build,
+        "-f",
+        "json",
+        "--",
+        PYTHON,
+        str(shared / "server.py"),
+        cwd=repo["path"],
+    )
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert {f["rule"] for f in report["findings"]} >= BREAKING
+    assert r.stderr.index("build-command in the base") < r.stderr.index("snapshot of the base")
+    assert r.stderr.index("snapshot of the base") < r.stderr.index("build-command in the current checkout")

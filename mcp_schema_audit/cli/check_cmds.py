@@ -252,12 +252,18 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
             timeout_s=plan.server.timeout,
         )
         capturer = _capturer(plan.server)
-        with sides.checked_out(revision, plan.setup, dict(os.environ), "the current checkout") as base_root:
+        with sides.checked_out(revision, plan.setup, dict(os.environ), "the current checkout") as checkouts:
             if given is None:
                 label = revision.label if revision is not None else "base"
                 sides.capture_side(
-                    side, "base", label=label, target=folder / "base.json", folder=base_root, capturer=capturer
+                    side,
+                    "base",
+                    label=label,
+                    target=folder / "base.json",
+                    folder=checkouts.base_root,
+                    capturer=capturer,
                 )
+            checkouts.set_up_head()  # after the base's capture: the head's build cannot change the base's server
             head_folder = Path.cwd() if revision is not None else None
             sides.capture_side(
                 side, "head", label="head", target=folder / "head.json", folder=head_folder, capturer=capturer

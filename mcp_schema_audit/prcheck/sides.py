@@ -96,18 +96,41 @@ def capture_side(side: Side, which: str, *, label: str, target: Path, folder: Pa
     return target
 
 
+class Checkouts:
+    """Both checkouts of one run: ``base_root`` (the current folder's place in the base's worktree; ``None``
+    without a base revision), set up already; the current folder is set up by ``set_up_head``, which the
+    caller runs only once every base capture is done, so that nothing the pull request's install or build
+    does (a shared output folder, a global link, a cache) can change the base's server before it is captured."""
+
+    def __init__(
+        self, base_root: Path | None, setup: list[tuple[str, str]], env: dict[str, str], head_what: str
+    ) -> None:
+        self.base_root = base_root
+        self._setup, self._env, self._head_what = setup, env, head_what
+        self._head_done = False
+
+    def set_up_head(self) -> None:
+        """Run each setup command in the current folder (once; a second call does nothing). Raises
+        ``BaseError``."""
+        if self._head_done:
+            return
+        self._head_done = True
+        for key, command in self._setup:
+            run_setup(command, Path.cwd(), f"{key} in {self._head_what}", self._env)
+
+
 @contextlib.contextmanager
 def checked_out(
     revision: BaseRevision | None, setup: list[tuple[str, str]], env: dict[str, str], head_what: str
-) -> Iterator[Path | None]:
+) -> Iterator[Checkouts]:
     """Check ``revision`` out in a temporary git worktree (none when ``None``), run each ``(name, command)`` of
-    ``setup`` (install, then build) in the base's folder there and in the current folder (``head_what``
-    names it: ``the pull request's checkout``), and yield the base's folder (the current folder's place in
-    the worktree; ``None`` without a revision). The worktree is removed afterwards. Raises ``BaseError``."""
+    ``setup`` (install, then build) in the base's folder there, and yield the ``Checkouts``: the caller
+    captures the base, then calls ``set_up_head`` (``head_what`` names the current folder in messages: ``the
+    pull request's checkout``) and captures the head. The worktree is removed afterwards. Raises
+    ``BaseError``."""
     with worktree(revision.sha) if revision is not None else contextlib.nullcontext() as root:
         base_root = root / repo_prefix() if root is not None else None
-        for key, command in setup:
-            if base_root is not None and revision is not None:
+        if base_root is not None and revision is not None:
+            for key, command in setup:
                 run_setup(command, base_root, f"{key} in the base ({revision.why})", env)
-            run_setup(command, Path.cwd(), f"{key} in {head_what}", env)
-        yield base_root
+        yield Checkouts(base_root, setup, env, head_what)
