@@ -556,3 +556,41 @@ def test_call_timeout_seconds_read_as_a_person_writes_them() -> None:
     from mcp_schema_audit.capture.calls import _seconds
 
     assert [_seconds(x) for x in (30.0, 2, 1.52588, 0.04, 0.25, 0.001)] == ["30", "2", "1.53", "0.04", "0.25", "0.01"]
+
+
+#: patterns every profile refuses before any regex engine sees them (docs/security.md, regex size)
+_ALTERNATIVES = "^(" + "|".join(f"x{i}" for i in range(2500)) + "|aaa)$"
+
+
+@pytest.mark.parametrize("where", ["own", "cached"])
+def test_a_refused_pattern_check_is_undecided_never_a_rejection(where: str) -> None:
+    """An outputSchema whose pattern is over the size limits: the result is neither valid nor invalid (a
+    ``result-undecided`` warning with our refusal as its reason), not a break that names hosts."""
+    refused = {"type": "object", "properties": {"code": {"type": "string", "pattern": _ALTERNATIVES}}}
+    plain = {"type": "object", "properties": {"code": {"type": "string"}}}
+    now = _listing(
+        [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": refused if where == "own" else plain}]
+    )
+    cached = (
+        [
+            snapshot_from_data(
+                {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": refused}]},
+                source="v1.json",
+                label="v1",
+            )
+        ]
+        if where == "cached"
+        else []
+    )
+    text = [{"type": "text", "text": json.dumps({"code": "aaa"})}]
+    findings = check_records(now, [_record("c0", "t", {"content": text, "structuredContent": {"code": "aaa"}})], cached)
+    assert [(f.rule, f.severity, f.hosts) for f in findings] == [("result-undecided", "warning", [])]
+    assert "2,501 alternatives (over 2,000)" in findings[0].message
+    assert ("hosts that cached v1" in findings[0].message) == (where == "cached")
+    # a pattern the real validators do decide stays a verdict: 'aaa' is too short for a{100000000}
+    counted = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^a{100000000}$"}}}
+    now = _listing([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": counted}])
+    findings = check_records(now, [_record("c0", "t", {"content": text, "structuredContent": {"code": "aaa"}})], [])
+    assert [(f.rule, f.hosts) for f in findings] == [
+        ("result-violates-own-schema", ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"])
+    ]

@@ -34,7 +34,8 @@ def test_sarif_content():
     driver = run["tool"]["driver"]
     assert driver["name"] == "schema-audit" and driver["version"] == __version__
     rules = driver["rules"]
-    assert [r["id"] for r in rules] == list(RULES)
+    # only the rules the findings use, in catalog order (not all of the catalog's rules)
+    assert [r["id"] for r in rules] == [rule for rule in RULES if rule in {f.rule for f in report.findings}]
     level = {"breaking": "error", "warning": "warning", "info": "note"}
     for r in rules:
         rule = RULES[r["id"]]
@@ -164,3 +165,22 @@ def test_locate_tool_lines_forms_and_garbage():
     assert locate_tool_lines('{"result": {"tools": [{"name": "a"}]}}') == {"a": 1}
     for bad in ("", "[]", "nope", '{"tools": 3}', '{"tools": [1, {"name": 2}]}', '{"tools": [{"name": "a"'):
         assert isinstance(locate_tool_lines(bad), dict)
+
+
+def test_merged_logs_describe_every_rule_once_with_renumbered_indexes():
+    """Each log describes only the rules it uses: the merged run holds the union, every ``ruleIndex`` pointing
+    at its own rule."""
+    from mcp_schema_audit.report.sarif import merge_logs
+
+    seed = json.loads(render_sarif(seed_report()))
+    old = snapshot_from_data({"tools": [{"name": "gone", "inputSchema": {"type": "object"}}]}, source="o.json")
+    new = snapshot_from_data({"tools": []}, source="n.json")
+    other = json.loads(render_sarif(run_diff(old, new)))
+    assert [r["id"] for r in other["runs"][0]["tool"]["driver"]["rules"]] == ["tool-removed"]
+    merged = json.loads(merge_logs([("seed", seed), ("other", other)]))
+    run = merged["runs"][0]
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert len(ids) == len(set(ids)) and "tool-removed" in ids
+    for res in run["results"]:
+        assert ids[res["ruleIndex"]] == res["ruleId"]
+    assert {res["properties"]["configuration"] for res in run["results"]} == {"seed", "other"}

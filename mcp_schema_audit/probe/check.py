@@ -131,10 +131,12 @@ def check_records(
             p: host_verdict(p, tool, own_doc, result, wire_error=wire_error, modern=modern) for p in profiles
         }
         for profile, verdict in own.items():
-            if verdict.rejected:
-                rule = {"missing": "result-missing-structured-content", "wire": "result-malformed"}.get(
-                    verdict.kind, "result-violates-own-schema"
-                )
+            if verdict.rejected or verdict.kind == "undecided":
+                rule = {
+                    "missing": "result-missing-structured-content",
+                    "wire": "result-malformed",
+                    "undecided": "result-undecided",
+                }.get(verdict.kind, "result-violates-own-schema")
                 _add(groups, rule, tool, verdict, profile, call_id, result, None, own_doc is not None)
         for i, snap in enumerate(cached):
             cached_doc = doc_of(i, snap, tool)
@@ -144,10 +146,10 @@ def check_records(
                 if own[profile].rejected or wire_verdict(profile, result, wire_error, modern=modern) is not None:
                     continue  # already reported against the tool's own schema
                 verdict = host_verdict(profile, tool, cached_doc, result, wire_error=wire_error, modern=modern)
-                if verdict.rejected:
+                if verdict.rejected or verdict.kind == "undecided":
                     _add(
                         groups,
-                        "result-rejected-by-cached-schema",
+                        "result-undecided" if verdict.kind == "undecided" else "result-rejected-by-cached-schema",
                         tool,
                         verdict,
                         profile,
@@ -355,6 +357,14 @@ def _finding(g: _Group, source: str) -> Finding:
                 f"{calls} returned a result hosts that cached {cohorts} reject ({', '.join(hosts)}); "
                 "the tool declares no outputSchema now"
             )
+    elif g.rule == "result-undecided":
+        against = (
+            f"the outputSchema hosts that cached {', '.join(g.cohorts)} hold" if g.cohorts else "its own outputSchema"
+        )
+        detail = (
+            f"{calls} returned a result not checked against {against} for {', '.join(hosts)}: the check was "
+            f"refused as too costly (neither valid nor invalid): {next(iter(g.hosts.values())).split(': ', 2)[-1]}"
+        )
     else:
         detail = f"{calls} returned a result its own outputSchema rejects ({', '.join(hosts)})"
     first = next(iter(g.hosts.values()))
@@ -388,7 +398,7 @@ def _finding(g: _Group, source: str) -> Finding:
         f.old_pointer = g.pointer
     else:
         f.new_pointer = g.pointer
-    f.hosts = hosts
+    f.hosts = [] if g.rule == "result-undecided" else hosts  # undecided: no host is claimed to reject it
     return f
 
 

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.jsontext import pointer
-from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, RegexBudgetError, SchemaCostError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
 
 if TYPE_CHECKING:
@@ -61,8 +61,9 @@ TS_NOT_OBJECT = (
 TS2_NOT_OBJECT = "Invalid result for tools/call: structuredContent: Invalid input: expected record, received {kind}"
 _MESSAGE_CHARS = 500
 
-#: Why a host rejects a result (``Verdict.kind``); ``""`` for a result it accepts.
-VerdictKind = Literal["", "schema", "missing", "wire", "bad-schema"]
+#: Why a host rejects a result (``Verdict.kind``); ``""`` for a result it accepts; ``"undecided"`` (not
+#: rejected) for a check this tool refused as too costly (``RegexBudgetError``, ``SchemaCostError``).
+VerdictKind = Literal["", "schema", "missing", "wire", "bad-schema", "undecided"]
 
 
 class Verdict:
@@ -71,7 +72,9 @@ class Verdict:
     ``rejected`` is True when the call fails in that host; ``message`` is the host's error (``""`` when
     accepted); ``kind`` says why: ``"schema"`` (the result does not validate), ``"missing"`` (no
     structuredContent), ``"wire"`` (rejected before any schema check: the result itself is not a valid
-    CallToolResult), ``"bad-schema"`` (the host cannot use the schema: every call fails). For ``"schema"``,
+    CallToolResult), ``"bad-schema"`` (the host cannot use the schema: every call fails); ``"undecided"``
+    (``rejected`` False, ``message`` says why): the check was refused as too costly, so whether the host
+    accepts the result is not known (``result-undecided``). For ``"schema"``,
     ``schema_pointer`` is the JSON Pointer of the failing keyword in the schema document (``$ref`` hops
     resolved), ``instance_pointer`` where in ``structuredContent`` it failed and ``keyword`` the keyword.
     """
@@ -211,6 +214,8 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
         return Verdict(
             True, ("RuntimeError: " if python else "") + template.format(tool=tool, message=exc), "bad-schema"
         )
+    except (RegexBudgetError, SchemaCostError) as exc:  # our refusal, not the host's: neither valid nor invalid
+        return Verdict(False, f"{profile}: not decided: {' '.join(str(exc).split())[:200]}", "undecided")
     except (ValueError, RecursionError) as exc:
         what = f"{profile} cannot validate the result against this schema: {' '.join(str(exc).split())[:200]}"
         return Verdict(True, what, "bad-schema")

@@ -179,8 +179,22 @@ def _sarif_result(report: Report, f: Finding, index: dict[str, int], ignored_rea
     return result
 
 
+def _descriptors(used: dict[str, str]) -> list[dict[str, Any]]:
+    """The driver's rule descriptors of the rules ``used`` (rule id → a finding's severity): catalog rules in
+    catalog order, then any rule outside the catalog (should not happen) with a bare descriptor at that
+    severity. Only rules with a result are described, as ESLint's and ruff's SARIF do for a small log."""
+    rules = [_rule_descriptor(r) for r in RULES.values() if r.id in used]
+    rules += [
+        {"id": rule, "shortDescription": {"text": rule}, "defaultConfiguration": {"level": _SARIF_LEVEL[severity]}}
+        for rule, severity in used.items()
+        if rule not in RULES
+    ]
+    return rules
+
+
 def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
-    """SARIF 2.1.0: one run, ``tool.driver`` = schema-audit with the whole rule catalog, one result per finding.
+    """SARIF 2.1.0: one run, ``tool.driver`` = schema-audit with the rules its findings use (``_descriptors``), one
+    result per finding.
 
     Ignored findings are results with an external, accepted ``suppression`` (justification = the
     ignore entry's reason). Locations: the snapshot file (NEW's; OLD's for a removed tool) with a
@@ -188,18 +202,7 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     else 1) plus a logical location ``tool/outputSchema#pointer``; ``properties`` carries tool, direction, pointer,
     hosts and witness; ``partialFingerprints["schemaAudit/v1"]`` is the finding's fingerprint.
     """
-    rules = [_rule_descriptor(r) for r in RULES.values()]
-    known = {r.id for r in RULES.values()}
-    for f in [*report.findings, *(g for g, _ in report.ignored)]:
-        if f.rule not in known:  # a rule outside the catalog (should not happen): still describe it
-            known.add(f.rule)
-            rules.append(
-                {
-                    "id": f.rule,
-                    "shortDescription": {"text": f.rule},
-                    "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
-                }
-            )
+    rules = _descriptors({f.rule: f.severity for f in [*report.findings, *(g for g, _ in report.ignored)]})
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = [_sarif_result(report, f, index, None) for f in ordered(report.findings)]
     results += [_sarif_result(report, f, index, reason) for f, reason in report.ignored]
@@ -275,7 +278,8 @@ def merge_logs(logs: Sequence[tuple[str, dict[str, Any]]]) -> str:
     Action's configurations: code scanning takes one run per category).
 
     ``logs``: ``(name, log)`` pairs in order, each a parsed log as ``render`` writes it (one run). The first
-    log gives the run's tool, rules and other members; the results follow in order, each message prefixed
+    log gives the run's tool, rules and other members (each later log's rules not there yet are appended, its
+    results' ``ruleIndex`` renumbered); the results follow in order, each message prefixed
     ``[name] `` (the name as ``sarif_text``), with ``properties.configuration`` and
     ``partialFingerprints["schemaAudit/configuration"]`` set to the name (so the same finding in two
     configurations stays two alerts); the artifacts are the first log's, then each URI the others add; the
@@ -298,6 +302,16 @@ def merge_logs(logs: Sequence[tuple[str, dict[str, Any]]]) -> str:
             run["properties"] = {"configurations": {name: run.get("properties", {})}}
             continue
         target = merged["runs"][0]
+        rules = target["tool"]["driver"].setdefault("rules", [])
+        index = {r["id"]: i for i, r in enumerate(rules)}
+        theirs = run["tool"]["driver"].get("rules", [])
+        for res in run.get("results", []):  # each log describes only its own rules: one list, indexes renumbered
+            rule = res.get("ruleId")
+            if rule not in index and isinstance(res.get("ruleIndex"), int) and res["ruleIndex"] < len(theirs):
+                index[rule] = len(rules)
+                rules.append(theirs[res["ruleIndex"]])
+            if rule in index:
+                res["ruleIndex"] = index[rule]
         target["results"] += run.get("results", [])
         uris = {a["location"]["uri"] for a in target.get("artifacts", [])}
         target.setdefault("artifacts", []).extend(
@@ -308,25 +322,17 @@ def merge_logs(logs: Sequence[tuple[str, dict[str, Any]]]) -> str:
 
 
 def render_history(hist: History, options: RenderOptions = PLAIN) -> str:
-    """SARIF 2.1.0: one run, the rule catalog, one result per finding (grouped over cohorts, level = its worst
+    """SARIF 2.1.0: one run, the rules its findings use, one result per finding (grouped over cohorts, level = its worst
     severity), located in NEW's snapshot file (the newest cohort's for a tool NEW no longer lists) with
     ``region.startLine`` = the line of the tool. ``properties.cohorts`` maps each cached version to the
     finding's severity there; ``partialFingerprints["schemaAudit/v1"]`` is the fingerprint. Messages are
     inert plain text (``sarif_text``)."""
     labels = [c.label for c in hist.cohorts]
-    rules = [_rule_descriptor(r) for r in RULES.values()]
+    grouped = hist.grouped()
+    rules = _descriptors({g.rule: g.severity for g in grouped})
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
-    for g in hist.grouped():
-        if g.rule not in index:  # a rule outside the catalog (should not happen): still describe it
-            index[g.rule] = len(rules)
-            rules.append(
-                {
-                    "id": g.rule,
-                    "shortDescription": {"text": g.rule},
-                    "defaultConfiguration": {"level": _SARIF_LEVEL[g.severity]},
-                }
-            )
+    for g in grouped:
         newest = [lbl for lbl in labels if lbl in g.cohorts][-1]
         f = g.latest[newest]
         snap = snapshot_of_item(f, [hist.new, *reversed(hist.cohorts)])

@@ -112,6 +112,28 @@ RULES = [
         ),
     ),
     Rule(
+        id="result-undecided",
+        direction="output",
+        severity="warning",
+        family="probe",
+        title="Real result not decided: its check was refused as too costly",
+        rationale=(
+            "Checking the result against an outputSchema needs a regex search that the bounds of "
+            "docs/security.md refuse (a pattern over the size limits, a counted repeat too large to "
+            "run, a search the step budget stops) or a schema no validator runs in bounded time. The "
+            "host's own validator may accept or reject the result, or hang: the probe does not know, "
+            "and says so rather than calling the result valid or invalid."
+        ),
+        before='outputSchema {"properties": {"code": {"type": "string", "pattern": "^(x0|x1|…|x2500)$"}}}',
+        after='structuredContent {"code": "x7"}',
+        error="(undecided: no host error is claimed)",
+        source="docs/security.md (regex size, pattern regexes): a refused search is undecided, never a verdict",
+        fix=(
+            "simplify the pattern (fewer alternatives, smaller counts: an enum for a list of values, "
+            "maxLength for a length) so validators can check results in bounded time"
+        ),
+    ),
+    Rule(
         id="result-text-missing",
         direction="output",
         severity="warning",
