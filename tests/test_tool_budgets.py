@@ -83,3 +83,30 @@ def test_thirty_thousand_required_output_keys_take_linear_time(tmp_path: Path):
     assert code == 0 and report is not None, err
     assert report["summary"]["warning"] == n and {f["rule"] for f in report["findings"]} == {"output-required-added"}
     assert took.unloaded() < 60, took.describe()
+
+
+def test_regex_searches_count_against_the_work_budget_wherever_they_run():
+    """Every regex search counts (``SEARCHES_PER_PAIR`` a node pair), not only the ``patternProperties`` loop of
+    a declared key: a ``propertyNames`` pattern whose names are read against 20,000 ``patternProperties`` ran
+    millions of uncounted searches (16 s) before the work budget stopped it; now the searches are the budget."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from runs import run_diff
+
+    from mcp_schema_audit.engine.context import SEARCHES_PER_PAIR, WORK_BUDGET
+    from mcp_schema_audit.schema.regex_cost import regex_searches
+    from mcp_schema_audit.snapshot import snapshot_from_data
+
+    patterns = {f"^p{i}_[a-z]+$": {"type": "string"} for i in range(20_000)}
+    old = {"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": {"pattern": "^q[a-z]{2}$"}}
+    new = {"type": "object", "patternProperties": patterns, "additionalProperties": False}
+    snaps = [
+        snapshot_from_data({"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": s}]}, source=f)
+        for s, f in ((old, "old.json"), (new, "new.json"))
+    ]
+    before = regex_searches()
+    report = run_diff(*snaps, jobs=1)
+    searched = regex_searches() - before
+    assert {f.rule for f in report.findings} == {"schema-undecidable"}
+    assert "work budget exceeded" in report.findings[0].message
+    # at most the budget's worth of searches per direction, plus one pair's prepaid run of patternProperties
+    assert searched <= 2 * (WORK_BUDGET * SEARCHES_PER_PAIR + 2 * len(patterns)), searched

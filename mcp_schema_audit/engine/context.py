@@ -29,6 +29,7 @@ from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
+from mcp_schema_audit.schema.regex_cost import regex_searches
 
 #: Node pairs compared per tool and direction before the engine gives up with a warning.
 WORK_BUDGET = 50_000
@@ -37,6 +38,9 @@ WORK_BUDGET = 50_000
 #: its whole subschema: a 20 KB ``dependentSchemas`` chain validated 69,000 times took 15 s and 195 MB).
 VALIDATION_BUDGET = 200_000
 VALIDATION_UNIT_CHARS = 1_000
+#: Regex searches (one host's reading of one regex on one string: ``schema.regex_cost.count_search``) that count
+#: as one node pair of ``WORK_BUDGET``: 4 ``patternProperties`` read for a key by both engines.
+SEARCHES_PER_PAIR = 8
 
 #: Candidates a host-sensitive ``WalkContext.pick`` judges per profile before it settles for the best so far.
 _MAX_HOST_TRIES = 64
@@ -97,6 +101,8 @@ class WalkContext:
         self.fast = fastpaths.enabled()
         self._walk = walk
         self._swap: WalkContext | None = None
+        #: regex searches charged so far (``regex_searches()`` when last charged), shared with ``swapped``
+        self._searches = [regex_searches()]
 
     # -- the walk ----------------------------------------------------------------------------------------
     def compare(
@@ -128,6 +134,7 @@ class WalkContext:
         """A context with the roles exchanged (V's document producing, P's validating), made once."""
         if self._swap is None:
             self._swap = WalkContext(self.v_doc, self.p_doc, self._walk)
+            self._swap._searches = self._searches  # a search is charged once, to whichever counts it first
         return self._swap
 
     def norm(self, side: str, raw: Any, at: Tokens) -> Any:
@@ -146,8 +153,10 @@ class WalkContext:
 
     # -- budgets and validation ----------------------------------------------------------------------------
     def tick(self) -> None:
-        """Count one node pair; raises ``Budget`` past ``WORK_BUDGET``."""
-        self.work += 1
+        """Count one node pair, and the regex searches run since the last count (``SEARCHES_PER_PAIR`` a pair:
+        in the sampler, formats, ``propertyNames`` and validation alike); raises ``Budget`` past
+        ``WORK_BUDGET``."""
+        self.work += 1 + self._searched()
         guard.check()
         if self.work > WORK_BUDGET:
             raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
@@ -159,9 +168,25 @@ class WalkContext:
         if node is not None and (known is None or known[0] is not node):
             known = self._weights[id(node)] = (node, 1 + len(canon(node)) // VALIDATION_UNIT_CHARS)
         self.validations += known[1] if known is not None else 1
+        self.work += self._searched()
         guard.check()
+        if self.work > WORK_BUDGET:
+            raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
         if self.validations > VALIDATION_BUDGET:
             raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
+
+    def _searched(self) -> int:
+        """Node pairs the regex searches run since the last charge come to (whole pairs; the rest carried)."""
+        pairs = max(0, regex_searches() - self._searches[0]) // SEARCHES_PER_PAIR
+        self._searches[0] += pairs * SEARCHES_PER_PAIR
+        return pairs
+
+    def prepay_searches(self, count: int) -> None:
+        """Charge ``count`` regex searches about to run (``SEARCHES_PER_PAIR`` a node pair, each pair a
+        ``tick``), so that a long run of them is refused before it starts; they are not charged again."""
+        self._searches[0] += count  # the next ``count`` searches are paid for here
+        for _ in range(count // SEARCHES_PER_PAIR):
+            self.tick()
 
     def validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
         """``doc``'s validator of ``node`` for ``profile``, counted as one validation."""

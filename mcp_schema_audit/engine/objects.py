@@ -399,11 +399,6 @@ def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p
     return out
 
 
-#: ``patternProperties`` searches of one declared key (Python and ECMAScript) that count as one node pair (``tick``):
-#: 5,000 patterns read for each of 150 keys per conditional were 3 million searches, past ``--time-budget``.
-SEARCHES_PER_PAIR = 4
-
-
 def _declared_key(
     ctx: WalkContext,
     p: Node,
@@ -417,7 +412,9 @@ def _declared_key(
     """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
     applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``).
     Counted as a node pair (``tick``): a walk over every declared key per conditional is O(keys²); so is each
-    ``SEARCHES_PER_PAIR`` of V's ``patternProperties`` read for the key and each pattern compiled the first time."""
+    ``context.SEARCHES_PER_PAIR`` regex searches (V's ``patternProperties`` read for the key by both engines:
+    5,000 patterns for each of 150 keys per conditional were 3 million searches, past ``--time-budget``) and each
+    pattern compiled the first time."""
     ctx.tick()
     vprops, vpat = dict_at(v, "properties"), dict_at(v, "patternProperties")
     if (
@@ -430,8 +427,7 @@ def _declared_key(
         return []  # what the walk of the pair would answer at once (``compare``), without its set-up
     wrap = obj_wrap(ctx, p, v, key)
     targets: list[tuple[list[Any], Any]] = [(["properties", key], vprops[key])] if key in vprops else []
-    for _ in range(len(vpat) // SEARCHES_PER_PAIR):  # the searches below, charged before they run
-        ctx.tick()
+    ctx.prepay_searches(2 * len(vpat))  # the searches below (both engines' readings), charged before they run
     readings: dict[str, tuple[bool, bool]] = {}
     for pt in vpat:
         compiled = regex_compiles()

@@ -8,12 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp_schema_audit import guard
 from mcp_schema_audit.schema.regex_cost import (
     REGEX_GUARDED_BUDGET,
     REGEX_PROGRAM_LIMIT,
     PatternCache,
     RegexBudgetError,
+    count_search,
     limit_for_shape,
     max_safe_length,
     nested_empty_loops,
@@ -69,7 +69,7 @@ def safe_search(pattern: str, text: str) -> re.Match[str] | RegexMatch[str] | No
     ``ValueError``) when the search is refused: callers treat that as "undecided", never as a match or a
     mismatch.
     """
-    guard.check()
+    count_search()
     limit = max_safe_length(pattern)  # RegexBudgetError when ``oversized``: never parsed
     if len(text) <= min(limit, 16):
         return _python_program(pattern).search(text)
@@ -450,7 +450,7 @@ def ecma_search(pattern: str, text: str) -> bool:
     Ajv cannot compile, and ``RegexBudgetError`` when the search is refused or stopped (too costly, no exact
     translation, a lone surrogate in the pattern or text): callers treat that as undecided.
     """
-    guard.check()
+    count_search()
     program = _ecma_program(pattern)
     if _SURROGATES.search(text):
         raise RegexBudgetError(f"the string holds a lone surrogate, which regress cannot search for {pattern[:60]!r}")

@@ -88,6 +88,23 @@ V = TypeVar("V")
 _compiles = 0
 
 
+_searches = 0
+
+
+def count_search() -> None:
+    """Count one regex search (``safe_search``, ``ecma_search``: every host's reading of every ``pattern``,
+    ``patternProperties`` and ``propertyNames`` regex, in the walk, the sampler and validation alike) and check
+    the ``--time-budget`` guard. The engine charges the count to the comparison's work budget."""
+    global _searches
+    _searches += 1
+    guard.check()
+
+
+def regex_searches() -> int:
+    """Regex searches run so far in this process (``count_search``)."""
+    return _searches
+
+
 def regex_compiles() -> int:
     """Patterns measured or compiled so far in this process (every ``PatternCache`` miss): the engine charges
     them to the comparison's work budget."""
