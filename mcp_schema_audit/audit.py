@@ -21,6 +21,7 @@ from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.history import check_history
 from mcp_schema_audit.policy import PolicyResult, apply_policy
+from mcp_schema_audit.renames import unsearched_note
 from mcp_schema_audit.report.cohorts import History
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.settings import RunLimits, Settings
@@ -111,6 +112,9 @@ def diff_report(
     result = judge(findings, settings)
     release = release_check(old, new, result, settings)
     run_notes += release.notes
+    unsearched = unsearched_note(findings)
+    if unsearched is not None:
+        run_notes.append(unsearched)
     served = [new] if settings.mode == "backward" else [old] if settings.mode == "forward" else [new, old]
     judged = [validator_json(s, settings.server_validator) for s in served]
     return Report(

@@ -29,7 +29,13 @@ from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.lint import listing_breakers
 from mcp_schema_audit.metadata import tool_metadata_findings
 from mcp_schema_audit.parallel import ordered_map
-from mcp_schema_audit.renames import changed_renames, merge_argument_renames, renamed_tool_finding, tool_renames
+from mcp_schema_audit.renames import (
+    changed_renames,
+    merge_argument_renames,
+    renamed_tool_finding,
+    tool_renames,
+    unsearched_tagged,
+)
 from mcp_schema_audit.rules import SYMMETRIC_RULES
 from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
@@ -64,18 +70,22 @@ def diff_snapshots(
     same_era = old.protocol_version == new.protocol_version
     work: list[str] = []  # tools changed or added, and every tool of a listing read on another protocol
     with guard.armed(budget):  # pairing removed and added tools: bounded, and counted by the guard
-        renamed = tool_renames(om, nm)
+        pairing = tool_renames(om, nm)
+    renamed, (gone_unsearched, came_unsearched) = pairing.pairs, pairing.unsearched
     for name in sorted(set(om) | set(nm)):
         if name not in nm:
             removed = removed_tool_finding(name, om[name].get("inputSchema", {}))
             if removed.witness is not None:  # the server answers the cached call, in its framework's words
                 removed.witness["error"] = unknown_tool(judge.wording, name)
                 removed.server = server_outcome(judge, "rejected", removed.witness["error"])
+            if name in gone_unsearched:
+                removed = unsearched_tagged(removed)
             out.append(renamed_tool_finding(removed, renamed[name]) if name in renamed else removed)
             continue
         if name not in om:
             if name not in renamed.values():  # a renamed tool is one finding: tool-renamed
-                out.append(make_finding("tool-added", name, "", NEW_TOOL, None, name))
+                added = make_finding("tool-added", name, "", NEW_TOOL, None, name)
+                out.append(unsearched_tagged(added) if name in came_unsearched else added)
             work.append(name)
         elif not (fastpaths.enabled() and same_json(om[name], nm[name])) or not same_era:
             work.append(name)  # identical tools (exact JSON equality) on the same protocol need no work

@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import difflib
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_schema_audit import guard
@@ -47,6 +47,8 @@ SIMILARITY_WINDOW = 300
 #: Removed × added pairs compared in one pairing (one tool's object, or the tool list).
 PAIR_BUDGET = 20_000
 _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
+#: The tag of a removed or added finding whose renames were not searched (its bucket past ``PAIR_BUDGET``).
+UNSEARCHED_TAG = "renames-not-searched"
 
 
 def shape(schema: Any) -> Any:
@@ -85,23 +87,33 @@ def looks_renamed(old_name: str, old: Any, new_name: str, new: Any, *, same_shap
     return _alike(old_name, new_name) or all(isinstance(d, str) for d in describe) and _alike(*describe)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """Renames found between removed and added items: ``pairs`` (removed key → added key) and the keys whose
+    renames were not searched, the pairs to compare being past ``PAIR_BUDGET`` (``unsearched``: removed keys,
+    added keys), reported as removed and added with ``UNSEARCHED_TAG``."""
+
+    pairs: dict[str, str] = field(default_factory=dict)
+    unsearched: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
 def _unique_pairs(
     removed: dict[str, Any], added: dict[str, Any], looks: Callable[[str, Any, str, Any], bool] | None = None
-) -> dict[str, str]:
+) -> Pairing:
     """``removed key → added key`` for each removed item that looks renamed (``looks``, default ``looks_renamed``)
     to exactly one added item that no other removed item looks renamed to."""
     if looks is None or looks is looks_renamed:
         return _unique_by_shape(removed, added)
     matches: dict[str, list[str]] = {}
-    if len(removed) * len(added) > PAIR_BUDGET:
-        return {}  # uniqueness unknown: no pair is called a rename
+    if len(removed) * len(added) > PAIR_BUDGET:  # uniqueness unknown: no pair is called a rename
+        return Pairing({}, (frozenset(removed), frozenset(added)))
     for r, old in removed.items():
         matches[r] = []
         for a, new in added.items():
             guard.check()
             if looks(r, old, a, new):
                 matches[r].append(a)
-    return _unique(matches)
+    return Pairing(_unique(matches))
 
 
 def _unique(matches: dict[str, list[str]]) -> dict[str, str]:
@@ -113,7 +125,7 @@ def _unique(matches: dict[str, list[str]]) -> dict[str, str]:
     return {r: found[0] for r, found in matches.items() if len(found) == 1 and claimed[found[0]] == 1}
 
 
-def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> dict[str, str]:
+def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> Pairing:
     """``_unique_pairs`` for ``looks_renamed``: the items bucketed by shape (each made canonical once, a linear
     pass), pairs only tried within a bucket. Of a shape that is not plain every pair looks renamed, so a pair is
     unique only alone in its bucket (no pair tried); a plain shape's pairs are compared by name or description, at
@@ -129,6 +141,7 @@ def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> dict[str
         if bucket is not None:
             bucket[1].append(a)
     out: dict[str, str] = {}
+    skipped: tuple[set[str], set[str]] = (set(), set())
     budget = PAIR_BUDGET
     for olds, news in buckets.values():
         if not news:
@@ -139,6 +152,8 @@ def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> dict[str
                 out[olds[0]] = news[0]
             continue
         if len(olds) * len(news) > budget:
+            skipped[0].update(olds)
+            skipped[1].update(news)
             continue
         budget -= len(olds) * len(news)
         matches: dict[str, list[str]] = {}
@@ -149,17 +164,17 @@ def _unique_by_shape(removed: dict[str, Any], added: dict[str, Any]) -> dict[str
                 if looks_renamed(r, removed[r], a, added[a], same_shape=True):
                     matches[r].append(a)
         out.update(_unique(matches))
-    return out
+    return Pairing(out, (frozenset(skipped[0]), frozenset(skipped[1])))
 
 
-def tool_renames(old_tools: dict[str, Any], new_tools: dict[str, Any]) -> dict[str, str]:
-    """``old name → new name`` for tools gone from ``new_tools`` whose input and output schemas an added tool
-    has (``looks_renamed`` on both; a tool without arguments or output schema pairs only by similar name or
-    description)."""
+def tool_renames(old_tools: dict[str, Any], new_tools: dict[str, Any]) -> Pairing:
+    """The ``Pairing`` of tools gone from ``new_tools`` (``pairs``: old name → new name) with the added tools
+    whose input and output schemas they have (``looks_renamed`` on both; a tool without arguments or output schema
+    pairs only by similar name or description), and the names not searched (past ``PAIR_BUDGET``)."""
     gone = {n: t for n, t in old_tools.items() if n not in new_tools}
     came = {n: t for n, t in new_tools.items() if n not in old_tools}
     if not gone or not came:
-        return {}
+        return Pairing()
 
     def schemas(tool: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -236,11 +251,17 @@ def _merged(
         (gone if f.rule in REMOVED_ARGUMENT else came)[where[1]] = f
     merged: dict[int, Finding] = {}
     dropped: set[int] = set()
+    unsearched: set[int] = set()
     pairs: list[tuple[str, str, str]] = []
     for parent, (gone, came) in by_parent.items():
         olds = {k: _property_at(old_schema, f.pointer) for k, f in gone.items()}
         news = {k: _property_at(new_schema, f.pointer) for k, f in came.items()}
-        for old_key, new_key in _unique_pairs(olds, news, looks).items():
+        pairing = _unique_pairs(olds, news, looks)
+        for key in pairing.unsearched[0]:
+            unsearched.add(id(gone[key]))
+        for key in pairing.unsearched[1]:
+            unsearched.add(id(came[key]))
+        for old_key, new_key in pairing.pairs.items():
             if limit is not None and len(pairs) >= limit:
                 break
             pairs.append((parent, old_key, new_key))
@@ -274,7 +295,28 @@ def _merged(
                 and f.pointer == required
                 and dict(f.detail.args).get("key") == old_key
             )
-    return [merged.get(id(f), f) for f in findings if id(f) not in dropped], pairs
+    out = [merged.get(id(f), f) for f in findings if id(f) not in dropped]
+    return [unsearched_tagged(f) if id(f) in unsearched else f for f in out], pairs
+
+
+def unsearched_tagged(f: Finding) -> Finding:
+    """``f`` (a removed or added finding) tagged ``UNSEARCHED_TAG``: whether it is half of a rename is not known."""
+    return f if UNSEARCHED_TAG in f.tags else replace(f, tags=[*f.tags, UNSEARCHED_TAG])
+
+
+def unsearched_note(findings: list[Finding]) -> str | None:
+    """The run's note when some findings carry ``UNSEARCHED_TAG`` (``None`` when none does): how many removed
+    and added tools or arguments were left unpaired, and why."""
+    tagged = [f for f in findings if UNSEARCHED_TAG in f.tags]
+    if not tagged:
+        return None
+    tools = sorted({f.tool for f in tagged})
+    shown = ", ".join(tools[:5]) + (f" and {len(tools) - 5} more" if len(tools) > 5 else "")
+    return (
+        f"renames were not searched for {len(tagged)} removed or added tools or arguments ({shown}): more than "
+        f"{PAIR_BUDGET:,} pairs to compare with one shape; they are reported as removed and added (tag "
+        f"{UNSEARCHED_TAG})"
+    )
 
 
 #: Keywords (annotations aside) that may differ between the two sides of a rename whose schema changed too.

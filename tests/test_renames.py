@@ -85,7 +85,7 @@ def test_different_arguments_of_a_plain_type_are_not_a_rename():
 def test_two_candidates_are_no_rename():
     old = [{"name": "a", "inputSchema": SEARCH}]
     new = [{"name": "b", "inputSchema": SEARCH}, {"name": "c", "inputSchema": SEARCH}]
-    assert tool_renames({t["name"]: t for t in old}, {t["name"]: t for t in new}) == {}
+    assert tool_renames({t["name"]: t for t in old}, {t["name"]: t for t in new}).pairs == {}
     assert {f.rule for f in diff(old, new).findings} == {"tool-removed", "tool-added"}
 
 
@@ -313,7 +313,7 @@ def test_a_tool_rename_is_found_among_thousands_of_removed_and_added_tools():
     renamed = tool_renames(
         {t["name"]: t for t in _many_tools("old", 1_500)}, {t["name"]: t for t in _many_tools("new", 1_500)}
     )
-    assert renamed == {"old_unique": "new_unique"}
+    assert renamed.pairs == {"old_unique": "new_unique"}
 
 
 def test_an_argument_rename_is_found_beside_a_plain_shape_past_the_pair_budget():
@@ -327,8 +327,25 @@ def test_an_argument_rename_is_found_beside_a_plain_shape_past_the_pair_budget()
         props: dict = {f"{side}_arg_{i}": {"type": "string"} for i in range(150)}
         props[f"{side}_limit"] = {"type": "integer", "minimum": 1, "maximum": 9}
         sides.append([{"name": "t", "inputSchema": {"type": "object", "properties": props}}])
-    rules = [(f.rule, f.old, f.new) for f in diff(*sides).findings if f.rule == "input-argument-renamed"]
+    report = diff(*sides)
+    rules = [(f.rule, f.old, f.new) for f in report.findings if f.rule == "input-argument-renamed"]
     assert rules == [("input-argument-renamed", "old_limit", "new_limit")]
+    # the plain ones were not searched, and the report says so: a tag on each, one note for the run
+    tagged = [f for f in report.findings if "renames-not-searched" in f.tags]
+    assert len(tagged) == 300 and {f.rule for f in tagged} == {"input-property-removed", "input-property-added"}
+    assert not any("renames-not-searched" in f.tags for f in report.findings if "limit" in f.pointer)
+    notes = [n for n in report.notes if n.startswith("renames were not searched")]
+    assert notes == [
+        "renames were not searched for 300 removed or added tools or arguments (t): more than 20,000 pairs to "
+        "compare with one shape; they are reported as removed and added (tag renames-not-searched)"
+    ]
+
+
+def test_tool_pairings_decided_by_shape_are_never_left_unsearched():
+    """A tool's shape (its inputSchema and outputSchema) is never plain: its pairs are decided by bucket, none
+    compared, so 1,500 tools removed and 1,500 added are all searched: no tag, no note."""
+    report = diff(_many_tools("old", 1_500), _many_tools("new", 1_500))
+    assert not any(f.tags for f in report.findings) and not any("renames" in n for n in report.notes)
 
 
 @pytest.mark.timing
