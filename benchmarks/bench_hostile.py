@@ -5,8 +5,10 @@ about a minute, whatever the code under test does).
 
 Cases: a 15-byte counted ``pattern`` (``^a{1000000}$``, ``^a{100000000}$``, in an inputSchema and an
 outputSchema), a 640-entry ``dependentRequired`` chain, a ``required`` list of 50,000 names, 30,000 required
-output keys, and a 50 KB and a 10 MB description with one word changed (Markdown, the format the Action always
-renders).
+output keys, a 220-entry ``dependentSchemas`` chain (20 KB: 220 witnesses, each a long whole-schema validation),
+300 tightened arguments re-declared by 20 ``allOf`` copies (170 KB: confirmation and the server's judgement of
+each witness charged to the tool's budget), and a 50 KB and a 10 MB description with one word changed (Markdown,
+the format the Action always renders).
 
     python benchmarks/bench_hostile.py [--source DIR] [--memory-mb 2048] [--timeout 60] [--only NAME ...]
 
@@ -65,6 +67,31 @@ def _required_output(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
     )
 
 
+def _dependent_schemas(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def chain(max_length: int) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": _props(n),
+            "dependentSchemas": {
+                f"p{i}": {"required": [f"p{i + 1}"], "properties": {f"p{i + 1}": {"maxLength": max_length}}}
+                for i in range(n)
+            },
+        }
+
+    return _tool(chain(10)), _tool(chain(5))
+
+
+def _allof_copies(n: int, copies: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def schema(max_length: int) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {f"p{i}": {"type": "string", "maxLength": max_length} for i in range(n)},
+            "allOf": [{"title": f"c{j}", "properties": _props(n)} for j in range(copies)],
+        }
+
+    return _tool(schema(10)), _tool(schema(5))
+
+
 def _description(size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     words = " ".join(f"word{i % 50}" for i in range(size // 6))
     changed = words.replace("word7 ", "EXFILTRATE ", 1)
@@ -78,6 +105,8 @@ CASES: dict[str, tuple[Callable[[], tuple[dict[str, Any], dict[str, Any]]], str]
     "dependentRequired chain of 640": (lambda: _dependent_required(640), "json"),
     "required list of 50,000 names": (lambda: _required(50_000), "json"),
     "30,000 required output keys": (lambda: _required_output(30_000), "json"),
+    "dependentSchemas chain of 220": (lambda: _dependent_schemas(220), "json"),
+    "300 arguments under 20 allOf copies": (lambda: _allof_copies(300, 20), "json"),
     "50 KB description, one word changed": (lambda: _description(50_000), "markdown"),
     "10 MB description, one word changed": (lambda: _description(10_000_000), "markdown"),
 }
@@ -115,7 +144,11 @@ def run_case(name: str, folder: Path, source: str | None, memory_mb: int, timeou
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     what = ""
     if fmt == "json" and out.strip():
-        what = ", ".join(sorted({f["rule"] for f in json.loads(out)["findings"]}))
+        found = json.loads(out)["findings"]
+        what = ", ".join(
+            f"{rule} {severity} ×{sum(1 for f in found if (f['rule'], f['severity']) == (rule, severity))}"
+            for rule, severity in sorted({(f["rule"], f["severity"]) for f in found})
+        )
     elif out:
         what = f"{len(out)} characters of Markdown"
     else:

@@ -21,6 +21,7 @@ from mcp_schema_audit import fastpaths, guard
 from mcp_schema_audit.engine import RUN_TIME_BUDGET_S, compare_schemas, removed_tool_finding, servers
 from mcp_schema_audit.engine.arguments import judge_inputs, server_outcome
 from mcp_schema_audit.engine.compare import NEW_TOOL
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.server_words import unknown_tool
 from mcp_schema_audit.engine.servers import ServerValidator
 from mcp_schema_audit.errors import RunTimeExceeded, not_one_of
@@ -132,10 +133,12 @@ def _tool_findings(
     if o is not None and not same_json(o, n):
         out += tool_metadata_findings(name, o, n)
         o_in, n_in = o.get("inputSchema", {}), n.get("inputSchema", {})
-        judged = judge_inputs(compare_schemas(o_in, n_in, "input", name), n_in, validator, o_in)
+        meter = Meter()  # the tool's input work: the walk, the witnesses' confirmation, the server's judgement
+        judged = judge_inputs(compare_schemas(o_in, n_in, "input", name, meter=meter), n_in, validator, o_in, meter)
 
         def renamed_changes(renamed: Any) -> list[Finding]:  # the cached arguments under their new names
-            return judge_inputs(compare_schemas(renamed, n_in, "input", name), n_in, validator, renamed)
+            found = compare_schemas(renamed, n_in, "input", name, meter=meter)
+            return judge_inputs(found, n_in, validator, renamed, meter)
 
         out += changed_renames(merge_argument_renames(judged, o_in, n_in), o_in, n_in, renamed_changes)
         out += compare_schemas(o.get("outputSchema"), n.get("outputSchema"), "output", name)

@@ -1,6 +1,6 @@
 """The last-resort wall-clock guard of a comparison, checked inside the work of one tool, not only between tools.
 
-Verdicts are bounded by counted work (``engine.context.WORK_BUDGET`` node pairs, ``VALIDATION_BUDGET``
+Verdicts are bounded by counted work (``engine.meter.WORK_BUDGET`` node pairs, ``VALIDATION_BUDGET``
 validations, the sampler's and the text deltas' own counts), never by seconds. This guard is the backstop for a
 pathological input or machine: ``diff`` arms it with ``--time-budget`` (``armed``), and the engine's hot loops
 call ``check()`` (the walk's node pairs, validations, the sampler, declared keys, word deltas). Past the

@@ -71,3 +71,20 @@ def test_the_oracle_is_deterministic() -> None:
     )
     runs = [[f.to_json() for f in compare_schemas(old, new, "output")] for _ in range(3)]
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_the_oracle_stops_on_its_own_budget_without_claiming_equivalence() -> None:
+    """The oracle's validations are counted on a meter of its own (``ORACLE_VALIDATION_BUDGET``): spent, it stops
+    with what it found, and claims no "equivalent on N samples" it did not check."""
+    from mcp_schema_audit.engine.meter import ORACLE_VALIDATION_BUDGET, Meter
+    from mcp_schema_audit.engine.oracle import _oracle
+
+    old = obj({"a": {"anyOf": [S, {"type": "null"}]}})
+    new = obj({"a": {"type": ["null", "string"], "description": "x"}})
+    p, v = SchemaDoc(old), SchemaDoc(new)
+    assert [f.rule for f in _oracle([], p, v, "t", "input", None, Meter(ORACLE_VALIDATION_BUDGET))] == [
+        "schema-rewritten"
+    ]
+    spent = Meter(ORACLE_VALIDATION_BUDGET)
+    spent.add((0, ORACLE_VALIDATION_BUDGET))
+    assert _oracle([], p, v, "t", "input", None, spent) == []

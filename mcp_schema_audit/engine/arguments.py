@@ -13,6 +13,11 @@ the server validator of the version the server runs and keeps the finding only a
 - any other witness the validator accepts (pydantic takes ``"7"`` as 7) leaves the break unproven: a warning
   that says so.
 
+Each judgement is charged to the tool's ``meter.Meter`` (two validations of the inputSchema: the published one
+and the server's view of it). Once the tool's budget is spent, a witness is not judged: the finding is a warning
+saying the break is not proven (``UNJUDGED``), so a schema whose every witness costs a long validation cannot make
+judging unbounded.
+
 Every input finding so judged carries ``server``: ``{"validator", "inferred", "outcome", "error"}`` and lists no
 host profile (hosts build arguments; the server rejects them).
 """
@@ -22,24 +27,43 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from mcp_schema_audit.engine.issue import Budget
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.servers import Outcome, ServerValidator, judge
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.wording import Text
 
+#: The reason of an input finding whose witness the tool's spent budget left unjudged (``judge_inputs``).
+UNJUDGED = (
+    "the tool's work budget was spent before the server's validator could judge this witness, so the break is not "
+    "proven"
+)
 
-def judge_inputs(findings: list[Finding], schema: Any, validator: ServerValidator, cached: Any = None) -> list[Finding]:
+
+def judge_inputs(
+    findings: list[Finding], schema: Any, validator: ServerValidator, cached: Any = None, meter: Meter | None = None
+) -> list[Finding]:
     """``findings`` (one tool's, of any direction) with every input finding that carries a witness judged by
     ``validator`` on ``schema`` (the tool's inputSchema as the server running it lists it); ``cached`` (the
-    cached inputSchema) gives an argument removed from an open object its witness call. Order is kept."""
+    cached inputSchema) gives an argument removed from an open object its witness call. Each judgement is charged
+    to ``meter`` (the tool's input work, as ``compare_schemas`` left it; a new one when None). Order is kept."""
+    meter = meter if meter is not None else Meter()
     return [
-        _judged(f, schema, validator)
+        _judged(f, schema, validator, meter)
         if _judgeable(f)
-        else _open_ignored(f, schema, validator, cached)
+        else _open_ignored(f, schema, validator, cached, meter)
         if _dropped_from_open(f, validator)
         else f
         for f in findings
     ]
+
+
+def _charged_judge(validator: ServerValidator, schema: Any, arguments: Any, meter: Meter) -> Outcome:
+    """``judge``, charged to ``meter`` as the two validations it runs (raises ``Budget`` when spent)."""
+    meter.count_validation(schema)
+    meter.count_validation(schema)
+    return judge(validator, schema, arguments)
 
 
 def _dropped_from_open(f: Finding, validator: ServerValidator) -> bool:
@@ -57,8 +81,13 @@ def _judgeable(f: Finding) -> bool:
     )
 
 
-def _judged(f: Finding, schema: Any, validator: ServerValidator) -> Finding:
-    outcome = judge(validator, schema, f.witness["instance"] if f.witness else None)
+def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter) -> Finding:
+    try:
+        outcome = _charged_judge(validator, schema, f.witness["instance"] if f.witness else None, meter)
+    except Budget as exc:
+        if f.severity != "breaking":
+            return f
+        return replace(f, severity="warning", hosts=[], reason=f"{UNJUDGED} ({exc})")
     at = f.instance_pointer or ""
     removed = ("input-property-removed-from-closed-object", "input-property-removed")
     if f.rule in removed and at in (*outcome.dropped, *outcome.kept):
@@ -106,22 +135,26 @@ def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) 
     )
 
 
-def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: Any) -> Finding:
+def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: Any, meter: Meter) -> Finding:
     """``input-property-removed`` (an open object) on a server whose framework drops or keeps unread an undeclared
     key: ``input-argument-ignored``. The framework's reading of the open object decides which: a profile that
     keeps unknown keys, or an object listed with ``additionalProperties`` ``true``/``{}`` (zod 4's
     ``looseObject``, pydantic's ``extra="allow"``) under a profile that follows the listing, keeps it unread;
     otherwise (``z.object``, pydantic's default) it is dropped. The witness is a call the cached schema allows
     carrying the argument (``_carrying``); when the new schema rejects that call for another reason the finding
-    says so, and when none can be built it stands on the profile alone (no call fails: none is needed)."""
+    says so, and when none can be built (or the tool's budget is spent) it stands on the profile alone (no call
+    fails: none is needed)."""
     keeps = validator.extras == "keep" or (validator.extras == "schema" and _listed_open(schema, f.instance_pointer))
     state, done = ("kept", "keeps, unread,") if keeps else ("dropped", "drops")
     name = f.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
     built = _carrying(cached, f.instance_pointer)
     witness = None
     error = ""
-    if built is not None:
-        outcome = judge(validator, schema, built[0])
+    try:
+        outcome = _charged_judge(validator, schema, built[0], meter) if built is not None else None
+    except Budget:
+        built = outcome = None
+    if built is not None and outcome is not None:
         error = outcome.error if outcome.rejected else ""
         witness = {"instance": built[0], "accepted_by": "old", "error": "", "instance_pointer": built[1]}
     other = f"; the call fails for another reason: {error[:300]}" if error else ""

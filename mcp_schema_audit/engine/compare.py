@@ -25,6 +25,7 @@ from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.confirm import issue_to_finding
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import Budget, Issue
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.oracle import oracle_findings
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.walk import new_context
@@ -39,14 +40,19 @@ RUN_TIME_BUDGET_S = 900.0
 _MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError, re.error, ArithmeticError)
 
 
-def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, oracle: bool = True) -> list[Finding]:
+def compare_schemas(
+    old: Any, new: Any, direction: str, tool: str = "tool", *, oracle: bool = True, meter: Meter | None = None
+) -> list[Finding]:
     """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
 
     ``old``/``new`` are JSON Schemas (dict or bool) or ``None`` when absent (an absent inputSchema
     means the tool itself is absent: ``tool-removed``/``tool-added``). Returns findings sorted
     by (pointer, rule, message). Breaking findings carry a witness confirmed with python ``jsonschema``
     per host profile; an unconfirmed one is returned as a warning with ``reason`` set. ``oracle``: run
-    the sampling oracle after the walk (``engine.oracle``). Never raises for bad schemas: they become
+    the sampling oracle after the walk (``engine.oracle``). ``meter``: the tool's counted work for this direction
+    (``engine.meter``; a new one when None), charged by the walk and the witnesses' confirmation, so that a later
+    stage (the server's validator judging inputs) is held to what is left; the oracle has a meter of its own.
+    Never raises for bad schemas: they become
     ``schema-invalid``/``schema-undecidable`` findings. Deterministic: the same inputs give the same
     findings on any machine (budgets count work, the oracle's samples are seeded).
     """
@@ -75,12 +81,18 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
     old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
     key = _pair_key(old, new, direction)
-    walked = _WALKED.peek(key) if key is not None else None
-    if walked is None:  # else the same pair of schemas in another tool: the same findings, about this tool
-        walked = _walked(p_doc, v_doc, identity, direction, tool)
+    meter = meter if meter is not None else Meter()
+    if meter.spent() != (0, 0):
+        key = None  # the findings depend on the budget left: cached ones were confirmed with a whole budget
+    cached = _WALKED.peek(key) if key is not None else None
+    if cached is None:  # else the same pair of schemas in another tool: the same findings, about this tool
+        walked = _walked(p_doc, v_doc, identity, direction, tool, meter)
+        cached = (walked, meter.spent())
         if key is not None:
-            _WALKED.get(key, lambda: walked)
-    findings += [_retargeted(f, tool) for f in walked]
+            _WALKED.get(key, lambda: cached)
+    else:
+        meter.add(cached[1])  # what the walk cost the first time: later stages see the same budget left
+    findings += [_retargeted(f, tool) for f in cached[0]]
     if old_doc.canonical != new_doc.canonical:
         findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
         if oracle:  # seeded by the tool's name: run for every tool, never taken from the cache
@@ -88,9 +100,10 @@ def compare_schemas(old: Any, new: Any, direction: str, tool: str = "tool", *, o
     return sorted(_unique(findings), key=lambda f: (f.pointer, f.rule, f.message))
 
 
-#: The walk's confirmed findings per schema pair (``_pair_key``), for the same pair met again in another tool (a
-#: model many tools return, one input shared by a family of tools, ``--mode full``, ``history``).
-_WALKED: fastpaths.ContentCache[list[Finding]] = fastpaths.ContentCache(1024)
+#: The walk's confirmed findings per schema pair (``_pair_key``) and the work they cost (``Meter.spent``), for the
+#: same pair met again in another tool (a model many tools return, one input shared by a family of tools,
+#: ``--mode full``, ``history``).
+_WALKED: fastpaths.ContentCache[tuple[list[Finding], tuple[int, int]]] = fastpaths.ContentCache(1024)
 
 
 def _pair_key(old: Any, new: Any, direction: str) -> bytes | None:
@@ -115,14 +128,16 @@ def _retargeted(f: Finding, tool: str) -> Finding:
     )
 
 
-def _walked(p_doc: SchemaDoc, v_doc: SchemaDoc, identity: Identity, direction: str, tool: str) -> list[Finding]:
+def _walked(
+    p_doc: SchemaDoc, v_doc: SchemaDoc, identity: Identity, direction: str, tool: str, meter: Meter
+) -> list[Finding]:
     """The walk of P's document against V's (``identity``: their identical subtrees), its issues turned into
     findings with witnesses confirmed, about ``tool`` (nothing in the walk reads the name: the same findings for
-    any tool)."""
+    any tool); the work charged to ``meter``."""
     old, new = (v_doc.root, p_doc.root) if direction == "output" else (p_doc.root, v_doc.root)
     # MCP arguments are always an object: a root without "type" beside one with type "object" reads as an object
     objects = direction == "input" and any(isinstance(s, dict) and s.get("type") == "object" for s in (old, new))
-    ctx = new_context(p_doc, v_doc, root_type="object" if objects else None)
+    ctx = new_context(p_doc, v_doc, root_type="object" if objects else None, meter=meter)
     ctx.identity = identity
     try:
         issues = ctx.compare(p_doc.root, v_doc.root)
@@ -161,7 +176,7 @@ def _walked(p_doc: SchemaDoc, v_doc: SchemaDoc, identity: Identity, direction: s
     out: list[Finding] = []
     for issue in issues:
         try:
-            f = issue_to_finding(issue, tool, direction, p_doc, v_doc)
+            f = issue_to_finding(issue, tool, direction, p_doc, v_doc, meter)
         except (*_MALFORMED, RecursionError) as exc:
             f = make_finding(
                 "schema-undecidable",

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit import guard
-from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon, keyword_at
+from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon, keyword_at
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import pointer
@@ -71,6 +72,8 @@ _SELF_REPORTING = frozenset(
     }
 )
 _ALIASES = {"nullable": "type"}
+#: The reason of a breaking finding whose witness the tool's spent budget left unchecked (``confirm``).
+UNCHECKED = "the tool's work budget was spent before this witness could be checked, so the break is not proven"
 #: Keywords that report one another's rejections (``contains`` fails as ``minContains`` when some items match).
 _FAMILIES = [
     frozenset({"contains", "minContains", "maxContains"}),
@@ -103,8 +106,11 @@ def rejecting_keyword(issue: Issue) -> str | None:
     return last if last in _SELF_REPORTING else None
 
 
-def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> Finding:
-    """The ``Finding`` of ``issue`` for ``direction`` (``"input"``/``"output"``), confirmed when breaking.
+def issue_to_finding(
+    issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc, meter: Meter | None = None
+) -> Finding:
+    """The ``Finding`` of ``issue`` for ``direction`` (``"input"``/``"output"``), confirmed when breaking (each
+    validation charged to ``meter``, the tool's: ``confirm``).
 
     The pointer is the new schema's location of the change, or the old one's when the change lives only in
     the old schema. Raises ``KeyError`` for an unknown issue kind.
@@ -129,7 +135,7 @@ def issue_to_finding(issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, 
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
     f.instance_pointer = pointer(issue.inst)
     if f.severity == "breaking":
-        confirm(f, issue, direction, p_doc, v_doc)
+        confirm(f, issue, direction, p_doc, v_doc, meter)
     return f
 
 
@@ -143,8 +149,14 @@ def _delta(delta: Any, new_side: str) -> Any:
     return out
 
 
-def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc) -> None:
+def confirm(
+    f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc, meter: Meter | None = None
+) -> None:
     """Validate the witness on both sides per host profile; set hosts, or downgrade to warning.
+
+    Each validation of a whole schema is charged to ``meter`` (the tool's work, shared with the walk): once the
+    tool's budget is spent, the witness is not checked and the finding is a warning that says so (``UNCHECKED``),
+    so a schema whose every witness costs a long validation cannot make confirmation unbounded.
 
     A host is listed when, under its own reading, the accepting side (P) accepts the witness and the
     rejecting side (V) rejects it with an error of this finding's keyword at this finding's place in the
@@ -165,10 +177,17 @@ def confirm(f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: S
     declared = False
     # schemas every profile reads alike need one validation, which answers for every host
     alike = p_doc.profiles_agree and v_doc.profiles_agree and not js_inexact(canon(instance))
+    meter = meter if meter is not None else Meter()
     for profile in HOST_PROFILES[:1] if alike else HOST_PROFILES:
         try:
+            meter.count_validation(p_doc.root)
             accepted = p_doc.accepts(instance, profile)
+            if accepted:
+                meter.count_validation(v_doc.root)
             errs = v_doc.errors(instance, profile) if accepted else []
+        except Budget as exc:
+            f.severity, f.hosts, f.reason = "warning", [], f"{UNCHECKED} ({exc})"
+            return
         except (RefError, ValueError, RecursionError) as exc:
             problems.append(f"{profile}: {exc}")
             continue

@@ -10,8 +10,9 @@ it (``objects.objects(ctx, p, v, depth)``); the walk itself (normalize, memoize,
 absolute) is ``walk.compare_pair``, handed to the context as ``walk`` so that this module needs no
 family.
 
-Budgets count work, never seconds: ``WORK_BUDGET`` node pairs and ``VALIDATION_BUDGET``
-validations per context; past one, ``Budget`` is raised.
+Budgets count work, never seconds: the context charges the tool's ``meter.Meter`` (``WORK_BUDGET`` node pairs,
+``VALIDATION_BUDGET`` validations per tool and direction, shared with the swapped context and the stages after
+the walk); past one, ``Budget`` is raised.
 """
 
 from __future__ import annotations
@@ -20,27 +21,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit import fastpaths, guard
+from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.confirm import same_reason
 from mcp_schema_audit.engine.identity import Identity
 from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens
 from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
-from mcp_schema_audit.schema.regex_cost import regex_searches
-
-#: Node pairs compared per tool and direction before the engine gives up with a warning.
-WORK_BUDGET = 50_000
-#: Validations (one value against one subschema for one host) per tool and direction before the engine gives up;
-#: a validation counts once per ``VALIDATION_UNIT_CHARS`` characters of its subschema's JSON (a validation walks
-#: its whole subschema: a 20 KB ``dependentSchemas`` chain validated 69,000 times took 15 s and 195 MB).
-VALIDATION_BUDGET = 200_000
-VALIDATION_UNIT_CHARS = 1_000
-#: Regex searches (one host's reading of one regex on one string: ``schema.regex_cost.count_search``) that count
-#: as one node pair of ``WORK_BUDGET``: 4 ``patternProperties`` read for a key by both engines.
-SEARCHES_PER_PAIR = 8
 
 #: Candidates a host-sensitive ``WalkContext.pick`` judges per profile before it settles for the best so far.
 _MAX_HOST_TRIES = 64
@@ -87,22 +77,21 @@ class WalkContext:
     always have (``"object"`` for inputSchemas: MCP ``arguments``).
     """
 
-    def __init__(self, p_doc: SchemaDoc, v_doc: SchemaDoc, walk: Walk, root_type: str | None = None) -> None:
+    def __init__(
+        self, p_doc: SchemaDoc, v_doc: SchemaDoc, walk: Walk, root_type: str | None = None, meter: Meter | None = None
+    ) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
         self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
         #: (id(P node), id(V node)) → the pair's issues; pairs on the stack are in ``active``
         self.memo: dict[tuple[int, int], MemoEntry] = {}
         self.active: set[tuple[int, int]] = set()
-        self.work = 0
-        self.validations = 0
-        self._weights: dict[int, tuple[Any, int]] = {}  # id(node) → (node, what one validation of it counts)
+        #: the tool's counted work (``engine.meter``), shared with ``swapped`` and the stages after the walk
+        self.meter = meter if meter is not None else Meter()
         self.identity = Identity(p_doc, v_doc)
         #: the identical-subtree skip (``fastpaths``: off only to check that it changes no verdict)
         self.fast = fastpaths.enabled()
         self._walk = walk
         self._swap: WalkContext | None = None
-        #: regex searches charged so far (``regex_searches()`` when last charged), shared with ``swapped``
-        self._searches = [regex_searches()]
 
     # -- the walk ----------------------------------------------------------------------------------------
     def compare(
@@ -133,8 +122,7 @@ class WalkContext:
     def swapped(self) -> WalkContext:
         """A context with the roles exchanged (V's document producing, P's validating), made once."""
         if self._swap is None:
-            self._swap = WalkContext(self.v_doc, self.p_doc, self._walk)
-            self._swap._searches = self._searches  # a search is charged once, to whichever counts it first
+            self._swap = WalkContext(self.v_doc, self.p_doc, self._walk, meter=self.meter)
         return self._swap
 
     def norm(self, side: str, raw: Any, at: Tokens) -> Any:
@@ -153,40 +141,16 @@ class WalkContext:
 
     # -- budgets and validation ----------------------------------------------------------------------------
     def tick(self) -> None:
-        """Count one node pair, and the regex searches run since the last count (``SEARCHES_PER_PAIR`` a pair:
-        in the sampler, formats, ``propertyNames`` and validation alike); raises ``Budget`` past
-        ``WORK_BUDGET``."""
-        self.work += 1 + self._searched()
-        guard.check()
-        if self.work > WORK_BUDGET:
-            raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
+        """Count one node pair (``Meter.tick``); raises ``Budget`` past ``WORK_BUDGET``."""
+        self.meter.tick()
 
     def count_validation(self, node: Any = None) -> None:
-        """Count one validation of ``node`` (``1 + len(its JSON) // VALIDATION_UNIT_CHARS``: its size, measured
-        once per node); raises ``Budget`` past ``VALIDATION_BUDGET``."""
-        known = self._weights.get(id(node)) if node is not None else None
-        if node is not None and (known is None or known[0] is not node):
-            known = self._weights[id(node)] = (node, 1 + len(canon(node)) // VALIDATION_UNIT_CHARS)
-        self.validations += known[1] if known is not None else 1
-        self.work += self._searched()
-        guard.check()
-        if self.work > WORK_BUDGET:
-            raise Budget(f"work budget exceeded ({WORK_BUDGET} node pairs)")
-        if self.validations > VALIDATION_BUDGET:
-            raise Budget(f"validation budget exceeded ({VALIDATION_BUDGET} validations)")
-
-    def _searched(self) -> int:
-        """Node pairs the regex searches run since the last charge come to (whole pairs; the rest carried)."""
-        pairs = max(0, regex_searches() - self._searches[0]) // SEARCHES_PER_PAIR
-        self._searches[0] += pairs * SEARCHES_PER_PAIR
-        return pairs
+        """Count one validation of ``node`` (``Meter.count_validation``); raises ``Budget`` past a budget."""
+        self.meter.count_validation(node)
 
     def prepay_searches(self, count: int) -> None:
-        """Charge ``count`` regex searches about to run (``SEARCHES_PER_PAIR`` a node pair, each pair a
-        ``tick``), so that a long run of them is refused before it starts; they are not charged again."""
-        self._searches[0] += count  # the next ``count`` searches are paid for here
-        for _ in range(count // SEARCHES_PER_PAIR):
-            self.tick()
+        """Charge ``count`` regex searches about to run (``Meter.prepay_searches``)."""
+        self.meter.prepay_searches(count)
 
     def validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
         """``doc``'s validator of ``node`` for ``profile``, counted as one validation."""

@@ -80,8 +80,12 @@ class Normalizer:
         hit = self._memo.get(key)
         if hit is not None:
             return hit[1]
-        if key in self._active or len(self._active) > MAX_INPLACE_DEPTH:
+        if key in self._active:
             raise Budget("an in-place $ref/allOf/anyOf cycle (a schema that applies itself at the same place)")
+        if len(self._active) > MAX_INPLACE_DEPTH:
+            raise Budget(
+                f"more than {MAX_INPLACE_DEPTH} in-place applicators ($ref/allOf/anyOf) followed from one place"
+            )
         self._active.add(key)
         try:
             node = self._norm(raw, at)

@@ -412,7 +412,7 @@ def _declared_key(
     """P declares property ``key`` with schema ``ps`` (at ``p_steps``): compare it with every schema V
     applies to that key (``properties``, each matching ``patternProperties``, else ``additionalProperties``).
     Counted as a node pair (``tick``): a walk over every declared key per conditional is O(keys²); so is each
-    ``context.SEARCHES_PER_PAIR`` regex searches (V's ``patternProperties`` read for the key by both engines:
+    ``meter.SEARCHES_PER_PAIR`` regex searches (V's ``patternProperties`` read for the key by both engines:
     5,000 patterns for each of 150 keys per conditional were 3 million searches, past ``--time-budget``) and each
     pattern compiled the first time."""
     ctx.tick()

@@ -25,6 +25,8 @@ from typing import Any
 
 from mcp_schema_audit.engine.draw import Draw
 from mcp_schema_audit.engine.identity import Identity
+from mcp_schema_audit.engine.issue import Budget
+from mcp_schema_audit.engine.meter import ORACLE_VALIDATION_BUDGET, Meter
 from mcp_schema_audit.engine.nodes import ASSERTIONS, dict_at, well_formed_names
 from mcp_schema_audit.engine.nodes import names as required_names
 from mcp_schema_audit.engine.sampler import NoSample, sample
@@ -214,16 +216,24 @@ def oracle_findings(
 
     ``findings`` are the walk's; returns ``sampled-counterexample`` findings (breaking, confirmed per host
     profile) for rejections none of them explains, or one ``schema-rewritten`` info when ``findings`` is
-    empty and nothing was found; otherwise ``[]``. Never raises for hostile schemas.
+    empty and nothing was found; otherwise ``[]``. Never raises for hostile schemas. Its validations are counted
+    on a ``Meter`` of its own (``ORACLE_VALIDATION_BUDGET``: it never takes the budget the walk's findings are
+    confirmed and judged with); once that is spent, the oracle stops with what it found.
     """
     try:
-        return _oracle(findings, p_doc, v_doc, tool, direction, ident)
+        return _oracle(findings, p_doc, v_doc, tool, direction, ident, Meter(ORACLE_VALIDATION_BUDGET))
     except (RecursionError, MemoryError):
         return []
 
 
 def _oracle(
-    findings: list[Finding], p_doc: SchemaDoc, v_doc: SchemaDoc, tool: str, direction: str, ident: Identity | None
+    findings: list[Finding],
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    tool: str,
+    direction: str,
+    ident: Identity | None,
+    meter: Meter,
 ) -> list[Finding]:
     try:
         p_doc.check_cost()
@@ -253,7 +263,7 @@ def _oracle(
         p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
         # hosts that read this region alike answer alike: one of them asks for all
         hosts = ("python-sdk",) if p_doc.agrees_at(p_node) and v_doc.agrees_at(v_node) else HOST_PROFILES
-        check = _Checker(p_doc, p_node, v_doc, v_node, hosts)
+        check = _Checker(p_doc, p_node, v_doc, v_node, hosts, meter)
         rng = random.Random(seed + len(region.inst))
         tried: set[str] = set()
         for k in range(SAMPLES_PER_REGION):
@@ -268,13 +278,16 @@ def _oracle(
                 continue  # the same value drawn again proves nothing new
             tried.add(key)
             drawn += 1
-            if not check.rejected(value):
-                continue
-            witness = _embed(p_doc, region.inst, value)
-            if witness is None:
-                continue
-            new_at = region.p_at if direction == "output" else region.v_at
-            f = _confirmed(p_doc, v_doc, witness, pointer(new_at), tool, direction, where)
+            try:
+                if not check.rejected(value):
+                    continue
+                witness = _embed(p_doc, region.inst, value)
+                if witness is None:
+                    continue
+                new_at = region.p_at if direction == "output" else region.v_at
+                f = _confirmed(p_doc, v_doc, witness, pointer(new_at), tool, direction, where, meter)
+            except Budget:
+                return out  # the oracle's budget is spent: what it found so far (no "equivalent" claim)
             if f is not None and f.fingerprint not in seen:
                 seen.add(f.fingerprint)
                 out.append(f)
@@ -293,8 +306,11 @@ class _Checker:
     V is asked first (most values pass it, and then P need not be asked); the quick reading (``SchemaDoc.quick``)
     answers where it can, the host's validator (built when first needed, once per node) where it cannot."""
 
-    def __init__(self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...]) -> None:
+    def __init__(
+        self, p_doc: SchemaDoc, p_node: Any, v_doc: SchemaDoc, v_node: Any, hosts: tuple[str, ...], meter: Meter
+    ) -> None:
         self.hosts: list[str] = []
+        self.meter = meter
         self.p_doc, self.p_node, self.v_doc, self.v_node = p_doc, p_node, v_doc, v_node
         for host in hosts:
             try:
@@ -304,8 +320,8 @@ class _Checker:
                 continue
             self.hosts.append(host)
 
-    @staticmethod
-    def _valid(doc: SchemaDoc, node: Any, host: str, value: Any) -> bool:
+    def _valid(self, doc: SchemaDoc, node: Any, host: str, value: Any) -> bool:
+        self.meter.count_validation(node)
         got = doc.quick(node, value, host)
         return bool(doc.validator_for(node, host).is_valid(value)) if got is None else got
 
@@ -316,6 +332,8 @@ class _Checker:
                     self.p_doc, self.p_node, host, value
                 ):
                     return True
+            except Budget:
+                raise
             except Exception:  # undecidable for this host (hostile regex, uncompilable): no verdict
                 continue
         return False
@@ -353,14 +371,23 @@ def _embed(p_doc: SchemaDoc, inst: list[Any], value: Any) -> Any:
 
 
 def _confirmed(
-    p_doc: SchemaDoc, v_doc: SchemaDoc, witness: Any, schema_ptr: str, tool: str, direction: str, where: str
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    witness: Any,
+    schema_ptr: str,
+    tool: str,
+    direction: str,
+    where: str,
+    meter: Meter,
 ) -> Finding | None:
     """A ``sampled-counterexample`` finding when ``witness`` is a value P declares (a full reader accepts it) that
-    V rejects for some host; None otherwise."""
+    V rejects for some host; None otherwise. Each validation charged to ``meter`` (raises ``Budget``)."""
     hosts: list[str] = []
     error = ""
     declared = False
     for host in HOST_PROFILES:
+        meter.count_validation(p_doc.root)
+        meter.count_validation(v_doc.root)
         try:
             accepted = p_doc.accepts(witness, host)
             errs = v_doc.errors(witness, host) if accepted else []

@@ -12,7 +12,7 @@ pairs are memoized and a pair already on the stack is assumed compatible, so rec
 terminate and shared subschemas are walked once.
 
 Budgets count work, never seconds (the same two schemas give the same findings on any machine):
-``context.WORK_BUDGET`` node pairs, ``context.VALIDATION_BUDGET`` validations, ``MAX_DEPTH``
+``meter.WORK_BUDGET`` node pairs, ``meter.VALIDATION_BUDGET`` validations, ``MAX_DEPTH``
 nesting, union branches (``merge.MAX_BRANCHES``). Past one, ``Budget`` is raised and the tool's
 comparison becomes a ``schema-undecidable`` warning.
 """
@@ -26,6 +26,7 @@ from typing import Any
 from mcp_schema_audit.engine import applicators, arrays, contains, objects, scalars, unions, values
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import Issue, canon, short
+from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens, array_layout, union_branches
 from mcp_schema_audit.schema import RefError, SchemaDoc
 from mcp_schema_audit.wording import Text
@@ -39,9 +40,12 @@ _UNMODELLED = ("$dynamicRef", "$recursiveRef", "unevaluatedItems")
 FamilyFn = Callable[[WalkContext, Node, Node, int], list[Issue]]
 
 
-def new_context(p_doc: SchemaDoc, v_doc: SchemaDoc, root_type: str | None = None) -> WalkContext:
-    """A context comparing P's document with V's by this walk (``root_type``: see ``WalkContext``)."""
-    return WalkContext(p_doc, v_doc, compare_pair, root_type)
+def new_context(
+    p_doc: SchemaDoc, v_doc: SchemaDoc, root_type: str | None = None, meter: Meter | None = None
+) -> WalkContext:
+    """A context comparing P's document with V's by this walk (``root_type``: see ``WalkContext``), charging
+    ``meter`` (a new one when None)."""
+    return WalkContext(p_doc, v_doc, compare_pair, root_type, meter)
 
 
 # -- the walk ------------------------------------------------------------------------------------------------
