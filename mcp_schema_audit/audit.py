@@ -206,7 +206,8 @@ def validator_json(served: Snapshot, choice: str) -> dict[str, Any]:
 
 
 def _diff_notes(old: Snapshot, new: Snapshot) -> list[str]:
-    """Run-level remarks of a diff: protocol eras that differ, surfaces listed on one side only."""
+    """Run-level remarks of a diff: protocol eras that differ, surfaces listed on one side only, tools both
+    versions list without an inputSchema (no change, so no finding)."""
     notes = []
     if old.protocol_version and new.protocol_version and old.protocol_version != new.protocol_version:
         notes.append(
@@ -216,6 +217,14 @@ def _diff_notes(old: Snapshot, new: Snapshot) -> list[str]:
     note = uncompared_note(old, new)
     if note:
         notes.append(note)
+    before = {t.get("name") for t in old.tools if "inputSchema" not in t}
+    bare = [str(t.get("name")) for t in new.tools if "inputSchema" not in t and t.get("name") in before]
+    if bare:  # a listing problem both versions share is no change, but it is not silent either
+        notes.append(
+            f"{len(bare)} {'tool is' if len(bare) == 1 else 'tools are'} listed without an inputSchema in both "
+            f"versions ({', '.join(bare[:5])}{', …' if len(bare) > 5 else ''}): MCP requires one, and SDK clients "
+            "reject the whole tools/list; `schema-audit lint` reports it"
+        )
     return notes
 
 

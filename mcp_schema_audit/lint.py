@@ -59,18 +59,28 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
     out: list[Finding] = []
     inp = tool.get("inputSchema")
     if not isinstance(inp, dict) or inp.get("type") != "object":
+        missing = "inputSchema" not in tool
         f = make_finding(
             "input-schema-not-object",
             name,
-            "/type",
-            "inputSchema must have type 'object': SDK clients reject the whole tools/list",
+            "" if missing else "/type",
+            (
+                "the tool has no inputSchema (MCP requires one, with type 'object'): SDK clients reject the whole "
+                "tools/list"
+                if missing
+                else "inputSchema must have type 'object': SDK clients reject the whole tools/list"
+            ),
             None,
             inp.get("type") if isinstance(inp, dict) else inp,
             direction="input",
         )
         f.hosts, f.witness = (
             list(HOST_PROFILES),
-            _witness(tool, "inputSchema.type must be 'object'", "/inputSchema/type"),
+            _witness(
+                tool,
+                "inputSchema is required" if missing else "inputSchema.type must be 'object'",
+                "/inputSchema" if missing else "/inputSchema/type",
+            ),
         )
         out.append(f)
     outs = tool.get("outputSchema")

@@ -281,19 +281,29 @@ def _each(checks: list[Checked], single: bool, step: Callable[[Checked], None]) 
 
 
 def _capture_base(
-    cfg: Configuration, checked: Checked, base: str, revision: BaseRevision | None, base_root: Path | None
+    cfg: Configuration,
+    checked: Checked,
+    base: str,
+    revision: BaseRevision | None,
+    base_root: Path | None,
+    setup: list[tuple[str, str]],
 ) -> None:
     """Make ``checked``'s output folder and set its base: ``base`` (a snapshot reference) without a base
-    revision, else the base's server captured from ``base_root``, before the pull request's own setup runs."""
+    revision, else the base's server captured from ``base_root``, before the pull request's own setup runs
+    (``setup``: the install and build commands given, for the next step when the base's server cannot start)."""
     folder = checked.folder = _no_symlink(checked.folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ActionError(f"cannot create output-dir {folder}: {exc.strerror}") from None
     if revision is not None and base_root is not None:
-        checked.base_ref = _capture(
-            cfg, side="base", label=revision.label, target=folder / "base.json", folder=base_root
-        )
+        try:
+            checked.base_ref = _capture(
+                cfg, side="base", label=revision.label, target=folder / "base.json", folder=base_root
+            )
+        except ActionError as exc:
+            hint = sides.unbuilt_hint(str(exc), setup, str) if exc.code == 3 else None
+            raise ActionError(f"{exc}; {hint}" if hint else str(exc), exc.code) from None
     else:
         checked.base_ref = base
 
@@ -479,7 +489,7 @@ def run() -> Result:
     try:
         with sides.checked_out(revision, setup, env, "the pull request's checkout") as checkouts:
             # every base first, then the pull request's install and build: these cannot change a base's server
-            _each(checks, single, lambda c: _capture_base(c.cfg, c, base, revision, checkouts.base_root))
+            _each(checks, single, lambda c: _capture_base(c.cfg, c, base, revision, checkouts.base_root, setup))
             checkouts.set_up_head()
             _each(checks, single, lambda c: _check(c.cfg, c, revision, opts, formats, annotations))
     except BaseError as exc:

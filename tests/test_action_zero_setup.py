@@ -190,6 +190,16 @@ def test_a_failing_build_of_the_base_is_a_capture_error_and_leaves_nothing(repo:
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
 
 
+def test_an_unbuilt_base_names_the_setup_inputs(repo: dict[str, Any], tmp_path: Path):
+    """The base is checked out from git alone: its server's missing file is a capture error whose line names the
+    inputs that would make it (install-command, build-command), not only "No such file or directory"."""
+    r = run_action(tmp_path, cwd=repo["path"], base_ref=repo["first"], command=COMMAND, output_dir=str(tmp_path / "o"))
+    assert r.code == 3, r.stderr
+    assert "No such file or directory" in r.summary, r.summary
+    assert "give install-command and build-command (e.g. 'npm ci' and 'npm run build')" in r.summary, r.summary
+    assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [

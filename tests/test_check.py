@@ -58,6 +58,9 @@ def test_check_builds_the_base_ref_captures_both_and_diffs(repo: dict[str, Any],
     # set up on both sides, the base's worktree removed; the progress line names the whole command
     assert "install-command in the base (base-ref main)" in r.stderr and "in the current checkout" in r.stderr
     assert f"capturing from {COMMAND}" in r.stderr
+    for side in ("base", "head"):  # and what each capture holds
+        snap = json.loads((keep / f"{side}.json").read_text())
+        assert f"snapshot of the {side}: {len(snap['tools'])} tool" in r.stderr, r.stderr
     assert (repo["path"] / "installed.txt").is_file()
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
 
@@ -177,6 +180,17 @@ def test_a_failing_build_is_exit_3_with_the_error_line(repo: dict[str, Any]):
     r = cli("check", "--base-ref", "main", "--build-command", build, "--", *COMMAND.split(), cwd=repo["path"])
     assert r.returncode == 3, r.stderr
     assert "build-command in the base" in r.stderr and "error TS2322: bad type | … | 2 | 3 | 4 | 5 | 6" in r.stderr
+    assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
+
+
+def test_an_unbuilt_base_names_the_setup_options(repo: dict[str, Any]):
+    """``check --base-ref`` without --build-command: the base's server file is missing (git does not track dist/),
+    and the hint names the options that would make it; with an install command given, only the build's."""
+    r = cli("check", "--base-ref", "main", "--", *COMMAND.split(), cwd=repo["path"])
+    assert r.returncode == 3 and "No such file or directory" in r.stderr, r.stderr
+    assert "give --install-command and --build-command (e.g. 'npm ci' and 'npm run build')" in r.stderr, r.stderr
+    r = cli("check", "--base-ref", "main", "--install-command", INSTALL, "--", *COMMAND.split(), cwd=repo["path"])
+    assert r.returncode == 3 and "give --build-command (e.g. 'npm run build')" in r.stderr, r.stderr
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
 
 

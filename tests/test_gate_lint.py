@@ -135,3 +135,30 @@ def test_lint_value_set_hazard_skips_conditions_and_exclusions():
     )
     hazards = [(f.rule, f.pointer) for f in lint_snapshot(snap) if f.rule == "output-value-set-hazard"]
     assert hazards == [("output-value-set-hazard", "/properties/k/enum")]
+
+
+def test_a_tool_without_an_input_schema_is_never_silent(tmp_path: Path):
+    """MCP requires every tool's inputSchema, and the Python SDK's own ``ListToolsResult`` refuses a listing that
+    lacks one: lint says it is missing (not "must have type object"), a diff where both versions lack it says so in
+    a note, and a release that drops it is a breaking finding."""
+    import json
+
+    import mcp.types
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="inputSchema"):
+        mcp.types.ListToolsResult.model_validate({"tools": [{"name": "t"}]})
+    old, new, typed = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "typed.json"
+    old.write_text(json.dumps({"tools": [{"name": "t", "description": "a"}]}), encoding="utf-8")
+    new.write_text(json.dumps({"tools": [{"name": "t", "description": "b"}]}), encoding="utf-8")
+    typed.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}), encoding="utf-8")
+    lint = cli("lint", "--format", "json", str(new))
+    [f] = json.loads(lint.stdout)["findings"]
+    assert lint.returncode == 1 and f["rule"] == "input-schema-not-object" and "has no inputSchema" in f["message"]
+    both = cli("diff", "--format", "json", str(old), str(new))
+    assert both.returncode == 0, both.stderr
+    assert any("without an inputSchema in both versions (t)" in n for n in json.loads(both.stdout)["notes"])
+    dropped = cli("diff", "--format", "json", str(typed), str(new))
+    rules = {(f["rule"], f["severity"]) for f in json.loads(dropped.stdout)["findings"]}
+    assert dropped.returncode == 1 and ("input-schema-not-object", "breaking") in rules, dropped.stdout

@@ -595,6 +595,10 @@ def test_demo_shows_snapshot_diff_and_probe(tmp_path: Path) -> None:
     assert "breaking get_message output /additionalProperties  [result-rejected-by-cached-schema]" in out
     assert "Additional properties are not allowed ('served_by', 'took_ms' were unexpected)" in out
     assert "snapshot v1" in r.stderr and "probe v2 --auto --against v1" in r.stderr
+    # the tools --auto did not call, each with why and what to add
+    assert "4 calls, --auto left out 2 tools" in r.stderr, r.stderr
+    assert "note: --auto left out send_message: not annotated readOnlyHint: true; add:" in out
+    assert "note: --auto left out list_messages: required argument 'folder'" in out
 
 
 @pytest.mark.live
@@ -752,3 +756,30 @@ def test_the_auto_advice_for_examples_holds_on_pydantic(tmp_path: Path):
     r = cli("probe", "--auto", "--", PYTHON, str(SERVERS / "pydantic_examples_server.py"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "1 call made, 1 checked against an outputSchema; --auto left out 0 tools" in r.stderr, r.stderr
+
+
+@pytest.mark.live
+def test_a_call_the_cached_input_schema_allows_and_the_server_rejects_is_breaking(tmp_path: Path) -> None:
+    """``probe --against v1``: a call written for v1's inputSchema (``list_messages`` without ``folder``, which v2
+    requires) is answered by the real v2 server (FastMCP: pydantic) with an error: ``input-call-rejected``, the
+    arguments as witness and the server's words as error. A call valid under both that fails (an unknown message
+    id) stays the tool's own error (``call-tool-error``, info)."""
+    calls = {
+        "calls": [
+            {"tool": "list_messages", "arguments": {"limit": 5}, "id": "old-call"},
+            {"tool": "get_message", "arguments": {"message_id": "m-0000"}, "id": "read-missing"},
+        ]
+    }
+    (tmp_path / "calls.json").write_text(json.dumps(calls), encoding="utf-8")
+    demo = [PYTHON, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
+    args = ["probe", "--calls", "calls.json", "--against", str(ROOT / "fixtures" / "probe" / "demo-v1.json")]
+    r = cli(*args, "--format", "json", "--", *demo, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    found = {f["rule"]: f for f in json.loads(r.stdout)["findings"]}
+    rejected = found["input-call-rejected"]
+    assert rejected["tool"] == "list_messages" and rejected["severity"] == "breaking"
+    assert rejected["witness"]["instance"] == {"limit": 5} and rejected["witness"]["call"] == "old-call"
+    assert "folder" in rejected["witness"]["error"] and "Field required" in rejected["witness"]["error"]
+    assert found["call-tool-error"]["tool"] == "get_message" and found["call-tool-error"]["severity"] == "info"
+    text = cli(*args, "--", *demo, cwd=tmp_path)
+    assert "allowed by the inputSchema cached from v1, rejected by the server running" in text.stdout, text.stdout

@@ -118,12 +118,7 @@ def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
         return
     assert dest is not None
     atomic_write_text(dest, text, exclusive=not force)
-    counts = [plural(len(snap.tools), "tool")] + [
-        plural(len(getattr(snap, s)), w)
-        for s, w in (("prompts", "prompt"), ("resources", "resource"), ("resource_templates", "resource template"))
-        if getattr(snap, s) is not None
-    ]
-    err(f"wrote {dest} ({', '.join(counts)}, {snap.protocol_version or 'unknown protocol'})")
+    err(f"wrote {dest} ({snap.holds()})")
 
 
 def _destination(
@@ -250,14 +245,18 @@ def _demo(store: Path, settings: Any, timeout: float) -> bool:
     cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
     err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
     t0 = time.monotonic()
+    skipped: list[dict[str, str]] = []
+
+    def planned(snap: Any) -> Any:  # --auto's calls, and the tools it leaves out with the reason
+        calls, left_out = plan_calls(snap, [], auto=True)
+        skipped.extend(left_out)
+        return calls
+
     listing, _planned, records = probe_server(
-        CaptureTarget("stdio", command=cmd),
-        lambda snap: plan_calls(snap, [], auto=True)[0],
-        label="v2",
-        protocol="auto",
-        timeout_s=timeout,
+        CaptureTarget("stdio", command=cmd), planned, label="v2", protocol="auto", timeout_s=timeout
     )
-    err(f"  {len(records)} calls, {time.monotonic() - t0:.1f} s")
-    probed = probe_report(listing, records, [snaps[0]], settings)
+    left_out = f"--auto left out {plural(len(skipped), 'tool')} (the report says why)"
+    err(f"  {plural(len(records), 'call')}, {left_out}, {time.monotonic() - t0:.1f} s")
+    probed = probe_report(listing, records, [snaps[0]], settings, skipped=skipped, auto=True)
     write_output("\n" + render_for(probed, "text", None), None)
     return report.passed and probed.passed

@@ -255,14 +255,20 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
         with sides.checked_out(revision, plan.setup, dict(os.environ), "the current checkout") as checkouts:
             if given is None:
                 label = revision.label if revision is not None else "base"
-                sides.capture_side(
-                    side,
-                    "base",
-                    label=label,
-                    target=folder / "base.json",
-                    folder=checkouts.base_root,
-                    capturer=capturer,
-                )
+                try:
+                    sides.capture_side(
+                        side,
+                        "base",
+                        label=label,
+                        target=folder / "base.json",
+                        folder=checkouts.base_root,
+                        capturer=capturer,
+                    )
+                except CaptureError as exc:
+                    hint = sides.unbuilt_hint(str(exc), plan.setup, lambda key: f"--{key}") if revision else None
+                    if hint is None or exc.hint:
+                        raise
+                    raise CaptureError(str(exc), hint=hint, output=exc.output) from None
             checkouts.set_up_head()  # after the base's capture: the head's build cannot change the base's server
             head_folder = Path.cwd() if revision is not None else None
             sides.capture_side(
@@ -305,5 +311,6 @@ def _capturer(server: source.ServerSource) -> Any:
         except CaptureError as exc:
             raise CaptureError(f"{one.what} failed: {exc}", hint=exc.hint, output=exc.output) from None
         atomic_write_text(one.target, canonical_json(snap.to_json(), str(one.target)))
+        err(f"{one.what}: {snap.holds()}")
 
     return run

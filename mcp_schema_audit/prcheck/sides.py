@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,34 @@ class Capture:
 
 #: Runs one capture; raises on failure (the caller's own error type, with its exit code).
 Capturer = Callable[[Capture], None]
+
+#: What a server says when its checkout lacks what an install or a build makes (git tracks neither a built
+#: ``dist/`` nor ``node_modules`` nor a virtual environment): Node's, Python's and the shell's words.
+_UNBUILT = re.compile(
+    r"Cannot find module|Cannot find package|ERR_MODULE_NOT_FOUND|MODULE_NOT_FOUND|No module named|"
+    r"ModuleNotFoundError|No such file or directory|ENOENT|command not found"
+)
+_SETUP_KEYS = ("install-command", "build-command")
+
+
+def unbuilt_hint(message: str, setup: list[tuple[str, str]], spell: Callable[[str], str]) -> str | None:
+    """The next step when the base's server failed with ``message`` naming a module or file that is missing and
+    ``setup`` (``(key, command)`` pairs run in the base's checkout) lacks an install or a build command; ``None``
+    otherwise. ``spell`` writes a setup key as the caller's user gives it (``--build-command``,
+    ``build-command``). E.g. ``give --install-command and --build-command (e.g. 'npm ci' and 'npm run build'):
+    the base revision is checked out from git alone …``."""
+    if not _UNBUILT.search(message):
+        return None
+    given = {key for key, _command in setup}
+    missing = [spell(key) for key in _SETUP_KEYS if key not in given]
+    if not missing:
+        return None
+    examples = {"install-command": "'npm ci'", "build-command": "'npm run build'"}
+    example = " and ".join(examples[k] for k in _SETUP_KEYS if k not in given)
+    return (
+        f"give {' and '.join(missing)} (e.g. {example}): the base revision is checked out from git alone, "
+        "without build output or installed dependencies, and they run in its checkout before its server starts"
+    )
 
 
 def capture_side(side: Side, which: str, *, label: str, target: Path, folder: Path | None, capturer: Capturer) -> Path:

@@ -5,7 +5,9 @@ Findings (rules in the catalog): ``result-violates-own-schema``, ``result-missin
 ``result-malformed`` and ``result-rejected-by-cached-schema`` (breaking, each with a witness whose
 ``instance`` is the real ``structuredContent``, or the result, and whose ``errors`` are the hosts' own
 messages), ``result-text-missing`` (warning), and per call ``call-tool-error``, ``call-rpc-error``,
-``call-timeout`` (info) and ``call-result-too-large`` (warning). One finding covers every call that shows
+``call-timeout`` (info) and ``call-result-too-large`` (warning); with cached versions, a call whose arguments a
+cached inputSchema allows and the served one does not, answered with an error, is ``input-call-rejected``
+(breaking: the server really rejects what those hosts send). One finding covers every call that shows
 the same problem at the same place (``witness.calls``).
 """
 
@@ -121,7 +123,7 @@ def check_records(
         tool, call_id = str(record.get("tool")), str(record.get("id"))
         result = raw if isinstance(raw := record.get("result"), dict) else None
         if outcomes:
-            out += _outcome_findings(record, result, cached) + input_required_findings(record, result)
+            out += _outcome_findings(record, result, cached, served) + input_required_findings(record, result)
         if result is None or result.get("resultType") not in (None, "complete"):
             continue
         wire_error = raw if isinstance(raw := record.get("sdk_error"), str) else None
@@ -402,12 +404,18 @@ def _finding(g: _Group, source: str) -> Finding:
     return f
 
 
-def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None, cached: list[Snapshot]) -> list[Finding]:
+def _outcome_findings(
+    record: dict[str, Any], result: dict[str, Any] | None, cached: list[Snapshot], served: Snapshot
+) -> list[Finding]:
     tool, call_id = str(record.get("tool")), str(record.get("id"))
     if record.get("outcome") == "not-listed":
         return [_not_listed(tool, call_id, [s.label for s in cached if tool in s.tool_map()])]
     summary = call_summary(record)
     outcome, message = summary["outcome"], summary.get("message", "")
+    if outcome in ("tool-error", "rpc-error"):
+        rejected = _cached_call_rejected(record, message, cached, served)
+        if rejected is not None:
+            return [rejected]
     rule, detail = {
         "tool-error": ("call-tool-error", f"call {call_id}: the tool reported an error (isError): {message}"),
         "rpc-error": ("call-rpc-error", f"call {call_id}: {message or 'JSON-RPC error'}"),
@@ -419,6 +427,57 @@ def _outcome_findings(record: dict[str, Any], result: dict[str, Any] | None, cac
     if rule is None:
         return []
     return [make_finding(rule, tool, "", detail.rstrip(": "), None, None, delta=call_id)]
+
+
+def _cached_call_rejected(
+    record: dict[str, Any], message: str, cached: list[Snapshot], served: Snapshot
+) -> Finding | None:
+    """``input-call-rejected`` for a call the server answered with an error (``message``) whose arguments every
+    listed cohort in ``cached`` that allows them allows and the served inputSchema does not (python-sdk's
+    reading); ``None`` when no cached version allows them or the served schema allows them too (the tool's own
+    error) or either schema cannot be read."""
+    tool, arguments = str(record.get("tool")), record.get("arguments")
+    served_schema = served.tool_map().get(tool, {}).get("inputSchema")
+    if not isinstance(arguments, dict) or not isinstance(served_schema, dict):
+        return None
+    try:
+        if SchemaDoc(served_schema).accepts(arguments):
+            return None
+        cohorts = [
+            snap.label
+            for snap in cached
+            if isinstance(schema := snap.tool_map().get(tool, {}).get("inputSchema"), dict)
+            and SchemaDoc(schema).accepts(arguments)
+        ]
+    except (ValueError, RecursionError):  # an unreadable schema (RefError is a ValueError): no claim
+        return None
+    if not cohorts:
+        return None
+    call_id = str(record.get("id"))
+    detail = Text.of(
+        "call {call}: arguments the inputSchema cached from {cohorts} allows were rejected by the server: {error}",
+        call=call_id,
+        cohorts=", ".join(cohorts),
+        error=_clip(message or "an error"),
+    )
+    instance, truncated = cap_instance(arguments)
+    witness: dict[str, Any] = {
+        "instance": instance,
+        "accepted_by": "old",
+        "error": _clip(message, 500),
+        "instance_pointer": "",
+        "call": call_id,
+        "calls": [call_id],
+        "cohorts": cohorts,
+        "source": "probe",
+    }
+    if truncated:
+        witness["truncated"] = True
+    f = make_finding(
+        "input-call-rejected", tool, "", detail, None, None, direction="input", witness=witness, delta=call_id
+    )
+    f.instance_pointer = ""
+    return f
 
 
 def _not_listed(tool: str, call_id: str, cohorts: list[str]) -> Finding:

@@ -376,7 +376,8 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (zod-strip, inferred)")`` for an
     argument witness (named by the server validator that judged it), ``("listed by 0.2.6 (served)", "SDK
     clients (…) with the whole tools/list")`` for a listing-time breaker, ``("sent by 0.2.6 in call c1",
-    "hosts that cached 0.2.5 (…)")`` for a real result. The witness's ``accepted_by`` (``"old"`` = OLD,
+    "hosts that cached 0.2.5 (…)")`` for a real result, ``("allowed by the inputSchema cached from v1", "the server
+    running v2 (demo-mail 2.0.0)")`` for a real call's arguments (``input-call-rejected``). The witness's ``accepted_by`` (``"old"`` = OLD,
     ``"new"`` = NEW, as given on the command line; ``"server"`` for a real result) picks the accepting side.
     Callers write ``f"{accepted}, rejected by {rejected}"``. Raw (not yet escaped) text.
     """
@@ -386,6 +387,9 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     if w.get("accepted_by") == "server":
         return real_result_sides(who(report.new) if report.kind == "probe" else report.new.label, f)
     listing = f"SDK clients{with_hosts} with the whole tools/list"
+    if f.rule == "input-call-rejected":  # a real call's arguments, built from a cached inputSchema
+        cohorts = ", ".join(str(c) for c in w.get("cohorts") or [])
+        return f"allowed by the inputSchema cached from {cohorts}", f"the server running {who(report.new)}"
     if report.kind in ("lint", "probe") or report.old is None:
         if f.rule in LISTING_RULES:
             return f"listed by {report.new.label}", listing

@@ -171,6 +171,28 @@ RULES = [
         fix="fix the call's arguments in the calls file (or the tool): a probe needs a result to check",
     ),
     Rule(
+        id="input-call-rejected",
+        direction="input",
+        severity="breaking",
+        family="probe",
+        title="A call the cached inputSchema allows was rejected by the server",
+        rationale=(
+            "probe --against: a call whose arguments the cached version's inputSchema allows and the served "
+            "one does not was answered with an error (isError or a JSON-RPC error): hosts that cached the old "
+            "listing build such calls, and the server really rejects them. The call's arguments are the "
+            "witness and the server's own answer is the error; a call valid under both inputSchemas that "
+            "fails is the tool's own error (call-tool-error)."
+        ),
+        before='inputSchema {"type": "object", "properties": {"q": {"type": "string"}}} ; call {"q": "a b"}',
+        after='inputSchema {"type": "object", "properties": {"q": {"type": "string", "pattern": "^\\\\S+$"}}}',
+        error="MCP error -32602: Input validation error: 'a b' does not match '^\\\\S+$'",
+        source=(
+            "MCP spec 2025-11-25 server/tools §Error Handling (input validation errors are tool execution "
+            "errors); the real call's answer"
+        ),
+        fix="accept what the cached inputSchema allows (keep the old arguments valid), or version the tool",
+    ),
+    Rule(
         id="call-rpc-error",
         direction="tool",
         severity="info",

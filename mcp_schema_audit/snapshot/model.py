@@ -45,6 +45,7 @@ from typing import Any
 from mcp_schema_audit.globs import compiled
 from mcp_schema_audit.jsontext import stable_text
 from mcp_schema_audit.snapshot.lines import locate_tool_lines
+from mcp_schema_audit.words import plural
 
 FORMAT_ID = "schema-audit/snapshot"
 FORMAT_VERSION = 3
@@ -148,6 +149,16 @@ class Snapshot:
             tools=keep,
             tool_lines={n: ln for n, ln in self.tool_lines.items() if tool_selected(n, include, exclude)},
         )
+
+    def holds(self) -> str:
+        """What the snapshot holds, in words: ``12 tools, 3 prompts, 0 resources, 1 resource template, 2025-11-25``
+        (a section not captured is left out; the protocol version last, or ``unknown protocol``)."""
+        counts = [plural(len(self.tools), "tool")] + [
+            plural(len(getattr(self, s)), w)
+            for s, w in (("prompts", "prompt"), ("resources", "resource"), ("resource_templates", "resource template"))
+            if getattr(self, s) is not None
+        ]
+        return f"{', '.join(counts)}, {self.protocol_version or 'unknown protocol'}"
 
     def to_json(self) -> dict[str, Any]:
         """The envelope as a JSON-ready dict (see the module docstring)."""
