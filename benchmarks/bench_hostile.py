@@ -7,7 +7,8 @@ Cases: a 15-byte counted ``pattern`` (``^a{1000000}$``, ``^a{100000000}$``, in a
 outputSchema), a 640-entry ``dependentRequired`` chain, a ``required`` list of 50,000 names, 30,000 required
 output keys, a 220-entry ``dependentSchemas`` chain (20 KB: 220 witnesses, each a long whole-schema validation),
 300 tightened arguments re-declared by 20 ``allOf`` copies (170 KB: confirmation and the server's judgement of
-each witness charged to the tool's budget), and a 50 KB and a 10 MB description with one word changed (Markdown,
+each witness charged to the tool's budget), 1,000 tightened arguments beside an unchanged 400-entry chain that
+every witness triggers, and a 50 KB and a 10 MB description with one word changed (Markdown,
 the format the Action always renders).
 
     python benchmarks/bench_hostile.py [--source DIR] [--memory-mb 2048] [--timeout 60] [--only NAME ...]
@@ -92,6 +93,19 @@ def _allof_copies(n: int, copies: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return _tool(schema(10)), _tool(schema(5))
 
 
+def _chain_kept(n: int, m: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An unchanged ``dependentSchemas`` chain of ``n`` (required from its first key, so every witness triggers it
+    all) beside ``m`` tightened arguments: the walk skips the chain, each witness's validations walk it."""
+
+    def schema(max_length: int) -> dict[str, Any]:
+        props: dict[str, Any] = _props(n + 1)
+        props.update({f"a{i}": {"type": "string", "maxLength": max_length} for i in range(m)})
+        chain = {f"p{i}": {"required": [f"p{i + 1}"], "properties": {f"p{i + 1}": {"maxLength": 10}}} for i in range(n)}
+        return {"type": "object", "properties": props, "required": ["p0"], "dependentSchemas": chain}
+
+    return _tool(schema(10)), _tool(schema(5))
+
+
 def _description(size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     words = " ".join(f"word{i % 50}" for i in range(size // 6))
     changed = words.replace("word7 ", "EXFILTRATE ", 1)
@@ -107,6 +121,7 @@ CASES: dict[str, tuple[Callable[[], tuple[dict[str, Any], dict[str, Any]]], str]
     "30,000 required output keys": (lambda: _required_output(30_000), "json"),
     "dependentSchemas chain of 220": (lambda: _dependent_schemas(220), "json"),
     "300 arguments under 20 allOf copies": (lambda: _allof_copies(300, 20), "json"),
+    "1,000 arguments beside a kept chain of 400": (lambda: _chain_kept(400, 1000), "json"),
     "50 KB description, one word changed": (lambda: _description(50_000), "markdown"),
     "10 MB description, one word changed": (lambda: _description(10_000_000), "markdown"),
 }
