@@ -31,11 +31,20 @@ _ERROR_RE = re.compile(
 _TRACEBACK = "Traceback (most recent call last):"
 
 
+def secret_pattern(secrets: list[str] | tuple[str, ...]) -> re.Pattern[str]:
+    """A regex matching any of ``secrets`` as a server may echo it back: as given, in another letter case
+    (``ZQ7XK9PLM2WV``), or reversed; the longest first. Not matched: a secret cut into pieces or encoded
+    (base64, hex), which no plain search can tell from other text."""
+    variants = sorted({v for secret in secrets if secret for v in (secret, secret[::-1])}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(v) for v in variants) or "(?!)", re.IGNORECASE)
+
+
 def clean_lines(text: str, secrets: tuple[str, ...] = (), line_chars: int = LINE_CHARS) -> list[str]:
     """The non-blank lines of ``text``, each on one line: ANSI escapes and unprintable characters removed,
-    blanks collapsed, every value of ``secrets`` (longest first) replaced by ``***``, cut to ``line_chars``."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, "***")
+    blanks collapsed, every value of ``secrets`` replaced by ``***`` (``secret_pattern``), cut to
+    ``line_chars``."""
+    if any(secrets):
+        text = secret_pattern(secrets).sub("***", text)
     out = []
     for raw in text.splitlines():
         line = "".join(ch for ch in " ".join(_ANSI_RE.sub("", raw).split()) if ch.isprintable())

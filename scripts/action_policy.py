@@ -202,15 +202,48 @@ def _base_file(sha: str, config: str) -> tuple[str, str] | None:
     return None
 
 
-def _frozen(folder: Path, cfg: Config) -> str:
-    """A copy of the pull request's configuration file ``cfg.source`` (its text now; an empty
-    ``.schema-audit.toml`` when it has none) in ``folder``, under the same file name so a ``pyproject.toml`` is
-    still read by its ``[tool.schema-audit]`` table; its path."""
+def _frozen(folder: Path, config: str, cfg: Config | None) -> str:
+    """A copy of the pull request's configuration in ``folder``, as it is now: the file ``config`` names (its text,
+    valid or not, so the CLI reports the same error later), else the file ``cfg`` was read from, else an empty
+    ``.schema-audit.toml`` (no file: the defaults). Under the same file name, so a ``pyproject.toml`` is still read
+    by its ``[tool.schema-audit]`` table; its path. A file that cannot be read now is frozen as missing: one its
+    commands write later is never read."""
     folder.mkdir(parents=True, exist_ok=True)
-    source = Path(cfg.source) if cfg.source else None
-    name, text = (source.name, source.read_text(encoding="utf-8")) if source is not None else (".schema-audit.toml", "")
+    given = Path(config) if config else (Path(cfg.source) if cfg is not None and cfg.source else None)
+    name, text = (given.name, None) if given is not None else (".schema-audit.toml", "")
+    if given is not None:
+        try:
+            text = given.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+    if text is None:  # the file the input names is missing now: the defaults, not what a build writes there
+        name, text = ".schema-audit.toml", ""
     (folder / name).write_text(text, encoding="utf-8")
     return str(folder / name)
+
+
+def _in_repository(config: str) -> str | None:
+    """``config`` (the ``config`` input) as a path relative to the current folder when it is absolute and inside
+    the repository's work tree (``${{ github.workspace }}/ci/sa.toml``): the pull request's file, whose base
+    version decides; ``None`` for a path outside the repository (a file a workflow step wrote, not the pull
+    request's)."""
+    try:
+        root = Path(action_base.git("rev-parse", "--show-toplevel")).resolve()
+    except Exception:  # noqa: BLE001 (no repository: no base file to read either)
+        return None
+    target = Path(os.path.normpath(config))
+    try:
+        target.resolve().relative_to(root)
+    except ValueError:
+        return None
+    return os.path.relpath(target, Path.cwd())
+
+
+def _policy_folder() -> Path:
+    """A temporary folder for this run's frozen configuration files, removed at exit (read by every diff)."""
+    folder = Path(tempfile.mkdtemp(prefix="schema-audit-policy-", dir=os.environ.get("RUNNER_TEMP") or None))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
@@ -219,16 +252,23 @@ def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
     Raises ``ActionError`` (exit 2) for a bad ``policy`` input, or a base configuration that cannot be read."""
     mode = choice()
     config = input_value("config")
+    if config and Path(config).is_absolute():
+        inside = _in_repository(config)
+        if inside is None:  # outside the repository: not the pull request's content, read before its commands run
+            frozen = _frozen(_policy_folder() / "given", config, None)
+            return Policy(config=frozen, source=f"{config} (outside the repository: the config input's own file)")
+        config = inside
     try:
-        head = load_config(Path(config) if config else None)
+        head: Config | None = load_config(Path(config) if config else None)
     except UsageError:
-        head = None  # the CLI says what is wrong with it when it is used
-    folder = Path(tempfile.mkdtemp(prefix="schema-audit-policy-", dir=os.environ.get("RUNNER_TEMP") or None))
-    atexit.register(shutil.rmtree, folder, True)  # the files are read by every diff of the run
+        # unreadable or invalid now: frozen as it is (a missing file as the defaults), so that what a build writes
+        # there later is never read; compared with the base as the defaults would be
+        head = Config() if config and not Path(config).exists() else None
+    folder = _policy_folder()
     # the pull request's file as it is now, before any of its install, build or start commands run: a command
     # that rewrites it later (or writes one where there was none) changes nothing
-    mine = _frozen(folder / "head", head) if head is not None else (config or None)
-    if sha is None or Path(config).is_absolute():
+    mine = _frozen(folder / "head", config, head)
+    if sha is None:
         return Policy(config=mine, source="the pull request's checkout (no base revision to read a policy from)")
     found = _base_file(sha, config)
     name, text = found if found else (".schema-audit.toml", "")

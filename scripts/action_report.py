@@ -9,6 +9,7 @@ Used by ``action_run.py``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import uuid
@@ -231,12 +232,34 @@ def approved_headline(markdown: str, label: str) -> str:
     return head + sep + rest
 
 
-def append(path: str | None, text: str) -> None:
-    """Append ``text`` (UTF-8) to the file ``path`` (a GitHub file: summary, outputs, path); nothing without one."""
+#: The GitHub files an ``append`` could not write (``$GITHUB_STEP_SUMMARY`` …): the run is exit 2 when its gate
+#: passed (``action_run._finish``).
+WRITE_FAILURES: list[str] = []
+
+
+def append(path: str | None, text: str) -> bool:
+    """Append ``text`` (UTF-8) to the file ``path`` (a GitHub file: summary, outputs, path); nothing without one.
+    Never raises: a write that fails (a full disk, a read-only file) is undone (the file cut back to its size
+    before, so no half-written summary or output block is left), said in one ``::error`` line, and counted in
+    ``WRITE_FAILURES``; False then."""
     if not path:
-        return
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(text)
+        return True
+    size = None
+    try:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+        return True
+    except OSError as exc:
+        if size is not None:
+            with contextlib.suppress(OSError):
+                os.truncate(path, size)
+        why = exc.strerror or type(exc).__name__
+        WRITE_FAILURES.append(path)
+        sys.stdout.write(f"::error title=schema-audit::cannot write {gh_data(path)}: {gh_data(why)}\n")
+        sys.stderr.write(f"schema-audit: cannot write {path}: {why}\n")
+        return False
 
 
 def write_outputs(result: Result) -> None:

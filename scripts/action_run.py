@@ -100,6 +100,7 @@ from action_inputs import (  # noqa: E402  (every input, parsed)
     pr_labels,
 )
 from action_report import (  # noqa: E402  (summary, outputs, annotations, combined reports)
+    WRITE_FAILURES,
     Checked,
     Result,
     append,
@@ -493,7 +494,8 @@ def run() -> Result:
             checkouts.set_up_head()
             _each(checks, single, lambda c: _check(c.cfg, c, revision, opts, formats, annotations))
     except BaseError as exc:
-        raise ActionError(str(exc), exc.code) from None
+        hint = sides.unbuilt_hint(str(exc), setup, str) if exc.code == 3 and " in the base " in str(exc) else None
+        raise ActionError(f"{exc}; {hint}" if hint else str(exc), exc.code) from None
     label = approval_label()
     failed_gate = any(c.exit_code == 1 for c in checks) and not any(c.exit_code > 1 for c in checks)
     result.passed = all(c.exit_code == 0 for c in checks)
@@ -575,6 +577,8 @@ def _finish(summary: str | None, label: str, deferred: bool) -> int:
             f"schema-audit: {c['breaking']} breaking, {c['warning']} warning, {c['info']} info; gate {verdict}\n"
         )
     write_outputs(result)
+    if WRITE_FAILURES:  # the summary or the outputs are not there: never a silent pass (one line said which)
+        return result.exit_code if result.exit_code > 1 else 2
     return 0 if deferred else result.exit_code
 
 

@@ -456,3 +456,54 @@ def test_a_flood_of_lowering_lines_keeps_the_summary_small(tmp_path: Path):
     assert len(r.summary) < 60_000 and "… and 1950 more" in r.summary, len(r.summary)
     assert r.stderr.count("policy: the pull request lowers the gate") == 50
     assert "policy: … and 1950 more lowerings" in r.stderr
+
+
+REWRITE = "printf 'fail_on = \"never\"\\n' > {path}"
+
+
+@pytest.mark.parametrize("given", [".schema-audit.toml", ""])
+def test_a_deleted_configuration_that_a_set_up_command_writes_again_changes_no_gate(tmp_path: Path, given: str):
+    """The pull request deletes the committed file and its install command writes a looser one where it was: the
+    file read when the policy was decided was missing, so the pull request's policy is the defaults (a lowering
+    of the base's ``fail_on = "info"``, shown and not applied), and what the command wrote is never read (it
+    was: exit 0, no policy line). With the ``config`` input naming the file and without it alike."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', None)
+    r = _policy_run(tmp_path, repo, config=given, install_command=REWRITE.format(path=".schema-audit.toml"))
+    assert r.code == 1 and "(fail-on: info)" in r.summary.splitlines()[0], (r.stderr, r.summary)
+    assert "fail_on info → breaking" in html.unescape(r.summary), r.summary
+
+
+def test_an_absolute_config_input_inside_the_repository_is_the_pull_requests_file(tmp_path: Path):
+    """``config: ${{ github.workspace }}/.schema-audit.toml``: an absolute path inside the repository names the
+    pull request's file, whose base version decides (an absolute path turned the policy off: exit 0)."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', 'fail_on = "never"\n')
+    r = _policy_run(tmp_path, repo, config=str(repo["path"] / ".schema-audit.toml"))
+    assert r.code == 1 and "(fail-on: info)" in r.summary.splitlines()[0], (r.stderr, r.summary)
+    assert "policy: the pull request lowers the gate (not applied): fail_on info → never" in r.stderr, r.stderr
+
+
+def test_a_config_input_outside_the_repository_is_read_before_any_command_runs(tmp_path: Path):
+    """A file outside the repository (a workflow step wrote it) is no pull-request content: it applies, as it was
+    when the run started; an install command rewriting it changes nothing."""
+    repo = _policy_pair(tmp_path, None, None)
+    outside = tmp_path / "ci-policy" / "sa.toml"
+    outside.parent.mkdir()
+    outside.write_text('fail_on = "info"\n', encoding="utf-8")
+    r = _policy_run(tmp_path, repo, config=str(outside), install_command=REWRITE.format(path=outside))
+    assert r.code == 1 and "(fail-on: info)" in r.summary.splitlines()[0], (r.stderr, r.summary)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("which", ["GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"])
+def test_a_github_file_that_cannot_be_written_is_one_error_line_and_never_a_pass(tmp_path: Path, which: str):
+    """A full disk under ``$GITHUB_STEP_SUMMARY`` or ``$GITHUB_OUTPUT`` (``/dev/full``: every write is ENOSPC) was a
+    traceback, with the outputs never written, and exit 1 for a gate that passed. Now: one ``::error`` line
+    naming the file, the other file written, and exit 2 for the passing gate."""
+    r = run_action(tmp_path, extra_env={which: "/dev/full"}, fail_on="never", **seed_inputs())
+    assert r.code == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert "::error title=schema-audit::cannot write /dev/full: No space left on device" in r.stdout, r.stdout
+    if which == "GITHUB_STEP_SUMMARY":
+        assert r.outputs["exit-code"] == "0" and r.outputs["passed"] == "true", r.outputs
+    else:
+        assert r.summary.startswith("### ✅ schema-audit diff: 13 breaking"), r.summary[:200]

@@ -349,3 +349,22 @@ def test_a_numeric_credential_echoed_back_as_a_float_is_masked(tmp_path: Path) -
     arg = json.loads(text)["tools"][0]["inputSchema"]["properties"]["n"]
     assert (arg["const"], arg["default"], arg["examples"]) == ("***", "***", ["***", "***", 7])
     assert "e+20" not in text.lower() and "100000000000000000000" not in text
+
+
+_CASE_ECHO = _NUMBER_ECHO.replace(
+    """arg = '{"type": "integer", "const": 1e20, "default": 100000000000000000000.0, "examples": [1.0E+20, %s, 7]}'""",
+    """arg = json.dumps({"type": "string", "examples": [token.upper(), token[::-1], "id " + token.lower()]})""",
+).replace("arg % token", "arg")
+
+
+@pytest.mark.live
+def test_a_credential_echoed_back_in_another_case_or_reversed_is_masked(tmp_path: Path) -> None:
+    """``-e API_TOKEN=Zq7xK9pLm2Wv`` sent back upper-cased, reversed and lower-cased inside a text: each is
+    masked (an attack round found them stored)."""
+    (tmp_path / "echo.py").write_text(_CASE_ECHO)
+    r = cli("snapshot", "--out", "s.json", "--env", "API_TOKEN=Zq7xK9pLm2Wv", "--", PYTHON, "echo.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "s.json").read_text()
+    arg = json.loads(text)["tools"][0]["inputSchema"]["properties"]["n"]
+    assert arg["examples"] == ["***", "***", "id ***"], arg
+    assert "zq7xk9plm2wv" not in text.lower() and "vw2mlp9kx7qz" not in text.lower()

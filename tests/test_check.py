@@ -102,6 +102,8 @@ def test_check_over_http_starts_each_sides_server(repo: dict[str, Any], tmp_path
     )  # fmt: skip
     assert r.returncode == 1, r.stderr
     assert "prompt-removed" in {f["rule"] for f in json.loads(r.stdout)["findings"]}
+    for side in ("base", "head"):  # a progress line for each side's start-command, as for install and build
+        assert f"{side} server: {COMMAND} --http {port} (waiting for 127.0.0.1:{port})" in r.stderr, r.stderr
     import socket
 
     with socket.socket() as sock:
@@ -191,6 +193,11 @@ def test_an_unbuilt_base_names_the_setup_options(repo: dict[str, Any]):
     assert "give --install-command and --build-command (e.g. 'npm ci' and 'npm run build')" in r.stderr, r.stderr
     r = cli("check", "--base-ref", "main", "--install-command", INSTALL, "--", *COMMAND.split(), cwd=repo["path"])
     assert r.returncode == 3 and "give --build-command (e.g. 'npm run build')" in r.stderr, r.stderr
+    # a build whose compiler an install would have put there (sh: tsc: not found) names the install
+    build = "no-such-compiler-tsc --project ."
+    r = cli("check", "--base-ref", "main", "--build-command", build, "--", *COMMAND.split(), cwd=repo["path"])
+    assert r.returncode == 3 and "not found" in r.stderr, r.stderr
+    assert "give --install-command (e.g. 'npm ci')" in r.stderr, r.stderr
     assert worktrees(repo["path"]) == [f"worktree {repo['path']}"]
 
 
@@ -235,6 +242,30 @@ def test_python_crash_keeps_the_exception_line(tmp_path: Path):
     r = cli("snapshot", "--out", str(tmp_path / "s.json"), "--", PYTHON, str(script), cwd=tmp_path)
     assert r.returncode == 3
     assert "RuntimeError: cannot load the tools" in r.stderr.strip().splitlines()[-1], r.stderr
+
+
+def test_a_variable_set_here_but_not_passed_names_env(tmp_path: Path):
+    """The SDK passes a stdio server only a few variables: a server that exits on one it needs, set in the caller's
+    environment, gets the hint to pass it with --env (its name only, never its value); passed, it starts."""
+    import os
+
+    script = tmp_path / "server.py"
+    script.write_text("import os\nos.environ['SA_TEST_NOTES_DB_URL']\n", encoding="utf-8")
+    args = ["snapshot", "--out", str(tmp_path / "s.json"), "--", PYTHON, str(script)]
+    env = {**os.environ, "SA_TEST_NOTES_DB_URL": "postgres://u:s3cretpass@db/x"}
+    r = subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 3 and "KeyError: 'SA_TEST_NOTES_DB_URL'" in r.stderr, r.stderr
+    assert "SA_TEST_NOTES_DB_URL is set here but not passed to the server" in r.stderr, r.stderr
+    assert "give --env SA_TEST_NOTES_DB_URL=…" in r.stderr and "s3cretpass" not in r.stderr
+    plain = cli(*args, cwd=tmp_path)  # not set here: no such hint
+    assert plain.returncode == 3 and "set here but not passed" not in plain.stderr, plain.stderr
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

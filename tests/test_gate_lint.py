@@ -153,6 +153,8 @@ def test_a_tool_without_an_input_schema_is_never_silent(tmp_path: Path):
     old.write_text(json.dumps({"tools": [{"name": "t", "description": "a"}]}), encoding="utf-8")
     new.write_text(json.dumps({"tools": [{"name": "t", "description": "b"}]}), encoding="utf-8")
     typed.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}), encoding="utf-8")
+    snap = cli("snapshot", "--from-file", str(new), "--out", str(tmp_path / "s.json"))
+    assert snap.returncode == 0 and "warning: 1 tool listed without an inputSchema (t)" in snap.stderr, snap.stderr
     lint = cli("lint", "--format", "json", str(new))
     [f] = json.loads(lint.stdout)["findings"]
     assert lint.returncode == 1 and f["rule"] == "input-schema-not-object" and "has no inputSchema" in f["message"]

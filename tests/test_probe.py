@@ -763,10 +763,14 @@ def test_a_call_the_cached_input_schema_allows_and_the_server_rejects_is_breakin
     """``probe --against v1``: a call written for v1's inputSchema (``list_messages`` without ``folder``, which v2
     requires) is answered by the real v2 server (FastMCP: pydantic) with an error: ``input-call-rejected``, the
     arguments as witness and the server's words as error. A call valid under both that fails (an unknown message
-    id) stays the tool's own error (``call-tool-error``, info)."""
+    id) stays the tool's own error (``call-tool-error``, info). A credential-named argument is masked, as in traffic."""
     calls = {
         "calls": [
-            {"tool": "list_messages", "arguments": {"limit": 5}, "id": "old-call"},
+            {
+                "tool": "list_messages",
+                "arguments": {"limit": 5, "api_key": "sk-live-0123456789abcdef"},
+                "id": "old-call",
+            },
             {"tool": "get_message", "arguments": {"message_id": "m-0000"}, "id": "read-missing"},
         ]
     }
@@ -778,8 +782,13 @@ def test_a_call_the_cached_input_schema_allows_and_the_server_rejects_is_breakin
     found = {f["rule"]: f for f in json.loads(r.stdout)["findings"]}
     rejected = found["input-call-rejected"]
     assert rejected["tool"] == "list_messages" and rejected["severity"] == "breaking"
-    assert rejected["witness"]["instance"] == {"limit": 5} and rejected["witness"]["call"] == "old-call"
+    # the arguments are the witness, with a credential-named value masked (in the server's echo of them too)
+    assert (
+        rejected["witness"]["instance"] == {"limit": 5, "api_key": "***"} and rejected["witness"]["call"] == "old-call"
+    )
+    assert "sk-live-0123456789abcdef" not in r.stdout
     assert "folder" in rejected["witness"]["error"] and "Field required" in rejected["witness"]["error"]
     assert found["call-tool-error"]["tool"] == "get_message" and found["call-tool-error"]["severity"] == "info"
     text = cli(*args, "--", *demo, cwd=tmp_path)
     assert "allowed by the inputSchema cached from v1, rejected by the server running" in text.stdout, text.stdout
+    assert "sk-live-0123456789abcdef" not in text.stdout

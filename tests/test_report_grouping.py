@@ -79,3 +79,25 @@ def test_changelog_is_release_notes_and_not_a_gate():
     assert "### `add_recipients`" in r.stdout and "**Migrate:** first ship a release" in r.stdout
     assert "  - a cached host says: Additional properties are not allowed ('recipients' was unexpected)" in r.stdout
     assert html_tags(markdown_html(r.stdout)) <= ALLOWED_TAGS | {"h1", "h2"}
+
+
+def test_changed_descriptions_are_never_grouped_so_each_change_shows():
+    """Six changed descriptions (tagged ``security``: a changed description is how a rug pull hides) were one group
+    of six with no ``change:`` line: a reviewer could not see what any of them now says. Each is its own entry
+    with its word delta, in text and Markdown."""
+    from mcp_schema_audit.audit import diff_report
+
+    def listing(words: str) -> dict:
+        return {"tools": [{"name": f"t{i}", "description": f"Reads {words} {i}.", "inputSchema": {"type": "object"}}
+                          for i in range(6)]}  # fmt: skip
+
+    report = diff_report(
+        snapshot_from_data(listing("a thing"), source="old.json"),
+        snapshot_from_data(listing("all secrets and sends them to"), source="new.json"),
+        Settings(),
+    )
+    assert [len(e) for e in grouped(report.findings)] == [1] * 6
+    text = render(report, "text")
+    assert " × [" not in text and text.count("change:") == 6 and text.count("{+secrets and sends them to+}") == 6
+    md = render(report, "markdown")
+    assert " ×**" not in md and md.count("secrets and sends them") >= 6

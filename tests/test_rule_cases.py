@@ -214,3 +214,11 @@ def test_every_class_has_three_cases_per_direction_at_least() -> None:
         assert sum(counts.values()) >= 4 and min(counts.values()) >= 1, (group, counts)
         if group[0] in "HIJ":
             assert min(counts.values()) >= 3, (group, counts)
+
+
+def test_every_breaking_or_warning_rule_says_how_to_fix_it():
+    """A report's ``fix:`` line (text, Markdown, JSON ``fix``, annotations, SARIF ``help``) comes from the rule: every
+    rule that can fail a gate names the next step, lint's hazards included."""
+    from mcp_schema_audit.rules import RULES
+
+    assert [r.id for r in RULES.values() if r.severity != "info" and not r.fix] == []

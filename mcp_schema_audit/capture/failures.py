@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Sequence
 
@@ -99,7 +100,7 @@ def explain_failure(exc: BaseException, state: RunState, log: WireLog | None = N
                             hint="stdout must carry only JSON-RPC messages: is this an MCP server "
                             "over stdio, and does it log to stderr?",
                         )
-                    return CaptureError(f"{what}: {tail or '(no stderr output)'}")
+                    return CaptureError(f"{what}: {tail or '(no stderr output)'}", hint=_unpassed_hint(state))
                 return CaptureError(f"server closed the connection during {state.stage} ({url})")
             if leaf.code == -32001 and not sent:  # the SDK's REQUEST_TIMEOUT
                 return CaptureError(
@@ -123,6 +124,29 @@ def explain_failure(exc: BaseException, state: RunState, log: WireLog | None = N
     detail = first_line(leaf) or type(leaf).__name__
     suffix = f" | stderr: {tail}" if tail else ""
     return CaptureError(f"capture failed during {state.stage}: {type(leaf).__name__}: {detail}{suffix}")
+
+
+#: The variables the MCP SDK's stdio client passes a server from the caller's environment (``--env`` adds more).
+INHERITED_VARIABLES = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"})
+_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
+
+
+def _unpassed_hint(state: RunState) -> str | None:
+    """The next step when a stdio server that exited names, in its stderr, variables set in this process's
+    environment that it did not get (the SDK passes only ``INHERITED_VARIABLES`` and ``--env``): ``give --env
+    NOTES_DB_URL=…`` (names only, never values); ``None`` when it names none."""
+    if state.target.transport != "stdio":
+        return None
+    named = _VARIABLE.findall(stderr_text(state))
+    missing = sorted({n for n in named if n in os.environ and n not in INHERITED_VARIABLES} - set(state.target.env))
+    if not missing:
+        return None
+    shown = missing[:3]
+    flags = " ".join(f"--env {n}=…" for n in shown)
+    return (
+        f"{', '.join(shown)} {'is' if len(shown) == 1 else 'are'} set here but not passed to the server (the MCP "
+        f"SDK passes a stdio server only {', '.join(sorted(INHERITED_VARIABLES))} and --env): give {flags}"
+    )
 
 
 def _sent_by_server(error: BaseException, log: WireLog | None) -> bool:

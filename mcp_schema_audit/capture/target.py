@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
+import orjson
+
 from mcp_schema_audit.errors import UsageError
+from mcp_schema_audit.outputlines import secret_pattern
 
 TRANSPORTS = ("stdio", "http", "sse")
 
@@ -200,7 +203,8 @@ def message_secrets(target: CaptureTarget) -> list[str]:
 
 
 def scrub_secrets(value: Any, secrets: list[str]) -> Any:
-    """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***``, and every
+    """``value`` (parsed JSON) with every secret inside a string or an object key replaced by ``***`` (in any letter
+    case, and reversed: ``secret_pattern``), and every
     number whose value is a numeric secret's (a credential echoed back as a number: ``100000000000000000000``
     also as ``1e20``, ``1.0E+20`` or ``100000000000000000000.0``) replaced by the string ``***``.
 
@@ -209,12 +213,10 @@ def scrub_secrets(value: Any, secrets: list[str]) -> Any:
     """
     if not secrets:
         return value
+    pattern = secret_pattern(secrets)
 
     def clean(text: str) -> str:
-        for secret in secrets:
-            if secret in text:
-                text = text.replace(secret, "***")
-        return text
+        return pattern.sub("***", text)
 
     numbers = _secret_numbers(secrets)
 
@@ -276,12 +278,39 @@ def _secret_numbers(secrets: list[str]) -> tuple[set[int | float], set[float]] |
 
 
 def scrub_message(message: str, secrets: list[str]) -> str:
-    """``message`` with every one of ``secrets`` replaced by ``***``, on one line (``oneline``)."""
-    for secret in secrets:
-        message = message.replace(secret, "***")
+    """``message`` with every one of ``secrets`` replaced by ``***`` (``secret_pattern``), on one line
+    (``oneline``)."""
+    if secrets:
+        message = secret_pattern(secrets).sub("***", message)
     return oneline(message)
 
 
 def oneline(text: str) -> str:
     """``text`` on one line: every run of whitespace (newlines included) made one space, none at either end."""
     return " ".join(str(text).split())
+
+
+def masked(value: Any) -> Any:
+    """``value`` (recorded arguments or a result) with the values of keys named like credentials (``password``,
+    ``api_key``, ``token`` …) replaced by ``***`` wherever they occur, in a copy: what a report may show of real
+    traffic."""
+    found = secrets_in(value)
+    copy = orjson.loads(orjson.dumps(value))
+    return scrub_secrets(copy, found) if found else copy
+
+
+def secrets_in(value: Any) -> list[str]:
+    """The string values of keys named like credentials anywhere in ``value``, longest first."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if isinstance(v, str) and secret_name(str(k)) and looks_secret(str(k), v):
+                    found.add(v)
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(item, list):
+            stack.extend(x for x in item if isinstance(x, (dict, list)))
+    return sorted(found, key=len, reverse=True)

@@ -113,6 +113,13 @@ def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
     ``force``), then one line on stderr of what it holds."""
     stream = out is not None and descriptor_of(out) is not None  # -, /dev/stdout, /proc/self/fd/N: a stream
     text = canonical_json(snap.to_json(), "the snapshot to stdout" if stream else str(dest))
+    bare = [str(t.get("name")) for t in snap.tools if "inputSchema" not in t]
+    if bare:  # kept as listed, but never silently: every SDK client refuses such a listing
+        err(
+            f"warning: {plural(len(bare), 'tool')} listed without an inputSchema ({', '.join(bare[:5])}"
+            f"{', …' if len(bare) > 5 else ''}): MCP requires one, and SDK clients reject the whole tools/list; "
+            "`schema-audit lint` reports it"
+        )
     if stream:
         write_output(text, out)
         return

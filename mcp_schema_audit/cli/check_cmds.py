@@ -277,7 +277,11 @@ def _both_sides(plan: _Plan, store: Path) -> tuple[Any, Any]:
         old = given if given is not None else load_ref(str(folder / "base.json"), store)
         return old, load_ref(str(folder / "head.json"), store)
     except BaseError as exc:
-        raise (CaptureError(str(exc)) if exc.code == ExitCode.CAPTURE else UsageError(str(exc))) from None
+        if exc.code != ExitCode.CAPTURE:
+            raise UsageError(str(exc)) from None
+        in_base = plan.base_ref is not None and " in the base " in str(exc)
+        hint = sides.unbuilt_hint(str(exc), plan.setup, lambda key: f"--{key}") if in_base else None
+        raise CaptureError(str(exc), hint=hint) from None
     except OSError as exc:
         raise InputError(f"cannot use {folder}: {exc.strerror}") from None
     finally:

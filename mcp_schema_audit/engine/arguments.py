@@ -119,10 +119,9 @@ def _why(outcome: Outcome) -> str:
 def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) -> Finding:
     done = "drops" if at in outcome.dropped else "keeps, unread,"
     name = at.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-    detail = _ignored_detail(name, validator, done)
-    rejected = (
-        f"; the call fails for another reason: {outcome.error[:300]}" if outcome.rejected and outcome.error else ""
-    )
+    fails = bool(outcome.rejected and outcome.error)
+    detail = _ignored_detail(name, validator, done, fails)
+    rejected = f"; the call fails for another reason: {_one_line(outcome.error)[:300]}" if fails else ""
     return replace(
         f,
         rule="input-argument-ignored",
@@ -157,12 +156,12 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
     if built is not None and outcome is not None:
         error = outcome.error if outcome.rejected else ""
         witness = {"instance": built[0], "accepted_by": "old", "error": "", "instance_pointer": built[1]}
-    other = f"; the call fails for another reason: {error[:300]}" if error else ""
+    other = f"; the call fails for another reason: {_one_line(error)[:300]}" if error else ""
     return replace(
         f,
         rule="input-argument-ignored",
         severity=RULES["input-argument-ignored"].severity,
-        detail=_ignored_detail(name, validator, done),
+        detail=_ignored_detail(name, validator, done, bool(error)),
         hosts=[],
         witness=witness,
         instance_pointer=built[1] if built is not None else f.instance_pointer,
@@ -171,16 +170,24 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
     )
 
 
-def _ignored_detail(name: str, validator: ServerValidator, done: str) -> Text:
+def _ignored_detail(name: str, validator: ServerValidator, done: str, fails: bool = False) -> Text:
     """The detail of ``input-argument-ignored``: argument ``name`` no longer declared, and what the validator
-    ``done`` with it (``drops``, ``keeps, unread,``)."""
+    ``done`` with it (``drops``, ``keeps, unread,``); ``fails``: the witness call fails for another reason (the
+    finding's reason says which), so it is not said to run."""
+    then = "(the witness call fails for another reason)" if fails else "so the call runs without it"
     return Text.of(
         "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
-        "({validator}) {done} it without an error, so the call runs without it",
+        "({validator}) {done} it without an error, {then}",
         name=repr(name),
         validator=validator.name,
         done=done,
+        then=then,
     )
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (a framework's multi-line error, pydantic's ``label\n  Field required``)."""
+    return " ".join(text.split())
 
 
 def _listed_open(schema: Any, at: str | None) -> bool:

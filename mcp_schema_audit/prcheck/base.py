@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mcp_schema_audit.gitref import remote_twin
-from mcp_schema_audit.outputlines import quote_output
+from mcp_schema_audit.outputlines import quote_output, secret_pattern
 from mcp_schema_audit.prcheck import processes
 from mcp_schema_audit.report.escape import no_workflow_commands, one_line
 
@@ -319,6 +319,9 @@ def started_server(
             "the capture would reach that server instead of the one started here (stop it, or use another port)",
             3,
         )
+    shown = secret_pattern(secrets).sub("***", one_line(command)) if any(secrets) else one_line(command)
+    sys.stderr.write(f"schema-audit: {what}: {no_workflow_commands(shown)} (waiting for {host}:{port})\n")
+    sys.stderr.flush()
     log = tempfile.TemporaryFile()  # noqa: SIM115 (it outlives this function: the server writes to it)
     before = processes.children_of_self()
     proc = subprocess.Popen(

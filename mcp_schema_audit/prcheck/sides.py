@@ -60,11 +60,12 @@ class Capture:
 #: Runs one capture; raises on failure (the caller's own error type, with its exit code).
 Capturer = Callable[[Capture], None]
 
-#: What a server says when its checkout lacks what an install or a build makes (git tracks neither a built
-#: ``dist/`` nor ``node_modules`` nor a virtual environment): Node's, Python's and the shell's words.
+#: What a server (or a build) says when its checkout lacks what an install or a build makes (git tracks neither a
+#: built ``dist/`` nor ``node_modules`` nor a virtual environment): Node's, Python's and the shell's words
+#: (``sh: 1: tsc: not found``: a build whose tools an install would have put there).
 _UNBUILT = re.compile(
     r"Cannot find module|Cannot find package|ERR_MODULE_NOT_FOUND|MODULE_NOT_FOUND|No module named|"
-    r"ModuleNotFoundError|No such file or directory|ENOENT|command not found"
+    r"ModuleNotFoundError|No such file or directory|ENOENT|command not found|: not found\b"
 )
 _SETUP_KEYS = ("install-command", "build-command")
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_schema_audit.capture.target import masked, scrub_secrets, secrets_in
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.probe.hosts import (
     Verdict,
@@ -455,16 +456,15 @@ def _cached_call_rejected(
         return None
     call_id = str(record.get("id"))
     detail = Text.of(
-        "call {call}: arguments the inputSchema cached from {cohorts} allows were rejected by the server: {error}",
+        "call {call}: arguments the inputSchema cached from {cohorts} allows were rejected by the server",
         call=call_id,
         cohorts=", ".join(cohorts),
-        error=_clip(message or "an error"),
     )
-    instance, truncated = cap_instance(arguments)
+    instance, truncated = cap_instance(masked(arguments))  # credential-named values as ***, as for traffic
     witness: dict[str, Any] = {
         "instance": instance,
         "accepted_by": "old",
-        "error": _clip(message, 500),
+        "error": scrub_secrets(_clip(message or "an error", 500), secrets_in(arguments)),
         "instance_pointer": "",
         "call": call_id,
         "calls": [call_id],

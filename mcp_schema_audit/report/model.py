@@ -165,10 +165,10 @@ GROUP_MIN = 3
 def grouped(findings: list[Finding]) -> list[list[Finding]]:
     """``findings`` (in order) as entries to show: a warning or info rule with ``GROUP_MIN`` findings or more is
     one entry holding all of them, where its first finding was; every other finding (each breaking one: its
-    witness proves it) is an entry of its own. Every finding is in exactly one entry (JSON keeps them all); an
-    entry whose findings have different fixes (a host rule's portable spelling) shows each one's
-    (``shared_fix``)."""
-    return runs(findings, lambda f: None if f.severity == "breaking" else (f.severity, f.rule))
+    witness proves it; each tagged ``security``: a changed description is read word by word, its change shown)
+    is an entry of its own. Every finding is in exactly one entry (JSON keeps them all); an entry whose
+    findings have different fixes (a host rule's portable spelling) shows each one's (``shared_fix``)."""
+    return runs(findings, lambda f: None if f.severity == "breaking" or "security" in f.tags else (f.severity, f.rule))
 
 
 def runs(items: list[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
@@ -376,9 +376,10 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     witness, ``("accepted by 0.2.5 (cached)", "the server running 0.2.6 (zod-strip, inferred)")`` for an
     argument witness (named by the server validator that judged it), ``("listed by 0.2.6 (served)", "SDK
     clients (…) with the whole tools/list")`` for a listing-time breaker, ``("sent by 0.2.6 in call c1",
-    "hosts that cached 0.2.5 (…)")`` for a real result, ``("allowed by the inputSchema cached from v1", "the server
-    running v2 (demo-mail 2.0.0)")`` for a real call's arguments (``input-call-rejected``). The witness's ``accepted_by`` (``"old"`` = OLD,
-    ``"new"`` = NEW, as given on the command line; ``"server"`` for a real result) picks the accepting side.
+    "hosts that cached 0.2.5 (…)")`` for a real result, ``("allowed by the inputSchema cached from v1", "the
+    server running v2 (demo-mail 2.0.0)")`` for a real call's arguments (``input-call-rejected``). The witness's
+    ``accepted_by`` (``"old"`` = OLD, ``"new"`` = NEW, as given on the command line; ``"server"`` for a real
+    result) picks the accepting side.
     Callers write ``f"{accepted}, rejected by {rejected}"``. Raw (not yet escaped) text.
     """
     hosts = ", ".join(f.hosts)

@@ -162,6 +162,10 @@ RULES = [
     ),
     Rule(
         id="input-pattern-changed",
+        fix=(
+            "keep accepting arguments that match the cached pattern (widen the new one to include it) until "
+            "hosts re-listed"
+        ),
         direction="input",
         severity="warning",
         family="engine.scalars",
@@ -173,6 +177,7 @@ RULES = [
     ),
     Rule(
         id="input-format-changed",
+        fix="accept the values the cached schema allowed for a release, then add the format",
         direction="input",
         severity="warning",
         family="engine.scalars",
@@ -184,6 +189,7 @@ RULES = [
     ),
     Rule(
         id="input-object-closed",
+        fix="accept (and ignore) the keys callers sent before, or close the object in a new tool version",
         direction="input",
         severity="warning",
         family="engine.objects",
@@ -312,8 +318,9 @@ RULES = [
         error="(none: the call succeeds without the argument)",
         source=f"{ARGUMENTS}; TS SDK McpServer validateToolInput (zod safeParse: z.object strips unknown keys); "
         "python-sdk MCPServer func_metadata (pydantic: extra keys ignored)",
-        fix="keep accepting the old argument (map a renamed one to its new name) until hosts re-listed; or make "
-        "the object .strict() so that callers get an error instead of a silent change",
+        fix="keep accepting the old argument (map a renamed one to its new name) until hosts re-listed; or reject "
+        "unknown keys (zod: .strict(); pydantic: model_config extra='forbid') so that callers get an error instead "
+        "of a silent change",
     ),
     Rule(
         id="input-required-added-with-default",

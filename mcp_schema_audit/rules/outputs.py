@@ -135,6 +135,10 @@ RULES = [
     ),
     Rule(
         id="output-pattern-changed",
+        fix=(
+            "keep every result matching the cached pattern until hosts re-listed, or widen the new pattern to "
+            "include the old one"
+        ),
         direction="output",
         severity="warning",
         family="engine.scalars",
@@ -222,6 +226,7 @@ RULES = [
     ),
     Rule(
         id="output-type-removed",
+        fix=("keep declaring the type (the server still sends it); drop it only once no host caches the old schema"),
         direction="output",
         severity="warning",
         family="engine.scalars",
@@ -233,6 +238,7 @@ RULES = [
     ),
     Rule(
         id="output-object-closed",
+        fix="keep the object open (additionalProperties unset or true) unless the server will never add a field",
         direction="output",
         severity="warning",
         family="engine.objects",
@@ -244,6 +250,7 @@ RULES = [
     ),
     Rule(
         id="output-enum-introduced",
+        fix="declare the field without an enum (values in its description) unless the set is final",
         direction="output",
         severity="warning",
         family="engine.scalars",

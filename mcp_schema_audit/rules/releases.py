@@ -78,6 +78,7 @@ VERSION_RULES = [
     ),
     Rule(
         id="version-unchanged",
+        fix="bump serverInfo.version with every release that changes the listing",
         surface="server",
         direction="server",
         severity="warning",
@@ -94,6 +95,7 @@ VERSION_RULES = [
     ),
     Rule(
         id="version-sources-disagree",
+        fix=("release one version everywhere: serverInfo.version, package.json or pyproject.toml, and server.json"),
         surface="server",
         direction="server",
         severity="warning",
@@ -116,6 +118,7 @@ VERSION_RULES = [
 CACHE_RULES = [
     Rule(
         id="cache-ttl-increased",
+        fix="raise ttlMs in small steps, and lower it ahead of a release that must reach hosts fast",
         surface="server",
         direction="server",
         severity="warning",
@@ -131,6 +134,7 @@ CACHE_RULES = [
     ),
     Rule(
         id="cache-scope-changed",
+        fix="keep the old cacheScope until every shared cache's TTL has passed, then change it",
         surface="server",
         direction="server",
         severity="warning",
@@ -148,6 +152,7 @@ CACHE_RULES = [
     ),
     Rule(
         id="cache-scope-public-list-varies",
+        fix='say cacheScope "private" for a list that depends on who asks, or list the same items to everyone',
         surface="server",
         direction="server",
         severity="warning",
@@ -213,6 +218,10 @@ HEADER_RULES = [
     ),
     Rule(
         id="header-added",
+        fix=(
+            "keep the server working without the header (hosts that cached the old listing do not send it), and "
+            "update gateway and WAF rules first"
+        ),
         direction="input",
         severity="warning",
         family="surfaces.header",
@@ -228,6 +237,7 @@ HEADER_RULES = [
     ),
     Rule(
         id="header-renamed",
+        fix="accept both header names for a while, and update intermediaries' rules before the release",
         direction="input",
         severity="warning",
         family="surfaces.header",
@@ -242,6 +252,10 @@ HEADER_RULES = [
     ),
     Rule(
         id="header-removed",
+        fix=(
+            "keep the x-mcp-header until intermediaries' rules stop using it, and tolerate the header from "
+            "hosts that still send it"
+        ),
         direction="input",
         severity="warning",
         family="surfaces.header",
@@ -277,6 +291,7 @@ EXTENSION_RULES = [
     ),
     Rule(
         id="extension-settings-changed",
+        fix="publish the new settings shape under a new extension identifier (SEP-2133), keeping the old one",
         surface="server",
         direction="server",
         severity="warning",
@@ -339,6 +354,7 @@ APPS_RULES = [
 DEPRECATION_RULES = [
     Rule(
         id="deprecated-feature-used",
+        fix="migrate as the message says before the earliest removal date",
         surface="server",
         direction="server",
         severity="warning",
@@ -404,6 +420,10 @@ PROBE_RULES = [
     ),
     Rule(
         id="probe-elicitation-schema-unsupported",
+        fix=(
+            "keep requestedSchema to the restricted subset: a flat object of string, number/integer, boolean "
+            "and enum properties"
+        ),
         direction="tool",
         severity="warning",
         family="probe",

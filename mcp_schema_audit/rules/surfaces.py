@@ -161,6 +161,7 @@ RULES = [
     ),
     Rule(
         id="resource-mime-type-changed",
+        fix="keep the old mimeType and serve the new type under a new resource URI",
         surface="resource",
         direction="resource",
         severity="warning",
@@ -293,6 +294,7 @@ RULES = [
     ),
     Rule(
         id="resource-template-mime-type-changed",
+        fix="keep the old mimeType and serve the new type under a new template",
         surface="resource-template",
         direction="resource-template",
         severity="warning",
@@ -343,6 +345,7 @@ RULES = [
     ),
     Rule(
         id="server-capability-narrowed",
+        fix="keep the capability (or listChanged) until no host relies on it, and say so in the release notes",
         surface="server",
         direction="server",
         severity="warning",

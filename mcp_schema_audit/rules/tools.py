@@ -80,6 +80,10 @@ RULES = [
     ),
     Rule(
         id="tool-annotation-riskier",
+        fix=(
+            "check that the new hints are right; hosts that auto-approved the tool now ask (or should), so say "
+            "so in the release notes"
+        ),
         direction="tool",
         severity="warning",
         family="metadata",
@@ -164,6 +168,7 @@ RULES = [
     ),
     Rule(
         id="dialect-changed",
+        fix=("keep the old $schema until hosts re-listed, or check each keyword the message names under both dialects"),
         direction="tool",
         severity="warning",
         family="engine.compare",
@@ -286,6 +291,10 @@ RULES = [
     ),
     Rule(
         id="output-closed-object-hazard",
+        fix=(
+            "open the object before a release needs to add a field (drop additionalProperties: false; zod 3: "
+            ".passthrough(), zod 4: z.looseObject; pydantic: model_config extra='allow')"
+        ),
         direction="output",
         severity="warning",
         family="lint",
@@ -297,6 +306,10 @@ RULES = [
     ),
     Rule(
         id="output-value-set-hazard",
+        fix=(
+            "if the set may grow, declare the field as a string with the values in its description (or x-enum "
+            "hints) before a release adds one"
+        ),
         direction="output",
         severity="warning",
         family="lint",
@@ -306,6 +319,10 @@ RULES = [
     ),
     Rule(
         id="dialect-portability",
+        fix=(
+            "express the constraint with keywords draft-07 reads too (items/additionalItems, "
+            "additionalProperties, dependencies), or accept that ts-sdk-v1 hosts do not check it"
+        ),
         direction="tool",
         severity="warning",
         family="lint",
@@ -320,6 +337,10 @@ RULES = [
     ),
     Rule(
         id="output-required-drift",
+        fix=(
+            "keep every field the baseline requires in the results, and require no field the baseline did not, "
+            "until hosts re-listed"
+        ),
         direction="output",
         severity="warning",
         family="lint",
@@ -333,6 +354,7 @@ RULES = [
     ),
     Rule(
         id="schema-invalid",
+        fix="make the schema valid and self-contained (local $ref only): schema-audit lint names the problem",
         direction="tool",
         severity="warning",
         family="engine.walk",
@@ -348,6 +370,7 @@ RULES = [
     ),
     Rule(
         id="schema-undecidable",
+        fix="review this change by hand; if it is safe, accept it with an [[ignore]] entry and a reason",
         direction="tool",
         severity="warning",
         family="engine.walk",

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from mcp_schema_audit.capture.target import masked
 from mcp_schema_audit.engine.servers import ServerValidator
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.traffic.count import Usage, annotate, masked, tally, threshold
+from mcp_schema_audit.traffic.count import Usage, annotate, tally, threshold
 from mcp_schema_audit.traffic.read import FORMATS, Call, detect, read_calls
 
 __all__ = ["FORMATS", "Call", "Usage", "detect", "judged", "masked", "read_calls", "usage", "usage_note"]

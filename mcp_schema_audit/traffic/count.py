@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from mcp_schema_audit.capture.target import looks_secret, scrub_secrets, secret_name
+from mcp_schema_audit.capture.target import masked, scrub_secrets, secrets_in
 from mcp_schema_audit.engine.servers import ServerValidator, judge, server_view
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding, make_finding
@@ -240,34 +240,6 @@ def _counted(f: Finding, u: Usage | None) -> Finding:
     else:
         calls, affected = u.calls, (u.calls if f.rule == "tool-removed" else 0)
     return replace(f, traffic={"calls": calls, "affected": affected})
-
-
-def masked(value: Any) -> Any:
-    """``value`` (recorded arguments or a result) with the values of keys named like credentials (``password``,
-    ``api_key``, ``token`` …) replaced by ``***`` wherever they occur, in a copy: what a report may show of real
-    traffic."""
-    import orjson
-
-    found = secrets_in(value)
-    copy = orjson.loads(orjson.dumps(value))
-    return scrub_secrets(copy, found) if found else copy
-
-
-def secrets_in(value: Any) -> list[str]:
-    """The string values of keys named like credentials anywhere in ``value``, longest first."""
-    found: set[str] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for k, v in item.items():
-                if isinstance(v, str) and secret_name(str(k)) and looks_secret(str(k), v):
-                    found.add(v)
-                elif isinstance(v, (dict, list)):
-                    stack.append(v)
-        elif isinstance(item, list):
-            stack.extend(x for x in item if isinstance(x, (dict, list)))
-    return sorted(found, key=len, reverse=True)
 
 
 def threshold(findings: list[Finding], spec: str | None) -> list[Finding]:
