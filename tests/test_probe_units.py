@@ -230,6 +230,17 @@ def test_each_tool_auto_leaves_out_says_why_and_what_to_add() -> None:
     )
     text = render_plan(calls, skipped)
     assert "  plain: not annotated readOnlyHint: true; add: if it only reads, annotate it readOnlyHint: true" in text
+    # every required argument it cannot fill, in one reason; the advice in the server's framework's words
+    two = _tool("two", RO)
+    two["inputSchema"] = {"type": "object", "properties": {"city": {}, "scope": {}}, "required": ["city", "scope"]}
+    _, [skip] = plan_calls(snapshot_from_data({"tools": [two]}, source="s.json"), [], auto=True)
+    assert skip["why"] == "required arguments 'city', 'scope' have no const, single enum value, default or example"
+    from mcp_schema_audit.probe.plan import what_to_add
+
+    assert "pydantic: Field(default=…)" in what_to_add(skip["why"], "pydantic")
+    assert "zod" not in what_to_add(skip["why"], "pydantic") and "pydantic" not in what_to_add(skip["why"], "zod4")
+    assert "TypeScript: registerTool" in what_to_add("not annotated readOnlyHint: true")  # unknown: both spellings
+    assert "TypeScript" not in what_to_add("not annotated readOnlyHint: true", "pydantic")
     assert json.loads(render_plan(calls, skipped, "json"))["skipped"][0]["add"] == add["needs"][1]
 
 

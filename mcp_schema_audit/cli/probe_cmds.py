@@ -280,7 +280,8 @@ def _probe_report(
     checked = sum(1 for c in report.calls if c.get("checked"))
     left_out = f"; --auto left out {plural(len(skipped), 'tool')}" if run.auto and run.replay is None else ""
     err(f"{plural(made, 'call')} made, {checked} checked against an outputSchema{left_out}")
-    _explain_skipped(skipped if run.auto and run.replay is None else [])
+    if output is not None:  # else the report on the terminal names each one (its notes): said once, not twice
+        _explain_skipped(skipped if run.auto and run.replay is None else [])
     return report
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.capture.calls import PlannedCall
+from mcp_schema_audit.engine.servers import infer
 from mcp_schema_audit.errors import InputError, UsageError
 from mcp_schema_audit.schema import RefError, SchemaDoc
 from mcp_schema_audit.snapshot import Snapshot, read_json_file
@@ -99,6 +100,7 @@ def plan_calls(
     ]
     skipped: list[dict[str, str]] = []
     if auto:
+        wording = infer(listing.tools).wording if listing.tools else None
         called = {c.tool for c in listed}
         ids = {c.id for c in listed}
         for name in sorted(tools):
@@ -106,7 +108,7 @@ def plan_calls(
                 continue
             arguments, why = auto_arguments(tools[name])
             if arguments is None:
-                skipped.append({"tool": name, "why": why, "add": what_to_add(why)})
+                skipped.append({"tool": name, "why": why, "add": what_to_add(why, wording)})
                 continue
             call_id = name if name not in ids else f"{name}#auto"
             ids.add(call_id)
@@ -114,29 +116,42 @@ def plan_calls(
     return calls, skipped
 
 
-#: What to add so that ``--auto`` calls a tool it left out, by the start of the reason (``auto_arguments``).
-_ADVICE = (
-    (
-        ("not annotated readOnlyHint", "annotated readOnlyHint"),
-        "if it only reads, annotate it readOnlyHint: true (TypeScript: registerTool(name, {annotations: "
-        "{readOnlyHint: true}, …}); Python: @mcp.tool(annotations={'readOnlyHint': True})), or call it from a "
-        "calls file (--calls FILE)",
-    ),
-    (("annotated destructiveHint",), "call it from a calls file (--calls FILE) with arguments safe to send"),
-    (
-        ("required argument",),
-        "give that argument a default or examples in its schema (zod 4: .default(…) or .meta({examples: […]}); "
-        "zod 3: .default(…), its .describe() gives no examples; pydantic: Field(default=…) or "
-        "Field(examples=[…])), or call the tool from a calls file (--calls FILE)",
-    ),
-)
+#: How each framework spells what ``--auto`` needs (``engine.servers`` wordings; ``None``: not known, all of them).
+_READ_ONLY = {
+    "zod3": "registerTool(name, {annotations: {readOnlyHint: true}, …})",
+    "zod4": "registerTool(name, {annotations: {readOnlyHint: true}, …})",
+    "pydantic": "@mcp.tool(annotations={'readOnlyHint': True})",
+}
+_VALUES = {
+    "zod4": "zod 4: .default(…) or .meta({examples: […]})",
+    "zod3": "zod 3: .default(…), its .describe() gives no examples",
+    "pydantic": "pydantic: Field(default=…) or Field(examples=[…])",
+}
 
 
-def what_to_add(why: str) -> str:
-    """What would make ``--auto`` call a tool it left out for ``why`` (an ``auto_arguments`` reason)."""
-    for starts, advice in _ADVICE:
-        if why.startswith(starts):
-            return advice
+def what_to_add(why: str, wording: str | None = None) -> str:
+    """What would make ``--auto`` call a tool it left out for ``why`` (an ``auto_arguments`` reason), in the words
+    of the server's framework when ``wording`` names one (``zod3``, ``zod4``, ``pydantic``: ``servers.infer``), else
+    in every framework's."""
+    if why.startswith(("not annotated readOnlyHint", "annotated readOnlyHint")):
+        spelled = (
+            _READ_ONLY[wording]
+            if wording in _READ_ONLY
+            else f"TypeScript: {_READ_ONLY['zod4']}; Python: {_READ_ONLY['pydantic']}"
+        )
+        return (
+            f"if it only reads, annotate it readOnlyHint: true ({spelled}), or call it from a calls file (--calls FILE)"
+        )
+    if why.startswith("annotated destructiveHint"):
+        return "call it from a calls file (--calls FILE) with arguments safe to send"
+    if why.startswith("required argument"):
+        spelled = (
+            _VALUES[wording] if wording in _VALUES else "; ".join(_VALUES[w] for w in ("zod4", "zod3", "pydantic"))
+        )
+        return (
+            f"give each such argument a default or examples in its schema ({spelled}), or call the tool from a "
+            "calls file (--calls FILE)"
+        )
     return "call it from a calls file (--calls FILE) with arguments its inputSchema accepts"
 
 
@@ -171,14 +186,23 @@ def auto_arguments(tool: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     props = listed_props if isinstance(listed_props := schema.get("properties"), dict) else {}
     arguments: dict[str, Any] = {}
     sources = []
+    unfilled = []
     for name in required:
         if not isinstance(name, str):
             return None, "a required entry is not a string"
         found = _value_of(doc, props.get(name))
         if found is None:
-            return None, f"required argument {name!r} has no const, single enum value, default or example"
+            unfilled.append(name)
+            continue
         arguments[name], source = found
         sources.append(f"{name} from {source}")
+    if unfilled:  # every one of them, not only the first: one round of fixes, not one per argument
+        names = ", ".join(map(repr, unfilled[:10])) + (f" and {len(unfilled) - 10} more" if len(unfilled) > 10 else "")
+        return None, (
+            f"required argument {names} has no const, single enum value, default or example"
+            if len(unfilled) == 1
+            else f"required arguments {names} have no const, single enum value, default or example"
+        )
     try:
         errors = doc.errors(arguments, "python-sdk")
     except (RefError, ValueError, RecursionError) as exc:

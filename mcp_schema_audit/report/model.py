@@ -165,10 +165,18 @@ GROUP_MIN = 3
 def grouped(findings: list[Finding]) -> list[list[Finding]]:
     """``findings`` (in order) as entries to show: a warning or info rule with ``GROUP_MIN`` findings or more is
     one entry holding all of them, where its first finding was; every other finding (each breaking one: its
-    witness proves it; each tagged ``security``: a changed description is read word by word, its change shown)
+    witness proves it; each changed description or instructions, prose a reviewer reads word by word: ``prose``)
     is an entry of its own. Every finding is in exactly one entry (JSON keeps them all); an entry whose
     findings have different fixes (a host rule's portable spelling) shows each one's (``shared_fix``)."""
-    return runs(findings, lambda f: None if f.severity == "breaking" or "security" in f.tags else (f.severity, f.rule))
+    return runs(findings, lambda f: None if f.severity == "breaking" or prose(f) else (f.severity, f.rule))
+
+
+def prose(f: Finding) -> bool:
+    """A changed description or server instructions, shown with its word delta: where a rug pull hides a prompt
+    injection, so never folded into a group."""
+    from mcp_schema_audit.report.worddelta import has_delta
+
+    return (f.rule.endswith("-description-changed") or f.rule == "server-instructions-changed") and has_delta(f)
 
 
 def runs(items: list[T], key: Callable[[T], Hashable | None]) -> list[list[T]]:
