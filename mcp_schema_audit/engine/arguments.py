@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from mcp_schema_audit.capture.target import oneline
 from mcp_schema_audit.engine.issue import Budget
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.servers import Outcome, ServerValidator, judge
@@ -121,7 +122,7 @@ def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) 
     name = at.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
     fails = bool(outcome.rejected and outcome.error)
     detail = _ignored_detail(name, validator, done, fails)
-    rejected = f"; the call fails for another reason: {_one_line(outcome.error)[:300]}" if fails else ""
+    rejected = f"; the call fails for another reason: {oneline(outcome.error)[:300]}" if fails else ""
     return replace(
         f,
         rule="input-argument-ignored",
@@ -156,7 +157,7 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
     if built is not None and outcome is not None:
         error = outcome.error if outcome.rejected else ""
         witness = {"instance": built[0], "accepted_by": "old", "error": "", "instance_pointer": built[1]}
-    other = f"; the call fails for another reason: {_one_line(error)[:300]}" if error else ""
+    other = f"; the call fails for another reason: {oneline(error)[:300]}" if error else ""
     return replace(
         f,
         rule="input-argument-ignored",
@@ -183,11 +184,6 @@ def _ignored_detail(name: str, validator: ServerValidator, done: str, fails: boo
         done=done,
         then=then,
     )
-
-
-def _one_line(text: str) -> str:
-    """``text`` on one line (a framework's multi-line error, pydantic's ``label\n  Field required``)."""
-    return " ".join(text.split())
 
 
 def _listed_open(schema: Any, at: str | None) -> bool:
