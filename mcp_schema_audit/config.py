@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit.errors import UsageError, not_one_of
+from mcp_schema_audit.errors import InputError, UsageError, not_one_of
 from mcp_schema_audit.globs import check_count, glob_match
+from mcp_schema_audit.snapshot.jsonio import read_file_bytes
 from mcp_schema_audit.tomltext import toml_loads
 from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES, SERVER_VALIDATORS, SEVERITIES, SURFACES
 
@@ -292,16 +293,12 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     without a ``reason``."""
     base = cwd or Path.cwd()
     if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read config {path}: {getattr(exc, 'strerror', None) or exc}") from exc
-        raw = toml_loads(text, str(path))
+        raw = toml_loads(_config_text(path), str(path))
         if path.name != "pyproject.toml":
             return _parsed(raw, str(path), [])
         return _parsed(_tool_table(raw, str(path)), str(path), [w for w in [_misspelled_table(raw, str(path))] if w])
     own, pyproject = base / ".schema-audit.toml", base / "pyproject.toml"
-    if own.is_file():
+    if own.exists() or own.is_symlink():  # a folder, device or dangling link there is exit 2, never skipped
         cfg = load_config(own)
         table = _pyproject_table_name(pyproject)
         if table:
@@ -313,12 +310,25 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     if not pyproject.is_file():
         return Config()
     try:
-        raw = toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
-    except (OSError, UnicodeDecodeError):
-        raw = {}
+        text = _config_text(pyproject)
+    except UsageError:  # unreadable (a device, a folder, not UTF-8): no table to read
+        text = ""
+    raw = toml_loads(text, str(pyproject))
     data = _tool_table(raw, str(pyproject))
     warnings = [w for w in [_misspelled_table(raw, pyproject.name)] if w]
     return _parsed(data, str(pyproject) if data is not None else None, warnings)
+
+
+def _config_text(path: Path) -> str:
+    """The text of the configuration file ``path``: a regular file of at most ``MAX_INPUT_BYTES``, UTF-8 (a
+    folder, FIFO or device such as ``/dev/zero`` is refused before it is read, so a configuration committed as a
+    link to one neither hangs nor fills memory). Raises ``UsageError``: ``cannot read config …``."""
+    try:
+        return read_file_bytes(path, "a configuration file").decode("utf-8")
+    except InputError as exc:
+        raise UsageError(f"cannot read config {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read config {path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 def _parsed(data: dict[str, Any] | None, source: str | None, warnings: list[str]) -> Config:
@@ -360,8 +370,8 @@ def _pyproject_table_name(pyproject: Path) -> str | None:
     if not pyproject.is_file():
         return None
     try:
-        raw = toml_loads(pyproject.read_text(encoding="utf-8"), str(pyproject))
-    except (OSError, UnicodeDecodeError, UsageError):
+        raw = toml_loads(_config_text(pyproject), str(pyproject))
+    except UsageError:
         return None
     tool = raw.get("tool")
     if isinstance(tool, dict) and "schema-audit" in tool:

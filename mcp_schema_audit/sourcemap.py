@@ -6,12 +6,15 @@ Recognised registrations (the SDKs' own spellings): TypeScript/JavaScript ``serv
 ``def name`` (or ``async def``), and ``@….tool(name="name")`` / ``….tool("name")``. The files searched are the
 ones git tracks under the root (else every file there), skipping ``node_modules``, build output (``dist``,
 ``build``, ``out``) and virtual environments, at most ``MAX_FILES`` files of at most ``MAX_BYTES`` each; the
-first registration found (tracked source files in path order) wins. Standard library only.
+first registration found (tracked source files in path order) wins; a symbolic link, FIFO or device is never read.
+Standard library only.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import subprocess
 from pathlib import Path
 
@@ -56,6 +59,24 @@ def source_files(root: Path) -> list[Path]:
     return out
 
 
+def _source_text(path: Path) -> str | None:
+    """The text of ``path`` when it is a regular file of at most ``MAX_BYTES`` (not a symbolic link: a pull request
+    could commit ``src/x.ts`` as a link to ``/dev/zero``, a FIFO or a file outside the checkout), else ``None``.
+    Opened without following a link and without blocking, then checked, so nothing is read from a device."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = fh.read(MAX_BYTES + 1)
+        except OSError:
+            return None
+    return None if len(data) > MAX_BYTES else data.decode("utf-8", "replace")
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -67,11 +88,8 @@ def registrations(root: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
     for path in source_files(root):
         if len(found) == len(names):
             break
-        try:
-            if path.stat().st_size > MAX_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = _source_text(path)
+        if text is None:
             continue
         hits = [(m.group(2), m.start()) for m in _CALL.finditer(text)]
         if path.suffix == ".py":

@@ -226,17 +226,19 @@ def _in_repository(config: str) -> str | None:
     """``config`` (the ``config`` input) as a path relative to the current folder when it is absolute and inside
     the repository's work tree (``${{ github.workspace }}/ci/sa.toml``): the pull request's file, whose base
     version decides; ``None`` for a path outside the repository (a file a workflow step wrote, not the pull
-    request's)."""
+    request's). Decided from the path as written (normalised): only the folders above the repository, which are
+    the workflow's, are resolved; a link inside the repository is the pull request's content and is never
+    followed here (the pull request's file made a link to ``/dev/null`` would otherwise pass for the workflow's
+    own file, and apply with no comparison)."""
     try:
         root = Path(action_base.git("rev-parse", "--show-toplevel")).resolve()
     except Exception:  # noqa: BLE001 (no repository: no base file to read either)
         return None
-    target = Path(os.path.normpath(config))
-    try:
-        target.resolve().relative_to(root)
-    except ValueError:
-        return None
-    return os.path.relpath(target, Path.cwd())
+    parts = Path(os.path.normpath(config)).parts
+    for depth in range(1, len(parts)):
+        if Path(*parts[:depth]).resolve() == root:  # the shallowest folder that is the repository's root
+            return os.path.relpath(root.joinpath(*parts[depth:]), Path.cwd().resolve())
+    return None
 
 
 def _policy_folder() -> Path:
@@ -246,42 +248,84 @@ def _policy_folder() -> Path:
     return folder
 
 
+def _head_config(config: str) -> Config:
+    """The pull request's configuration as its checkout has it now: the file ``config`` names (relative to the
+    current folder), else the default lookup. A file that is not there at all (deleted) is the defaults, compared
+    with the base's as they would be. Raises ``ActionError`` (exit 2) for a file that is there but does not load
+    (invalid TOML, an unknown key, a folder, not UTF-8, a device, a link to nothing): it used to be frozen as the
+    defaults and applied with nothing compared, so a pull request breaking its own configuration passed a gate the
+    base's policy fails; and for a link that leaves the repository (as in the base revision: the pull request
+    could otherwise have the runner read, and quote in errors, a file outside its checkout)."""
+    for name in [config] if config else list(_CANDIDATES):
+        _inside_checkout(name)
+    try:
+        return load_config(Path(config) if config else None)
+    except UsageError as exc:
+        if config and not os.path.lexists(config):  # deleted
+            return Config()
+        raise ActionError(f"the pull request's configuration: {exc}") from None
+
+
+def _inside_checkout(name: str) -> None:
+    """``ActionError`` when the file ``name`` (relative to the current folder) is reached through a symbolic link
+    that leaves the repository's work tree; nothing when it stays inside, is not there, or there is no repository."""
+    if not os.path.lexists(name):
+        return
+    try:
+        root = Path(action_base.git("rev-parse", "--show-toplevel")).resolve()
+    except Exception:  # noqa: BLE001 (no repository: nothing to stay inside)
+        return
+    target = Path(os.path.realpath(name))
+    if not target.is_relative_to(root):
+        raise ActionError(
+            f"the pull request's configuration: {name}: a symbolic link on its way leaves the repository ({target})"
+        )
+
+
+def _base_config(sha: str, config: str, why: str, folder: Path) -> tuple[Config, str]:
+    """The base revision's configuration (``_base_file``; none: the defaults) and the path of its frozen copy in
+    ``folder``. Raises ``ActionError`` (exit 2) when it cannot be read or does not load."""
+    found = _base_file(sha, config)
+    name, text = found if found else (".schema-audit.toml", "")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    try:
+        return load_config(path), str(path)
+    except UsageError as exc:
+        raise ActionError(f"the base revision's configuration ({why}): {exc}") from None
+
+
 def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
     """The policy for this run. ``sha``: the base revision (``None``: none known, the pull request's own file
     applies and the summary says so); ``approved_by_label``: the pull request carries the approval label.
-    Raises ``ActionError`` (exit 2) for a bad ``policy`` input, or a base configuration that cannot be read."""
+    Raises ``ActionError`` (exit 2) for a bad ``policy`` input, a base configuration that cannot be read, or a
+    pull request's configuration that is there and does not load (the base's is read first: it is the one that
+    decides)."""
     mode = choice()
     config = input_value("config")
     if config and Path(config).is_absolute():
         inside = _in_repository(config)
         if inside is None:  # outside the repository: not the pull request's content, read before its commands run
+            try:
+                load_config(Path(config))
+            except UsageError as exc:
+                raise ActionError(f"the config input's file: {exc}") from None
             frozen = _frozen(_policy_folder() / "given", config, None)
             return Policy(config=frozen, source=f"{config} (outside the repository: the config input's own file)")
         config = inside
-    try:
-        head: Config | None = load_config(Path(config) if config else None)
-    except UsageError:
-        # unreadable or invalid now: frozen as it is (a missing file as the defaults), so that what a build writes
-        # there later is never read; compared with the base as the defaults would be
-        head = Config() if config and not Path(config).exists() else None
     folder = _policy_folder()
+    base = _base_config(sha, config, why, folder / "base") if sha is not None else None
+    head = _head_config(config)
     # the pull request's file as it is now, before any of its install, build or start commands run: a command
     # that rewrites it later (or writes one where there was none) changes nothing
     mine = _frozen(folder / "head", config, head)
-    if sha is None:
+    if base is None:
         return Policy(config=mine, source="the pull request's checkout (no base revision to read a policy from)")
-    found = _base_file(sha, config)
-    name, text = found if found else (".schema-audit.toml", "")
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    try:
-        base = load_config(path)
-    except UsageError as exc:
-        raise ActionError(f"the base revision's configuration ({why}): {exc}") from None
-    lowered = lowering(base, head, fail_on_input=bool(input_value("fail-on"))) if head is not None else []
+    lowered = lowering(base[0], head, fail_on_input=bool(input_value("fail-on")))
     source = f"the base revision's configuration ({why})"
     if not lowered:
         return Policy(config=mine)
     if mode == "pull-request" or approved_by_label:
         return Policy(config=mine, lowering=lowered)
-    return Policy(config=str(path), source=source, lowering=lowered, applied=False)
+    return Policy(config=base[1], source=source, lowering=lowered, applied=False)

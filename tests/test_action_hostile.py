@@ -507,3 +507,126 @@ def test_a_github_file_that_cannot_be_written_is_one_error_line_and_never_a_pass
         assert r.outputs["exit-code"] == "0" and r.outputs["passed"] == "true", r.outputs
     else:
         assert r.summary.startswith("### ✅ schema-audit diff: 13 breaking"), r.summary[:200]
+
+
+def _changed_pr(tmp_path: Path, base_toml: str, change: Any) -> dict[str, Any]:
+    """``_policy_pair`` whose base commits ``base_toml`` as ``.schema-audit.toml`` and ``ci/sa.toml``, and whose pull
+    request's commit is what ``change(repo path)`` makes of the tree (links committed as links)."""
+    repo = _policy_pair(tmp_path, base_toml, base_toml)
+    path = repo["path"]
+    git(path, "checkout", "-q", "main")
+    (path / "ci").mkdir()
+    (path / "ci" / "sa.toml").write_text(base_toml)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "ci policy")
+    repo["first"] = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-B", "feature")
+    change(path)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--allow-empty", "-m", "pr")
+    return repo
+
+
+def _write(relative: str, data: str | bytes):
+    def change(path: Path) -> None:
+        target = path / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return change
+
+
+def _folder_instead(relative: str):
+    def change(path: Path) -> None:
+        (path / relative).unlink()
+        (path / relative).mkdir()
+        (path / relative / "x").write_text('fail_on = "never"\n')
+
+    return change
+
+
+def _link_instead(relative: str, target: str):
+    def change(path: Path) -> None:
+        (path / relative).unlink()
+        (path / relative).symlink_to(target)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("config", "change", "said"),
+    [
+        ("", _write(".schema-audit.toml", "fail_on = [never\n"), ".schema-audit.toml: invalid TOML"),
+        ("", _write(".schema-audit.toml", 'fail_on = "never"\nsevrity = {}\n'), "did you mean severity?"),
+        ("ci/sa.toml", _folder_instead("ci/sa.toml"), "is a directory, not a configuration file"),
+        ("ci/sa.toml", _write("ci/sa.toml", b'fail_on = "never" # \xff\n'), "not UTF-8"),
+        ("ci/sa.toml", _link_instead("ci/sa.toml", "/dev/zero"), "leaves the repository (/dev/zero)"),
+    ],
+)
+def test_a_pull_request_configuration_that_does_not_load_is_exit_2_never_the_defaults(
+    tmp_path: Path, config: str, change: Any, said: str
+):
+    """The pull request's own file is there but does not load (invalid TOML, an unknown key, a folder in its place,
+    not UTF-8, a link to ``/dev/zero``): it was frozen as the defaults and applied with nothing compared, so the
+    base's ``fail_on = "info"`` was lost (exit 0, no Policy section; ``/dev/zero`` filled memory). Now exit 2 with
+    one line naming the pull request's configuration, as the CLI says of an invalid file."""
+    repo = _changed_pr(tmp_path, 'fail_on = "info"\n', change)
+    r = _policy_run(tmp_path, repo, config=config)
+    assert r.code == 2, (r.stdout, r.stderr, r.summary)
+    line = r.stdout.strip()
+    assert line.startswith("::error title=schema-audit::the pull request's configuration: "), r.stdout
+    assert said in line and "\n" not in line and "Traceback" not in r.stderr, (line, r.stderr)
+
+
+def test_an_absolute_config_input_whose_file_the_pull_request_made_a_link_is_still_its_file(tmp_path: Path):
+    """``config: ${{ github.workspace }}/ci/sa.toml`` and the pull request makes ``ci/sa.toml`` a link to ``/dev/null``:
+    the path was resolved through the link, landed outside the repository and passed for the workflow's own file,
+    applied with nothing compared (exit 0). Inside or outside is now decided from the path as written: the pull
+    request's file, a link out of the checkout, exit 2. A link to nothing is exit 2 too (only a deleted file is
+    the defaults)."""
+    repo = _changed_pr(tmp_path, 'fail_on = "info"\n', _link_instead("ci/sa.toml", "/dev/null"))
+    r = _policy_run(tmp_path, repo, config=str(repo["path"] / "ci" / "sa.toml"))
+    assert r.code == 2, (r.stdout, r.stderr, r.summary)
+    said = "::error title=schema-audit::the pull request's configuration: ci/sa.toml: a symbolic link on its way"
+    assert r.stdout.startswith(said + " leaves the repository (/dev/null)"), r.stdout
+    gone = _changed_pr(tmp_path / "gone", 'fail_on = "info"\n', _link_instead("ci/sa.toml", "../nothing.toml"))
+    r = _policy_run(tmp_path / "gone", gone, config=str(gone["path"] / "ci" / "sa.toml"))
+    assert r.code == 2 and "cannot read: No such file or directory" in r.stdout, (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize(("config", "target"), [("", "/etc/hostname"), ("ci/sa.toml", "../../outside.toml")])
+def test_a_pull_request_configuration_linked_out_of_the_checkout_is_exit_2(tmp_path: Path, config: str, target: str):
+    """The pull request's file a link out of the checkout (the runner's own files, or the workspace next to it):
+    refused like such a link in the base revision, before anything is read (it was read, and a file that did not
+    parse as a configuration was quoted in errors)."""
+    (tmp_path / "outside.toml").write_text('fail_on = "never"\n')
+    relative = config or ".schema-audit.toml"
+    repo = _changed_pr(tmp_path, 'fail_on = "info"\n', _link_instead(relative, target))
+    r = _policy_run(tmp_path, repo, config=config)
+    assert r.code == 2, (r.stdout, r.stderr, r.summary)
+    said = f"::error title=schema-audit::the pull request's configuration: {relative}: a symbolic link on its way"
+    assert r.stdout.startswith(said + " leaves the repository ("), r.stdout
+
+
+def test_an_absolute_config_input_through_the_workflows_own_link_to_the_workspace_is_inside(tmp_path: Path):
+    """A workflow that reaches its workspace through a link of its own (``/tmp/ws`` → the checkout) names the pull
+    request's file all the same: the folders above the repository are resolved, the ones inside are not."""
+    repo = _changed_pr(tmp_path, 'fail_on = "info"\n', _write("ci/sa.toml", 'fail_on = "never"\n'))
+    alias = tmp_path / "alias"
+    alias.symlink_to(repo["path"])
+    r = _policy_run(tmp_path, repo, config=str(alias / "ci" / "sa.toml"))
+    assert r.code == 1 and "(fail-on: info)" in r.summary.splitlines()[0], (r.stdout, r.stderr, r.summary)
+    assert "fail_on info → never" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("made", ["missing", "folder"])
+def test_a_config_input_outside_the_repository_that_cannot_be_read_is_exit_2(tmp_path: Path, made: str):
+    """The workflow's own file outside the repository missing or a folder: it was frozen as the defaults and
+    applied (exit 0, whatever the base's policy); now exit 2 naming it."""
+    repo = _policy_pair(tmp_path, 'fail_on = "info"\n', 'fail_on = "info"\n')
+    outside = tmp_path / "ci-policy" / "sa.toml"
+    if made == "folder":
+        outside.mkdir(parents=True)
+    r = _policy_run(tmp_path, repo, config=str(outside))
+    assert r.code == 2, (r.stdout, r.stderr, r.summary)
+    assert r.stdout.startswith(f"::error title=schema-audit::the config input's file: cannot read config {outside}")

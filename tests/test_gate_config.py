@@ -226,3 +226,29 @@ def test_config_values_of_the_wrong_type_are_exit_2(tmp_path: Path, toml: str, n
         assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("schema-audit: error: "), (name, r.stderr)
         assert needle in lines[0], (name, lines[0])
         assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("/dev/zero", "not a regular file (a FIFO, device or socket is never read)"),
+        ("fifo", "not a regular file (a FIFO, device or socket is never read)"),
+        ("folder", "is a directory, not a configuration file"),
+        ("latin1.toml", "not UTF-8"),
+    ],
+)
+def test_a_config_that_is_a_device_fifo_folder_or_not_utf8_is_one_line(tmp_path: Path, given: str, said: str):
+    """``--config /dev/zero`` read until memory ran out; a FIFO hung on its open: each is exit 2 with one line, and a
+    ``.schema-audit.toml`` committed as a link to one (a pull request can commit links) is refused the same way,
+    never skipped for the defaults."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "latin1.toml").write_bytes(b'fail_on = "never" # caf\xe9\n')
+    r = cli("diff", str(SEED / "v0.2.5.json"), str(SEED / "v0.2.6.json"), "--config", given, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr[-500:])
+    assert r.stderr.count("\n") == 1 and said in r.stderr and "cannot read config" in r.stderr, r.stderr
+    (tmp_path / ".schema-audit.toml").symlink_to(given if given.startswith("/") else tmp_path / given)
+    linked = cli("diff", str(SEED / "v0.2.5.json"), str(SEED / "v0.2.6.json"), cwd=tmp_path, timeout=60)
+    assert linked.returncode == 2 and said in linked.stderr and linked.stderr.count("\n") == 1, linked.stderr

@@ -84,3 +84,19 @@ def test_diff_annotations_and_sarif_point_at_the_registration(tmp_path: Path):
     assert next(ln for ln in plain.stdout.splitlines() if ln.startswith("::error ")).startswith(
         "::error file=new.json,"
     )
+
+
+def test_a_source_file_that_is_a_link_fifo_or_device_is_never_read(tmp_path: Path):
+    """A pull request can commit ``src/zero.ts`` as a link to ``/dev/zero`` (its st_size is 0, so the size check
+    passed and the read filled memory), to a FIFO (the read hung) or to a file outside the checkout: none is read;
+    the real registrations are still found."""
+    import os
+
+    write_tree(tmp_path)
+    (tmp_path / "a_zero.ts").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "a_pipe.ts")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.py"
+    outside.write_text("@mcp.tool()\ndef secret(q: str) -> str:\n    return q\n", encoding="utf-8")
+    (tmp_path / "a_outside.py").symlink_to(outside)
+    found = registrations(tmp_path, {"send", "search", "secret"})
+    assert set(found) == {"send", "search"}, found

@@ -168,16 +168,16 @@ def read_json_file(path: Path) -> Any:
     return parse_json_text(read_file_bytes(path), str(path))
 
 
-def read_file_bytes(path: Path) -> bytes:
+def read_file_bytes(path: Path, kind: str = "a JSON file") -> bytes:
     """The bytes of the regular file ``path``, at most ``MAX_INPUT_BYTES`` of them (see ``read_json_file``).
 
-    Raises ``InputError`` naming ``path``: a folder, FIFO, device or socket (never opened), a file over the
-    limit (also one that grows past it while read), or the OS reason it cannot be read.
+    Raises ``InputError`` naming ``path``: a folder (``is a directory, not {kind}``), FIFO, device or socket (never
+    opened), a file over the limit (also one that grows past it while read), or the OS reason it cannot be read.
     """
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
-            raise InputError(f"{path}: is a directory, not a JSON file")
+            raise InputError(f"{path}: is a directory, not {kind}")
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{path}: not a regular file (a FIFO, device or socket is never read)")
         if info.st_size > MAX_INPUT_BYTES:
@@ -187,7 +187,7 @@ def read_file_bytes(path: Path) -> bytes:
         if len(data) > MAX_INPUT_BYTES:
             raise InputError(f"{path}: file is more than the {MAX_INPUT_BYTES}-byte limit")
     except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not a JSON file") from exc
+        raise InputError(f"{path}: is a directory, not {kind}") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     return data
