@@ -134,10 +134,21 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
             f = make_finding(
                 "schema-metaschema-invalid", name, "", f"{direction}Schema: {invalid}", None, None, direction=direction
             )
-            f.hosts = ["python-sdk"]
             f.witness = _witness(tool, invalid, f"/{direction}Schema")
+            if direction == "output":
+                f.hosts = ["python-sdk"]  # its client runs check_schema on each outputSchema before a call's result
+            else:  # no SDK client checks an inputSchema (the real clients list the tool and call it)
+                f.severity, f.reason = "warning", INPUT_METASCHEMA_UNCHECKED
             out.append(f)
     return out
+
+
+#: The reason of ``schema-metaschema-invalid`` on an inputSchema: a warning that names no client (checked against
+#: the real python-sdk, TS SDK v1 and v2 clients in tests/test_real_clients.py).
+INPUT_METASCHEMA_UNCHECKED = (
+    "no SDK client checks an inputSchema against its metaschema (python-sdk runs check_schema on outputSchemas "
+    "only): hosts list the tool and call it; a server or model provider that validates with this schema may refuse it"
+)
 
 
 def compile_problems(schema: Any) -> dict[str, tuple[str, str]]:

@@ -468,18 +468,27 @@ def test_hostile_schema_is_reported_within_budget(case: str, tmp_path: Path) -> 
 
 def test_invalid_schema_warning_gates(tmp_path: Path) -> None:
     """An invalid JSON Schema in a pairable snapshot is a finding, never exit 2 or 4: a diff reports a new
-    one as breaking for python-sdk (its client runs check_schema), lint reports it in any snapshot; an
-    invalid schema unchanged between two versions is no change."""
+    one as an outputSchema as breaking for python-sdk (its client runs check_schema on outputSchemas), as an
+    inputSchema as a warning naming no client (none checks it); lint reports it in any snapshot; an invalid
+    schema unchanged between two versions is no change."""
     old = tools_file(tmp_path / "old.json", [tool("h", {"type": "object"})])
     new = tools_file(tmp_path / "new.json", [tool("h", INVALID_SCHEMA)])
     run = cli("diff", str(old), str(new), "--format", "json", cwd=tmp_path)
     report = run.report()
-    assert "schema-metaschema-invalid" in {f["rule"] for f in report["findings"]}
+    got = {(f["rule"], f["severity"], tuple(f["hosts"])) for f in report["findings"]}
+    assert ("schema-metaschema-invalid", "warning", ()) in got, got
+    assert run.code == 0
+    assert cli("diff", str(old), str(new), "--fail-on", "warning", cwd=tmp_path).code == 1
+    new_out = tools_file(tmp_path / "new-out.json", [tool("h", {"type": "object"}, INVALID_SCHEMA)])
+    run = cli("diff", str(old), str(new_out), "--format", "json", cwd=tmp_path)
+    got = {(f["rule"], f["severity"], tuple(f["hosts"])) for f in run.report()["findings"]}
+    assert ("schema-metaschema-invalid", "breaking", ("python-sdk",)) in got, got
     assert run.code == 1
     same = cli("diff", str(new), str(new), "--format", "json", cwd=tmp_path)
     assert same.code == 0 and same.report()["findings"] == []
-    lint = cli("lint", str(new), "--format", "json", cwd=tmp_path)
-    assert lint.code == 1 and "schema-metaschema-invalid" in {f["rule"] for f in lint.report()["findings"]}
+    for snap, code in ((new, 0), (new_out, 1)):
+        lint = cli("lint", str(snap), "--format", "json", cwd=tmp_path)
+        assert lint.code == code and "schema-metaschema-invalid" in {f["rule"] for f in lint.report()["findings"]}
 
 
 # ---- no network, no file reads during diff -------------------------------------------------------

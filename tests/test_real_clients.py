@@ -395,3 +395,119 @@ def test_results_of_the_2026_era_agree_with_the_real_clients(sdk_prefix: dict[st
         assert {tool for tool, error in verdicts.items() if error} == {
             tool for tool, hosts in predicted.items() if profile in hosts
         }, (profile, verdicts)
+
+
+# ---- listing-time claims ---------------------------------------------------------------------------------
+
+#: case → the tool a release lists (its old version: ``{"type": "object"}`` schemas), for the listing-time rules
+#: (``input-schema-not-object``, ``output-schema-not-object``, ``schema-boolean-property``,
+#: ``output-schema-uncompilable``, ``schema-metaschema-invalid``): each is served alone (a client that refuses
+#: the listing loses every tool), listed once and called once by each real client.
+LISTING_CASES: dict[str, dict[str, Any]] = {
+    "input-type-string": {"name": "t", "inputSchema": {"type": "string"}},
+    "input-missing": {"name": "t"},
+    "input-no-type": {"name": "t", "inputSchema": {"properties": {}}},
+    "output-array": {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+    "input-boolean-property": {"name": "t", "inputSchema": {"type": "object", "properties": {"a": True}}},
+    "output-boolean-property": {
+        "name": "t",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"a": True}},
+    },
+    "output-bad-regex": {
+        "name": "t",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a$"}}},
+    },
+    "input-metaschema-invalid": {"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "text"}}}},
+    "output-metaschema-invalid": {
+        "name": "t",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"a": {"type": "text"}}},
+    },
+}
+
+
+def _listing_claims(tmp_path: Path, tool: dict[str, Any]) -> set[str]:
+    """The host profiles ``diff`` says reject a release that lists ``tool``: the hosts of its breaking findings of
+    listing-time rules (the old version lists the same tool with ``{"type": "object"}`` schemas)."""
+    from gate_helpers import cli
+
+    from mcp_schema_audit.rules import RULES
+
+    old = {"name": "t", "inputSchema": {"type": "object"}}
+    if "outputSchema" in tool:
+        old["outputSchema"] = {"type": "object"}
+    for name, listed in (("old", old), ("new", tool)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"protocolVersion": "2025-11-25", "tools": [listed]}))
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json")
+    assert r.returncode in (0, 1), r.stderr
+    found = json.loads(r.stdout)["findings"]
+    return {h for f in found if RULES[f["rule"]].listing and f["severity"] == "breaking" for h in f["hosts"]}
+
+
+def _python_listing(command: list[str]) -> str | None:
+    """The real Python SDK client: list, then call ``t``; None, or where it failed and why."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    async def run() -> str | None:
+        async with Client(StdioServerParameters(command=command[0], args=command[1:])) as client:
+            try:
+                await client.list_tools()
+            except Exception as exc:  # noqa: BLE001 - the client's own failure is the verdict
+                return f"listing: {type(exc).__name__}: {exc}"
+            try:
+                await client.call_tool("t", {})
+            except Exception as exc:  # noqa: BLE001
+                return f"call: {type(exc).__name__}: {exc}"
+        return None
+
+    try:
+        return anyio.run(run)
+    except BaseException as exc:  # noqa: BLE001 - a refused listing surfaces as the task group's error
+        return f"listing: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+
+
+def _ts_listing(profile: str, prefix: Path, command: list[str]) -> str | None:
+    """A real TS SDK client (``ts_client.mjs``): it prints ``{"listed": …}`` once the listing is accepted, then one
+    line per call; a refused listing is an uncaught error (exit 1, no such line). None, or where it failed."""
+    proc = subprocess.run(
+        [NODE or "node", str(TS_CLIENT), "v1" if profile == "ts-sdk-v1" else "v2", *command],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "SDK_PREFIX": str(prefix)},
+    )
+    rows = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not rows or "listed" not in rows[0]:
+        return "listing: " + " ".join(proc.stderr.split())[-300:]
+    calls = [r for r in rows[1:] if r.get("tool") == "t"]
+    assert calls, proc.stderr[-1000:]
+    return None if calls[0]["ok"] else f"call: {calls[0]['error']}"
+
+
+@pytest.mark.parametrize("case", list(LISTING_CASES))
+def test_listing_time_claims_name_exactly_the_real_clients_that_fail(
+    case: str, tmp_path: Path, sdk_prefix: dict[str, Path]
+) -> None:
+    """Every host profile a listing-time finding names fails in its real client (the listing refused, or every call
+    of the tool), and no other: an inputSchema without ``type: "object"`` (a string type, none, no schema at all)
+    is refused by all three (a server validator once judged that listing as if it were arguments: a warning
+    naming no client); a boolean property and a regex ECMAScript refuses by TS SDK v1's listing; an invalid
+    outputSchema by python-sdk's and TS v2's calls; an inputSchema invalid against its metaschema by none (it
+    was said to be refused by python-sdk, whose client runs check_schema on outputSchemas only)."""
+    tool = LISTING_CASES[case]
+    scenario = tmp_path / "scenario.json"
+    result: dict[str, Any] = {"content": [{"type": "text", "text": "ok"}]}
+    if "outputSchema" in tool:
+        result["structuredContent"] = {"a": "x"}
+    scenario.write_text(json.dumps({"name": "listing", "version": "1", "tools": [tool], "results": {"t": result}}))
+    command = [PYTHON, str(SCENARIO_SERVER), "--scenario", str(scenario)]
+    real = {"python-sdk": _python_listing(command)}
+    for profile, prefix in sdk_prefix.items():
+        real[profile] = _ts_listing(profile, prefix, command)
+    failing = {profile for profile, failure in real.items() if failure is not None}
+    claimed = _listing_claims(tmp_path, tool)
+    # a profile whose client was not run (ts-sdk-v2 when its package did not install) is not judged
+    assert claimed & set(real) == failing, (claimed, real)

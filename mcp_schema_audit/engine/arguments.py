@@ -74,8 +74,14 @@ def _dropped_from_open(f: Finding, validator: ServerValidator) -> bool:
 
 
 def _judgeable(f: Finding) -> bool:
+    """An input finding whose witness is arguments a host builds from the cached inputSchema. Not a listing-time
+    breaker (``input-schema-not-object``): its witness is the tools/list entry the SDK clients refuse, decided by
+    them before any call reaches the server (a server validator judging that entry as arguments turned the
+    break into a warning naming no client)."""
+    known = RULES.get(f.rule)
     return (
         f.direction == "input"
+        and not (known is not None and known.listing)
         and isinstance(f.witness, dict)
         and "instance" in f.witness
         and f.witness.get("accepted_by") == "old"

@@ -281,11 +281,14 @@ RULES = [
         severity="breaking",
         family="lint.listing",
         title="Schema is invalid against its dialect's metaschema",
-        rationale="Validators built with schema checking (python-sdk calls check_schema) refuse it.",
+        rationale=(
+            "The python-sdk client runs check_schema on a tool's outputSchema before it validates a result: every "
+            "call of the tool fails. On an inputSchema no SDK client checks it (a warning naming no client)."
+        ),
         before='{"type": "string"}',
         after='{"type": "text"}',
-        error="'text' is not valid under any of the given schemas",
-        source="python-sdk: validator_for(schema).check_schema",
+        error="RuntimeError: Invalid schema for tool X: 'text' is not valid under any of the given schemas",
+        source="python-sdk mcp/client/session.py: validator_for(output_schema).check_schema",
         fix="validate the schema against its dialect's metaschema before release",
         listing=True,
     ),
