@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.prcheck import processes, sides
-from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, resolve_base
+from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, event_commit, git, resolve_base
 from mcp_schema_audit.report.escape import inert, no_workflow_commands
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
@@ -384,15 +384,44 @@ def _check(
 
 
 def _pull_request_base() -> tuple[str | None, str]:
-    """The base revision of a pull request when ``base`` gives OLD as a snapshot: ``(sha, why)``, or
-    ``(None, "")`` outside a pull request or without the history."""
-    if os.environ.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target"):
+    """The revision whose configuration is the gate's policy when ``base`` gives OLD as a snapshot: ``(sha, why)``
+    on a pull request or merge group event (the merge base with the target branch, else the target branch's tip
+    the event names when the clone has only that commit: ``git fetch --depth=1 origin main``), ``(None, "")``
+    outside such events (the checkout is the repository's own), outside a git work tree (a workflow diffing
+    downloaded snapshots has no checkout to read a policy from), or with ``policy: pull-request`` and no base in
+    the clone (the base's, when there, is still read: the summary lists what the pull request lowers).
+
+    Raises ``ActionError`` (exit 2) on such an event when neither commit is in the clone: the pull request's own
+    file applied then, with nothing said, so a pull request setting ``fail_on = "never"`` passed (a
+    ``merge_group`` event was not looked at at all)."""
+    env = dict(os.environ)
+    if env.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target", "merge_group"):
+        return None, ""
+    if not _in_work_tree():
         return None, ""
     try:
-        found = resolve_base("", dict(os.environ))
-    except (BaseError, FirstRelease):
+        found = resolve_base("", env)
+    except FirstRelease:  # a tag push only: not one of these events
         return None, ""
+    except BaseError:
+        tip = event_commit(env)
+        if tip is None and action_policy.choice() == "pull-request":
+            return None, ""  # the workflow trusts the pull request's file: nothing to compare it with here
+        if tip is None:
+            raise ActionError(
+                "the gate's policy is read from the base revision, which is not in this clone: use actions/checkout "
+                "with fetch-depth: 0 (or git fetch the target branch), or input policy: pull-request for a "
+                "repository whose every pull request is trusted"
+            ) from None
+        return tip
     return found.sha, found.why
+
+
+def _in_work_tree() -> bool:
+    try:
+        return git("rev-parse", "--is-inside-work-tree", check=False) == "true"
+    except BaseError:  # no git at all
+        return False
 
 
 def run() -> Result:

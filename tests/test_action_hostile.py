@@ -630,3 +630,66 @@ def test_a_config_input_outside_the_repository_that_cannot_be_read_is_exit_2(tmp
     r = _policy_run(tmp_path, repo, config=str(outside))
     assert r.code == 2, (r.stdout, r.stderr, r.summary)
     assert r.stdout.startswith(f"::error title=schema-audit::the config input's file: cannot read config {outside}")
+
+
+def _event_run(tmp_path: Path, repo_path: Path, name: str, event: dict[str, Any], **inputs: str):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return run_action(
+        tmp_path,
+        cwd=repo_path,
+        event=event,
+        extra_env={"GITHUB_EVENT_NAME": name},
+        output_dir=str(tmp_path / "out"),
+        **seed_inputs(),
+        **inputs,
+    )
+
+
+def test_a_merge_group_reads_the_gate_policy_from_its_base(policy_repo: dict[str, Any], tmp_path: Path):
+    """On ``merge_group`` events the pull request's own file decided the gate (``fail_on = "never"``: 13 breaking,
+    exit 0, no policy line): only ``pull_request`` events were looked at. The merge group's ``base_sha`` is the
+    base now, as the pull request's is."""
+    event = {"merge_group": {"base_sha": policy_repo["first"], "base_ref": "refs/heads/main", "head_sha": "x"}}
+    r = _event_run(tmp_path, policy_repo["path"], "merge_group", event)
+    assert r.code == 1 and r.outputs["breaking"] == "13", (r.stderr, r.summary)
+    assert "policy: the pull request lowers the gate (not applied): fail_on breaking → never" in r.stderr
+
+
+def test_a_shallow_fetch_of_the_base_branch_reads_the_policy_from_its_tip(policy_repo: dict[str, Any], tmp_path: Path):
+    """``git fetch --depth=1 origin main`` (docs/ci.md's alternative to ``fetch-depth: 0``) leaves no merge base: the
+    pull request's file applied with nothing said. The event's base sha is in the clone: its policy decides."""
+    clone = tmp_path / "shallow"
+    url = f"file://{policy_repo['path']}"
+    subprocess.run(["git", "clone", "-q", "--depth=1", "--branch", "feature", url, str(clone)], check=True)
+    subprocess.run(
+        ["git", "fetch", "-q", "--depth=1", "origin", "main:refs/remotes/origin/main"], cwd=clone, check=True
+    )
+    assert subprocess.run(["git", "merge-base", "HEAD", "origin/main"], cwd=clone, capture_output=True).returncode
+    event = {"pull_request": {"number": 3, "labels": [], "base": {"ref": "main", "sha": policy_repo["first"]}}}
+    r = _event_run(tmp_path / "run", clone, "pull_request", event)
+    assert r.code == 1 and r.outputs["breaking"] == "13", (r.stderr, r.summary)
+    assert "the gate uses the base revision's configuration (the tip of main the event names)" in html.unescape(
+        r.summary
+    )
+
+
+def test_a_pull_request_whose_base_is_not_in_the_clone_fails_closed(policy_repo: dict[str, Any], tmp_path: Path):
+    """A clone of the pull request's commit alone (``actions/checkout``'s default depth): no base revision to read
+    the policy from. It was the pull request's own file, silently; now exit 2 naming the fix, unless the workflow
+    chose ``policy: pull-request``."""
+    clone = tmp_path / "alone"
+    url = f"file://{policy_repo['path']}"
+    subprocess.run(["git", "clone", "-q", "--depth=1", "--branch", "feature", url, str(clone)], check=True)
+    event = {"pull_request": {"number": 3, "labels": [], "base": {"ref": "main", "sha": policy_repo["first"]}}}
+    for name in ("pull_request", "merge_group"):
+        if name == "merge_group":
+            event = {"merge_group": {"base_sha": policy_repo["first"], "base_ref": "refs/heads/main"}}
+        r = _event_run(tmp_path / name, clone, name, event)
+        assert r.code == 2 and r.outputs.get("passed") != "true", (r.stderr, r.summary)
+        said = r.stdout + r.stderr + r.summary
+        assert "the gate's policy is read from the base revision, which is not in this clone" in said, said
+        assert "fetch-depth: 0" in said and "Traceback" not in said
+    trusted = _event_run(
+        tmp_path / "trusted", clone, "pull_request", {"pull_request": {"number": 3}}, policy="pull-request"
+    )
+    assert trusted.code == 0 and "fail-on never" in trusted.summary, (trusted.stderr, trusted.summary)  # its own

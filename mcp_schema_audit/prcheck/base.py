@@ -126,8 +126,9 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
 
     ``base_ref`` given: that revision (a branch, tag, sha, ``origin/main``…). Otherwise, from the GitHub
     event (``env``: ``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``, ``GITHUB_BASE_REF``, ``GITHUB_REF``): on a
-    pull request the merge base of ``HEAD`` with the target branch (the event's ``pull_request.base.sha``,
-    else ``origin/<base ref>``); on a tag push the previous tag (``git describe --tags --abbrev=0 TAG^``).
+    pull request or a merge group the merge base of ``HEAD`` with the target branch (the event's
+    ``pull_request.base.sha`` or ``merge_group.base_sha``, else ``origin/<base ref>``; ``event_base``);
+    on a tag push the previous tag (``git describe --tags --abbrev=0 TAG^``).
     Raises ``FirstRelease`` on a tag push without an earlier tag, and ``BaseError`` when the current folder is
     not in a git work tree, the revision is unknown (with the shallow-clone fix) or no default applies.
     ``option`` is how the caller spells the setting in messages: the Action's ``input base-ref`` (its hints
@@ -153,17 +154,12 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
     except (OSError, ValueError):
         pass
     ref = env.get("GITHUB_REF", "")
-    if event_name in _PR_EVENTS or ref.startswith("refs/tags/"):
+    if event_name in (*_PR_EVENTS, "merge_group") or ref.startswith("refs/tags/"):
         _inside_work_tree(option)
-    if event_name in _PR_EVENTS:
-        pr_value = event.get("pull_request")
-        pr: dict = pr_value if isinstance(pr_value, dict) else {}
-        base_value = pr.get("base")
-        base: dict = base_value if isinstance(base_value, dict) else {}
-        target = env.get("GITHUB_BASE_REF") or (base.get("ref") if isinstance(base.get("ref"), str) else "")
-        candidates = [
-            c for c in (base.get("sha"), f"origin/{target}" if target else "", target) if isinstance(c, str) and c
-        ]
+    if event_name in (*_PR_EVENTS, "merge_group"):
+        tip, target = event_base(event_name, event)
+        target = env.get("GITHUB_BASE_REF") or target
+        candidates = [c for c in (tip, f"origin/{target}" if target else "", target) if c]
         for candidate in candidates:
             tip = _commit(candidate)
             if tip is None:
@@ -174,7 +170,8 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
                     merge_base, f"base-{merge_base[:12]}", f"merge base of HEAD with {target or candidate}"
                 )
         raise BaseError(
-            f"cannot find the merge base with the pull request's target branch {target or '?'}"
+            f"cannot find the merge base with the {'merge group' if event_name == 'merge_group' else 'pull request'}'s "
+            f"target branch {target or '?'}"
             f"{_shallow_hint()}; or set base-ref"
         )
     if ref.startswith("refs/tags/"):
@@ -193,6 +190,38 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
         "(a git revision whose server is built and captured); base-ref defaults to the merge base on "
         "pull requests and to the previous tag on tag pushes"
     )
+
+
+def event_base(event_name: str, event: dict[str, Any]) -> tuple[str, str]:
+    """``(sha, branch)`` of the target branch's tip as the GitHub event gives it: ``pull_request.base.sha`` and
+    ``.ref`` on ``pull_request``/``pull_request_target``, ``merge_group.base_sha`` and ``.base_ref`` (without
+    ``refs/heads/``) on ``merge_group``; ``""`` for what the event does not give as a string."""
+    if event_name == "merge_group":
+        group = event.get("merge_group")
+        found: Any = group if isinstance(group, dict) else {}
+        sha, branch = found.get("base_sha"), found.get("base_ref")
+        branch = branch.removeprefix("refs/heads/") if isinstance(branch, str) else ""
+    else:
+        pr = event.get("pull_request")
+        found = pr.get("base") if isinstance(pr, dict) else None
+        found = found if isinstance(found, dict) else {}
+        sha, branch = found.get("sha"), found.get("ref")
+    return (sha if isinstance(sha, str) else "", branch if isinstance(branch, str) else "")
+
+
+def event_commit(env: dict[str, str]) -> tuple[str, str] | None:
+    """On a pull request or merge group event: ``(sha, why)`` of the target branch's tip the event names when
+    this clone has that commit, else ``None`` (also outside such events)."""
+    name = env.get("GITHUB_EVENT_NAME", "")
+    if name not in (*_PR_EVENTS, "merge_group"):
+        return None
+    try:
+        loaded = json.loads(Path(env.get("GITHUB_EVENT_PATH", "")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tip, branch = event_base(name, loaded if isinstance(loaded, dict) else {})
+    sha = _commit(tip)
+    return (sha, f"the tip of {branch or 'the target branch'} the event names") if sha else None
 
 
 @contextlib.contextmanager
