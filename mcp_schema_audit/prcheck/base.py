@@ -157,9 +157,9 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
     if event_name in (*_PR_EVENTS, "merge_group") or ref.startswith("refs/tags/"):
         _inside_work_tree(option)
     if event_name in (*_PR_EVENTS, "merge_group"):
-        tip, target = event_base(event_name, event)
+        given, target = event_base(event_name, event)
         target = env.get("GITHUB_BASE_REF") or target
-        candidates = [c for c in (tip, f"origin/{target}" if target else "", target) if c]
+        candidates = [c for c in (given, f"origin/{target}" if target else "", target) if c]
         for candidate in candidates:
             tip = _commit(candidate)
             if tip is None:
