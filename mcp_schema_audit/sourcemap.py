@@ -25,10 +25,30 @@ _SUFFIXES = {".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".py"}
 _SKIP_DIRS = {"node_modules", "dist", "build", "out", ".git", ".venv", "venv", "__pycache__", ".tox", "site-packages"}
 # registerTool("name" / .tool("name" / .tool(name="name"  (the name as the first string argument)
 _CALL = re.compile(r"""\b(?:registerTool|tool)\s*\(\s*(?:name\s*=\s*)?(["'`])((?:(?!\1)[^\\\n])+)\1""")
-# @mcp.tool / @server.tool() / @tool decorators, then (after other decorators) def name(
-_DECORATED = re.compile(
-    r"""^[ \t]*@[\w.]*\btool\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(""", re.M
-)
+# one line of a decorated Python function: @mcp.tool / @server.tool() / @tool, another decorator, or def name(
+_TOOL_DECORATOR = re.compile(r"[ \t]*@[\w.]*\btool\b")
+_DECORATOR = re.compile(r"[ \t]*@")
+_DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(")
+
+
+def _decorated(text: str) -> list[tuple[str, int]]:
+    """``(name, offset of the name)`` of each ``def`` whose decorators (the lines right above it that start with
+    ``@``) include a ``tool`` one. One pass over the lines, each matched at its start only: the single regex
+    this replaces retried the whole run of decorator lines from each of them (40,000 ``@tool`` lines, 240 KB,
+    took 45 s)."""
+    out: list[tuple[str, int]] = []
+    tool_above = False
+    offset = 0
+    for line in text.split("\n"):
+        if _TOOL_DECORATOR.match(line):
+            tool_above = True
+        elif not _DECORATOR.match(line):
+            found = _DEF.match(line) if tool_above else None
+            if found:
+                out.append((found.group(1), offset + found.start(1)))
+            tool_above = False
+        offset += len(line) + 1
+    return out
 
 
 def source_files(root: Path) -> list[Path]:
@@ -93,7 +113,7 @@ def registrations(root: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
             continue
         hits = [(m.group(2), m.start()) for m in _CALL.finditer(text)]
         if path.suffix == ".py":
-            hits += [(m.group(1), m.start(1)) for m in _DECORATED.finditer(text)]
+            hits += _decorated(text)
         for name, offset in sorted(hits, key=lambda h: h[1]):
             if name in names and name not in found:
                 found[name] = (path, _line_of(text, offset))

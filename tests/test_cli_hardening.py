@@ -217,3 +217,20 @@ def test_duplicate_json_keys_are_refused_in_every_json_input(tmp_path: Path):
         if key:
             assert f"duplicate key '{key}' in" in line, line
     assert not (tmp_path / "store").exists()
+
+
+def test_a_pattern_re_warns_about_prints_nothing_on_stderr(tmp_path: Path):
+    """``[[:alpha:]]`` and sets with ``--``, ``&&``, ``~~``, ``||`` made Python's ``re`` print a FutureWarning and
+    the source line (two lines each, eight for one schema) on stderr, wherever the pattern was compiled; the Action
+    echoes the CLI's stderr into the job log. Nothing but the report now, in diff and lint."""
+    patterns = ["[[:alpha:]]+", "[a--b]", "[a&&b]", "[a~~b]", "[a||b]"]
+    props = {f"p{i}": {"type": "string", "pattern": p, "format": "regex"} for i, p in enumerate(patterns)}
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for path, extra in ((old, {}), (new, {"q": {"type": "string", "pattern": "[[:digit:]]"}})):
+        schema = {"type": "object", "properties": {**props, **extra}, "additionalProperties": False}
+        tool = {"name": "t", "inputSchema": schema, "outputSchema": schema}
+        path.write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
+    for args in (("diff", str(old), str(new)), ("lint", str(new)), ("diff", str(old), str(new), "--format", "json")):
+        r = cli(*args)
+        assert r.returncode in (0, 1), r.stderr
+        assert r.stderr == "", r.stderr

@@ -379,6 +379,11 @@ def main() -> None:
     _clock["main"] = IMPORTED_AT
     import atexit
     import signal
+    import warnings
+
+    # a stranger's pattern (``[[:alpha:]]``, ``[a--b]``) makes re's parser warn on stderr wherever it is compiled
+    # (normalizing, jsonschema's "regex" format, the sampler): two lines each, echoed into the Action's log
+    warnings.filterwarnings("ignore", message=r"Possible (nested set|set \w)", category=FutureWarning)
 
     signal.signal(signal.SIGTERM, _on_sigterm)
     if hasattr(signal, "SIGHUP"):  # a closed terminal or session: the same clean-up (the server stopped), exit 143
