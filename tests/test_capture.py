@@ -401,3 +401,43 @@ def test_verbose_logs_redact_url_credentials(demo_v2_http: ServerProcess, tmp_pa
     assert "HTTP Request" in r.stderr and "api_key=REDACTED" in r.stderr, r.stderr[-2000:]
     assert CANARY not in r.stderr and CANARY not in r.stdout
     assert CANARY not in (tmp_path / "s.json").read_text(encoding="utf-8")
+
+
+@pytest.fixture()
+def endless_json_server() -> Iterator[str]:
+    """A plain HTTP server answering every POST ``200 application/json`` with one JSON-RPC reply whose string never
+    ends (200 MiB, then the connection closes), as a hostile or broken server may."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":"')
+                for _ in range(3200):
+                    self.wfile.write(b"A" * 65536)
+            except OSError:
+                pass  # the client stopped reading
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.live
+def test_an_http_reply_past_64_mib_is_one_error_line(endless_json_server: str) -> None:
+    """The SDK reads a JSON reply whole: an endless body grew the process to 4 GB within ``--timeout`` and ended in
+    ``MemoryError``. The body stops at ``MAX_RESPONSE_BYTES`` (64 MiB): exit 3 naming the limit."""
+    target = CaptureTarget("http", url=endless_json_server + "/mcp")
+    with pytest.raises(CaptureError, match=r"the server's HTTP response exceeded 64 MiB") as info:
+        capture(target, label="x", protocol="legacy", timeout_s=60)
+    assert info.value.exit_code == 3 and "\n" not in info.value.one_line()

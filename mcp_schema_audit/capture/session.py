@@ -322,6 +322,8 @@ async def _open_transport(
 
     import httpx2
 
+    from mcp_schema_audit.capture.httpcap import CappedTransport
+
     async def on_response(response: httpx2.Response) -> None:
         if target.transport == "http" and response.request.method != "POST":
             return  # the optional GET stream and the closing DELETE may be refused (405): not a failure
@@ -336,7 +338,12 @@ async def _open_transport(
         from mcp.client.streamable_http import streamable_http_client
 
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=headers, timeout=http_timeout, event_hooks={"response": [on_response]})
+            httpx2.AsyncClient(
+                headers=headers,
+                timeout=http_timeout,
+                event_hooks={"response": [on_response]},
+                transport=CappedTransport(),
+            )
         )
         return streamable_http_client(url, http_client=http)
 
@@ -346,7 +353,11 @@ async def _open_transport(
         headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
     ) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(
-            headers=headers, timeout=timeout or http_timeout, auth=auth, event_hooks={"response": [on_response]}
+            headers=headers,
+            timeout=timeout or http_timeout,
+            auth=auth,
+            event_hooks={"response": [on_response]},
+            transport=CappedTransport(),
         )
 
     return sse_client(
