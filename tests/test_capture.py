@@ -441,3 +441,47 @@ def test_an_http_reply_past_64_mib_is_one_error_line(endless_json_server: str) -
     with pytest.raises(CaptureError, match=r"the server's HTTP response exceeded 64 MiB") as info:
         capture(target, label="x", protocol="legacy", timeout_s=60)
     assert info.value.exit_code == 3 and "\n" not in info.value.one_line()
+
+
+@pytest.mark.live
+def test_credentials_on_the_server_command_line_are_masked(tmp_path: Path) -> None:
+    """``-- python srv.py --api-key=SECRET`` printed the key in the progress line (``capturing … from python
+    srv.py --api-key=…``), and a server echoing its argv had it stored in the snapshot's server name, instructions
+    and tool description. An option named like a credential (``--api-key=V``, ``--token V``, ``DB_PASSWORD=V``)
+    and a URL's password on the command line are masked like ``--env`` values, in both."""
+    server = "argv_echo_server.py"  # run from its folder: the whole command line fits the progress line
+    secrets = [CANARY, "tok-" + CANARY, "pw-" + CANARY, "url-" + CANARY]
+    command = [
+        PYTHON,
+        server,
+        f"--api-key={secrets[0]}",
+        "--token",
+        secrets[1],
+        f"DB_PASSWORD={secrets[2]}",
+        f"postgres://app:{secrets[3]}@db/main",
+        "--port",
+        "8080",
+    ]
+    out = tmp_path / "snap.json"
+    r = cli("snapshot", "--out", str(out), "--timeout", "60", "--", *command, cwd=ROOT / "tests" / "servers")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    for secret in secrets:
+        assert secret not in r.stderr and secret not in text, (secret, r.stderr)
+    assert "--api-key=*** --token *** DB_PASSWORD=*** postgres://app:***@db/main --port 8080" in r.stderr, r.stderr
+    assert "--port 8080" in text  # everyday values stay
+    long = cli(
+        "snapshot",
+        "--out",
+        str(tmp_path / "long.json"),
+        "--timeout",
+        "60",
+        "--",
+        PYTHON,
+        server,
+        "--label=" + "x" * 120,
+        f"--api-key={secrets[0]}",
+        cwd=ROOT / "tests" / "servers",
+    )
+    assert long.returncode == 0 and "…" in long.stderr, long.stderr  # cut after masking: no part of the key
+    assert CANARY[:6] not in long.stderr, long.stderr

@@ -155,13 +155,41 @@ def environment_secrets(environ: dict[str, str]) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+_URL_PASSWORD = re.compile(r"://[^/:@\s]*:([^/@\s]+)@")
+
+
+def command_secrets(command: list[str]) -> list[str]:
+    """The credentials on a server's command line: the value of an option whose name says it is one
+    (``--api-key=VALUE``, ``--token VALUE``, ``-p`` is not a name, ``API_KEY=VALUE`` as ``env`` takes it;
+    ``_SECRET_NAME``) and a URL's password (``postgres://user:PASSWORD@host``), each of ``MIN_SECRET_LEN``
+    characters or more. The program itself (``command[0]``) is never one."""
+    values: list[str] = []
+    args = command[1:]
+    for i, arg in enumerate(args):
+        values += [m for m in _URL_PASSWORD.findall(arg) if len(m) >= MIN_SECRET_LEN]
+        name, eq, value = arg.partition("=")
+        if (
+            eq
+            and name
+            and not any(c.isspace() for c in name)
+            and looks_secret(name, value)
+            and _SECRET_NAME.search(name)
+        ):
+            values.append(value)
+        elif not eq and arg.startswith("-") and _SECRET_NAME.search(arg) and i + 1 < len(args):
+            following = args[i + 1]
+            if not following.startswith("-") and len(following) >= MIN_SECRET_LEN:
+                values.append(following)
+    return sorted(set(values), key=len, reverse=True)
+
+
 def reply_secrets(target: CaptureTarget) -> list[str]:
     """Every secret value the user gave, longest first: the ``--env``, header (``--header``, ``--header-env``)
     and URL query values that ``looks_secret``, each also without its scheme (``Bearer <token>`` → ``<token>``),
     the URL's password (as written and percent-decoded) and the HTTP Basic value derived from the URL's
     credentials (``base64(user:password)``), these last always. The URL's user name is not a secret (see
-    ``message_secrets``)."""
-    values: list[str] = []
+    ``message_secrets``); the credentials on a stdio server's command line (``command_secrets``)."""
+    values: list[str] = command_secrets(list(target.command)) if target.command else []
     derived = connect_url_and_headers(target.url, target.headers)[1] if target.url else {}
     named = [*target.env.items(), *target.headers.items()]
     named += [(k, v) for k, v in derived.items() if k not in target.headers]  # Basic auth from the URL

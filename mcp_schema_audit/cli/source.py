@@ -153,10 +153,14 @@ COMMAND_CHARS = 200
 
 
 def shown_command(command: list[str]) -> str:
-    """``command`` as a shell would read it (``shlex.join``), on one line, at most ``COMMAND_CHARS`` characters."""
+    """``command`` as a shell would read it (``shlex.join``), on one line, its credentials masked
+    (``capture.target.command_secrets``: before it is cut, so no part of one shows), at most ``COMMAND_CHARS``
+    characters."""
     import shlex
 
-    text = " ".join(shlex.join(command).split())
+    from mcp_schema_audit.capture.target import command_secrets, scrub_message
+
+    text = scrub_message(" ".join(shlex.join(command).split()), command_secrets(command))
     return text if len(text) <= COMMAND_CHARS else text[: COMMAND_CHARS - 1] + "…"
 
 
