@@ -205,7 +205,8 @@ def merged_sarif(checks: list[Checked]) -> str:
 
 def summary_tail(result: Result, label: str) -> str:
     """The quote after the report in the job summary: that the failure was approved by ``label``, or how to
-    approve it; ``""`` when the gate passed or no approval label is set."""
+    approve it (on pull request events only: a tag push has no pull request to label); ``""`` when the gate passed
+    or no approval label is set."""
     if result.passed:
         return ""
     if result.approved:
@@ -213,12 +214,12 @@ def summary_tail(result: Result, label: str) -> str:
             f"\n> **Approved:** the pull request carries the label **{md_escape(label)}**, so this gate failure "
             "is accepted. Hosts holding a cached `tools/list` still break until they reconnect.\n"
         )
-    if label:
+    if label and os.environ.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target"):
         return (
             f"\n> To accept these changes, fix them or add the label **{md_escape(label)}** to the pull request "
             "and re-run this check.\n"
         )
-    return ""
+    return ""  # a tag push, a merge group, a push: no pull request to label here
 
 
 def approved_headline(markdown: str, label: str) -> str:

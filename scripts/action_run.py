@@ -326,7 +326,7 @@ def _check(
         checked.new_ref = _capture(
             cfg,
             side="head",
-            label=input_value("label", "pr"),
+            label=head_label(),
             target=folder / "snapshot.json",
             folder=Path.cwd() if revision is not None else None,
         )
@@ -417,6 +417,17 @@ def _pull_request_base() -> tuple[str | None, str]:
     return found.sha, found.why
 
 
+def head_label() -> str:
+    """The label of the captured NEW side: the ``label`` input, else on a tag push the tag's name when it is a
+    valid label (``v1.1.0``: the release notes and ``history`` name the version), else ``pr``."""
+    given = input_value("label")
+    if given:
+        return given
+    ref = os.environ.get("GITHUB_REF", "")
+    tag = ref[len("refs/tags/") :] if ref.startswith("refs/tags/") else ""
+    return tag if tag and is_label(tag) else "pr"
+
+
 def _in_work_tree() -> bool:
     try:
         return git("rev-parse", "--is-inside-work-tree", check=False) == "true"
@@ -439,7 +450,7 @@ def run() -> Result:
     # every input is parsed here, before anything is created, set up or started: one error line each
     flag("summary", True)
     flag("defer-exit", False)
-    if not is_label(input_value("label", "pr")):
+    if not is_label(head_label()):
         raise ActionError(f"input label must be letters, digits, . _ + - (got {input_value('label')!r})")
     opts = diff_options()
     rules = [item.partition("=")[0].strip() for item in list_items("severity")]

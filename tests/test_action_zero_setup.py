@@ -262,6 +262,28 @@ def test_first_tag_passes_with_nothing_to_compare(repo: dict[str, Any], tmp_path
     assert r.outputs["passed"] == "true"
 
 
+def test_a_tag_push_names_the_tag_and_gives_no_pull_request_advice(repo: dict[str, Any], tmp_path: Path):
+    """A tag push compares the previous tag with the tagged commit: the new side was labelled ``pr`` and the summary
+    ended "add the label … to the pull request", with no pull request. The tag names the new side and the advice
+    is for pull requests only."""
+    r = run_action(
+        tmp_path,
+        cwd=repo["path"],
+        command=COMMAND,
+        build_command=BUILD,
+        event={"ref": "refs/tags/v2.0.0"},
+        extra_env={
+            "GITHUB_EVENT_NAME": "push",
+            "GITHUB_REF": "refs/tags/v2.0.0",
+            "RUNNER_TEMP": str(runner_temp(tmp_path)),
+        },
+        output_dir=str(tmp_path / "out"),
+    )
+    assert r.code == 1, (r.stderr, r.summary)
+    assert "**v1.0.0 (" in r.summary and "**v2.0.0 (" in r.summary and "**pr (" not in r.summary, r.summary
+    assert "to the pull request" not in r.summary, r.summary
+
+
 def test_the_documented_workflows_use_only_real_inputs():
     """Every ``with:`` of the action in docs/ci.md and the README names an input of action.yml, and the zero-setup
     workflows for a TypeScript and a Python server are there, without any committed snapshot."""

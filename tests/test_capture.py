@@ -283,6 +283,18 @@ def test_hang_times_out() -> None:
 
 
 @pytest.mark.live
+def test_a_silent_server_past_the_discover_probe_is_not_told_to_try_legacy() -> None:
+    """Auto mode waits 10 s for ``server/discover``, then sends ``initialize``: with a longer ``--timeout`` a server
+    that answers nothing was still told "try --protocol legacy", which waits for the same silence. Past the probe the
+    message says neither was answered and asks whether this is an MCP server; under it, the legacy hint stays."""
+    with pytest.raises(CaptureError) as info:
+        capture(server_target("hang_server.py"), label="x", protocol="auto", timeout_s=13)
+    said = info.value.one_line()
+    assert "the server answered neither server/discover nor initialize" in said, said
+    assert "--protocol legacy" not in said and "is this an MCP server over stdio?" in said, said
+
+
+@pytest.mark.live
 def test_crash_reports_stderr_without_secrets() -> None:
     target = server_target("crash_server.py", env={"CRASH_TOKEN": CANARY})
     with pytest.raises(CaptureError, match=r"^server exited during the handshake: ") as info:

@@ -176,8 +176,25 @@ def timeout_error(timeout_s: float, state: RunState, log: WireLog | None = None)
         message += f"; server stderr: {tail}"
     hint = None
     if state.stage == "the handshake" and state.protocol == "auto":
-        hint = "a legacy server that ignores server/discover costs a 10 s probe in auto mode; try --protocol legacy"
+        quiet = log is not None and not log.replies and not log.unparsable
+        if quiet and log is not None and ("initialize" in log.sent or timeout_s > AUTO_PROBE_S):
+            # past the probe the SDK sent initialize too: --protocol legacy would wait for the same silence
+            message += "; the server answered neither server/discover nor initialize"
+            hint = (
+                "is this an MCP server over stdio? It must read JSON-RPC on stdin and answer on stdout"
+                if state.target.transport == "stdio"
+                else "is this URL an MCP endpoint?"
+            )
+        else:
+            hint = (
+                f"a legacy server that ignores server/discover costs a {AUTO_PROBE_S:g} s probe in auto mode; "
+                "try --protocol legacy"
+            )
     return CaptureError(message, hint=hint)
+
+
+#: Seconds the SDK's auto mode waits for an answer to ``server/discover`` before it falls back to ``initialize``.
+AUTO_PROBE_S = 10.0
 
 
 def _stdout_noise(log: WireLog | None) -> str:
