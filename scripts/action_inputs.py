@@ -18,6 +18,7 @@ from pathlib import Path
 from mcp_schema_audit.errors import InputError
 from mcp_schema_audit.report.formats import FORMATS
 from mcp_schema_audit.snapshot.jsonio import parse_json_text
+from mcp_schema_audit.snapshot.store import is_label
 from mcp_schema_audit.vocabulary import FAIL_ON, HOST_CHOICES, MODES
 
 DEFAULT_APPROVAL_LABEL = "schema-change-approved"
@@ -345,3 +346,14 @@ def pr_labels(event_path: str | None) -> list[str]:
     if not isinstance(labels, list):
         return []  # no pull request, or an event file of another shape: no label
     return [lab["name"] for lab in labels if isinstance(lab, dict) and isinstance(lab.get("name"), str)]
+
+
+def head_label() -> str:
+    """The label of the captured NEW side: the ``label`` input, else on a tag push the tag's name when it is a
+    valid label (``v1.1.0``: the release notes and ``history`` name the version), else ``pr``."""
+    given = input_value("label")
+    if given:
+        return given
+    ref = os.environ.get("GITHUB_REF", "")
+    tag = ref[len("refs/tags/") :] if ref.startswith("refs/tags/") else ""
+    return tag if tag and is_label(tag) else "pr"

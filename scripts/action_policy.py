@@ -329,3 +329,44 @@ def decide(sha: str | None, why: str, approved_by_label: bool) -> Policy:
     if mode == "pull-request" or approved_by_label:
         return Policy(config=mine, lowering=lowered)
     return Policy(config=base[1], source=source, lowering=lowered, applied=False)
+
+
+def policy_base() -> tuple[str | None, str]:
+    """The revision whose configuration is the gate's policy when ``base`` gives OLD as a snapshot: ``(sha, why)``
+    on a pull request or merge group event (the merge base with the target branch, else the target branch's tip
+    the event names when the clone has only that commit: ``git fetch --depth=1 origin main``), ``(None, "")``
+    outside such events (the checkout is the repository's own), outside a git work tree (a workflow diffing
+    downloaded snapshots has no checkout to read a policy from), or with ``policy: pull-request`` and no base in
+    the clone (the base's, when there, is still read: the summary lists what the pull request lowers).
+
+    Raises ``ActionError`` (exit 2) on such an event when neither commit is in the clone: the pull request's own
+    file applied then, with nothing said, so a pull request setting ``fail_on = "never"`` passed (a
+    ``merge_group`` event was not looked at at all)."""
+    env = dict(os.environ)
+    if env.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target", "merge_group"):
+        return None, ""
+    if not _in_work_tree():
+        return None, ""
+    try:
+        found = action_base.resolve_base("", env)
+    except action_base.FirstRelease:  # a tag push only: not one of these events
+        return None, ""
+    except action_base.BaseError:
+        tip = action_base.event_commit(env)
+        if tip is None and choice() == "pull-request":
+            return None, ""  # the workflow trusts the pull request's file: nothing to compare it with here
+        if tip is None:
+            raise ActionError(
+                "the gate's policy is read from the base revision, which is not in this clone: use actions/checkout "
+                "with fetch-depth: 0 (or git fetch the target branch), or input policy: pull-request for a "
+                "repository whose every pull request is trusted"
+            ) from None
+        return tip
+    return found.sha, found.why
+
+
+def _in_work_tree() -> bool:
+    try:
+        return action_base.git("rev-parse", "--is-inside-work-tree", check=False) == "true"
+    except action_base.BaseError:  # no git at all
+        return False

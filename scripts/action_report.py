@@ -214,7 +214,7 @@ def summary_tail(result: Result, label: str) -> str:
             f"\n> **Approved:** the pull request carries the label **{md_escape(label)}**, so this gate failure "
             "is accepted. Hosts holding a cached `tools/list` still break until they reconnect.\n"
         )
-    if label and os.environ.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target"):
+    if label and os.environ.get("GITHUB_EVENT_NAME", "pull_request") in ("pull_request", "pull_request_target"):
         return (
             f"\n> To accept these changes, fix them or add the label **{md_escape(label)}** to the pull request "
             "and re-run this check.\n"

@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_schema_audit.prcheck import processes, sides
-from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, event_commit, git, resolve_base
+from mcp_schema_audit.prcheck.base import BaseError, BaseRevision, FirstRelease, resolve_base
 from mcp_schema_audit.report.escape import inert, no_workflow_commands
 from mcp_schema_audit.report.github import gh_data
 from mcp_schema_audit.report.markdown import md_escape, md_fence
@@ -94,6 +94,7 @@ from action_inputs import (  # noqa: E402  (every input, parsed)
     configurations,
     diff_options,
     flag,
+    head_label,
     input_value,
     lenient_flag,
     list_items,
@@ -383,58 +384,6 @@ def _check(
     checked.exit_code = 0 if checked.passed else 1
 
 
-def _pull_request_base() -> tuple[str | None, str]:
-    """The revision whose configuration is the gate's policy when ``base`` gives OLD as a snapshot: ``(sha, why)``
-    on a pull request or merge group event (the merge base with the target branch, else the target branch's tip
-    the event names when the clone has only that commit: ``git fetch --depth=1 origin main``), ``(None, "")``
-    outside such events (the checkout is the repository's own), outside a git work tree (a workflow diffing
-    downloaded snapshots has no checkout to read a policy from), or with ``policy: pull-request`` and no base in
-    the clone (the base's, when there, is still read: the summary lists what the pull request lowers).
-
-    Raises ``ActionError`` (exit 2) on such an event when neither commit is in the clone: the pull request's own
-    file applied then, with nothing said, so a pull request setting ``fail_on = "never"`` passed (a
-    ``merge_group`` event was not looked at at all)."""
-    env = dict(os.environ)
-    if env.get("GITHUB_EVENT_NAME") not in ("pull_request", "pull_request_target", "merge_group"):
-        return None, ""
-    if not _in_work_tree():
-        return None, ""
-    try:
-        found = resolve_base("", env)
-    except FirstRelease:  # a tag push only: not one of these events
-        return None, ""
-    except BaseError:
-        tip = event_commit(env)
-        if tip is None and action_policy.choice() == "pull-request":
-            return None, ""  # the workflow trusts the pull request's file: nothing to compare it with here
-        if tip is None:
-            raise ActionError(
-                "the gate's policy is read from the base revision, which is not in this clone: use actions/checkout "
-                "with fetch-depth: 0 (or git fetch the target branch), or input policy: pull-request for a "
-                "repository whose every pull request is trusted"
-            ) from None
-        return tip
-    return found.sha, found.why
-
-
-def head_label() -> str:
-    """The label of the captured NEW side: the ``label`` input, else on a tag push the tag's name when it is a
-    valid label (``v1.1.0``: the release notes and ``history`` name the version), else ``pr``."""
-    given = input_value("label")
-    if given:
-        return given
-    ref = os.environ.get("GITHUB_REF", "")
-    tag = ref[len("refs/tags/") :] if ref.startswith("refs/tags/") else ""
-    return tag if tag and is_label(tag) else "pr"
-
-
-def _in_work_tree() -> bool:
-    try:
-        return git("rev-parse", "--is-inside-work-tree", check=False) == "true"
-    except BaseError:  # no git at all
-        return False
-
-
 def run() -> Result:
     """Do the work; raise ``ActionError`` for any failure (its code is the exit code).
 
@@ -497,7 +446,7 @@ def run() -> Result:
                 "captured the same way)"
             )
     labelled = bool(approval_label()) and approval_label() in pr_labels(os.environ.get("GITHUB_EVENT_PATH"))
-    policy_sha, policy_why = (revision.sha, revision.why) if revision is not None else _pull_request_base()
+    policy_sha, policy_why = (revision.sha, revision.why) if revision is not None else action_policy.policy_base()
     policy = action_policy.decide(policy_sha, policy_why, labelled)
     if policy.config and policy.config != input_value("config"):
         opts += ["--config", policy.config]  # the last --config is the one diff reads

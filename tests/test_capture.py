@@ -450,7 +450,7 @@ def test_an_http_reply_past_64_mib_is_one_error_line(endless_json_server: str) -
     """The SDK reads a JSON reply whole: an endless body grew the process to 4 GB within ``--timeout`` and ended in
     ``MemoryError``. The body stops at ``MAX_RESPONSE_BYTES`` (64 MiB): exit 3 naming the limit."""
     target = CaptureTarget("http", url=endless_json_server + "/mcp")
-    with pytest.raises(CaptureError, match=r"the server's HTTP response exceeded 64 MiB") as info:
+    with pytest.raises(CaptureError, match=r"the server's HTTP response is too large \(over 64 MiB\)") as info:
         capture(target, label="x", protocol="legacy", timeout_s=60)
     assert info.value.exit_code == 3 and "\n" not in info.value.one_line()
 

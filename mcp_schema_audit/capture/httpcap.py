@@ -31,7 +31,8 @@ class _CappedStream(httpx2.AsyncByteStream):
             seen += len(chunk)
             if seen > self._limit:
                 raise ResponseTooLarge(
-                    f"the server's HTTP response exceeded {self._limit // (1024 * 1024)} MiB", request=self._request
+                    f"the server's HTTP response is too large (over {self._limit // (1024 * 1024)} MiB)",
+                    request=self._request,
                 )
             yield chunk
 
