@@ -31,6 +31,7 @@ from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
+from mcp_schema_audit.schema.reach import unreached_at
 
 #: Candidates a host-sensitive ``WalkContext.pick`` judges per profile before it settles for the best so far.
 _MAX_HOST_TRIES = 64
@@ -158,8 +159,12 @@ class WalkContext:
         return doc.validator_for(node, profile)
 
     def valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
-        """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable."""
+        """Is ``value`` valid under ``node`` (a subschema of ``doc``) for ``profile``? ``None`` when undecidable.
+        A document refused as a whole answers for a value that never reaches the refused part by its twin
+        (``schema.reach``)."""
         try:
+            if (twin := unreached_at(doc, node, value)) is not None:
+                doc, node = twin
             if self.fast:
                 self.count_validation(node)
                 doc.ready(profile)  # raises as the real validator would
@@ -182,7 +187,8 @@ class WalkContext:
         the reasons, 0 = rejected for other reasons only (or not at all, or undecidable). Without ``kw``:
         2 when rejected."""
         try:
-            errors = list(self.validator(self.v_doc, v, profile).iter_errors(value))
+            v_doc, v = unreached_at(self.v_doc, v, value) or (self.v_doc, v)
+            errors = list(self.validator(v_doc, v, profile).iter_errors(value))
         except Budget:
             raise
         except Exception:

@@ -75,6 +75,20 @@ _SCHEMA_KEYWORDS = frozenset(k for k, shape in SUBSCHEMA_KEYWORDS.items() if sha
 
 
 def inplace_cost(doc: SchemaDoc) -> float:
+    """See ``_inplace``: the worst in-place cost of ``doc``, stopping at the first node over the budget."""
+    return _inplace(doc, None)
+
+
+def inplace_costs(doc: SchemaDoc) -> dict[int, float]:
+    """``id(node)`` → in-place cost (as ``inplace_cost`` counts it) of every subschema a validation of ``doc`` can
+    reach, without stopping at the first over the budget: the nodes ``schema.reach`` replaces when an instance
+    never reaches them."""
+    costs: dict[int, float] = {}
+    _inplace(doc, costs)
+    return costs
+
+
+def _inplace(doc: SchemaDoc, costs: dict[int, float] | None) -> float:
     """The most subschemas a validator may evaluate at one instance location of ``doc``: an int capped
     at ``INPLACE_BUDGET + 1``, or ``INPLACE_CYCLE`` (``math.inf``) for an in-place cycle.
 
@@ -155,7 +169,9 @@ def inplace_cost(doc: SchemaDoc) -> float:
                 continue
             seen.add(id(node))
             worst = max(worst, cost(node))
-            if worst > INPLACE_BUDGET:
+            if costs is not None:
+                costs[id(node)] = cost(node)
+            elif worst > INPLACE_BUDGET:
                 return worst
             for k, value in node.items():
                 if k in _SCHEMA_MAPS and isinstance(value, dict):

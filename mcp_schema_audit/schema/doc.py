@@ -40,6 +40,7 @@ from mcp_schema_audit.schema.formats import ajv_format_checker
 from mcp_schema_audit.schema.hosts import ajv_ref_siblings, host_class
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
+from mcp_schema_audit.schema.reach import unreached_twin
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -168,6 +169,7 @@ class SchemaDoc:
     _readers: dict[str, QuickReader] = field(init=False, default_factory=dict, repr=False)
     #: local ``#/…`` references resolved so far: ref → (target, its tokens)
     _local: dict[str, tuple[Any, list[str]]] = field(init=False, default_factory=dict, repr=False)
+    _refused: tuple[set[int], SchemaDoc | None, dict[int, Any]] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.dialect = dialect_of(self.root)
@@ -549,7 +551,10 @@ class SchemaDoc:
         """Is ``instance`` valid for host ``profile``? Stops at the first error (``errors`` lists them all).
 
         Raises as ``errors`` does. With the fast paths on, the answer comes from ``quick`` where it can give it
-        (the validator's own verdict, without walking it)."""
+        (the validator's own verdict, without walking it); a document refused as a whole validates an instance that
+        never reaches the refused part by its twin (``schema.reach``)."""
+        if (twin := unreached_twin(self, instance)) is not None:
+            return twin.accepts(instance, profile)
         self._evaluating(lambda: self.ready(profile))  # raises as the host's validator would, whatever answers
         quick = self.quick(self.root, instance, profile)
         if quick is not None:
@@ -567,6 +572,8 @@ class SchemaDoc:
         """
         from jsonschema import exceptions as jexc
 
+        if (twin := unreached_twin(self, instance)) is not None:
+            return twin.errors(instance, profile)  # as ``accepts``
         validator = self._evaluating(lambda: self.validator(profile))
         narrowed = self._narrowed(instance, profile)
         if narrowed is None:

@@ -1,0 +1,151 @@
+"""A document refused as a whole (an in-place cycle, an in-place cost over the budget) still validates the values
+that never reach the refused part (``schema.reach``): 26 bytes added to a release no longer hide its breaks.
+Checked against the real validator: python ``jsonschema`` evaluates a subschema only where the instance takes
+it, so it terminates on exactly those values, with the same verdict."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gate_helpers import cli
+from jsonschema import Draft202012Validator
+
+from mcp_schema_audit.schema import SchemaDoc
+from mcp_schema_audit.schema.reach import unreached_twin
+
+CYCLE = {"$ref": "#/properties/q"}  # applies itself at /q: validating a value with q never ends
+
+
+def _laughs(levels: int) -> dict[str, Any]:
+    """``$defs`` where each level is an ``anyOf`` of two ``$ref``s to the one below: 2**levels subschemas."""
+    defs: dict[str, Any] = {"L0": {"type": "string"}}
+    for i in range(1, levels + 1):
+        defs[f"L{i}"] = {"anyOf": [{"$ref": f"#/$defs/L{i - 1}"}, {"$ref": f"#/$defs/L{i - 1}"}]}
+    return defs
+
+
+SCHEMAS = {
+    "cycle-under-a-property": {
+        "type": "object",
+        "properties": {"s": {"enum": ["a", "b"]}, "q": CYCLE},
+        "required": ["s"],
+    },
+    "cycle-in-items": {
+        "type": "object",
+        "properties": {
+            "list": {"type": "array", "items": {"$ref": "#/properties/list/items"}},
+            "n": {"type": "integer"},
+        },
+    },
+    "cycle-through-not-and-if": {
+        "type": "object",
+        "properties": {
+            "x": {"not": {"$ref": "#/properties/x"}},
+            "y": {"if": {"$ref": "#/properties/y"}, "then": {"type": "string"}},
+            "n": {"type": "integer"},
+        },
+        "additionalProperties": {"type": "boolean"},
+    },
+    "laughs-under-a-property": {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "deep": {"$ref": "#/$defs/L30"}},
+        "$defs": _laughs(30),
+    },
+}
+INSTANCES = [
+    {"s": "a"},
+    {"s": "z"},
+    {"n": 1},
+    {"n": "x"},
+    {},
+    {"s": "a", "q": 1},
+    {"list": []},
+    {"list": [1]},
+    {"deep": "x"},
+]
+
+
+def _real(schema: dict[str, Any], instance: Any) -> bool | None:
+    """python jsonschema's verdict on the real schema, or None when it does not terminate (RecursionError)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)
+    try:
+        return Draft202012Validator(schema).is_valid(instance)
+    except RecursionError:
+        return None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_an_unreached_refusal_validates_as_the_real_validator_does(name: str):
+    schema = SCHEMAS[name]
+    doc = SchemaDoc(schema)
+    with pytest.raises(ValueError):
+        doc.check_cost()  # refused as a whole
+    judged = 0
+    for instance in INSTANCES:
+        twin = unreached_twin(doc, instance)
+        if twin is None:
+            continue  # may reach the refused part: still refused (checked below for the cycles)
+        judged += 1
+        if "laughs" not in name:  # the real validator on 2**30 subschemas would not finish either
+            assert _real(schema, instance) is doc.accepts(instance), (name, instance)
+        assert doc.accepts(instance) is twin.accepts(instance)
+    assert judged >= 3, name
+    if name == "cycle-under-a-property":
+        assert unreached_twin(doc, {"s": "a", "q": 1}) is None and _real(schema, {"s": "a", "q": 1}) is None
+        with pytest.raises(ValueError, match="in-place"):
+            doc.accepts({"s": "a", "q": 1})
+    if name == "cycle-in-items":
+        assert unreached_twin(doc, {"list": []}) is not None  # no item: items is never evaluated
+        assert unreached_twin(doc, {"list": [1]}) is None and _real(schema, {"list": [1]}) is None
+
+
+def test_a_refusal_every_value_reaches_stays_undecided():
+    """``allOf: [{"$ref": "#"}]`` at the root applies itself to every value: nothing is validated, no break is
+    claimed (the witness stays unconfirmed)."""
+    schema = {"type": "object", "properties": {"s": {"enum": ["a", "b", "c"]}}, "allOf": [{"$ref": "#"}]}
+    doc = SchemaDoc(schema)
+    assert all(unreached_twin(doc, i) is None for i in INSTANCES)
+
+
+def test_a_small_refused_addition_no_longer_hides_the_releases_breaks(tmp_path: Path):
+    """The attack: a property ``q: {"$ref": "#/properties/q"}`` added beside an output enum widened and an argument's
+    type narrowed made both unconfirmed warnings, exit 0. Both are breaking now, with witnesses that never reach
+    ``q``; the refusal itself is still a warning."""
+    old = {
+        "name": "t",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]},
+        "outputSchema": {"type": "object", "properties": {"s": {"enum": ["a", "b"]}}, "required": ["s"]},
+    }
+    new = {
+        "name": "t",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}, "z": {"$ref": "#/properties/z"}},
+            "required": ["n"],
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"s": {"enum": ["a", "b", "c"]}, "q": CYCLE},
+            "required": ["s"],
+        },
+    }
+    a, b = tmp_path / "old.json", tmp_path / "new.json"
+    a.write_text(json.dumps({"tools": [old]}))
+    b.write_text(json.dumps({"tools": [new]}))
+    r = cli("diff", str(a), str(b), "--format", "json")
+    assert r.returncode == 1, r.stderr
+    got = {(f["rule"], f["severity"]): f for f in json.loads(r.stdout)["findings"]}
+    assert got[("output-enum-value-added", "breaking")]["witness"]["instance"] == {"s": "c"}
+    assert "q" not in got[("input-type-narrowed", "breaking")]["witness"]["instance"]
+    assert ("schema-undecidable", "warning") in got
+    for f in got.values():
+        if f["severity"] == "breaking":  # the claim holds for the real validator on the real schema
+            schema = new["outputSchema"] if f["direction"] == "output" else new["inputSchema"]
+            assert _real(schema, f["witness"]["instance"]) is (f["direction"] == "output"), f
