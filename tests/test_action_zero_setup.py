@@ -246,6 +246,8 @@ def test_default_base_on_a_pull_request_and_on_tag_pushes(
     with pytest.raises(action_base.BaseError, match="target branch nope"):
         action_base.resolve_base("", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "nope"})
     assert action_base.resolve_base("v1.0.0", {}).label == "v1.0.0"
+    # HEAD beside check's other side, "head": the sha names it instead
+    assert action_base.resolve_base("HEAD", {}).label == f"base-{git(repo['path'], 'rev-parse', 'HEAD')[:12]}"
 
 
 def test_first_tag_passes_with_nothing_to_compare(repo: dict[str, Any], tmp_path: Path):

@@ -109,9 +109,11 @@ def _inside_work_tree(option: str) -> None:
 
 def _label_for(name: str, sha: str) -> str:
     """A snapshot label for the base: the ref's name when it is a valid label (``v1.2.0``, ``main``), else (also
-    for a commit id) ``base-<sha12>``."""
+    for a commit id, and for ``HEAD``, which read beside the other side's ``head`` as the same name)
+    ``base-<sha12>``."""
     ok = (
         name
+        and name.lower() != "head"
         and len(name) <= 128
         and name.isascii()
         and name[0].isalnum()
