@@ -246,6 +246,10 @@ def test_default_base_on_a_pull_request_and_on_tag_pushes(
     with pytest.raises(action_base.BaseError, match="target branch nope"):
         action_base.resolve_base("", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "nope"})
     assert action_base.resolve_base("v1.0.0", {}).label == "v1.0.0"
+    # a name close to a branch or tag here is suggested (main/master, a tag without its v, a typo)
+    for wrong, near in (("master", "main"), ("1.0.0", "v1.0.0"), ("featrue", "feature")):
+        with pytest.raises(action_base.BaseError, match=f"did you mean '{near}'"):
+            action_base.resolve_base(wrong, {}, option="--base-ref")
     # HEAD beside check's other side, "head": the sha names it instead
     assert action_base.resolve_base("HEAD", {}).label == f"base-{git(repo['path'], 'rev-parse', 'HEAD')[:12]}"
 

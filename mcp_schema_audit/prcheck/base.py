@@ -96,6 +96,25 @@ def _shallow_hint(local: bool = False) -> str:
     )
 
 
+#: The other name of a repository's default branch.
+_DEFAULT_TWINS = {"main": "master", "master": "main"}
+
+
+def _nearby_ref(rev: str) -> str | None:
+    """A local branch or tag close to ``rev`` (``master`` for ``main`` in a repository whose default branch has the
+    older name, ``v1.2.0`` for ``1.2.0``), or ``None``; at most 2,000 names are read."""
+    import difflib
+
+    out = git("for-each-ref", "--count=2000", "--format=%(refname:short)", "refs/heads", "refs/tags", check=False)
+    names = [n for n in out.splitlines() if n]
+    if _DEFAULT_TWINS.get(rev) in names:
+        return _DEFAULT_TWINS[rev]
+    if f"v{rev}" in names:
+        return f"v{rev}"
+    close = difflib.get_close_matches(rev, names, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _inside_work_tree(option: str) -> None:
     """Raise ``BaseError`` (exit 2) unless the current folder is inside a git work tree: ``option`` (``--base-ref``
     or the Action's ``input base-ref``) names what needed one."""
@@ -141,9 +160,12 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
         sha = _commit(base_ref)
         if sha is None:
             twin = remote_twin(base_ref)
+            near = _nearby_ref(base_ref) if twin is None else None
             hint = (
                 f" (did you mean {twin!r}? {base_ref!r} is only a remote-tracking branch here)"
                 if twin is not None
+                else f" (did you mean {near!r}? a branch or tag here)"
+                if near is not None
                 else _shallow_hint(local=option.startswith("--"))
             )
             raise BaseError(f"{option}: revision {base_ref!r} not found in this repository{hint}")
