@@ -159,6 +159,17 @@ def test_http_wrong_path_is_404(demo_v2_http: ServerProcess) -> None:
     assert "\n" not in info.value.one_line()
 
 
+def _plain_http(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 (a free port, one thread per request) while the caller yields its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture()
 def status_401_server() -> Iterator[str]:
     """A plain HTTP server (not MCP) that answers every request 401, like a gateway without credentials."""
@@ -176,12 +187,7 @@ def status_401_server() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    yield from _plain_http(Handler)
 
 
 @pytest.mark.live
@@ -436,13 +442,7 @@ def endless_json_server() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    yield from _plain_http(Handler)
 
 
 @pytest.mark.live
