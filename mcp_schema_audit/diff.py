@@ -37,7 +37,7 @@ from mcp_schema_audit.renames import (
     tool_renames,
     unsearched_tagged,
 )
-from mcp_schema_audit.rules import SYMMETRIC_RULES
+from mcp_schema_audit.rules import RULES, SYMMETRIC_RULES
 from mcp_schema_audit.settings import RunLimits
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces import surface_findings
@@ -177,7 +177,7 @@ def _new_listing_breakers(
     out = []
     for f in found:
         if (f.rule, f.pointer) not in before and (f.rule, f.pointer) not in have:
-            if f.rule != "output-schema-uncompilable":
+            if set(RULES[f.rule].per_call).isdisjoint(f.hosts):
                 f.detail = f.detail.plus(" (the host loses the whole tools/list)")
             out.append(f)
     return out
@@ -225,6 +225,16 @@ def diff_with_mode(
                 and (f.rule, f.tool, f.pointer) in have
             )
             and (f.rule, f.surface, f.name, f.pointer) not in same
+        ]
+    if mode == "full":
+        # a warning about a rollback's hazard gives way to the forward finding that reports that break
+        broken = {(f.rule, f.surface, f.name, f.pointer) for f in out if "forward" in f.tags}
+        out = [
+            f
+            for f in out
+            if "forward" in f.tags
+            or not RULES[f.rule].rollback
+            or (RULES[f.rule].rollback, f.surface, f.name, f.pointer) not in broken
         ]
     return out
 

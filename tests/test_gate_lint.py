@@ -164,3 +164,39 @@ def test_a_tool_without_an_input_schema_is_never_silent(tmp_path: Path):
     dropped = cli("diff", "--format", "json", str(typed), str(new))
     rules = {(f["rule"], f["severity"]) for f in json.loads(dropped.stdout)["findings"]}
     assert dropped.returncode == 1 and ("input-schema-not-object", "breaking") in rules, dropped.stdout
+
+
+def test_listing_breakers_say_which_hosts_lose_the_listing_and_which_every_call(tmp_path: Path):
+    """Who refuses a listing-time breaker, and how, as the real clients do (tests/test_real_clients.py): a
+    boolean property costs TS SDK v1 the whole tools/list; an outputSchema whose validation never ends fails every
+    call of the tool on all three; an invalid regex costs TS SDK v1 the listing and python-sdk/TS v2 every call
+    (two findings: Python's re and Ajv refuse it with their own words).
+    (The line once said "with the whole tools/list" for every one of them.)"""
+    import json
+
+    tools = {
+        "bool": {"type": "object", "properties": {"a": True}},
+        "endless": {"type": "object", "allOf": [{"$ref": "#"}]},
+        "regex": {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a$"}}},
+    }
+    for side, listed in (("old", {}), ("new", tools)):
+        entries = [
+            {"name": name, "inputSchema": {"type": "object"}, "outputSchema": listed.get(name, {"type": "object"})}
+            for name in tools
+        ]
+        (tmp_path / f"{side}.json").write_text(json.dumps({"protocolVersion": "2025-11-25", "tools": entries}))
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json")
+    assert r.returncode == 1, r.stderr
+    found = {f["tool"]: f for f in json.loads(r.stdout)["findings"] if f["severity"] == "breaking"}
+    assert found["endless"]["rule"] == "output-schema-unvalidatable"
+    assert found["endless"]["hosts"] == ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]
+    text = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json")).stdout
+    said = [
+        ln.strip().split("rejected by ", 1)[1].split(":", 1)[0] for ln in text.splitlines() if "rejected by SDK" in ln
+    ]
+    assert said == [
+        "SDK clients (ts-sdk-v1) with the whole tools/list",  # bool
+        "SDK clients (python-sdk, ts-sdk-v1, ts-sdk-v2) on every call of the tool",  # endless
+        "SDK clients (python-sdk) on every call of the tool",  # regex: Python's re
+        "SDK clients (ts-sdk-v1) with the whole tools/list; SDK clients (ts-sdk-v2) on every call of the tool",  # Ajv
+    ], text

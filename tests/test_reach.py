@@ -145,7 +145,58 @@ def test_a_small_refused_addition_no_longer_hides_the_releases_breaks(tmp_path: 
     assert got[("output-enum-value-added", "breaking")]["witness"]["instance"] == {"s": "c"}
     assert "q" not in got[("input-type-narrowed", "breaking")]["witness"]["instance"]
     assert ("schema-undecidable", "warning") in got
+    # the cycle is a $ref chain Ajv resolves as it compiles: the TS SDKs fail (tests/test_real_clients.py)
+    assert got[("output-schema-uncompilable", "breaking")]["hosts"] == ["ts-sdk-v1", "ts-sdk-v2"]
     for f in got.values():
-        if f["severity"] == "breaking":  # the claim holds for the real validator on the real schema
+        if f["severity"] == "breaking" and f["rule"] != "output-schema-uncompilable":
+            # the claim holds for the real validator on the real schema
             schema = new["outputSchema"] if f["direction"] == "output" else new["inputSchema"]
             assert _real(schema, f["witness"]["instance"]) is (f["direction"] == "output"), f
+
+
+ENDLESS_CASES = {
+    # schema → does every value's validation (python-sdk's jsonschema) fail to finish?
+    "root-allof": ({"type": "object", "allOf": [{"$ref": "#"}]}, True),
+    "root-double-not": ({"not": {"not": {"$ref": "#"}}}, True),
+    "defs-loop": ({"$ref": "#/$defs/A", "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}}}, True),
+    "oneof-branch": ({"oneOf": [{"type": "object"}, {"$ref": "#"}]}, True),
+    "if-branch": ({"if": {"$ref": "#"}}, True),
+    "dynamic-ref-nowhere": ({"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": "#nope"}, True),
+    "anyof-first-branch-valid": ({"anyOf": [{"type": "object"}, {"$ref": "#"}]}, False),
+    "under-a-property": ({"properties": {"a": {"$ref": "#"}}}, False),
+    "draft07-beside-ref": (
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$ref": "#/definitions/A",
+            "allOf": [{"$ref": "#"}],
+            "definitions": {"A": {"type": "object"}},
+        },
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ENDLESS_CASES))
+def test_every_value_reaches_agrees_with_jsonschema(case: str) -> None:
+    """``every_value_reaches`` for python-sdk says "never ends" exactly where the real ``jsonschema`` (the
+    validator python-sdk's client runs on each result) fails to validate every value, and lets it finish
+    elsewhere (an ``anyOf`` that stops at its first valid branch; a cycle only a property reaches; draft-07,
+    where ``$ref`` hides its siblings)."""
+    import jsonschema
+    from referencing.exceptions import Unresolvable
+
+    from mcp_schema_audit.schema import SchemaDoc
+    from mcp_schema_audit.schema.reach import every_value_reaches
+
+    schema, endless = ENDLESS_CASES[case]
+    assert (every_value_reaches(SchemaDoc(schema), "python-sdk") is not None) is endless
+    for value in ({}, {"b": 1}):
+        cls = jsonschema.validators.validator_for(schema)
+        try:
+            cls(schema).validate(value)
+            finished = True
+        except (RecursionError, Unresolvable):
+            finished = False
+        except jsonschema.ValidationError:
+            finished = True
+        assert finished is not endless, value

@@ -399,10 +399,15 @@ def test_results_of_the_2026_era_agree_with_the_real_clients(sdk_prefix: dict[st
 
 # ---- listing-time claims ---------------------------------------------------------------------------------
 
+
 #: case → the tool a release lists (its old version: ``{"type": "object"}`` schemas), for the listing-time rules
 #: (``input-schema-not-object``, ``output-schema-not-object``, ``schema-boolean-property``,
 #: ``output-schema-uncompilable``, ``schema-metaschema-invalid``): each is served alone (a client that refuses
 #: the listing loses every tool), listed once and called once by each real client.
+def _out(output_schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": output_schema}
+
+
 LISTING_CASES: dict[str, dict[str, Any]] = {
     "input-type-string": {"name": "t", "inputSchema": {"type": "string"}},
     "input-missing": {"name": "t"},
@@ -425,6 +430,42 @@ LISTING_CASES: dict[str, dict[str, Any]] = {
         "inputSchema": {"type": "object"},
         "outputSchema": {"type": "object", "properties": {"a": {"type": "text"}}},
     },
+    # refusals every result reaches (validation never ends) and $ref chains Ajv resolves without end as it compiles
+    "output-root-cycle": _out({"type": "object", "allOf": [{"$ref": "#"}]}),
+    "output-root-double-not": _out({"type": "object", "not": {"not": {"$ref": "#"}}}),
+    "output-dynamic-ref-unresolved": _out({"$schema": D2020, "type": "object", "$dynamicRef": "#nope"}),
+    "output-property-ref-chain": _out({"type": "object", "properties": {"q": {"$ref": "#/properties/q"}}}),
+    "output-defs-ref-chain": _out(
+        {
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"$ref": "#/$defs/B", "description": "alias"}, "B": {"$ref": "#/$defs/A"}},
+        }
+    ),
+    "output-draft07-cycle-beside-ref": _out(
+        {
+            "$schema": D7,
+            "type": "object",
+            "$ref": "#/definitions/A",
+            "allOf": [{"$ref": "#"}],
+            "definitions": {"A": {"type": "object"}},
+        }
+    ),
+    "output-root-cycle-in-anyof": _out({"type": "object", "anyOf": [{"type": "object"}, {"$ref": "#"}]}),
+    "output-draft07-root-cycle-in-anyof": _out(
+        {"$schema": D7, "type": "object", "anyOf": [{"type": "object"}, {"$ref": "#"}]}
+    ),
+    "output-root-cycle-in-oneof": _out({"type": "object", "oneOf": [{"type": "object"}, {"$ref": "#"}]}),
+    "output-root-cycle-in-if": _out({"type": "object", "if": {"$ref": "#"}, "then": {"type": "object"}}),
+    "output-root-cycle-in-lone-if": _out({"type": "object", "if": {"$ref": "#"}}),
+    "input-root-cycle": {"name": "t", "inputSchema": {"type": "object", "allOf": [{"$ref": "#"}]}},
+}
+#: Cases the listing check leaves undecided (a ``schema-undecidable`` warning stays): whatever it claims must fail
+#: in the real client, but it need not name every client that does. Under a ``not``, Ajv evaluates the ``allOf``
+#: before it rejects the ``type`` (the untyped rules run whatever the type check found); python-sdk's jsonschema
+#: rejects the ``type`` first (keywords in the schema's order) and never recurses.
+UNDECIDED_LISTING_CASES: dict[str, dict[str, Any]] = {
+    "output-root-cycle-under-impure-not": _out({"type": "object", "not": {"type": "string", "allOf": [{"$ref": "#"}]}}),
 }
 
 
@@ -487,7 +528,7 @@ def _ts_listing(profile: str, prefix: Path, command: list[str]) -> str | None:
     return None if calls[0]["ok"] else f"call: {calls[0]['error']}"
 
 
-@pytest.mark.parametrize("case", list(LISTING_CASES))
+@pytest.mark.parametrize("case", [*LISTING_CASES, *UNDECIDED_LISTING_CASES])
 def test_listing_time_claims_name_exactly_the_real_clients_that_fail(
     case: str, tmp_path: Path, sdk_prefix: dict[str, Path]
 ) -> None:
@@ -496,8 +537,12 @@ def test_listing_time_claims_name_exactly_the_real_clients_that_fail(
     is refused by all three (a server validator once judged that listing as if it were arguments: a warning
     naming no client); a boolean property and a regex ECMAScript refuses by TS SDK v1's listing; an invalid
     outputSchema by python-sdk's and TS v2's calls; an inputSchema invalid against its metaschema by none (it
-    was said to be refused by python-sdk, whose client runs check_schema on outputSchemas only)."""
-    tool = LISTING_CASES[case]
+    was said to be refused by python-sdk, whose client runs check_schema on outputSchemas only); an outputSchema
+    whose validation never ends for any result (``allOf``/``not``/``oneOf``/``if`` back to itself, an unresolvable
+    ``$dynamicRef``; Ajv's 2020-12 class also through ``anyOf``) by every client that recurses, and a ``$ref``
+    chain that comes back to itself by the TS SDKs (Ajv resolves it as it compiles). ``UNDECIDED_LISTING_CASES``:
+    what is claimed fails, no more is asserted."""
+    tool = LISTING_CASES.get(case) or UNDECIDED_LISTING_CASES[case]
     scenario = tmp_path / "scenario.json"
     result: dict[str, Any] = {"content": [{"type": "text", "text": "ok"}]}
     if "outputSchema" in tool:
@@ -510,4 +555,7 @@ def test_listing_time_claims_name_exactly_the_real_clients_that_fail(
     failing = {profile for profile, failure in real.items() if failure is not None}
     claimed = _listing_claims(tmp_path, tool)
     # a profile whose client was not run (ts-sdk-v2 when its package did not install) is not judged
-    assert claimed & set(real) == failing, (claimed, real)
+    if case in UNDECIDED_LISTING_CASES:
+        assert claimed & set(real) <= failing and failing, (claimed, real)
+    else:
+        assert claimed & set(real) == failing, (claimed, real)

@@ -377,6 +377,19 @@ def real_result_sides(served: str, f: Finding) -> tuple[str, str]:
     return sent, f"hosts holding its current outputSchema{with_hosts}"
 
 
+def listing_rejecters(f: Finding) -> str:
+    """Who refuses a listing-time breaker and how, in words: ``"SDK clients (ts-sdk-v1) with the whole tools/list;
+    SDK clients (python-sdk, ts-sdk-v2) on every call of the tool"`` (the rule's ``per_call`` profiles list the
+    tool and fail its calls; the others lose the listing)."""
+    per_call = RULES[f.rule].per_call if f.rule in RULES else ()
+    listing = [h for h in f.hosts if h not in per_call]
+    calls = [h for h in f.hosts if h in per_call]
+    parts = [f"SDK clients ({', '.join(listing)}) with the whole tools/list"] if listing else []
+    if calls:
+        parts.append(f"SDK clients ({', '.join(calls)}) on every call of the tool")
+    return "; ".join(parts) or "SDK clients with the whole tools/list"
+
+
 def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     """``(accepted, rejected)``: who takes ``f``'s witness and who rejects it, in words with snapshot labels.
 
@@ -395,7 +408,7 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     w = f.witness or {}
     if w.get("accepted_by") == "server":
         return real_result_sides(who(report.new) if report.kind == "probe" else report.new.label, f)
-    listing = f"SDK clients{with_hosts} with the whole tools/list"
+    listing = listing_rejecters(f)
     if f.rule == "input-call-rejected":  # a real call's arguments, built from a cached inputSchema
         cohorts = ", ".join(str(c) for c in w.get("cohorts") or [])
         return f"allowed by the inputSchema cached from {cohorts}", f"the server running {who(report.new)}"

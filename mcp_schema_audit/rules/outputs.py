@@ -69,17 +69,18 @@ RULES = [
         direction="output",
         severity="breaking",
         family="engine.scalars",
-        title="Output type widened",
+        title="Output type widened or changed",
         rationale=(
-            "Results may now be of a type the cached schema rejects (including null when a field becomes nullable)."
+            "Results may now be of a type the cached schema rejects: null when a field becomes nullable, or "
+            "another type altogether (a string that becomes an integer)."
         ),
         before='{"type": "string"}',
         after='{"type": ["string", "null"]}',
         error="None is not of type 'string'",
         source=f"{PY_CLIENT}; {TS_CLIENT}",
         fix=(
-            "keep returning the old type (e.g. omit the field instead of null) until hosts re-listed a "
-            "schema that allows the new type"
+            "keep returning the old type until hosts re-listed a schema that allows the new one: omit a field "
+            "instead of sending null; for a new type, add it beside the old one, or send it in a new field"
         ),
         kinds=("type-extra-p",),
     ),
@@ -276,6 +277,7 @@ RULES = [
             "mark it required only once every version you may roll back to always sends it; it stays required for good"
         ),
         kinds=("required-extra-p",),
+        rollback="output-required-removed",
     ),
     Rule(
         id="output-property-added",

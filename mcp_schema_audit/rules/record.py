@@ -65,7 +65,10 @@ class Rule:
       without breaking cached hosts (empty for info rules).
     - ``kinds``: the engine issue kinds (``engine.issue.Issue.kind``, in P/V terms) this rule reports for its
       direction (a rule of direction ``tool`` reports them for both).
-    - ``listing``: its witness is a tool entry SDK clients refuse with the whole ``tools/list``; ``symmetric``:
+    - ``listing``: its witness is a tool entry SDK clients refuse with the whole ``tools/list`` (``per_call``: the
+      host profiles that list the tool but fail every call of it instead); ``rollback``: the rule that reports,
+      for hosts that cached the new version, the break this warning's rollback hazard is (``--mode full`` shows
+      that finding in its place); ``symmetric``:
       its finding says the same whichever version hosts cached (``--mode full`` lists it once); ``value_set``:
       it is about a closed value set hosts cached (``history`` looks for conflicts between cohorts there).
     """
@@ -84,6 +87,8 @@ class Rule:
     fix: str = ""
     kinds: tuple[str, ...] = ()
     listing: bool = False
+    per_call: tuple[str, ...] = ()
+    rollback: str = ""
     symmetric: bool = False
     value_set: bool = False
 

@@ -261,19 +261,44 @@ RULES = [
         family="lint.listing",
         title="outputSchema cannot be compiled",
         rationale=(
-            "An invalid regex or an unresolvable $ref: TS SDK v1 compiles every outputSchema inside "
-            "listTools() and throws for the whole listing; python-sdk and TS SDK v2 fail every call "
-            "of the tool."
+            "An invalid regex, an unresolvable $ref, or (for Ajv) a $ref chain through schemas that hold only a "
+            "$ref and comes back to itself: TS SDK v1 compiles every outputSchema inside listTools() and throws "
+            "for the whole listing; python-sdk and TS SDK v2 fail every call of the tool."
         ),
         before='{"pattern": "^a$"}',
         after='{"pattern": "^(a$"}',
-        error="Invalid schema for tool X / MissingRefError",
-        source="TS SDK v1 cacheToolMetadata; python-sdk _output_schema_validator",
+        error="Invalid schema for tool X / MissingRefError / RangeError: Maximum call stack size exceeded",
+        source="TS SDK v1 cacheToolMetadata; python-sdk _output_schema_validator; Ajv lib/compile getJsonPointer",
         fix=(
             "make it compile for every host: a regex valid in Python and in ECMAScript (u flag), nullable "
-            "only beside type, local $refs only"
+            "only beside type, local $refs only, no $ref to a schema that is only a $ref leading back to it"
         ),
         listing=True,
+        per_call=("python-sdk", "ts-sdk-v2"),
+    ),
+    Rule(
+        id="output-schema-unvalidatable",
+        direction="output",
+        severity="breaking",
+        family="lint.listing",
+        title="outputSchema cannot validate any result",
+        rationale=(
+            "Validating any value comes back to a schema the validator is already inside, through keywords it "
+            "evaluates whatever the value ($ref, allOf, not, if, oneOf; anyOf in Ajv's 2020-12 class), or reaches "
+            "a $dynamicRef that resolves to nothing: the client's validator recurses until it gives up, and every "
+            "call of the tool fails on the hosts named."
+        ),
+        before='{"type": "object", "properties": {"a": {"$ref": "#"}}}',
+        after='{"type": "object", "allOf": [{"$ref": "#"}]}',
+        error="RecursionError / NoSuchAnchor (python-sdk); Failed to validate structured content: Maximum call "
+        "stack size exceeded (TS SDKs)",
+        source="JSON Schema Core 2020-12 §9.4.1; tests/test_real_clients.py (python-sdk, TS SDK v1 and v2 clients)",
+        fix=(
+            "let every $ref back to an enclosing schema pass through a keyword that moves into the value "
+            "(properties, items) first, and give each $dynamicRef an anchor it resolves to"
+        ),
+        listing=True,
+        per_call=("python-sdk", "ts-sdk-v1", "ts-sdk-v2"),
     ),
     Rule(
         id="schema-metaschema-invalid",
@@ -291,6 +316,7 @@ RULES = [
         source="python-sdk mcp/client/session.py: validator_for(output_schema).check_schema",
         fix="validate the schema against its dialect's metaschema before release",
         listing=True,
+        per_call=("python-sdk",),
     ),
     Rule(
         id="output-closed-object-hazard",

@@ -381,6 +381,11 @@ def ajv_compile_problem(
             except RefError:
                 pass
             else:
+                if _endless_chain(doc, ref, target, rules):
+                    return _spell(where) + ["$ref"], (
+                        f"Maximum call stack size exceeded: $ref {ref[:80]!r} leads through schemas that hold only a "
+                        "$ref back to one of them (Ajv resolves such a chain while it compiles)"
+                    )
                 twin_target = None
                 if walked and other_doc is not None and mirror.get("$ref") == ref:
                     try:
@@ -390,6 +395,27 @@ def ajv_compile_problem(
                 children.append((("abs", tuple(target_tokens)), target, twin_target))
         stack.extend(reversed(children))
     return None
+
+
+def _endless_chain(doc: SchemaDoc, ref: str, target: Any, rules: frozenset[str]) -> bool:
+    """Does Ajv's compile resolve ``ref`` without end? Ajv (lib/compile/index.ts ``getJsonPointer``) follows a JSON
+    Pointer ``$ref`` to a schema holding nothing but a ``$ref`` (``schemaHasRulesButRef``: no other keyword of the
+    class) on to that ``$ref``'s target, as it compiles: a chain of such schemas that comes back to itself
+    (``{"properties": {"q": {"$ref": "#/properties/q"}}}``) throws "Maximum call stack size exceeded" from
+    ``ajv.compile`` (TS SDK v1: in ``listTools()``; checked in tests/test_real_clients.py)."""
+    seen: set[int] = set()
+    while ref.startswith("#/") and isinstance(target, dict) and rules.isdisjoint(k for k in target if k != "$ref"):
+        if id(target) in seen:
+            return True
+        following = target.get("$ref")
+        if not isinstance(following, str) or not following or len(seen) > AJV_COMPILE_MAX_NODES:
+            return False
+        seen.add(id(target))
+        try:
+            ref, target = following, doc.lookup(following)[0]
+        except RefError:
+            return False
+    return False
 
 
 def _spell(where: _Where) -> list[Any]:

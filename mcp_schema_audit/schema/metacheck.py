@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_schema_audit.fastpaths import ContentCache
+from mcp_schema_audit.schema.ajv import AJV_RULES
 from mcp_schema_audit.schema.dialects import DEFS_REF
 from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS as _SHAPES
 from mcp_schema_audit.schema.regex_cost import oversized
@@ -225,14 +226,24 @@ _AJV_WALK_KEYWORDS = {
 }
 
 
+def _aliases(defs: Any) -> bool:
+    """Does a ``$defs`` map hold an entry that is only a ``$ref`` (the link of a chain Ajv resolves as it compiles,
+    ``compile._endless_chain``)?"""
+    return isinstance(defs, dict) and any(
+        isinstance(d, dict) and "$ref" in d and AJV_RULES["draft-07"].isdisjoint(k for k in d if k != "$ref")
+        for d in defs.values()
+    )
+
+
 def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool = False) -> bool:
     """True only when ``schema`` is certainly valid against the metaschema of ``dialect`` (``2020-12`` or
     ``draft-07``); False means "not sure": run the full check.
 
     ``ajv``: also True only when no Ajv class can refuse to compile it: with the metaschema met, every keyword
     Ajv types (``KeywordCxt``) has a value of its type, and ``compile.ajv_compile_problem`` would find nothing
-    unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum``, a ``$defs``/``definitions`` that is no map or
-    a ``$ref`` to a place this walk does not visit is present (each sends the schema to that walk)."""
+    unless a keyword of ``_AJV_WALK_KEYWORDS``, an empty ``enum``, a ``$defs``/``definitions`` that is no map
+    or holds an entry that is only a ``$ref``, or a ``$ref`` to a place this walk does not visit is present (each
+    sends the schema to that walk)."""
     checks = _CHECKS.get(dialect)
     if checks is None:
         return False
@@ -261,6 +272,8 @@ def surely_valid(schema: Any, dialect: str, max_nodes: int = 100_000, ajv: bool 
             or not isinstance(node.get("$defs", node), dict)
             or not isinstance(node.get("definitions", node), dict)
             or ("$ref" in node and not (isinstance(node["$ref"], str) and DEFS_REF.fullmatch(node["$ref"])))
+            or _aliases(node.get("$defs"))
+            or _aliases(node.get("definitions"))
         ):
             return False
         for kw, value in node.items():

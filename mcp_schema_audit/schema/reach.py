@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcp_schema_audit.jsontext import canonical
+from mcp_schema_audit.schema.ajv import AJV_KIND, AJV_RULES
 from mcp_schema_audit.schema.compile import INPLACE_BUDGET, SchemaCostError, inplace_costs
 from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS, RefError
 
@@ -145,3 +146,85 @@ def _reaches(doc: SchemaDoc, node: Any, instance: Any, refused: set[int]) -> boo
     except (_Reached, RecursionError):
         return True
     return False
+
+
+#: The keywords that validate (the Ajv classes' rules, which name every JSON Schema assertion and applicator the
+#: SDK validators evaluate): under a ``not``, a node holding any but the one a path takes may fail first, and the
+#: failure then turns into a pass (``every_value_reaches``).
+_VALIDATING = (AJV_RULES["2020-12"] | AJV_RULES["draft-07"]) - {"$comment", "id"}
+_REFS_OVERRIDE = ("draft-07", "draft-06", "draft-04")
+
+
+def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] | None:
+    """``(pointer tokens, why)`` when host ``profile``'s validator cannot finish validating any value against
+    ``doc``: the validation of every instance, through keywords it evaluates whatever the value (``$ref``,
+    ``allOf``, ``not``, ``if``, ``oneOf``, below), comes back to a node it is already inside
+    (``{"allOf": [{"$ref": "#"}]}``, ``{"not": {"not": {"$ref": "#"}}}``), or, in a 2020-12 schema, to a
+    ``$dynamicRef`` that resolves to nothing. Else ``None``.
+
+    Why every value: a keyword evaluated beside the path may reject the value first, and then the result is
+    refused anyway. Inside a subschema whose rejection does not reject the result (``not``, an ``if``, a branch of
+    ``oneOf``, which both evaluate in full, and of ``anyOf`` in Ajv's 2019-09/2020-12 classes, which evaluate
+    every branch while they track unevaluated properties) the path's nodes must hold nothing else that validates
+    (and an ``allOf`` there one member). python-sdk's ``anyOf`` and Ajv's draft-07 one stop at the first valid
+    branch, and keywords that move into the instance depend on the value: not followed (``unreached_twin`` answers
+    for those values).
+
+    What the real clients do (tests/test_real_clients.py): python-sdk's ``jsonschema`` raises ``RecursionError``
+    (``NoSuchAnchor`` for the ``$dynamicRef``); TS SDK v1 and v2's Ajv throws "Maximum call stack size exceeded"
+    (v1 reads ``$dynamicRef`` as an unknown keyword). In draft-07 and older, python-sdk's ``jsonschema`` ignores
+    the keywords beside a ``$ref``; Ajv applies them in every draft (``hosts.ajv_ref_siblings``)."""
+    if profile == "python-sdk":
+        refs_override, dynamic, every_branch = doc.dialect in _REFS_OVERRIDE, doc.dialect == "2020-12", False
+    else:
+        kind = AJV_KIND[profile](doc.dialect)
+        if kind is None:
+            return None  # a dialect the host refuses: a compile problem of its own
+        # Ajv's classes with unevaluated* evaluate every anyOf branch (code.ts validateUnion: no short-circuit)
+        refs_override, dynamic, every_branch = False, kind == "2020-12", kind != "draft-07"
+    inside: set[int] = set()
+    budget = [REACH_BUDGET]
+
+    def visit(node: Any, tokens: list[Any], negated: bool) -> tuple[list[Any], str] | None:
+        if not isinstance(node, dict) or budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        keys = ["$ref"] if refs_override and "$ref" in node else list(node)
+        if negated and len(_VALIDATING.intersection(keys)) > 1:
+            return None
+        inside.add(id(node))
+        try:
+            for kw in keys:
+                value = node.get(kw)
+                if kw == "$ref" and isinstance(value, str):
+                    try:
+                        target = doc.lookup(value)[0]
+                    except (RefError, ValueError, TypeError, LookupError):
+                        continue  # an unresolvable $ref is a compile problem of its own
+                    if id(target) in inside:
+                        return [*tokens, "$ref"], f"$ref {value!r} applies a schema at the place it is validating"
+                    found = visit(target, [*tokens, "$ref"], negated)
+                elif kw == "$dynamicRef" and dynamic and isinstance(value, str):
+                    try:
+                        doc.lookup(value)
+                        continue
+                    except (RefError, ValueError, TypeError, LookupError):
+                        return [*tokens, "$dynamicRef"], f"$dynamicRef {value!r} resolves to nothing"
+                elif kw == "allOf" and isinstance(value, list) and (not negated or len(value) == 1):
+                    found = next((f for i, m in enumerate(value) if (f := visit(m, [*tokens, kw, i], negated))), None)
+                elif kw == "not" or (kw == "if" and (profile == "python-sdk" or "then" in node or "else" in node)):
+                    found = visit(value, [*tokens, kw], True)  # Ajv skips an if without then/else
+                elif (kw == "oneOf" or (kw == "anyOf" and every_branch)) and isinstance(value, list):
+                    found = next((f for i, m in enumerate(value) if (f := visit(m, [*tokens, kw, i], True))), None)
+                else:
+                    continue
+                if found is not None:
+                    return found
+            return None
+        finally:
+            inside.discard(id(node))
+
+    try:
+        return visit(doc.root, [], False)
+    except RecursionError:
+        return None
