@@ -68,17 +68,21 @@ def error_line(lines: list[str]) -> int | None:
 
 
 def quote_output(text: str, secrets: tuple[str, ...] = (), tail: int = TAIL_LINES) -> str:
-    """``text`` (a program's output) on one line: the line that names the error when there is one and it is not
-    among the last ``tail`` lines, ``…``, then the last ``tail`` lines, joined with `` | ``; ``""`` for no output.
+    """``text`` (a program's output) on one line: the line that names the error when there is one, ``…`` when
+    lines were left out, then the last ``tail`` lines (without the error line when it is among them), joined with
+    `` | ``; ``""`` for no output.
 
     >>> quote_output("node:internal/x:1\\n  throw err;\\nError: Cannot find module 'a'\\n at 1\\n at 2\\n at 3\\n"
     ...              " at 4\\n at 5\\nNode.js v20", tail=3)
     "Error: Cannot find module 'a' | … | at 4 | at 5 | Node.js v20"
     """
     lines = clean_lines(text, secrets)
-    last = lines[-tail:] if tail > 0 else []
+    start = max(len(lines) - tail, 0) if tail > 0 else len(lines)
+    last = lines[start:]
     found = error_line(lines)
-    if found is None or found >= len(lines) - len(last):
+    if found is None:
         return " | ".join(last)
-    gap = ["…"] if found < len(lines) - len(last) - 1 else []
+    if found >= start:  # among the last lines (Python's error line ends its traceback): it goes first all the same
+        return " | ".join([lines[found], *(line for i, line in enumerate(last, start) if i != found)])
+    gap = ["…"] if found < start - 1 else []
     return " | ".join([lines[found], *gap, *last])

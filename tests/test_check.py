@@ -308,6 +308,16 @@ def test_quote_output_masks_secrets_and_bounds_lines():
     assert all(len(part) <= 160 for part in quoted.split(" | "))
 
 
+def test_quote_output_puts_a_python_error_line_first():
+    """Python's error line ends its traceback, among the last lines: it is quoted first all the same (once), as
+    Node's is, so the one-line error starts with what went wrong."""
+    text = "Traceback (most recent call last):\n  File 'server.py', line 3\n    import missing\n"
+    text += "ModuleNotFoundError: x\n"
+    assert quote_output(text) == (
+        "ModuleNotFoundError: x | Traceback (most recent call last): | File 'server.py', line 3 | import missing"
+    )
+
+
 def test_check_applies_the_tool_filter_as_diff_does(tmp_path: Path):
     """The config file's ``exclude_tools`` (and ``--tool``) scope ``check`` exactly as they scope ``diff``: the same
     findings and the same note from the same two servers (tests/servers/release_server.py, releases 1 and 2)."""

@@ -117,6 +117,25 @@ def test_backward_witness_text_uses_labels_too_and_full_mode_mixes_both():
     assert "accepted by v0.2.6 (cached), rejected by the server running v0.2.5" in text
 
 
+def test_full_mode_reports_a_rollback_hazard_once_as_the_forward_break():
+    """``output-required-added`` is a warning about a rollback (hosts that cached the new schema reject the old
+    version's results without the field). ``--mode full`` also finds that rollback as the forward
+    ``output-required-removed`` break on the same property: only the break is shown, not both; backward mode keeps
+    the warning, the only word on it there."""
+
+    def listing(label: str, required: list[str]) -> Any:
+        props = {"n": {"type": "string"}, "m": {"type": "string"}}
+        tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "properties": props}}
+        tool["outputSchema"]["required"] = required
+        return snapshot_from_data({"tools": [tool]}, source=f"{label}.json", label=label)
+
+    old, new = listing("v1", ["n"]), listing("v2", ["n", "m"])
+    full = [(f.rule, "forward" in f.tags, f.pointer) for f in run_diff(old, new, mode="full").findings]
+    assert full == [("output-required-removed", True, "/properties/m")]
+    backward = [(f.rule, f.severity) for f in run_diff(old, new).findings]
+    assert backward == [("output-required-added", "warning")]
+
+
 def test_forward_fingerprints_are_those_of_the_swapped_diff():
     from mcp_schema_audit.diff import diff_snapshots
 
