@@ -434,6 +434,10 @@ LISTING_CASES: dict[str, dict[str, Any]] = {
     "output-root-cycle": _out({"type": "object", "allOf": [{"$ref": "#"}]}),
     "output-root-double-not": _out({"type": "object", "not": {"not": {"$ref": "#"}}}),
     "output-dynamic-ref-unresolved": _out({"$schema": D2020, "type": "object", "$dynamicRef": "#nope"}),
+    "output-dynamic-ref-pointer-missing": _out({"$schema": D2020, "type": "object", "$dynamicRef": "#/$defs/gone"}),
+    "output-dynamic-ref-resolved": _out(
+        {"$schema": D2020, "$dynamicAnchor": "node", "type": "object", "properties": {"c": {"$dynamicRef": "#node"}}}
+    ),
     "output-property-ref-chain": _out({"type": "object", "properties": {"q": {"$ref": "#/properties/q"}}}),
     "output-defs-ref-chain": _out(
         {
