@@ -386,3 +386,19 @@ def test_check_sets_up_the_current_checkout_only_after_the_base_is_captured(repo
     assert {f["rule"] for f in report["findings"]} >= BREAKING
     assert r.stderr.index("build-command in the base") < r.stderr.index("snapshot of the base")
     assert r.stderr.index("snapshot of the base") < r.stderr.index("build-command in the current checkout")
+
+
+def test_an_unbuilt_python_base_gets_a_python_install_hint():
+    """A Python server whose base checkout lacks its virtual environment (git does not track .venv) or a module
+    is told to make one, not to run npm (a new user's ``check --base-ref HEAD~1 -- .venv/bin/python server.py``)."""
+    from mcp_schema_audit.prcheck.sides import unbuilt_hint
+
+    def spell(key: str) -> str:
+        return f"--{key}"
+
+    for message in ("command not found: .venv/bin/python", "ModuleNotFoundError: No module named 'mcp'"):
+        hint = unbuilt_hint(message, [], spell) or ""
+        assert hint.startswith("give --install-command (e.g. 'python3 -m venv .venv && .venv/bin/pip install -e .')")
+        assert "npm" not in hint
+    node = unbuilt_hint("Error: Cannot find module 'zod'", [], spell) or ""
+    assert node.startswith("give --install-command and --build-command (e.g. 'npm ci' and 'npm run build')")

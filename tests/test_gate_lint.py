@@ -200,3 +200,12 @@ def test_listing_breakers_say_which_hosts_lose_the_listing_and_which_every_call(
         "SDK clients (python-sdk) on every call of the tool",  # regex: Python's re
         "SDK clients (ts-sdk-v1) with the whole tools/list; SDK clients (ts-sdk-v2) on every call of the tool",  # Ajv
     ], text
+
+
+def test_diff_and_lint_give_the_same_advice_to_open_an_object():
+    """``diff`` (a field added to a closed object) and ``lint`` (the closed-object hazard) name the same way to open
+    it per framework: ``diff`` once gave zod 4's ``z.looseObject()`` with no version, which zod 3 lacks."""
+    from mcp_schema_audit.rules import RULES
+
+    for rule in ("output-property-added-to-closed-object", "output-closed-object-hazard"):
+        assert "zod 3: .passthrough(), zod 4: z.looseObject(); pydantic: no extra='forbid'" in RULES[rule].fix, rule

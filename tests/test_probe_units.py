@@ -223,7 +223,10 @@ def test_each_tool_auto_leaves_out_says_why_and_what_to_add() -> None:
     add = {s["tool"]: (s["why"], s["add"]) for s in skipped}
     assert add["plain"][0] == "not annotated readOnlyHint: true" and "annotate it readOnlyHint: true" in add["plain"][1]
     assert "@mcp.tool(annotations={'readOnlyHint': True})" in add["plain"][1] and "--calls FILE" in add["plain"][1]
-    assert add["needs"][0].startswith("required argument 'id'") and "a default or examples" in add["needs"][1]
+    assert add["needs"][0].startswith("required argument 'id'")
+    assert "give each such argument examples" in add["needs"][1]
+    # a default would make the argument optional in the listing: a change of the tool's contract for the probe
+    assert "default" not in add["needs"][1] and add["needs"][1].startswith("call the tool from a calls file")
     assert add["wipe"] == (
         "annotated destructiveHint: true",
         "call it from a calls file (--calls FILE) with arguments safe to send",
@@ -237,7 +240,7 @@ def test_each_tool_auto_leaves_out_says_why_and_what_to_add() -> None:
     assert skip["why"] == "required arguments 'city', 'scope' have no const, single enum value, default or example"
     from mcp_schema_audit.probe.plan import what_to_add
 
-    assert "pydantic: Field(default=…)" in what_to_add(skip["why"], "pydantic")
+    assert "pydantic: Field(examples=[…])" in what_to_add(skip["why"], "pydantic")
     assert "zod" not in what_to_add(skip["why"], "pydantic") and "pydantic" not in what_to_add(skip["why"], "zod4")
     assert "TypeScript: registerTool" in what_to_add("not annotated readOnlyHint: true")  # unknown: both spellings
     assert "TypeScript" not in what_to_add("not annotated readOnlyHint: true", "pydantic")
@@ -605,3 +608,18 @@ def test_a_refused_pattern_check_is_undecided_never_a_rejection(where: str) -> N
     assert [(f.rule, f.hosts) for f in findings] == [
         ("result-violates-own-schema", ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"])
     ]
+
+
+def test_nothing_checked_advises_only_what_applies_to_the_tools_left_out() -> None:
+    """Tools already annotated readOnlyHint: true, left out only for required arguments without examples: the
+    advice names the calls file and examples, not the annotation they already have (a new user was told to add
+    it)."""
+    from mcp_schema_audit.probe.check import nothing_checked
+
+    skipped = [{"tool": "get", "why": "required argument 'id' has no const, single enum value, default or example"}]
+    f = nothing_checked([], auto=True, skipped=skipped)
+    assert "--calls FILE" in f.detail.render() and "examples" in f.detail.render()
+    assert "readOnlyHint" not in f.detail.render()
+    plain = nothing_checked([], auto=True, skipped=[{"tool": "w", "why": "not annotated readOnlyHint: true"}])
+    assert "readOnlyHint: true so --auto may call them" in plain.detail.render()
+    assert "examples" not in plain.detail.render().split("Next:")[1]

@@ -169,3 +169,27 @@ def test_diff_judges_inputs_by_the_served_version() -> None:
         "breaking",
         "rejected",
     )
+
+
+def test_every_format_says_the_server_drops_a_stripped_argument_not_that_it_rejects_it() -> None:
+    """An argument zod strips is dropped without an error: the Markdown summary, the HTML report and JUnit said
+    "rejected by the server running 2 (zod-strip, inferred)" (the text report and JSON said what happens)."""
+    from runs import run_diff
+
+    from mcp_schema_audit.report import render
+
+    old = [{"name": "t", "inputSchema": {**CLOSED, "$schema": "http://json-schema.org/draft-07/schema#"}}]
+    props = {k: v for k, v in CLOSED["properties"].items() if k != "n"}
+    new = [
+        {
+            "name": "t",
+            "inputSchema": {**CLOSED, "properties": props, "$schema": "http://json-schema.org/draft-07/schema#"},
+        }
+    ]
+    report = run_diff(_snapshot(old, "1"), _snapshot(new, "2"))
+    assert [f.rule for f in report.findings if f.direction == "input"] == ["input-argument-ignored"]
+    for fmt in ("markdown", "html", "junit", "github"):
+        out = render(report, fmt)
+        assert "rejected by the server" not in out, fmt
+    said = render(report, "markdown")
+    assert "dropped without an error by the server running 2 (zod-strip, inferred)" in said

@@ -400,7 +400,7 @@ def test_the_auto_advice_for_examples_holds_on_each_zod(prefixes: dict[str, Path
         # the report says it too (JSON notes; Markdown and text show the notes), not only stderr
         assert any(n.startswith("--auto left out search: required argument 'folder'") for n in report["notes"])
         # in the words of the server's own framework (inferred: zod 3), not every framework's
-        assert "zod 3: .default(…), its .describe() gives no examples" in advice, advice
+        assert "zod 3: none, its .describe() gives no examples" in advice, advice
         assert "pydantic" not in advice and "zod 4:" not in advice, advice
 
 

@@ -75,19 +75,32 @@ def unbuilt_hint(message: str, setup: list[tuple[str, str]], spell: Callable[[st
     ``setup`` (``(key, command)`` pairs run in the base's checkout) lacks an install or a build command; ``None``
     otherwise. ``spell`` writes a setup key as the caller's user gives it (``--build-command``,
     ``build-command``). E.g. ``give --install-command and --build-command (e.g. 'npm ci' and 'npm run build'):
-    the base revision is checked out from git alone …``."""
+    the base revision is checked out from git alone …``; for a Python server (a module missing, or the interpreter of
+    a virtual environment) the install command only, with a virtual environment made in the checkout."""
     if not _UNBUILT.search(message):
         return None
     given = {key for key, _command in setup}
-    missing = [spell(key) for key in _SETUP_KEYS if key not in given]
-    if not missing:
+    python = bool(_PYTHON.search(message))
+    # a Python server needs its environment installed, and nothing built
+    keys = [k for k in (("install-command",) if python else _SETUP_KEYS) if k not in given]
+    if not keys:
         return None
-    examples = {"install-command": "'npm ci'", "build-command": "'npm run build'"}
-    example = " and ".join(examples[k] for k in _SETUP_KEYS if k not in given)
+    examples = _PYTHON_SETUP if python else _NODE_SETUP
+    example = " and ".join(examples[k] for k in keys)
     return (
-        f"give {' and '.join(missing)} (e.g. {example}): the base revision is checked out from git alone, "
-        "without build output or installed dependencies, and they run in its checkout before its server starts"
+        f"give {' and '.join(spell(k) for k in keys)} (e.g. {example}): the base revision is checked out from git "
+        "alone, without build output or installed dependencies, and they run in its checkout before its server starts"
     )
+
+
+#: What a Python server misses: a module (its environment not installed), or the virtual environment's interpreter
+#: (``command not found: .venv/bin/python``: git does not track the venv).
+_PYTHON = re.compile(
+    r"No module named|ModuleNotFoundError|not found: \S*venv/bin/|\S*venv/bin/\S*: (?:command )?not found|"
+    r"No such file or directory: '\S*venv/bin/"
+)
+_NODE_SETUP = {"install-command": "'npm ci'", "build-command": "'npm run build'"}
+_PYTHON_SETUP = {"install-command": "'python3 -m venv .venv && .venv/bin/pip install -e .'"}
 
 
 def capture_side(side: Side, which: str, *, label: str, target: Path, folder: Path | None, capturer: Capturer) -> Path:

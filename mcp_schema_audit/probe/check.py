@@ -274,13 +274,16 @@ def nothing_checked(
             parts.append(f"--auto left out every tool ({shown})")
         elif auto:
             parts.append("the server lists no tool --auto may call")
-        steps = [
-            "name the tools to call, with their arguments, in --calls FILE",
-            "annotate read-only tools readOnlyHint: true so --auto may call them (SDK defaults set no annotation: "
-            "TypeScript registerTool(name, {annotations: {readOnlyHint: true}, …}), Python "
-            "@mcp.tool(annotations={'readOnlyHint': True}))",
-            "give the required arguments --auto cannot fill a const, single enum value, default or example",
-        ]
+        steps = ["name the tools to call, with their arguments, in --calls FILE"]
+        whys = [str(s.get("why", "")) for s in skipped or []] if auto else []
+        if not whys or any("readOnlyHint" in why for why in whys):
+            steps.append(
+                "annotate read-only tools readOnlyHint: true so --auto may call them (SDK defaults set no annotation: "
+                "TypeScript registerTool(name, {annotations: {readOnlyHint: true}, …}), Python "
+                "@mcp.tool(annotations={'readOnlyHint': True}))"
+            )
+        if not whys or any(why.startswith("required argument") for why in whys):
+            steps.append("give the required arguments --auto cannot fill examples in their schemas")
     else:
         if failed:
             steps.append(
@@ -296,7 +299,7 @@ def nothing_checked(
                 "call tools that declare an outputSchema (or check against a snapshot whose tools declare "
                 "one with --against)"
             )
-        if auto:
+        if auto and any("readOnlyHint" in str(s.get("why", "")) for s in skipped or []):
             steps.append("annotate read-only tools readOnlyHint: true so --auto may call them")
     detail = "; ".join(parts) + ". Next: " + "; ".join(steps[:-1]) + ("; or " if len(steps) > 1 else "") + steps[-1]
     return make_finding("probe-nothing-checked", "", "", detail, None, None, delta=None)  # "probe run: …"

@@ -122,10 +122,12 @@ _READ_ONLY = {
     "zod4": "registerTool(name, {annotations: {readOnlyHint: true}, …})",
     "pydantic": "@mcp.tool(annotations={'readOnlyHint': True})",
 }
+#: Examples, not defaults: a default makes the argument optional in the listed inputSchema (a change of the
+#: tool's contract made for the probe's sake).
 _VALUES = {
-    "zod4": "zod 4: .default(…) or .meta({examples: […]})",
-    "zod3": "zod 3: .default(…), its .describe() gives no examples",
-    "pydantic": "pydantic: Field(default=…) or Field(examples=[…])",
+    "zod4": "zod 4: .meta({examples: […]})",
+    "zod3": "zod 3: none, its .describe() gives no examples",
+    "pydantic": "pydantic: Field(examples=[…])",
 }
 
 
@@ -148,10 +150,7 @@ def what_to_add(why: str, wording: str | None = None) -> str:
         spelled = (
             _VALUES[wording] if wording in _VALUES else "; ".join(_VALUES[w] for w in ("zod4", "zod3", "pydantic"))
         )
-        return (
-            f"give each such argument a default or examples in its schema ({spelled}), or call the tool from a "
-            "calls file (--calls FILE)"
-        )
+        return f"call the tool from a calls file (--calls FILE), or give each such argument examples ({spelled})"
     return "call it from a calls file (--calls FILE) with arguments its inputSchema accepts"
 
 

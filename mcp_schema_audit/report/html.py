@@ -28,6 +28,7 @@ from mcp_schema_audit.report.model import (
     describe_entry,
     detail,
     ordered,
+    refused_by,
     subject,
     summary_line,
     title,
@@ -188,7 +189,7 @@ def _witness(f: Finding, sides: tuple[str, str], *, served_error: bool) -> str:
     accepted, rejected = sides
     body = [
         f'<details class="witness"{" open" if f.severity == "breaking" else ""}>',
-        f"<summary>Witness: a {what} {_h(accepted)}, rejected by {_h(rejected)}</summary>",
+        f"<summary>Witness: a {what} {_h(accepted)}, {_h(refused_by(f, rejected))}</summary>",
         f"<pre>{html_block(instance_json(w.get('instance'), WITNESS_CHARS))}</pre>",
     ]
     if w.get("truncated"):

@@ -22,6 +22,7 @@ from mcp_schema_audit.report.model import (
     detail,
     headline,
     ordered,
+    refused_by,
     witness_sides,
 )
 from mcp_schema_audit.rules import SEVERITY_RANK
@@ -44,7 +45,7 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
         accepted, rejected = witness_sides(report, f)
         lines.append(f"  witness, {_xml(accepted)}: {_xml(inst)}")
         if w.get("error"):
-            lines.append(f"  rejected by {_xml(rejected)}: {_xml(w['error'])}")
+            lines.append(f"  {_xml(refused_by(f, rejected))}: {_xml(w['error'])}")
     if f.fix:
         lines.append(f"  fix: {_xml(f.fix)}")
     if reason is not None:

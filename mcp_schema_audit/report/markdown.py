@@ -35,6 +35,7 @@ from mcp_schema_audit.report.model import (
     describe_entry,
     detail,
     grouped,
+    refused_by,
     runs,
     shared_detail,
     shared_fix,
@@ -191,7 +192,7 @@ def _md_finding(report: Report, f: Finding, *, witness: bool = True) -> str:
         if w.get("accepted_by") == "server":
             what = "real result"
         accepted, rejected = witness_sides(report, f)
-        summary = f"Witness: a {what} {md_html(accepted)}, rejected by {md_html(rejected)}"
+        summary = f"Witness: a {what} {md_html(accepted)}, {md_html(refused_by(f, rejected))}"
         body = [
             f"<details><summary>{summary}</summary>",
             "",

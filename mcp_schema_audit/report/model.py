@@ -431,6 +431,23 @@ def witness_sides(report: Report, f: Finding) -> tuple[str, str]:
     return f"accepted by {accepted} (cached)", f"the server running {served}"
 
 
+#: What the server did with an argument witness, by ``Finding.server["outcome"]`` (``engine.servers``), when it did
+#: not reject it: the words that replace "rejected by" (zod strips an unknown key without an error).
+_SERVER_DID = {
+    "dropped": "dropped without an error by",
+    "kept": "kept unread by",
+    "filled": "filled with a default by",
+    "accepted": "accepted by",
+}
+
+
+def refused_by(f: Finding, rejected: str) -> str:
+    """``"rejected by " + rejected``, or what the server did instead (``"dropped without an error by the server
+    running v2 (zod-strip, inferred)"`` for an argument it strips): ``rejected`` is ``witness_sides``'s second."""
+    outcome = (f.server or {}).get("outcome")
+    return f"{_SERVER_DID.get(str(outcome), 'rejected by')} {rejected}"
+
+
 def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
     """One-line plain text of a finding: head, pointer, detail, reason, then ``intro`` followed by who accepts
     and who rejects the witness (snapshot labels, ``witness_sides``) and the rejecting validator's error."""
@@ -439,7 +456,7 @@ def plain_message(report: Report, f: Finding, head: str, intro: str) -> str:
         text += f" ({f.reason})"
     if f.witness and f.witness.get("error"):
         accepted, rejected = witness_sides(report, f)
-        text += f"{intro} {accepted}, rejected by {rejected}: {f.witness['error']}"
+        text += f"{intro} {accepted}, {refused_by(f, rejected)}: {f.witness['error']}"
     return text
 
 

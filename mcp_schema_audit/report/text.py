@@ -26,6 +26,7 @@ from mcp_schema_audit.report.model import (
     grouped,
     headline,
     ordered,
+    refused_by,
     runs,
     shared_detail,
     shared_fix,
@@ -249,12 +250,12 @@ def _finding(console: _Lines, report: Report, f: Finding) -> None:
         raw_errors = w.get("errors")
         errors: dict[str, Any] = raw_errors if isinstance(raw_errors, dict) else {}
         if len(errors) > 1:
-            console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}:", style="dim"))
+            console.print(_Text(f"         {tx(accepted)}, {tx(refused_by(f, rejected))}:", style="dim"))
             for host, message in errors.items():
                 console.print(_Text(f"           {tx(host)}: {tx(message)}", style="dim"))
         else:  # a multi-line error (pydantic's ``loc`` then ``  message``) keeps its lines
             first, *more = str(w.get("error", "")).splitlines() or [""]
-            console.print(_Text(f"         {tx(accepted)}, rejected by {tx(rejected)}: {tx(first)}", style="dim"))
+            console.print(_Text(f"         {tx(accepted)}, {tx(refused_by(f, rejected))}: {tx(first)}", style="dim"))
             for line in more[:_ERROR_LINES]:
                 console.print(_Text(f"           {tx(line)}", style="dim"))
     how = tx(f.fix)  # every finding with a fix; a host finding's fix holds the server's subschema

@@ -3,7 +3,7 @@ a hazard for the next release (warning), or a compatible change (info)."""
 
 from __future__ import annotations
 
-from mcp_schema_audit.rules.record import PY_CLIENT, SPEC_OUTPUT, TS_CLIENT, Rule
+from mcp_schema_audit.rules.record import OPEN_OBJECT, PY_CLIENT, SPEC_OUTPUT, TS_CLIENT, Rule
 
 RULES = [
     Rule(
@@ -25,9 +25,8 @@ RULES = [
         error="Additional properties are not allowed ('topic' was unexpected)",
         source=f"{PY_CLIENT}; {TS_CLIENT}; {SPEC_OUTPUT}",
         fix=(
-            "first ship a release whose schema opens the object (drop additionalProperties: false: zod "
-            "z.looseObject() or .passthrough(); pydantic: no extra='forbid'), wait until hosts re-listed it, then "
-            "add the field"
+            f"first ship a release whose schema opens the object (drop additionalProperties: false; {OPEN_OBJECT}), "
+            "wait until hosts re-listed it, then add the field"
         ),
         kinds=("prop-extra-p-closed",),
     ),

@@ -47,6 +47,11 @@ SPEC_CAPABILITIES = (
 )
 
 
+#: How each framework opens an object (checked: TS SDK 1.x lists zod 3 ``.passthrough()`` as
+#: ``additionalProperties: true``; pydantic lists no ``additionalProperties`` unless ``extra='forbid'``).
+OPEN_OBJECT = "zod 3: .passthrough(), zod 4: z.looseObject(); pydantic: no extra='forbid'"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Rule:
     """One rule of the catalog.

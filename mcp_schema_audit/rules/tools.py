@@ -4,7 +4,7 @@ own verdicts (undecidable, invalid, sampled, rewritten)."""
 
 from __future__ import annotations
 
-from mcp_schema_audit.rules.record import PY_CLIENT, Rule
+from mcp_schema_audit.rules.record import OPEN_OBJECT, PY_CLIENT, Rule
 
 RULES = [
     Rule(
@@ -321,8 +321,7 @@ RULES = [
     Rule(
         id="output-closed-object-hazard",
         fix=(
-            "open the object before a release needs to add a field (drop additionalProperties: false; zod 3: "
-            ".passthrough(), zod 4: z.looseObject; pydantic: model_config extra='allow')"
+            f"open the object before a release needs to add a field (drop additionalProperties: false; {OPEN_OBJECT})"
         ),
         direction="output",
         severity="warning",
