@@ -234,6 +234,7 @@ def test_default_base_on_a_pull_request_and_on_tag_pushes(
         "", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event), "GITHUB_BASE_REF": "main"}
     )
     assert pr.sha == repo["first"] and pr.why == "merge base of HEAD with main"
+    assert pr.label == f"main-{repo['first'][:7]}"  # the branch's name, and which of its commits (not its tip)
     # without the event's sha: the target branch by name
     pr = action_base.resolve_base("", {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"})
     assert pr.sha == repo["first"]

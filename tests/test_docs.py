@@ -4,6 +4,7 @@ the one CI runs."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -117,3 +118,24 @@ def test_docs_pin_a_commit_and_claim_no_release_tag():
         assert not re.search(r"^\s*rev:\s*v\d", text, re.M), doc.name
         if "OWNER/schema-audit@" in text:
             assert "OWNER/schema-audit@COMMIT_SHA" in text and "no release tags" in text and "@main" in text, doc.name
+
+
+def test_the_readme_console_block_is_the_real_output():
+    """The README's opening ``diff`` example is what the command prints: its lines before ``…`` are the output's
+    first lines, and its last line the output's last (it once showed a finding that is not the first)."""
+    import subprocess
+    import sys
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    command, shown = block[0], block[1:]
+    assert command == "$ schema-audit diff fixtures/seed/0.2.5.json fixtures/seed/0.2.6.json"
+    real = subprocess.run(
+        [sys.executable, "-m", "mcp_schema_audit", *command.split()[2:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "400", "NO_COLOR": "1"},
+    ).stdout.splitlines()
+    cut = shown.index("…")
+    assert shown[:cut] == real[:cut] and shown[cut + 1 :] == real[-len(shown[cut + 1 :]) :]

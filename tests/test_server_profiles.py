@@ -193,3 +193,23 @@ def test_every_format_says_the_server_drops_a_stripped_argument_not_that_it_reje
         assert "rejected by the server" not in out, fmt
     said = render(report, "markdown")
     assert "dropped without an error by the server running 2 (zod-strip, inferred)" in said
+
+
+def test_junit_keeps_a_multi_line_server_error_on_its_lines() -> None:
+    """zod's error for two new required arguments has a line per issue: JUnit showed them joined by a literal
+    ``\\n``; it now shows each on its own line (as the text report does)."""
+    from runs import run_diff
+
+    from mcp_schema_audit.report import render
+
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    old = [{"name": "t", "inputSchema": {**CLOSED, **d7}}]
+    props = {**CLOSED["properties"], "r1": {"type": "string"}, "r2": {"type": "string"}}
+    new = [{"name": "t", "inputSchema": {**CLOSED, **d7, "properties": props, "required": ["a", "c", "r1", "r2"]}}]
+    report = run_diff(_snapshot(old, "1"), _snapshot(new, "2"))
+    errors = [f.witness["error"] for f in report.findings if f.witness and "\n" in str(f.witness.get("error"))]
+    assert errors, [(f.rule, f.witness) for f in report.findings]
+    junit = render(report, "junit")
+    assert "\\n" not in junit
+    for line in errors[0].splitlines()[1:]:
+        assert f"\n    {line.strip()}" in junit, junit

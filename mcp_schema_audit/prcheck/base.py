@@ -190,8 +190,12 @@ def resolve_base(base_ref: str, env: dict[str, str], option: str = "input base-r
                 continue
             merge_base = git("merge-base", "HEAD", tip, check=False)
             if merge_base:
+                # the merge base, named by the branch it is on (``main-1a2b3c4``): not the branch's tip
+                branch = (target or candidate).rsplit("/", 1)[-1]
                 return BaseRevision(
-                    merge_base, f"base-{merge_base[:12]}", f"merge base of HEAD with {target or candidate}"
+                    merge_base,
+                    _label_for(f"{branch}-{merge_base[:7]}", merge_base),
+                    f"merge base of HEAD with {target or candidate}",
                 )
         raise BaseError(
             f"cannot find the merge base with the {'merge group' if event_name == 'merge_group' else 'pull request'}'s "

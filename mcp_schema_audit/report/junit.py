@@ -29,6 +29,9 @@ from mcp_schema_audit.rules import SEVERITY_RANK
 from mcp_schema_audit.vocabulary import SURFACE_WORDS
 from mcp_schema_audit.words import plural
 
+#: Lines of a multi-line witness error shown after its first (as the text report shows them).
+_ERROR_LINES = 8
+
 
 def _xml(text: Any) -> str:
     """Server text for XML: one line, valid XML 1.0 characters (ElementTree escapes ``& < > "``)."""
@@ -44,8 +47,10 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
         inst = json.dumps(w.get("instance"), ensure_ascii=False, sort_keys=True, default=str)
         accepted, rejected = witness_sides(report, f)
         lines.append(f"  witness, {_xml(accepted)}: {_xml(inst)}")
-        if w.get("error"):
-            lines.append(f"  {_xml(refused_by(f, rejected))}: {_xml(w['error'])}")
+        if w.get("error"):  # a multi-line error (zod's issues, pydantic's loc then message) keeps its lines
+            first, *more = [ln for ln in str(w["error"]).splitlines() if ln.strip()] or [""]
+            lines.append(f"  {_xml(refused_by(f, rejected))}: {_xml(first)}")
+            lines += [f"    {_xml(line.strip())}" for line in more[:_ERROR_LINES]]
     if f.fix:
         lines.append(f"  fix: {_xml(f.fix)}")
     if reason is not None:
