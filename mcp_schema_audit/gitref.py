@@ -83,10 +83,18 @@ def read_git_file(ref: str, *, timeout_s: float = 30.0) -> bytes:
             else (f"fetch it with 'git fetch {remote} {name}' (in CI: actions/checkout with fetch-depth: 0)")
         )
         raise InputError(f"{ref}: revision {rev!r} not found in this repository", hint=hint)
+    # the blob's size first: a file past the bound is refused without reading it (a 2.5 GB blob took 2.5 GB)
+    size = subprocess.run(
+        ["git", "cat-file", "-s", f"{rev}:{path}"], capture_output=True, text=True, timeout=timeout_s, check=False
+    )
+    if size.returncode != 0 or not size.stdout.strip().isdigit():
+        raise InputError(f"{ref}: no file {path!r} at revision {rev!r}")
+    if int(size.stdout.strip()) > MAX_INPUT_BYTES:
+        raise InputError(f"{ref}: file is larger than {MAX_INPUT_BYTES} bytes")
     show = subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, timeout=timeout_s, check=False)
     if show.returncode != 0:
         raise InputError(f"{ref}: no file {path!r} at revision {rev!r}")
-    if len(show.stdout) > MAX_INPUT_BYTES:
+    if len(show.stdout) > MAX_INPUT_BYTES:  # a filter or a replaced object may still change what git shows
         raise InputError(f"{ref}: file is larger than {MAX_INPUT_BYTES} bytes")
     return bytes(show.stdout)
 

@@ -6,6 +6,8 @@ diff, lint and history reporters; for a tool finding everything is as before (th
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.snapshot import Snapshot
 
@@ -14,14 +16,38 @@ SECTION_OF = {"tool": "tools", "prompt": "prompts", "resource": "resources", "re
 
 
 def snapshot_of_item(f: Finding, snaps: list[Snapshot]) -> Snapshot:
-    """The first of ``snaps`` that lists ``f``'s item (its tool, prompt, resource or template), else the first."""
+    """The first of ``snaps`` that lists ``f``'s item (its tool, prompt, resource or template), else the first.
+    Constant time per finding: each snapshot's names are gathered once (``_names``), not scanned per finding
+    (SARIF, JUnit and annotations of 30,000 findings took minutes)."""
     section = SECTION_OF.get(f.surface)
+    if section is None:
+        return snaps[0]
+    wanted = f.tool if section == "tools" else f.name
     for snap in snaps:
-        if section == "tools" and any(t.get("name") == f.tool for t in snap.tools):
-            return snap
-        if section not in (None, "tools") and f.name in (snap.section_map(section) or {}):
+        if wanted in _names(snap, section):
             return snap
     return snaps[0]
+
+
+#: ``(id(snapshot), section)`` → ``(the section's list, the names it holds)``: a snapshot's lists are not changed
+#: once read, and a run renders few snapshots.
+_NAMES: dict[tuple[int, str], tuple[Any, frozenset[Any]]] = {}
+
+
+def _names(snap: Snapshot, section: str) -> frozenset[Any]:
+    items = snap.tools if section == "tools" else getattr(snap, section, None)
+    key = (id(snap), section)
+    hit = _NAMES.get(key)
+    if hit is not None and hit[0] is items:
+        return hit[1]
+    if section == "tools":
+        names = frozenset(t.get("name") for t in items or () if isinstance(t, dict))
+    else:
+        names = frozenset(snap.section_map(section) or {})
+    if len(_NAMES) > 64:
+        _NAMES.clear()
+    _NAMES[key] = (items, names)
+    return names
 
 
 def about(f: Finding) -> str:

@@ -93,3 +93,32 @@ def test_a_missing_remote_tracking_ref_names_the_fetch_that_works(tmp_path: Path
     git("fetch", "-q", "--depth=1", "origin", "main", cwd=shallow)
     r = cli("diff", "git:origin/main:snap.json", "snap.json", cwd=shallow)
     assert r.returncode == 0, r.stderr  # the same file on both sides
+
+
+def test_a_git_blob_past_the_input_bound_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    """``git:REF:PATH`` asks git for the blob's size before reading it: a blob past ``MAX_INPUT_BYTES`` is refused
+    without ``git show`` (a committed 2.5 GB file used to be read whole: MemoryError, exit 4, 2.5 GB)."""
+    import pytest
+
+    from mcp_schema_audit import gitref
+    from mcp_schema_audit.errors import InputError
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    (repo / "big.json").write_text('{"tools": []' + " " * 5000 + "}")
+    git("add", "big.json", cwd=repo)
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x", cwd=repo)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(gitref, "MAX_INPUT_BYTES", 1000)
+    ran: list[list[str]] = []
+    real = subprocess.run
+
+    def recording(args, *a, **k):  # type: ignore[no-untyped-def]
+        ran.append(list(args))
+        return real(args, *a, **k)
+
+    monkeypatch.setattr(gitref.subprocess, "run", recording)
+    with pytest.raises(InputError, match="larger than 1000 bytes"):
+        gitref.read_git_file("git:HEAD:big.json")
+    assert not any(args[:2] == ["git", "show"] for args in ran), ran

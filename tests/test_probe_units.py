@@ -623,3 +623,32 @@ def test_nothing_checked_advises_only_what_applies_to_the_tools_left_out() -> No
     plain = nothing_checked([], auto=True, skipped=[{"tool": "w", "why": "not annotated readOnlyHint: true"}])
     assert "readOnlyHint: true so --auto may call them" in plain.detail.render()
     assert "examples" not in plain.detail.render().split("Next:")[1]
+
+
+def test_a_result_wrong_in_three_places_is_three_findings() -> None:
+    """A result whose type, enum value and extra key the cached schema each rejects: one finding per place, each
+    with the words python-sdk raises for it (it raises one error; the TS SDKs list them all), not one finding at
+    the first place with the others only inside the TS messages (a new user fixed just that one)."""
+    cached_schema = {
+        "type": "object",
+        "properties": {"temperature": {"type": "string"}, "condition": {"enum": ["sunny", "rain"]}},
+        "additionalProperties": False,
+    }
+    open_schema = {"type": "object"}
+    now = _listing([{"name": "w", "inputSchema": {"type": "object"}, "outputSchema": open_schema}])
+    cached = [
+        snapshot_from_data(
+            {"tools": [{"name": "w", "inputSchema": {"type": "object"}, "outputSchema": cached_schema}]},
+            source="v1.json",
+            label="v1",
+        )
+    ]
+    result = {"temperature": 21, "condition": "snow", "station": "x"}
+    text = [{"type": "text", "text": json.dumps(result)}]
+    findings = check_records(now, [_record("c", "w", {"content": text, "structuredContent": result})], cached)
+    places = {f.old_pointer: f for f in findings if f.rule == "result-rejected-by-cached-schema"}
+    assert set(places) == {"/properties/temperature/type", "/properties/condition/enum", "/additionalProperties"}
+    for f in places.values():
+        assert f.hosts == ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"], f
+    said = places["/properties/condition/enum"].witness["errors"]["python-sdk"]
+    assert "'snow' is not one of ['sunny', 'rain']" in said, said

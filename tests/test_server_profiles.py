@@ -213,3 +213,31 @@ def test_junit_keeps_a_multi_line_server_error_on_its_lines() -> None:
     assert "\\n" not in junit
     for line in errors[0].splitlines()[1:]:
         assert f"\n    {line.strip()}" in junit, junit
+
+
+def test_an_ignored_argument_whose_call_fails_anyway_says_so_once() -> None:
+    """An optional argument renamed beside a new required one: the old call carrying it is dropped by zod and fails
+    for the missing argument. The finding said "drops it without an error, (the witness call fails for another
+    reason) (…; the call fails for another reason: Required at a Required at b)"; now the detail says what the
+    validator does, and the reason once why the call fails, zod's issues apart."""
+    from mcp_schema_audit.report.model import detail
+
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#", "additionalProperties": False}
+
+    def tool(props: list[str], required: list[str]) -> list[dict[str, Any]]:
+        schema = {**d7, "type": "object", "properties": {p: {"type": "string"} for p in props}, "required": required}
+        return [{"name": "t", "inputSchema": schema}]
+
+    old, new = (
+        tool(["customer", "verbose"], ["customer"]),
+        tool(["customer_name", "region"], ["customer_name", "region"]),
+    )
+    [f] = [
+        f
+        for f in diff_snapshots(_snapshot(old, "1"), _snapshot(new, "2"), RunLimits())
+        if f.rule == "input-argument-ignored"
+    ]
+    assert detail(f).endswith("drops it without an error"), detail(f)
+    assert f.reason.count("fails for another reason") == 1 and f.reason.endswith(
+        "a call carrying it fails for another reason: Required at customer_name; Required at region"
+    ), f.reason

@@ -128,7 +128,7 @@ def _ignored(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) 
     name = at.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
     fails = bool(outcome.rejected and outcome.error)
     detail = _ignored_detail(name, validator, done, fails)
-    rejected = f"; the call fails for another reason: {oneline(outcome.error)[:300]}" if fails else ""
+    rejected = f"; a call carrying it fails for another reason: {_issues(outcome.error)}" if fails else ""
     return replace(
         f,
         rule="input-argument-ignored",
@@ -163,7 +163,7 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
     if built is not None and outcome is not None:
         error = outcome.error if outcome.rejected else ""
         witness = {"instance": built[0], "accepted_by": "old", "error": "", "instance_pointer": built[1]}
-    other = f"; the call fails for another reason: {oneline(error)[:300]}" if error else ""
+    other = f"; a call carrying it fails for another reason: {_issues(error)}" if error else ""
     return replace(
         f,
         rule="input-argument-ignored",
@@ -177,14 +177,20 @@ def _open_ignored(f: Finding, schema: Any, validator: ServerValidator, cached: A
     )
 
 
+def _issues(error: str) -> str:
+    """A validator's error on one line: its lines (zod's issues, pydantic's ``loc`` then message) joined by ``; ``,
+    at most 300 characters."""
+    return oneline("; ".join(line.strip() for line in error.splitlines() if line.strip()))[:300]
+
+
 def _ignored_detail(name: str, validator: ServerValidator, done: str, fails: bool = False) -> Text:
     """The detail of ``input-argument-ignored``: argument ``name`` no longer declared, and what the validator
     ``done`` with it (``drops``, ``keeps, unread,``); ``fails``: the witness call fails for another reason (the
-    finding's reason says which), so it is not said to run."""
-    then = "(the witness call fails for another reason)" if fails else "so the call runs without it"
+    finding's reason says which, once), so it is not said to run."""
+    then = "" if fails else ", so the call runs without it"
     return Text.of(
         "argument {name} of the {cached} schema is no longer declared; the {served_server}'s validator "
-        "({validator}) {done} it without an error, {then}",
+        "({validator}) {done} it without an error{then}",
         name=repr(name),
         validator=validator.name,
         done=done,

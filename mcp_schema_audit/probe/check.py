@@ -316,25 +316,29 @@ def _add(
     cohort: str | None,
     own_schema: bool = True,
 ) -> None:
-    key = (rule, tool, verdict.kind, verdict.schema_pointer, verdict.instance_pointer, verdict.keyword)
-    group = groups.get(key)
-    if group is None:
-        instance = result.get("structuredContent") if verdict.kind in ("schema", "bad-schema") else _result_view(result)
-        group = groups[key] = _Group(
-            rule,
-            tool,
-            verdict.schema_pointer,
-            verdict.instance_pointer,
-            verdict.keyword,
-            instance,
-            kind=verdict.kind,
-            own_schema=own_schema,
-        )
-    group.hosts.setdefault(profile, verdict.message)
-    if call_id not in group.calls:
-        group.calls.append(call_id)
-    if cohort is not None and cohort not in group.cohorts:
-        group.cohorts.append(cohort)
+    """Count ``verdict`` into the group of its problem (one per rule, tool, kind, schema and instance place and
+    keyword), and each of the result's other problems (``Verdict.also``) into its own."""
+    places = [(verdict.schema_pointer, verdict.instance_pointer, verdict.keyword, verdict.message), *verdict.also]
+    for schema_at, instance_at, keyword, message in places:
+        key = (rule, tool, verdict.kind, schema_at, instance_at, keyword)
+        group = groups.get(key)
+        if group is None:
+            shown = verdict.kind in ("schema", "bad-schema")
+            group = groups[key] = _Group(
+                rule,
+                tool,
+                schema_at,
+                instance_at,
+                keyword,
+                result.get("structuredContent") if shown else _result_view(result),
+                kind=verdict.kind,
+                own_schema=own_schema,
+            )
+        group.hosts.setdefault(profile, message)
+        if call_id not in group.calls:
+            group.calls.append(call_id)
+        if cohort is not None and cohort not in group.cohorts:
+            group.cohorts.append(cohort)
 
 
 def _finding(g: _Group, source: str) -> Finding:

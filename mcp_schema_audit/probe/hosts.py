@@ -76,10 +76,12 @@ class Verdict:
     (``rejected`` False, ``message`` says why): the check was refused as too costly, so whether the host
     accepts the result is not known (``result-undecided``). For ``"schema"``,
     ``schema_pointer`` is the JSON Pointer of the failing keyword in the schema document (``$ref`` hops
-    resolved), ``instance_pointer`` where in ``structuredContent`` it failed and ``keyword`` the keyword.
+    resolved), ``instance_pointer`` where in ``structuredContent`` it failed and ``keyword`` the keyword;
+    ``also``: the result's other problems, each ``(schema_pointer, instance_pointer, keyword, message)`` (the
+    host's words for that problem), in the validator's order: a result wrong in three places is three findings.
     """
 
-    __slots__ = ("instance_pointer", "keyword", "kind", "message", "rejected", "schema_pointer")
+    __slots__ = ("also", "instance_pointer", "keyword", "kind", "message", "rejected", "schema_pointer")
 
     def __init__(
         self,
@@ -96,6 +98,7 @@ class Verdict:
         self.schema_pointer = schema_pointer
         self.instance_pointer = instance_pointer
         self.keyword = keyword
+        self.also: tuple[tuple[str, str, str, str], ...] = ()
 
     def __repr__(self) -> str:
         return f"Verdict(rejected={self.rejected}, kind={self.kind!r}, message={self.message!r})"
@@ -233,7 +236,7 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
     where = pointer(list(best.absolute_path))
     at = schema_pointer(doc, best)
     if python:
-        return Verdict(
+        verdict = Verdict(
             True,
             "RuntimeError: " + PY_INVALID.format(tool=tool, message=best.message),
             "schema",
@@ -241,9 +244,30 @@ def _validate(profile: str, tool: str, doc: SchemaDoc, instance: Any) -> Verdict
             where,
             str(best.validator),
         )
-    text = ajv_text(errors)
-    template = TS_INVALID if profile == "ts-sdk-v1" else TS2_INVALID
-    return Verdict(True, template.format(message=text), "schema", at, where, str(best.validator))
+    else:
+        template = TS_INVALID if profile == "ts-sdk-v1" else TS2_INVALID
+        verdict = Verdict(True, template.format(message=ajv_text(errors)), "schema", at, where, str(best.validator))
+    seen = {at}
+    also = []
+    holding = set()  # the union errors best_match descended through to reach ``best``: the same problem
+    parent = best.parent
+    while parent is not None:
+        holding.add(id(parent))
+        parent = parent.parent
+    for other in errors[:_ALSO_MAX]:
+        place = schema_pointer(doc, other)
+        if other is best or id(other) in holding or place in seen:
+            continue
+        seen.add(place)
+        # python-sdk raises one error: the one it names for this problem is what it would say once the others go
+        said = "RuntimeError: " + PY_INVALID.format(tool=tool, message=other.message) if python else verdict.message
+        also.append((place, pointer(list(other.absolute_path)), str(other.validator), said))
+    verdict.also = tuple(also)
+    return verdict
+
+
+#: The other problems of one result a verdict names (``Verdict.also``) at most.
+_ALSO_MAX = 20
 
 
 def schema_pointer(doc: SchemaDoc, error: ValidationError) -> str:

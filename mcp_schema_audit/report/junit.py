@@ -130,8 +130,18 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
     props += [("new", report.new.label)]
     props += [("cached", ",".join(s.label for s in report.cached))] if report.kind == "probe" else []
     cases = []
+    # each finding and ignored finding under its case, once (not every finding scanned for every case)
+    by_case: dict[Any, list[Finding]] = {}
+    for f in ordered(report.findings):
+        by_case.setdefault(junit_case(f), []).append(f)
+    ignored_by_case: dict[Any, list[tuple[Finding, str]]] = {}
+    for f, r in report.ignored:
+        ignored_by_case.setdefault(junit_case(f), []).append((f, r))
+    calls_by_tool: dict[Any, list[dict[str, Any]]] = {}
+    for c in report.calls:
+        calls_by_tool.setdefault(c.get("tool"), []).append(c)
     for tool in tools:
-        mine = [f for f in ordered(report.findings) if junit_case(f) == tool]
+        mine = by_case.get(tool, [])
         bad = [f for f in mine if id(f) in failing_ids]
         rest = [f for f in mine if id(f) not in failing_ids]
         failure = None
@@ -143,9 +153,9 @@ def render_report(report: Report, options: RenderOptions = PLAIN) -> str:
                 + "; ".join(f"{f.rule} at {_xml(f.pointer) or '(root)'}" for f in bad),
                 "\n\n".join(_junit_entry(report, f) for f in bad),
             )
-        out = [f"call {_xml(call_line(c))}" for c in report.calls if c.get("tool") == tool]
+        out = [f"call {_xml(call_line(c))}" for c in calls_by_tool.get(tool, [])]
         out += [_junit_entry(report, f) for f in rest] + [
-            _junit_entry(report, f, r) for f, r in report.ignored if junit_case(f) == tool
+            _junit_entry(report, f, r) for f, r in ignored_by_case.get(tool, [])
         ]
         cases.append((classname, tool, failure, "\n\n".join(out)))
     return _document(f"schema-audit {headline(report)}", props, cases)
