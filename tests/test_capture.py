@@ -497,3 +497,35 @@ def test_credentials_on_the_server_command_line_are_masked(tmp_path: Path) -> No
     )
     assert long.returncode == 0 and "…" in long.stderr, long.stderr  # cut after masking: no part of the key
     assert CANARY[:6] not in long.stderr, long.stderr
+
+
+def test_headers_and_url_paths_on_the_server_command_line_are_masked(tmp_path: Path) -> None:
+    """mcp-remote's usage, ``-- npx mcp-remote URL --header "Authorization: Bearer X"``: the header's value was
+    shown in the progress line and stored from the server's echo; so were ``--pat``, ``--passphrase`` and
+    ``--bearer`` values, a header after ``=``, and a key in a URL's path (``/key/X``, ``;token=X``)."""
+    server = "argv_echo_server.py"
+    secrets = ["hdr-" + CANARY, "pat-" + CANARY, "pp-" + CANARY, "br-" + CANARY, "eq-" + CANARY, "path-" + CANARY]
+    secrets.append("mx-" + CANARY)
+    command = [
+        PYTHON,
+        server,
+        f"https://mcp.example.com/mcp/key/{secrets[5]}/sse;token={secrets[6]}",
+        "--header",
+        f"Authorization: Bearer {secrets[0]}",
+        "--pat",
+        secrets[1],
+        "--passphrase",
+        secrets[2],
+        "--bearer",
+        secrets[3],
+        f"--header=X-Api-Key: {secrets[4]}",
+        "--header",
+        "Accept: application/json",
+    ]
+    out = tmp_path / "snap.json"
+    r = cli("snapshot", "--out", str(out), "--timeout", "60", "--", *command, cwd=ROOT / "tests" / "servers")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    for secret in secrets:
+        assert secret not in r.stderr and secret not in text, (secret, r.stderr)
+    assert "Accept: application/json" in text  # an everyday header stays

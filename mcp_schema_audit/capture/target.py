@@ -118,7 +118,10 @@ def check_arguments(target: CaptureTarget, protocol: str, timeout_s: float, max_
 
 
 #: Names of headers, variables and query parameters whose values are credentials whatever they look like.
-_SECRET_NAME = re.compile(r"(?i)token|secret|passw|pwd|key|auth|credential|cookie|session|private|cert|sign")
+_SECRET_NAME = re.compile(
+    r"(?i)token|secret|passw|passphrase|pwd|key|auth|credential|cookie|session|private|cert|sign|bearer|"
+    r"(?<![a-z])pat(?![a-z])"
+)
 
 
 def secret_name(name: str) -> bool:
@@ -156,17 +159,54 @@ def environment_secrets(environ: dict[str, str]) -> list[str]:
 
 
 _URL_PASSWORD = re.compile(r"://[^/:@\s]*:([^/@\s]+)@")
+#: A header as a command line writes it (``--header "Authorization: Bearer X"``, mcp-remote's usage).
+_HEADER_ARG = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*:\s*(\S.*)")
+#: A URL on a command line (its path may carry a key: ``/mcp/key/SECRET``, ``/v1;token=SECRET``).
+_URL_ARG = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"]+")
+
+
+def _header_secrets(arg: str) -> list[str]:
+    """The credential of a ``Name: value`` argument whose name says it is one: the value and the parts after its
+    scheme (``Bearer X`` → also ``X``)."""
+    m = _HEADER_ARG.fullmatch(arg)
+    if m is None or not _SECRET_NAME.search(m.group(1)) or "//" in m.group(1):
+        return []
+    value = m.group(2).strip()
+    return [part for part in [value, *value.split()[1:]] if len(part) >= MIN_SECRET_LEN]
+
+
+def _url_path_secrets(arg: str) -> list[str]:
+    """Credentials in a URL's path: the segment after one named like a credential (``/key/SECRET``,
+    ``/token/SECRET``) and matrix parameters so named (``;api_key=SECRET``)."""
+    out: list[str] = []
+    for url in _URL_ARG.findall(arg):
+        path = urlsplit(url).path
+        segments = [seg for seg in path.split("/") if seg]
+        for i, seg in enumerate(segments):
+            name, _, params = seg.partition(";")
+            for param in params.split(";") if params else ():
+                key, eq, value = param.partition("=")
+                if eq and _SECRET_NAME.search(key) and len(value) >= MIN_SECRET_LEN:
+                    out.append(value)
+            if _SECRET_NAME.search(name) and i + 1 < len(segments):
+                following = segments[i + 1].partition(";")[0]
+                if len(following) >= MIN_SECRET_LEN:
+                    out.append(following)
+    return out
 
 
 def command_secrets(command: list[str]) -> list[str]:
     """The credentials on a server's command line: the value of an option whose name says it is one
-    (``--api-key=VALUE``, ``--token VALUE``, ``-p`` is not a name, ``API_KEY=VALUE`` as ``env`` takes it;
-    ``_SECRET_NAME``) and a URL's password (``postgres://user:PASSWORD@host``), each of ``MIN_SECRET_LEN``
-    characters or more. The program itself (``command[0]``) is never one."""
+    (``--api-key=VALUE``, ``--token VALUE``, ``--pat VALUE``, ``-p`` is not a name, ``API_KEY=VALUE`` as ``env``
+    takes it; ``_SECRET_NAME``), a header so named (``--header "Authorization: Bearer VALUE"``, also after
+    ``=``), a URL's password (``postgres://user:PASSWORD@host``) and the credentials in a URL's path
+    (``/key/VALUE``, ``;token=VALUE``), each of ``MIN_SECRET_LEN`` characters or more. The program itself
+    (``command[0]``) is never one."""
     values: list[str] = []
     args = command[1:]
     for i, arg in enumerate(args):
         values += [m for m in _URL_PASSWORD.findall(arg) if len(m) >= MIN_SECRET_LEN]
+        values += _url_path_secrets(arg) + _header_secrets(arg) + _header_secrets(arg.partition("=")[2])
         name, eq, value = arg.partition("=")
         if (
             eq
