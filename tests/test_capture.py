@@ -529,3 +529,33 @@ def test_headers_and_url_paths_on_the_server_command_line_are_masked(tmp_path: P
     for secret in secrets:
         assert secret not in r.stderr and secret not in text, (secret, r.stderr)
     assert "Accept: application/json" in text  # an everyday header stays
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [("--objects=2000000", "holds more than 1,000,000 JSON objects and arrays"), ("--bytes=20000000", "over 16 MiB")],
+)
+def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(option: str, words: str) -> None:
+    """A 4 MB tools/list reply of two million ``{}`` grew the capture to 827 MB and overran ``--timeout`` (26 s
+    for 5 s) in the SDK's own parse; a long line has no bound at all in the SDK. Each stdio message is now counted
+    on its bytes as it arrives: exit 3, one line, at a fraction of that memory (peak measured in the child)."""
+    import subprocess
+
+    code = (
+        "import resource, sys\n"
+        "from mcp_schema_audit.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
+        "    print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); raise\n"
+    )
+    server = [PYTHON, str(ROOT / "tests" / "servers" / "flood_server.py"), option]
+    r = subprocess.run(
+        [PYTHON, "-c", code, "snapshot", "--protocol", "legacy", "--out", "-", "--", *server],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.returncode == 3, r.stderr
+    assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    peak_kib = int(r.stderr.rsplit("peak", 1)[1].split()[0])
+    assert peak_kib < 400 * 1024, peak_kib  # was 827 MB for the objects; the bytes never had a bound

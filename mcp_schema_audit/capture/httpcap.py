@@ -1,4 +1,5 @@
-"""A cap on the bytes of each HTTP response a server sends during a capture (Streamable HTTP and SSE).
+"""A cap on the bytes of each HTTP response a server sends during a capture (Streamable HTTP and SSE), and on each
+message a stdio server writes (``CappedStdout``).
 
 The SDK reads a ``application/json`` reply whole before it parses it (``response.aread()``): a server that streams
 one endless body grew the process to gigabytes within ``--timeout`` (4 GB in 15 s, then ``MemoryError``). Each
@@ -9,8 +10,12 @@ fails with exit 3 and one line naming the limit. Server-sent events keep the SDK
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
+import anyio.abc
 import httpx2
+
+from mcp_schema_audit.errors import CaptureError
 
 #: Bytes of one HTTP response body read at most (64 MiB, as a snapshot file).
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -61,3 +66,69 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+#: Bytes of one stdio message (one line) read at most: the SDK joins a line's chunks anew for each chunk it reads
+#: (quadratic in the line's length), so its bound is lower than an HTTP body's.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+class CappedStdout(anyio.abc.ByteReceiveStream):
+    """A stdio server's stdout, as the SDK's reader receives it, with each line (one JSON-RPC message) bounded: past
+    ``MAX_LINE_BYTES``, or holding more ``{``/``[`` than ``jsonio.MAX_JSON_CONTAINERS`` (each a Python object once
+    parsed: a 4 MB line of two million ``{}`` took 827 MB and overran ``--timeout`` in the SDK's parse), the
+    capture fails (``CaptureError``, exit 3) before the SDK parses it. Counted on the bytes: braces inside strings
+    count too, so a line may be refused that holds fewer objects (a million braces in text)."""
+
+    def __init__(self, inner: anyio.abc.ByteReceiveStream, limit: int = MAX_LINE_BYTES) -> None:
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS
+
+        self._inner, self._limit, self._containers = inner, limit, MAX_JSON_CONTAINERS
+        self._bytes = self._braces = 0
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        chunk = await self._inner.receive(max_bytes)
+        lines = chunk.split(b"\n")
+        for i, part in enumerate(lines):
+            self._bytes += len(part)
+            self._braces += part.count(b"{") + part.count(b"[")
+            if self._bytes > self._limit:
+                raise CaptureError(f"a message from the server is too large (over {self._limit // (1024 * 1024)} MiB)")
+            if self._braces > self._containers:
+                raise CaptureError(
+                    f"a message from the server holds more than {self._containers:,} JSON objects and arrays (the "
+                    "bound on any input; a catalog of 1,000 tools holds about 50,000)"
+                )
+            if i < len(lines) - 1:  # a line ended: the next one counts from nothing
+                self._bytes = self._braces = 0
+        return chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappedProcess:
+    """The SDK's server process, its stdout read through ``CappedStdout``; everything else is the process's."""
+
+    def __init__(self, process: Any) -> None:
+        self._process = process
+        self.stdout = CappedStdout(process.stdout) if process.stdout is not None else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._process, name)
+
+
+def cap_stdio() -> None:
+    """From now on, the stdio servers the SDK spawns (``mcp.client.stdio``) are read through ``CappedStdout``
+    (installed once per process: concurrent captures share it)."""
+    import mcp.client.stdio as sdk_stdio
+
+    spawn = sdk_stdio._create_platform_compatible_process
+    if getattr(spawn, "capped", False):
+        return
+
+    async def capped(*args: Any, **kwargs: Any) -> Any:
+        return _CappedProcess(await spawn(*args, **kwargs))
+
+    capped.capped = True  # type: ignore[attr-defined]
+    sdk_stdio._create_platform_compatible_process = capped

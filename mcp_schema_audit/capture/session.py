@@ -309,6 +309,8 @@ async def _open_transport(
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        from mcp_schema_audit.capture.httpcap import cap_stdio
+
         if target.cwd is not None and not os.path.isdir(target.cwd):
             raise CaptureError(f"working directory not found: {target.cwd}")
         params = StdioServerParameters(
@@ -317,6 +319,7 @@ async def _open_transport(
         # the SDK annotates errlog as TextIO but only hands it to the subprocess as its stderr, where any file with a
         # fileno() serves: ours is the binary write end of the stderr pipe (StderrTail)
         errlog = state.errlog.writer if state.errlog else None
+        cap_stdio()  # each message bounded before the SDK parses it
         transport = stdio_client(params, errlog=errlog)  # type: ignore[arg-type]
         return tracked(transport, state.tree) if state.tree is not None else transport
 

@@ -43,6 +43,7 @@ class WireLog:
         self.non_json: dict[int, str] = {}  #: reply index → JSON Pointer of a NaN/Infinity the server sent in it
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
         self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
+        self.containers = 0  #: JSON objects and arrays in the replies so far (``jsonio.MAX_JSON_CONTAINERS`` at most)
 
     def note_unparsable(self, exc: Exception) -> None:
         """Count one message the transport could not parse and keep what the server wrote (the last 3).
@@ -185,6 +186,7 @@ class _TapReadStream(_Tap):
             error = getattr(message, "error", None)
             kept: dict[str, Any] | None = None
             if isinstance(result, dict):
+                self._count(result)
                 kept = scrub_secrets(copy.deepcopy(result), self._log.secrets)
                 self._log.replies.append((method, kept, None, message.id))
             elif error is not None:
@@ -195,6 +197,19 @@ class _TapReadStream(_Tap):
             if where is not None:
                 self._log.non_json[len(self._log.replies) - 1] = where
         return item
+
+    def _count(self, result: dict[str, Any]) -> None:
+        """Count ``result``'s objects and arrays into the run's total, before anything copies it: past
+        ``MAX_JSON_CONTAINERS`` (over every reply and page) the capture fails at once (a 4 MB reply of two million
+        ``{}`` grew the process to 827 MB and overran ``--timeout``, as every later step copied and walked it)."""
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS, count_containers
+
+        self._log.containers += count_containers(result, MAX_JSON_CONTAINERS - self._log.containers)
+        if self._log.containers > MAX_JSON_CONTAINERS:
+            raise CaptureError(
+                f"the server's replies hold more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays (the bound on "
+                "any input; a catalog of 1,000 tools holds about 50,000)"
+            )
 
     def __aiter__(self) -> _TapReadStream:
         return self

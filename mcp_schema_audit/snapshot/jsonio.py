@@ -20,6 +20,36 @@ from mcp_schema_audit.errors import InputError
 
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
+#: Upper bound on the objects and arrays one JSON input (a file, a server's reply, all pages of a list) may hold.
+#: Each costs Python about 60 bytes, and every later step (the diff, the report) walks them: 13 million ``{}`` in
+#: a 40 MB file took 1 GB and crashed the JSON writer; a real catalog of 1,000 tools holds about 50,000.
+MAX_JSON_CONTAINERS = 1_000_000
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def too_many_containers(data: bytes, limit: int = MAX_JSON_CONTAINERS) -> bool:
+    """Does the JSON text ``data`` hold more than ``limit`` objects and arrays? Counted on the bytes, before any
+    parse: the ``{`` and ``[`` outside strings."""
+    if data.count(b"{") + data.count(b"[") <= limit:
+        return False  # an upper bound: most inputs stop here
+    bare = _STRING.sub(b'""', data)
+    return bare.count(b"{") + bare.count(b"[") > limit
+
+
+def count_containers(value: Any, limit: int = MAX_JSON_CONTAINERS) -> int:
+    """The objects and arrays of parsed JSON ``value``, counting stopped past ``limit`` (iterative)."""
+    seen, stack = 0, [value]
+    while stack and seen <= limit:
+        item = stack.pop()
+        if isinstance(item, dict):
+            seen += 1
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            seen += 1
+            stack.extend(item)
+    return seen
+
+
 #: A ``\uD800``–``\uDFFF`` escape in JSON text (may decode to a lone surrogate no UTF-8 file can hold).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -121,8 +151,14 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
 
     ``text`` is JSON text or its UTF-8 bytes; returns the parsed value (objects as dicts in document order).
     Raises ``InputError`` naming ``source`` and the problem: ``SOURCE: not valid JSON: … at line L column C``
-    (1-based), ``duplicate key 'X' in SOURCE``, a number out of range, a lone surrogate, or nesting too deep.
+    (1-based), ``duplicate key 'X' in SOURCE``, a number out of range, a lone surrogate, nesting too deep, or
+    more than ``MAX_JSON_CONTAINERS`` objects and arrays (counted before parsing).
     """
+    if too_many_containers(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")):
+        raise InputError(
+            f"{source}: holds more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays (the bound on any input; "
+            "a catalog of 1,000 tools holds about 50,000)"
+        )
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
