@@ -38,6 +38,7 @@ from mcp_schema_audit.schema.dialects import (
 )
 from mcp_schema_audit.schema.formats import ajv_format_checker
 from mcp_schema_audit.schema.hosts import ajv_ref_siblings, host_class
+from mcp_schema_audit.schema.memo import memo_accepts
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
 from mcp_schema_audit.schema.reach import unreached_twin
@@ -319,8 +320,8 @@ class SchemaDoc:
         """True when every host profile reads this schema the same way, so one validation answers for all: the
         2020-12 dialect, none of the keywords the profiles read differently (``host_sensitive_text``: formats,
         regexes, ``nullable``, the 2019-09/2020-12-only keywords ts-sdk-v1 ignores, ``multipleOf``, a nested
-        ``$schema``), no number beyond
-        what a JavaScript double holds exactly, and Ajv compiles it for both TS profiles. Computed once."""
+        ``$schema``), no number beyond what a JavaScript double holds exactly, and Ajv compiles it for both TS
+        profiles. Computed once."""
         if not fastpaths.enabled():
             return False  # every profile validates on its own
         if self._agree is None:
@@ -552,9 +553,11 @@ class SchemaDoc:
 
         Raises as ``errors`` does. With the fast paths on, the answer comes from ``quick`` where it can give it
         (the validator's own verdict, without walking it); a document refused as a whole validates an instance that
-        never reaches the refused part by its twin (``schema.reach``)."""
+        never reaches the refused part by its twin (``schema.reach``), one refused for its cost by ``schema.memo``."""
         if (twin := unreached_twin(self, instance)) is not None:
             return twin.accepts(instance, profile)
+        if (remembered := memo_accepts(self, instance, profile)) is not None:
+            return remembered  # refused for its in-place cost: each $ref's outcome kept (``schema.memo``)
         self._evaluating(lambda: self.ready(profile))  # raises as the host's validator would, whatever answers
         quick = self.quick(self.root, instance, profile)
         if quick is not None:
@@ -564,12 +567,11 @@ class SchemaDoc:
     def errors(self, instance: Any, profile: str = "python-sdk") -> list[ValidationError]:
         """The validation errors for ``instance`` (empty = valid), best match first.
 
-        Raises ``RefError`` for an unresolvable ``$ref``; ``SchemaCompileError`` (a ``ValueError``) when
-        the profile's host cannot compile the schema at all (``compile_problem``: the host rejects every
-        value); ``ValueError`` for a schema jsonschema cannot evaluate: an invalid keyword value
-        (``multipleOf: 0``, ``maxLength: "3"``, an invalid regex), a too costly or undecidable regex
-        search (``RegexBudgetError``), numbers it cannot compare, nesting too deep.
-        """
+        Raises ``RefError`` for an unresolvable ``$ref``; ``SchemaCompileError`` (a ``ValueError``) when the
+        profile's host cannot compile the schema at all (``compile_problem``: the host rejects every value);
+        ``ValueError`` for a schema jsonschema cannot evaluate: an invalid keyword value (``multipleOf: 0``,
+        ``maxLength: "3"``, an invalid regex), a too costly or undecidable regex search (``RegexBudgetError``),
+        numbers it cannot compare, nesting too deep."""
         from jsonschema import exceptions as jexc
 
         if (twin := unreached_twin(self, instance)) is not None:

@@ -1,0 +1,77 @@
+"""``schema.memo``: a document refused for its in-place cost is validated with each ``$ref``'s outcome kept, and
+agrees with the real ``jsonschema`` on every answer; an attack that hid a widened enum behind such a chain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from gate_helpers import cli
+
+from mcp_schema_audit.schema import SchemaCostError, SchemaDoc
+from mcp_schema_audit.schema.memo import memo_accepts
+
+
+def _chain(levels: int, leaf: dict[str, Any], combine: str = "allOf", salt: str = "") -> dict[str, Any]:
+    """``$defs`` a0 … a<levels>, each level naming the previous one twice: 2**levels evaluations in place."""
+    defs: dict[str, Any] = {"a0": {**leaf, "description": salt}}
+    for i in range(1, levels + 1):
+        defs[f"a{i}"] = {combine: [{"$ref": f"#/$defs/a{i - 1}"}, {"$ref": f"#/$defs/a{i - 1}"}]}
+    return {"$defs": defs, "type": "object", "properties": {"k": {"$ref": f"#/$defs/a{levels}"}}}
+
+
+CASES = {
+    "allof-string": ({"type": "string"}, "allOf"),
+    "allof-enum": ({"enum": ["a", "b"]}, "allOf"),
+    "anyof-string": ({"type": "string"}, "anyOf"),
+    "anyof-min-length": ({"type": "string", "minLength": 2}, "anyOf"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_memo_agrees_with_jsonschema_where_the_cost_refuses(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the budget lowered so that a 2**10 chain is refused (the real validator still finishes it quickly),
+    every answer is the real python ``jsonschema``'s, and the document is refused without the memo."""
+    import mcp_schema_audit.schema.compile as compile_module
+    import mcp_schema_audit.schema.doc as doc_module
+
+    monkeypatch.setattr(compile_module, "INPLACE_BUDGET", 500)
+    monkeypatch.setattr(doc_module, "INPLACE_BUDGET", 500)
+    leaf, combine = CASES[case]
+    schema = _chain(10, leaf, combine, salt=case)
+    doc = SchemaDoc(schema)
+    with pytest.raises(SchemaCostError):
+        doc.check_cost()
+    for value in ({"k": "c"}, {"k": "a"}, {"k": 5}, {"k": "ab"}, {}):
+        real = jsonschema.Draft202012Validator(schema).is_valid(value)
+        assert memo_accepts(doc, value, "python-sdk") is real, value
+        assert doc.accepts(value, "python-sdk") is real, value
+        assert doc.accepts(value, "ts-sdk-v2") is real, value
+
+
+def test_memo_leaves_what_a_ref_outcome_may_depend_on_refused() -> None:
+    """``unevaluatedProperties`` (annotations a ``$ref`` collects) or ``$dynamicRef`` anywhere: not answered."""
+    schema = _chain(16, {"type": "string"})
+    schema["unevaluatedProperties"] = False
+    assert memo_accepts(SchemaDoc(schema), {"k": "c"}, "python-sdk") is None
+
+
+def test_a_costly_chain_beside_a_widened_enum_no_longer_passes_the_gate(tmp_path: Path) -> None:
+    """The attack: 1.3 KB of ``allOf`` chain (2**15 evaluations) on the property whose enum a release widened made
+    the widening an unconfirmed warning: exit 0. Now it is breaking; and with the chain ending in the old enum, the
+    new value is really refused by the new schema, so nothing is claimed."""
+    old = {"type": "object", "properties": {"k": {"type": "string", "enum": ["a", "b"]}}, "required": ["k"]}
+    for leaf, breaking in (({"type": "string"}, True), ({"enum": ["a", "b"]}, False)):
+        new = _chain(15, leaf)
+        new["properties"]["k"] = {"type": "string", "enum": ["a", "b", "c"], "allOf": [{"$ref": "#/$defs/a15"}]}
+        new["required"] = ["k"]
+        for name, schema in (("old", old), ("new", new)):
+            listing = {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}]}
+            (tmp_path / f"{name}.json").write_text(json.dumps(listing))
+        r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json")
+        found = [(f["rule"], f["severity"]) for f in json.loads(r.stdout)["findings"]]
+        assert (("output-enum-value-added", "breaking") in found) is breaking, found
+        assert r.returncode == (1 if breaking else 0), r.stderr
