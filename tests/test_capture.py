@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import subprocess
@@ -559,3 +560,32 @@ def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(opt
     assert words in r.stderr and "Traceback" not in r.stderr, r.stderr
     peak_kib = int(r.stderr.rsplit("peak", 1)[1].split()[0])
     assert peak_kib < 400 * 1024, peak_kib  # was 827 MB for the objects; the bytes never had a bound
+
+
+@pytest.fixture()
+def object_flood_server() -> Iterator[str]:
+    """A plain HTTP server answering every POST with one JSON-RPC reply of two million empty objects (4 MB)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            with contextlib.suppress(OSError):  # the client stopped reading
+                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":[' + b",".join([b"{}"] * 2_000_000) + b"]}}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    yield from _plain_http(Handler)
+
+
+@pytest.mark.live
+def test_an_http_reply_of_too_many_objects_is_one_error_line(object_flood_server: str) -> None:
+    """Under the 64 MiB bound, a 4 MB body of two million ``{}`` is two million Python objects once the SDK parses
+    it: the body is counted as it arrives and stops past ``MAX_JSON_CONTAINERS`` (exit 3, one line)."""
+    target = CaptureTarget("http", url=object_flood_server + "/mcp")
+    with pytest.raises(CaptureError, match=r"holds more than 1,000,000 JSON objects and arrays") as info:
+        capture(target, label="x", protocol="legacy", timeout_s=60)
+    assert info.value.exit_code == 3 and "\n" not in info.value.one_line()

@@ -3,8 +3,9 @@ message a stdio server writes (``CappedStdout``).
 
 The SDK reads a ``application/json`` reply whole before it parses it (``response.aread()``): a server that streams
 one endless body grew the process to gigabytes within ``--timeout`` (4 GB in 15 s, then ``MemoryError``). Each
-response's body now stops at ``MAX_RESPONSE_BYTES``, the size a snapshot or tools/list file may have: the capture
-fails with exit 3 and one line naming the limit. Server-sent events keep the SDK's own 1 MiB per event as well.
+response's body now stops at ``MAX_RESPONSE_BYTES``, the size a snapshot or tools/list file may have, or past
+``jsonio.MAX_JSON_CONTAINERS`` ``{``/``[`` (each a Python object once parsed): the capture fails with exit 3 and
+one line naming the limit. Server-sent events keep the SDK's own 1 MiB per event as well.
 """
 
 from __future__ import annotations
@@ -31,12 +32,21 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._inner, self._limit, self._request = inner, limit, request
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS
+
+        seen = braces = 0
         async for chunk in self._inner:
             seen += len(chunk)
+            braces += chunk.count(b"{") + chunk.count(b"[")  # what the SDK's parse makes objects of (``CappedStdout``)
             if seen > self._limit:
                 raise ResponseTooLarge(
                     f"the server's HTTP response is too large (over {self._limit // (1024 * 1024)} MiB)",
+                    request=self._request,
+                )
+            if braces > MAX_JSON_CONTAINERS:
+                raise ResponseTooLarge(
+                    f"the server's HTTP response holds more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays "
+                    "(the bound on any input; a catalog of 1,000 tools holds about 50,000)",
                     request=self._request,
                 )
             yield chunk
