@@ -475,13 +475,8 @@ def test_credentials_on_the_server_command_line_are_masked(tmp_path: Path) -> No
         "--port",
         "8080",
     ]
-    out = tmp_path / "snap.json"
-    r = cli("snapshot", "--out", str(out), "--timeout", "60", "--", *command, cwd=ROOT / "tests" / "servers")
-    assert r.returncode == 0, r.stderr
-    text = out.read_text(encoding="utf-8")
-    for secret in secrets:
-        assert secret not in r.stderr and secret not in text, (secret, r.stderr)
-    assert "--api-key=*** --token *** DB_PASSWORD=*** postgres://app:***@db/main --port 8080" in r.stderr, r.stderr
+    stderr, text = _echoed_without(secrets, command, tmp_path)
+    assert "--api-key=*** --token *** DB_PASSWORD=*** postgres://app:***@db/main --port 8080" in stderr, stderr
     assert "--port 8080" in text  # everyday values stay
     long = cli(
         "snapshot",
@@ -523,13 +518,20 @@ def test_headers_and_url_paths_on_the_server_command_line_are_masked(tmp_path: P
         "--header",
         "Accept: application/json",
     ]
+    _, text = _echoed_without(secrets, command, tmp_path)
+    assert "Accept: application/json" in text  # an everyday header stays
+
+
+def _echoed_without(secrets: list[str], command: list[str], tmp_path: Path) -> tuple[str, str]:
+    """Snapshot ``tests/servers/argv_echo_server.py`` run as ``command`` (from its folder): ``(stderr, snapshot
+    text)``, asserting that no secret of ``secrets`` is in either."""
     out = tmp_path / "snap.json"
     r = cli("snapshot", "--out", str(out), "--timeout", "60", "--", *command, cwd=ROOT / "tests" / "servers")
     assert r.returncode == 0, r.stderr
     text = out.read_text(encoding="utf-8")
     for secret in secrets:
         assert secret not in r.stderr and secret not in text, (secret, r.stderr)
-    assert "Accept: application/json" in text  # an everyday header stays
+    return r.stderr, text
 
 
 @pytest.mark.parametrize(
