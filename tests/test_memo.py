@@ -75,3 +75,61 @@ def test_a_costly_chain_beside_a_widened_enum_no_longer_passes_the_gate(tmp_path
         found = [(f["rule"], f["severity"]) for f in json.loads(r.stdout)["findings"]]
         assert (("output-enum-value-added", "breaking") in found) is breaking, found
         assert r.returncode == (1 if breaking else 0), r.stderr
+
+
+def _k(enum: list[str], chained: bool) -> dict[str, Any]:
+    k: dict[str, Any] = {"type": "string", "enum": enum}
+    if chained:
+        k["allOf"] = [{"$ref": "#/$defs/a15"}]
+    return k
+
+
+def _object(k: dict[str, Any], chained: bool, **props: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": {**props, "k": k}, "required": ["k"]}
+    if chained:
+        out["$defs"] = _chain(15, {"type": "string"})["$defs"]
+    return out
+
+
+VARIANTS = {
+    # the second attack round: the rejecting side chained too, a property named like a keyword, an input narrowing
+    "output-both-sides": ("outputSchema", (["a", "b"], True), (["a", "b", "c"], True), {}),
+    "output-cached-side": ("outputSchema", (["a", "b"], True), (["a", "b", "c"], False), {}),
+    "output-beside-a-property-named-id": ("outputSchema", (["a", "b"], False), (["a", "b", "c"], True), {"id": {}}),
+    "input-narrowed": ("inputSchema", (["a", "b", "c"], False), (["a", "b"], True), {}),
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_costly_chain_on_either_side_keeps_the_break(variant: str, tmp_path: Path) -> None:
+    """The chain on the side that must reject the witness (``SchemaDoc.errors``: the memo answered only
+    ``accepts``), or beside a property named ``id`` (the memo once declined any text holding ``"id"``): still
+    breaking, exit 1."""
+    where, (old_enum, old_chained), (new_enum, new_chained), props = VARIANTS[variant]
+    for name, (enum, chained) in (("old", (old_enum, old_chained)), ("new", (new_enum, new_chained))):
+        tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+        tool[where] = _object(_k(enum, chained), chained, **props)
+        (tmp_path / f"{name}.json").write_text(json.dumps({"tools": [tool]}))
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json")
+    breaking = [f["rule"] for f in json.loads(r.stdout)["findings"] if f["severity"] == "breaking"]
+    assert r.returncode == 1 and breaking, (r.stderr, breaking)
+
+
+def test_memo_errors_agree_with_jsonschema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``memo_errors`` is empty exactly when the real validator accepts, and locates a direct error as it does."""
+    import mcp_schema_audit.schema.compile as compile_module
+    import mcp_schema_audit.schema.doc as doc_module
+    from mcp_schema_audit.schema.memo import memo_errors
+
+    monkeypatch.setattr(compile_module, "INPLACE_BUDGET", 500)
+    monkeypatch.setattr(doc_module, "INPLACE_BUDGET", 500)
+    schema = _object(_k(["a", "b"], True), True)
+    schema["$defs"] = _chain(10, {"type": "string", "minLength": 1}, salt="errors")["$defs"]
+    schema["properties"]["k"]["allOf"] = [{"$ref": "#/$defs/a10"}]
+    doc = SchemaDoc(schema)
+    for value in ({"k": "c"}, {"k": "a"}, {"k": ""}, {"k": 5}, {}):
+        real = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+        got = memo_errors(doc, value, "python-sdk")
+        assert got is not None and bool(got) is bool(real), value
+    enum_error = memo_errors(doc, {"k": "c"}, "python-sdk")
+    assert enum_error and enum_error[0].validator == "enum" and list(enum_error[0].path) == ["k"]

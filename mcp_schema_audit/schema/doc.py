@@ -38,10 +38,9 @@ from mcp_schema_audit.schema.dialects import (
 )
 from mcp_schema_audit.schema.formats import ajv_format_checker
 from mcp_schema_audit.schema.hosts import ajv_ref_siblings, host_class
-from mcp_schema_audit.schema.memo import memo_accepts
+from mcp_schema_audit.schema.memo import refused_answer
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
-from mcp_schema_audit.schema.reach import unreached_twin
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -554,10 +553,8 @@ class SchemaDoc:
         Raises as ``errors`` does. With the fast paths on, the answer comes from ``quick`` where it can give it
         (the validator's own verdict, without walking it); a document refused as a whole validates an instance that
         never reaches the refused part by its twin (``schema.reach``), one refused for its cost by ``schema.memo``."""
-        if (twin := unreached_twin(self, instance)) is not None:
-            return twin.accepts(instance, profile)
-        if (remembered := memo_accepts(self, instance, profile)) is not None:
-            return remembered  # refused for its in-place cost: each $ref's outcome kept (``schema.memo``)
+        if (answer := refused_answer(self, instance, profile, errors=False)) is not None:
+            return bool(answer)  # refused as a whole: the twin, or each $ref's outcome kept (``schema.memo``)
         self._evaluating(lambda: self.ready(profile))  # raises as the host's validator would, whatever answers
         quick = self.quick(self.root, instance, profile)
         if quick is not None:
@@ -574,8 +571,8 @@ class SchemaDoc:
         numbers it cannot compare, nesting too deep."""
         from jsonschema import exceptions as jexc
 
-        if (twin := unreached_twin(self, instance)) is not None:
-            return twin.errors(instance, profile)  # as ``accepts``
+        if (answer := refused_answer(self, instance, profile, errors=True)) is not None:
+            return list(answer)  # as ``accepts``
         validator = self._evaluating(lambda: self.validator(profile))
         narrowed = self._narrowed(instance, profile)
         if narrowed is None:

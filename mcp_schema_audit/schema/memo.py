@@ -18,6 +18,8 @@ import contextvars
 from typing import TYPE_CHECKING, Any
 
 from mcp_schema_audit.schema.compile import INPLACE_CYCLE, SchemaCostError
+from mcp_schema_audit.schema.dialects import subschemas
+from mcp_schema_audit.schema.reach import REACH_BUDGET, unreached_twin
 
 if TYPE_CHECKING:
     from mcp_schema_audit.schema.doc import SchemaDoc
@@ -27,8 +29,21 @@ if TYPE_CHECKING:
 _ACTIVE: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, str]] | None] = contextvars.ContextVar(
     "memo", default=None
 )
-_CONTEXTUAL = ('"$dynamicRef"', '"$recursiveRef"', '"unevaluated', '"$id"', '"id"')
+#: Keywords that make a ``$ref``'s outcome depend on more than its target and the value (found as keywords, in
+#: schema positions: a property named ``id`` is not one).
+_CONTEXTUAL = frozenset({"$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems", "$id", "id"})
 _CLASSES: dict[type, type] = {}
+
+
+def refused_answer(doc: SchemaDoc, instance: Any, profile: str, *, errors: bool) -> Any:
+    """What ``SchemaDoc.accepts`` (``errors`` False: a bool) or ``SchemaDoc.errors`` (a list) answers for a
+    document refused as a whole: by the twin when ``instance`` never reaches the refused part
+    (``reach.unreached_twin``), else by the memo (``memo_accepts``/``memo_errors``); ``None`` when neither can
+    (the refusal stands), or when ``doc`` is not refused."""
+    twin = unreached_twin(doc, instance)
+    if twin is not None:
+        return twin.errors(instance, profile) if errors else twin.accepts(instance, profile)
+    return memo_errors(doc, instance, profile) if errors else memo_accepts(doc, instance, profile)
 
 
 def memo_accepts(doc: SchemaDoc, instance: Any, profile: str) -> bool | None:
@@ -36,22 +51,56 @@ def memo_accepts(doc: SchemaDoc, instance: Any, profile: str) -> bool | None:
     cycle) and holds nothing a ``$ref``'s outcome could depend on beyond its target and the value (module
     docstring)? ``None`` otherwise: the refusal stands. Raises as the host's validator does (``ValueError`` for a
     schema it cannot evaluate)."""
-    try:
-        doc.check_cost()
+    validator = _validator(doc, profile)
+    if validator is None:
         return None
-    except SchemaCostError:
-        pass
-    if doc._cost == INPLACE_CYCLE or any(word in doc.canonical for word in _CONTEXTUAL):
-        return None
-    built: Any = doc._build_validator(profile)
-    if isinstance(built, str):
-        return None  # the host cannot compile it: ``validator`` raises that where it is asked
-    validator = _memo_class(type(built))(built.schema, registry=built._registry, format_checker=built.format_checker)
     token = _ACTIVE.set({})
     try:
         return bool(doc._evaluating(lambda: validator.is_valid(instance)))
     finally:
         _ACTIVE.reset(token)
+
+
+def memo_errors(doc: SchemaDoc, instance: Any, profile: str) -> list[Any] | None:
+    """As ``memo_accepts``, the validation errors (best match first, as ``SchemaDoc.errors`` lists them): a
+    ``$ref`` evaluated again on the same value yields its first error anew, located at the ``$ref``."""
+    validator = _validator(doc, profile)
+    if validator is None:
+        return None
+    from jsonschema.exceptions import best_match
+
+    token = _ACTIVE.set({})
+    try:
+        found = list(doc._evaluating(lambda: list(validator.iter_errors(instance))))
+    finally:
+        _ACTIVE.reset(token)
+    best = best_match(iter(found)) if len(found) > 1 else None
+    while best is not None and not any(best is e for e in found):
+        best = best.parent  # as ``SchemaDoc.errors``: the top-level error holding python-sdk's pick goes first
+    return found if best is None else [best, *(e for e in found if e is not best)]
+
+
+def _validator(doc: SchemaDoc, profile: str) -> Any:
+    """The host's validator of ``doc`` with the remembering ``$ref``, or ``None`` (module docstring)."""
+    try:
+        doc.check_cost()
+        return None
+    except SchemaCostError:
+        pass
+    if doc._cost == INPLACE_CYCLE or _contextual(doc.root):
+        return None
+    built: Any = doc._build_validator(profile)
+    if isinstance(built, str):
+        return None  # the host cannot compile it: ``validator`` raises that where it is asked
+    return _memo_class(type(built))(built.schema, registry=built._registry, format_checker=built.format_checker)
+
+
+def _contextual(root: Any) -> bool:
+    """Does a subschema of ``root`` hold a keyword of ``_CONTEXTUAL``? (Past ``REACH_BUDGET`` subschemas: yes.)"""
+    for count, (_tokens, node) in enumerate(subschemas(root, REACH_BUDGET + 1)):
+        if count >= REACH_BUDGET or (isinstance(node, dict) and not _CONTEXTUAL.isdisjoint(node)):
+            return True
+    return False
 
 
 def _memo_class(cls: type) -> type:
@@ -77,7 +126,6 @@ def _memo_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Any:
         if hit[1]:
             yield ValidationError(hit[1])
         return
-    first = next(iter(validator.descend(instance, resolved.contents, resolver=resolved.resolver)), None)
-    memo[key] = (instance, first.message if first is not None else "")
-    if first is not None:
-        yield first
+    found = list(validator.descend(instance, resolved.contents, resolver=resolved.resolver))
+    memo[key] = (instance, found[0].message if found else "")
+    yield from found
