@@ -163,6 +163,12 @@ ENDLESS_CASES = {
     "if-branch": ({"if": {"$ref": "#"}}, True),
     "dynamic-ref-nowhere": ({"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": "#nope"}, True),
     "anyof-first-branch-valid": ({"anyOf": [{"type": "object"}, {"$ref": "#"}]}, False),
+    "required-property": (
+        {"properties": {"b": {"allOf": [{"$ref": "#/properties/b"}]}}, "required": ["b"]},
+        True,  # {} fails required; {"b": 1} recurses
+    ),
+    "required-dependent-schema": ({"dependentSchemas": {"b": {"$ref": "#"}}, "required": ["b"]}, True),
+    "recursive-data-type": ({"properties": {"b": {"$ref": "#"}}, "required": ["b"]}, False),
     "under-a-property": ({"properties": {"a": {"$ref": "#"}}}, False),
     "draft07-beside-ref": (
         {
@@ -179,9 +185,10 @@ ENDLESS_CASES = {
 @pytest.mark.parametrize("case", list(ENDLESS_CASES))
 def test_every_value_reaches_agrees_with_jsonschema(case: str) -> None:
     """``every_value_reaches`` for python-sdk says "never ends" exactly where the real ``jsonschema`` (the
-    validator python-sdk's client runs on each result) fails to validate every value, and lets it finish
-    elsewhere (an ``anyOf`` that stops at its first valid branch; a cycle only a property reaches; draft-07,
-    where ``$ref`` hides its siblings)."""
+    validator python-sdk's client runs on each result) accepts no value and never finishes on some (a value without
+    a required property is refused before), and lets some value pass elsewhere (an ``anyOf`` that stops at its
+    first valid branch; a cycle only an optional property reaches; a recursive data type; draft-07, where ``$ref``
+    hides its siblings)."""
     import jsonschema
     from referencing.exceptions import Unresolvable
 
@@ -190,13 +197,15 @@ def test_every_value_reaches_agrees_with_jsonschema(case: str) -> None:
 
     schema, endless = ENDLESS_CASES[case]
     assert (every_value_reaches(SchemaDoc(schema), "python-sdk") is not None) is endless
+    outcomes = set()
     for value in ({}, {"b": 1}):
         cls = jsonschema.validators.validator_for(schema)
         try:
             cls(schema).validate(value)
-            finished = True
+            outcomes.add("valid")
         except (RecursionError, Unresolvable):
-            finished = False
+            outcomes.add("endless")
         except jsonschema.ValidationError:
-            finished = True
-        assert finished is not endless, value
+            outcomes.add("invalid")  # refused anyway (a required property missing)
+    # never ends for some value, and no value passes; else some value passes
+    assert ("valid" not in outcomes and "endless" in outcomes) if endless else ("valid" in outcomes), outcomes

@@ -462,6 +462,26 @@ LISTING_CASES: dict[str, dict[str, Any]] = {
     "output-root-cycle-in-oneof": _out({"type": "object", "oneOf": [{"type": "object"}, {"$ref": "#"}]}),
     "output-root-cycle-in-if": _out({"type": "object", "if": {"$ref": "#"}, "then": {"type": "object"}}),
     "output-root-cycle-in-lone-if": _out({"type": "object", "if": {"$ref": "#"}}),
+    # a required property's cycle: every result that passes ``required`` reaches it (the listed result has ``a``)
+    "output-required-property-cycle": _out(
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string", "allOf": [{"$ref": "#/properties/a"}]}},
+            "required": ["a"],
+        }
+    ),
+    "output-required-property-if-cycle": _out(
+        {"type": "object", "properties": {"a": {"type": "string", "if": {"$ref": "#/properties/a"}}}, "required": ["a"]}
+    ),
+    "output-required-dependent-schemas-cycle": _out(
+        {
+            "$schema": D2020,
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "dependentSchemas": {"a": {"$ref": "#"}},
+            "required": ["a"],
+        }
+    ),
     "input-root-cycle": {"name": "t", "inputSchema": {"type": "object", "allOf": [{"$ref": "#"}]}},
 }
 #: Cases the listing check leaves undecided (a ``schema-undecidable`` warning stays): whatever it claims must fail
@@ -470,6 +490,10 @@ LISTING_CASES: dict[str, dict[str, Any]] = {
 #: rejects the ``type`` first (keywords in the schema's order) and never recurses.
 UNDECIDED_LISTING_CASES: dict[str, dict[str, Any]] = {
     "output-root-cycle-under-impure-not": _out({"type": "object", "not": {"type": "string", "allOf": [{"$ref": "#"}]}}),
+    # an optional property's cycle: the listed result has it (every client fails), a result without it would not
+    "output-optional-property-cycle": _out(
+        {"type": "object", "properties": {"a": {"type": "string", "allOf": [{"$ref": "#/properties/a"}]}}}
+    ),
 }
 
 

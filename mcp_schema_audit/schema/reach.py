@@ -173,7 +173,12 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
     What the real clients do (tests/test_real_clients.py): python-sdk's ``jsonschema`` raises ``RecursionError``
     (``NoSuchAnchor`` for the ``$dynamicRef``); TS SDK v1 and v2's Ajv throws "Maximum call stack size exceeded"
     (v1 reads ``$dynamicRef`` as an unknown keyword). In draft-07 and older, python-sdk's ``jsonschema`` ignores
-    the keywords beside a ``$ref``; Ajv applies them in every draft (``hosts.ajv_ref_siblings``)."""
+    the keywords beside a ``$ref``; Ajv applies them in every draft (``hosts.ajv_ref_siblings``).
+
+    A property the node requires is followed too (a value without it fails ``required``; one with it has that
+    property's schema evaluated, at a new place), and so is a required key's ``dependentSchemas`` entry (2019-09
+    and 2020-12 readers only: Ajv's draft-07 class ignores it): ``{"properties": {"k": {"allOf": [{"$ref":
+    "#/properties/k"}]}}, "required": ["k"]}`` recurses on every result that has ``k``."""
     if profile == "python-sdk":
         refs_override, dynamic, every_branch = doc.dialect in _REFS_OVERRIDE, doc.dialect == "2020-12", False
     else:
@@ -182,10 +187,13 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             return None  # a dialect the host refuses: a compile problem of its own
         # Ajv's classes with unevaluated* evaluate every anyOf branch (code.ts validateUnion: no short-circuit)
         refs_override, dynamic, every_branch = False, kind == "2020-12", kind != "draft-07"
-    inside: set[int] = set()
+    # a required property's schema and a required key's dependentSchemas entry are evaluated for every value
+    # that passes ``required`` (and one that fails it is refused anyway): followed outside any negation
+    dependents = (doc.dialect in ("2019-09", "2020-12")) if profile == "python-sdk" else every_branch
+    entered: set[int] = set()  # nodes entered by moving into a required property (a recursive data type ends)
     budget = [REACH_BUDGET]
 
-    def visit(node: Any, tokens: list[Any], negated: bool) -> tuple[list[Any], str] | None:
+    def visit(node: Any, tokens: list[Any], negated: bool, inside: set[int]) -> tuple[list[Any], str] | None:
         if not isinstance(node, dict) or budget[0] <= 0:
             return None
         budget[0] -= 1
@@ -203,7 +211,7 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
                         continue  # an unresolvable $ref is a compile problem of its own
                     if id(target) in inside:
                         return [*tokens, "$ref"], f"$ref {value!r} applies a schema at the place it is validating"
-                    found = visit(target, [*tokens, "$ref"], negated)
+                    found = visit(target, [*tokens, "$ref"], negated, inside)
                 elif kw == "$dynamicRef" and dynamic and isinstance(value, str):
                     try:
                         doc.lookup(value)
@@ -211,11 +219,13 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
                     except (RefError, ValueError, TypeError, LookupError):
                         return [*tokens, "$dynamicRef"], f"$dynamicRef {value!r} resolves to nothing"
                 elif kw == "allOf" and isinstance(value, list) and (not negated or len(value) == 1):
-                    found = next((f for i, m in enumerate(value) if (f := visit(m, [*tokens, kw, i], negated))), None)
+                    found = _first(visit(m, [*tokens, kw, i], negated, inside) for i, m in enumerate(value))
                 elif kw == "not" or (kw == "if" and (profile == "python-sdk" or "then" in node or "else" in node)):
-                    found = visit(value, [*tokens, kw], True)  # Ajv skips an if without then/else
+                    found = visit(value, [*tokens, kw], True, inside)  # Ajv skips an if without then/else
                 elif (kw == "oneOf" or (kw == "anyOf" and every_branch)) and isinstance(value, list):
-                    found = next((f for i, m in enumerate(value) if (f := visit(m, [*tokens, kw, i], True))), None)
+                    found = _first(visit(m, [*tokens, kw, i], True, inside) for i, m in enumerate(value))
+                elif kw == "required" and not negated and isinstance(value, list):
+                    found = _first(required(node, name, tokens, inside) for name in value if isinstance(name, str))
                 else:
                     continue
                 if found is not None:
@@ -224,7 +234,24 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
         finally:
             inside.discard(id(node))
 
+    def required(node: dict[str, Any], name: str, tokens: list[Any], inside: set[int]) -> Any:
+        props, deps = node.get("properties"), node.get("dependentSchemas")
+        if dependents and isinstance(deps, dict) and name in deps:
+            found = visit(deps[name], [*tokens, "dependentSchemas", name], False, inside)
+            if found is not None:
+                return found
+        sub = props.get(name) if isinstance(props, dict) and "properties" in node else None
+        if not isinstance(sub, dict) or id(sub) in entered:
+            return None
+        entered.add(id(sub))
+        return visit(sub, [*tokens, "properties", name], False, set())  # a new place: nothing is inside yet
+
     try:
-        return visit(doc.root, [], False)
+        return visit(doc.root, [], False, set())
     except RecursionError:
         return None
+
+
+def _first(found: Any) -> Any:
+    """The first item of ``found`` that is not ``None`` (lazily: later ones are not computed), else ``None``."""
+    return next((f for f in found if f is not None), None)
