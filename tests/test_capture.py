@@ -536,7 +536,7 @@ def _echoed_without(secrets: list[str], command: list[str], tmp_path: Path) -> t
 
 @pytest.mark.parametrize(
     ("option", "words"),
-    [("--objects=2000000", "holds more than 1,000,000 JSON objects and arrays"), ("--bytes=20000000", "over 16 MiB")],
+    [("--objects=2500000", "holds more than 4,000,000 JSON values"), ("--bytes=20000000", "over 16 MiB")],
 )
 def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(option: str, words: str) -> None:
     """A 4 MB tools/list reply of two million ``{}`` grew the capture to 827 MB and overran ``--timeout`` (26 s
@@ -566,7 +566,7 @@ def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(opt
 
 @pytest.fixture()
 def object_flood_server() -> Iterator[str]:
-    """A plain HTTP server answering every POST with one JSON-RPC reply of two million empty objects (4 MB)."""
+    """A plain HTTP server answering every POST with one JSON-RPC reply of 2.5 million empty objects (7.5 MB)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
@@ -575,7 +575,7 @@ def object_flood_server() -> Iterator[str]:
             self.send_header("Content-Type", "application/json")
             self.end_headers()
             with contextlib.suppress(OSError):  # the client stopped reading
-                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":[' + b",".join([b"{}"] * 2_000_000) + b"]}}")
+                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":[' + b",".join([b"{}"] * 2_500_000) + b"]}}")
 
         def log_message(self, *args: object) -> None:
             pass
@@ -585,9 +585,9 @@ def object_flood_server() -> Iterator[str]:
 
 @pytest.mark.live
 def test_an_http_reply_of_too_many_objects_is_one_error_line(object_flood_server: str) -> None:
-    """Under the 64 MiB bound, a 4 MB body of two million ``{}`` is two million Python objects once the SDK parses
-    it: the body is counted as it arrives and stops past ``MAX_JSON_CONTAINERS`` (exit 3, one line)."""
+    """Under the 64 MiB bound, a 7.5 MB body of 2.5 million ``{}`` is 2.5 million Python objects once the SDK parses
+    it: the body is counted as it arrives and stops past ``MAX_JSON_VALUES`` (exit 3, one line)."""
     target = CaptureTarget("http", url=object_flood_server + "/mcp")
-    with pytest.raises(CaptureError, match=r"holds more than 1,000,000 JSON objects and arrays") as info:
+    with pytest.raises(CaptureError, match=r"holds more than 4,000,000 JSON values") as info:
         capture(target, label="x", protocol="legacy", timeout_s=60)
     assert info.value.exit_code == 3 and "\n" not in info.value.one_line()

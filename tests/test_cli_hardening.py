@@ -236,21 +236,22 @@ def test_a_pattern_re_warns_about_prints_nothing_on_stderr(tmp_path: Path):
         assert r.stderr == "", r.stderr
 
 
-def test_a_snapshot_file_of_too_many_objects_is_exit_2_before_parsing(tmp_path):
+def test_a_snapshot_file_of_too_many_values_is_exit_2_before_parsing(tmp_path):
     """13 million ``{}`` in a 40 MB file (under the 64 MiB bound) took 1 GB and crashed the JSON writer with a
-    segfault (exit 139) under a 4 GB address limit; past ``MAX_JSON_CONTAINERS`` objects and arrays, counted on
-    the bytes (braces inside strings not counted), a file is now one line, exit 2. A description of two million
-    braces is text: it passes."""
+    segfault (exit 139) under a 4 GB address limit; 12.5 million ``"ab"`` in 60 MB, 2 GB and the same. Past
+    ``MAX_JSON_VALUES`` values, counted on the bytes (marks inside strings not counted), a file is now one line,
+    exit 2. A description of five million commas and braces is text: it passes."""
     from gate_helpers import cli
 
-    n = 1_500_000
-    fat = tmp_path / "fat.json"
-    fat.write_text('{"tools":[{"name":"t","inputSchema":{"type":"object","x-a":[' + ",".join(["{}"] * n) + "]}}]}")
     small = tmp_path / "small.json"
     small.write_text('{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}')
-    r = cli("diff", str(fat), str(small))
-    assert r.returncode == 2 and "holds more than 1,000,000 JSON objects and arrays" in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1
+    for item in ("{}", '"ab"', "1.5"):
+        fat = tmp_path / "fat.json"
+        body = ",".join([item] * 4_100_000)
+        fat.write_text('{"tools":[{"name":"t","inputSchema":{"type":"object","x-a":[' + body + "]}}]}")
+        r = cli("diff", str(fat), str(small))
+        assert r.returncode == 2 and "holds more than 4,000,000 JSON values" in r.stderr, (item, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1
     text = tmp_path / "text.json"
-    text.write_text('{"tools":[{"name":"t","description":"' + "{" * 2_000_000 + '","inputSchema":{"type":"object"}}]}')
+    text.write_text('{"tools":[{"name":"t","description":"' + ",{" * 2_500_000 + '","inputSchema":{"type":"object"}}]}')
     assert cli("diff", str(text), str(small)).returncode == 0

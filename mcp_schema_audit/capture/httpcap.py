@@ -4,8 +4,8 @@ message a stdio server writes (``CappedStdout``).
 The SDK reads a ``application/json`` reply whole before it parses it (``response.aread()``): a server that streams
 one endless body grew the process to gigabytes within ``--timeout`` (4 GB in 15 s, then ``MemoryError``). Each
 response's body now stops at ``MAX_RESPONSE_BYTES``, the size a snapshot or tools/list file may have, or past
-``jsonio.MAX_JSON_CONTAINERS`` ``{``/``[`` (each a Python object once parsed): the capture fails with exit 3 and
-one line naming the limit. Server-sent events keep the SDK's own 1 MiB per event as well.
+``jsonio.MAX_JSON_VALUES`` values (each a Python object once parsed, counted by ``jsonio.value_marks``): the
+capture fails with exit 3 and one line naming the limit. Server-sent events keep the SDK's own 1 MiB per event as well.
 """
 
 from __future__ import annotations
@@ -32,23 +32,19 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._inner, self._limit, self._request = inner, limit, request
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_VALUES, TOO_MANY_VALUES, value_marks
 
-        seen = braces = 0
+        seen = marks = 0
         async for chunk in self._inner:
             seen += len(chunk)
-            braces += chunk.count(b"{") + chunk.count(b"[")  # what the SDK's parse makes objects of (``CappedStdout``)
+            marks += value_marks(chunk)  # what the SDK's parse makes Python objects of (``CappedStdout``)
             if seen > self._limit:
                 raise ResponseTooLarge(
                     f"the server's HTTP response is too large (over {self._limit // (1024 * 1024)} MiB)",
                     request=self._request,
                 )
-            if braces > MAX_JSON_CONTAINERS:
-                raise ResponseTooLarge(
-                    f"the server's HTTP response holds more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays "
-                    "(the bound on any input; a catalog of 1,000 tools holds about 50,000)",
-                    request=self._request,
-                )
+            if marks >= MAX_JSON_VALUES:
+                raise ResponseTooLarge(f"the server's HTTP response {TOO_MANY_VALUES}", request=self._request)
             yield chunk
 
     async def aclose(self) -> None:
@@ -85,32 +81,31 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 
 class CappedStdout(anyio.abc.ByteReceiveStream):
     """A stdio server's stdout, as the SDK's reader receives it, with each line (one JSON-RPC message) bounded: past
-    ``MAX_LINE_BYTES``, or holding more ``{``/``[`` than ``jsonio.MAX_JSON_CONTAINERS`` (each a Python object once
-    parsed: a 4 MB line of two million ``{}`` took 827 MB and overran ``--timeout`` in the SDK's parse), the
-    capture fails (``CaptureError``, exit 3) before the SDK parses it. Counted on the bytes: braces inside strings
-    count too, so a line may be refused that holds fewer objects (a million braces in text)."""
+    ``MAX_LINE_BYTES``, or holding ``jsonio.MAX_JSON_VALUES`` or more ``,``/``:``/``[``/``{`` (each value a Python
+    object once parsed: a 4 MB line of two million ``{}`` took 827 MB and overran ``--timeout`` in the SDK's
+    parse), the capture fails (``CaptureError``, exit 3) before the SDK parses it. Counted on the bytes: marks
+    inside strings count too, so a line may be refused that holds fewer values (four million commas in text)."""
 
     def __init__(self, inner: anyio.abc.ByteReceiveStream, limit: int = MAX_LINE_BYTES) -> None:
-        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_VALUES
 
-        self._inner, self._limit, self._containers = inner, limit, MAX_JSON_CONTAINERS
-        self._bytes = self._braces = 0
+        self._inner, self._limit, self._values = inner, limit, MAX_JSON_VALUES
+        self._bytes = self._marks = 0
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
+        from mcp_schema_audit.snapshot.jsonio import TOO_MANY_VALUES, value_marks
+
         chunk = await self._inner.receive(max_bytes)
         lines = chunk.split(b"\n")
         for i, part in enumerate(lines):
             self._bytes += len(part)
-            self._braces += part.count(b"{") + part.count(b"[")
+            self._marks += value_marks(part)
             if self._bytes > self._limit:
                 raise CaptureError(f"a message from the server is too large (over {self._limit // (1024 * 1024)} MiB)")
-            if self._braces > self._containers:
-                raise CaptureError(
-                    f"a message from the server holds more than {self._containers:,} JSON objects and arrays (the "
-                    "bound on any input; a catalog of 1,000 tools holds about 50,000)"
-                )
+            if self._marks >= self._values:
+                raise CaptureError(f"a message from the server {TOO_MANY_VALUES}")
             if i < len(lines) - 1:  # a line ended: the next one counts from nothing
-                self._bytes = self._braces = 0
+                self._bytes = self._marks = 0
         return chunk
 
     async def aclose(self) -> None:

@@ -43,7 +43,7 @@ class WireLog:
         self.non_json: dict[int, str] = {}  #: reply index → JSON Pointer of a NaN/Infinity the server sent in it
         self.unparsable = 0  #: messages the transport could not parse (e.g. log lines on a stdio server's stdout)
         self.noise: list[str] = []  #: the last few of them as the server wrote them (raw text, not yet cleaned)
-        self.containers = 0  #: JSON objects and arrays in the replies so far (``jsonio.MAX_JSON_CONTAINERS`` at most)
+        self.containers = 0  #: JSON values in the replies so far (``jsonio.MAX_JSON_VALUES`` at most)
 
     def note_unparsable(self, exc: Exception) -> None:
         """Count one message the transport could not parse and keep what the server wrote (the last 3).
@@ -199,17 +199,14 @@ class _TapReadStream(_Tap):
         return item
 
     def _count(self, result: dict[str, Any]) -> None:
-        """Count ``result``'s objects and arrays into the run's total, before anything copies it: past
-        ``MAX_JSON_CONTAINERS`` (over every reply and page) the capture fails at once (a 4 MB reply of two million
-        ``{}`` grew the process to 827 MB and overran ``--timeout``, as every later step copied and walked it)."""
-        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_CONTAINERS, count_containers
+        """Count ``result``'s JSON values into the run's total, before anything copies it: past ``MAX_JSON_VALUES``
+        (over every reply and page) the capture fails at once (ten pages of two million ``"ab"`` each grew the
+        process to 2.2 GB within ``--timeout``, as every later step copied and walked them)."""
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_VALUES, TOO_MANY_VALUES, count_values
 
-        self._log.containers += count_containers(result, MAX_JSON_CONTAINERS - self._log.containers)
-        if self._log.containers > MAX_JSON_CONTAINERS:
-            raise CaptureError(
-                f"the server's replies hold more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays (the bound on "
-                "any input; a catalog of 1,000 tools holds about 50,000)"
-            )
+        self._log.containers += count_values(result, MAX_JSON_VALUES - self._log.containers)
+        if self._log.containers > MAX_JSON_VALUES:
+            raise CaptureError(f"the server's replies: {TOO_MANY_VALUES}")
 
     def __aiter__(self) -> _TapReadStream:
         return self

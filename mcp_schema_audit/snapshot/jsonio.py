@@ -20,32 +20,47 @@ from mcp_schema_audit.errors import InputError
 
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
-#: Upper bound on the objects and arrays one JSON input (a file, a server's reply, all pages of a list) may hold.
-#: Each costs Python about 60 bytes, and every later step (the diff, the report) walks them: 13 million ``{}`` in
-#: a 40 MB file took 1 GB and crashed the JSON writer; a real catalog of 1,000 tools holds about 50,000.
-MAX_JSON_CONTAINERS = 1_000_000
+#: Upper bound on the JSON values (objects, arrays, strings, numbers, literals, and object keys) one input may hold:
+#: a file, a server's reply, all pages of a capture. Each is a Python object every later step walks: 13 million
+#: ``{}`` in a 40 MB file took 1 GB and crashed the JSON writer, 12.5 million ``"ab"`` in 60 MB 2 GB; a real
+#: catalog of 1,000 tools holds about 300,000, the benchmark's 5,000 about 1.1 million.
+MAX_JSON_VALUES = 4_000_000
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+#: The bytes that start or separate JSON values: an upper bound on their count, read off the text.
+_VALUE_MARKS = (b",", b":", b"[", b"{")
 
 
-def too_many_containers(data: bytes, limit: int = MAX_JSON_CONTAINERS) -> bool:
-    """Does the JSON text ``data`` hold more than ``limit`` objects and arrays? Counted on the bytes, before any
-    parse: the ``{`` and ``[`` outside strings."""
-    if data.count(b"{") + data.count(b"[") <= limit:
+#: The words of every refusal for too many values (a file, a stdio message, an HTTP body, a capture's replies).
+TOO_MANY_VALUES = (
+    f"holds more than {MAX_JSON_VALUES:,} JSON values (the bound on any input; a catalog of 1,000 tools holds "
+    "about 300,000)"
+)
+
+
+def value_marks(data: bytes) -> int:
+    """How many ``,``, ``:``, ``[`` and ``{`` ``data`` holds (inside strings too): at least the JSON values in it,
+    less one."""
+    return sum(data.count(mark) for mark in _VALUE_MARKS)
+
+
+def too_many_values(data: bytes, limit: int = MAX_JSON_VALUES) -> bool:
+    """Does the JSON text ``data`` hold more than ``limit`` values? Counted on the bytes, before any parse: the
+    marks outside strings (``value_marks`` of the text with every string emptied)."""
+    if value_marks(data) < limit:
         return False  # an upper bound: most inputs stop here
-    bare = _STRING.sub(b'""', data)
-    return bare.count(b"{") + bare.count(b"[") > limit
+    return value_marks(_STRING.sub(b'""', data)) >= limit
 
 
-def count_containers(value: Any, limit: int = MAX_JSON_CONTAINERS) -> int:
-    """The objects and arrays of parsed JSON ``value``, counting stopped past ``limit`` (iterative)."""
+def count_values(value: Any, limit: int = MAX_JSON_VALUES) -> int:
+    """The values of parsed JSON ``value`` (keys counted), counting stopped past ``limit`` (iterative)."""
     seen, stack = 0, [value]
     while stack and seen <= limit:
         item = stack.pop()
+        seen += 1
         if isinstance(item, dict):
-            seen += 1
+            seen += len(item)
             stack.extend(item.values())
         elif isinstance(item, list):
-            seen += 1
             stack.extend(item)
     return seen
 
@@ -152,13 +167,10 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
     ``text`` is JSON text or its UTF-8 bytes; returns the parsed value (objects as dicts in document order).
     Raises ``InputError`` naming ``source`` and the problem: ``SOURCE: not valid JSON: … at line L column C``
     (1-based), ``duplicate key 'X' in SOURCE``, a number out of range, a lone surrogate, nesting too deep, or
-    more than ``MAX_JSON_CONTAINERS`` objects and arrays (counted before parsing).
+    more than ``MAX_JSON_VALUES`` values (counted before parsing).
     """
-    if too_many_containers(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")):
-        raise InputError(
-            f"{source}: holds more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays (the bound on any input; "
-            "a catalog of 1,000 tools holds about 50,000)"
-        )
+    if too_many_values(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")):
+        raise InputError(f"{source}: {TOO_MANY_VALUES}")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
