@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -498,14 +499,23 @@ def test_credentials_on_the_server_command_line_are_masked(tmp_path: Path) -> No
 def test_headers_and_url_paths_on_the_server_command_line_are_masked(tmp_path: Path) -> None:
     """mcp-remote's usage, ``-- npx mcp-remote URL --header "Authorization: Bearer X"``: the header's value was
     shown in the progress line and stored from the server's echo; so were ``--pat``, ``--passphrase`` and
-    ``--bearer`` values, a header after ``=``, and a key in a URL's path (``/key/X``, ``;token=X``)."""
+    ``--bearer`` values, a header after ``=`` or as two arguments, a key in a URL's path (``/key/X``,
+    ``;token=X``) or in its query after the first parameter, a token in a JSON argument, and the bare token of a
+    ``Bearer X`` value the server echoes alone."""
     server = "argv_echo_server.py"
     secrets = ["hdr-" + CANARY, "pat-" + CANARY, "pp-" + CANARY, "br-" + CANARY, "eq-" + CANARY, "path-" + CANARY]
-    secrets.append("mx-" + CANARY)
+    secrets += ["mx-" + CANARY, "q-" + CANARY, "js-" + CANARY, "two-" + CANARY, "bare" + CANARY]
     command = [
         PYTHON,
         server,
         f"https://mcp.example.com/mcp/key/{secrets[5]}/sse;token={secrets[6]}",
+        f"https://mcp.example.com/mcp?region=eu&api_key={secrets[7]}",
+        "--config",
+        json.dumps({"github": {"githubToken": secrets[8]}}),
+        "--header",
+        "X-Api-Key",
+        secrets[9],
+        f"--auth-header=Bearer {secrets[10]}",
         "--header",
         f"Authorization: Bearer {secrets[0]}",
         "--pat",
@@ -591,3 +601,13 @@ def test_an_http_reply_of_too_many_objects_is_one_error_line(object_flood_server
     with pytest.raises(CaptureError, match=r"holds more than 4,000,000 JSON values") as info:
         capture(target, label="x", protocol="legacy", timeout_s=60)
     assert info.value.exit_code == 3 and "\n" not in info.value.one_line()
+
+
+def test_a_bearer_value_on_the_command_line_is_masked_with_and_without_its_scheme() -> None:
+    """``--auth-header=Bearer X``: a server that echoes the token alone had it stored (the scheme was stripped only
+    for ``--env`` and header values)."""
+    from mcp_schema_audit.capture.target import command_secrets
+
+    token = "Tk4nQ8zP2mXc9v"
+    assert {f"Bearer {token}", token} <= set(command_secrets(["npx", f"--auth-header=Bearer {token}"]))
+    assert {f"Bearer {token}", token} <= set(command_secrets(["npx", "--api-key", f"Bearer {token}"]))

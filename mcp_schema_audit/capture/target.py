@@ -199,15 +199,19 @@ def command_secrets(command: list[str]) -> list[str]:
     """The credentials on a server's command line: the value of an option whose name says it is one
     (``--api-key=VALUE``, ``--token VALUE``, ``--pat VALUE``, ``-p`` is not a name, ``API_KEY=VALUE`` as ``env``
     takes it; ``_SECRET_NAME``), a header so named (``--header "Authorization: Bearer VALUE"``, also after
-    ``=``), a URL's password (``postgres://user:PASSWORD@host``) and the credentials in a URL's path
-    (``/key/VALUE``, ``;token=VALUE``), each of ``MIN_SECRET_LEN`` characters or more. The program itself
-    (``command[0]``) is never one."""
+    ``=``, or as two arguments: ``--header X-Api-Key VALUE``), a URL's password (``postgres://user:PASSWORD@host``),
+    the credentials in a URL's path (``/key/VALUE``, ``;token=VALUE``) and query (``?region=eu&api_key=VALUE``),
+    and the values under keys so named in a JSON argument (``--config '{"githubToken": "VALUE"}'``), each of
+    ``MIN_SECRET_LEN`` characters or more, and each also without its scheme (``Bearer VALUE`` → ``VALUE``). The
+    program itself (``command[0]``) is never one."""
     values: list[str] = []
     args = command[1:]
     for i, arg in enumerate(args):
         values += [m for m in _URL_PASSWORD.findall(arg) if len(m) >= MIN_SECRET_LEN]
         values += _url_path_secrets(arg) + _header_secrets(arg) + _header_secrets(arg.partition("=")[2])
+        values += _url_query_secrets(arg) + _json_secrets(arg) + _json_secrets(arg.partition("=")[2])
         name, eq, value = arg.partition("=")
+        following = args[i + 1] if i + 1 < len(args) else ""
         if (
             eq
             and name
@@ -216,11 +220,53 @@ def command_secrets(command: list[str]) -> list[str]:
             and _SECRET_NAME.search(name)
         ):
             values.append(value)
-        elif not eq and arg.startswith("-") and _SECRET_NAME.search(arg) and i + 1 < len(args):
-            following = args[i + 1]
+        elif not eq and arg.startswith("-") and _SECRET_NAME.search(arg) and following:
             if not following.startswith("-") and len(following) >= MIN_SECRET_LEN:
                 values.append(following)
-    return sorted(set(values), key=len, reverse=True)
+        elif arg in _HEADER_OPTIONS and ":" not in following and _SECRET_NAME.search(following) and i + 2 < len(args):
+            values.append(args[i + 2])  # --header NAME VALUE, as two arguments
+    # a value with a scheme ("Bearer X") is also masked without it: a server may echo the token alone
+    parts = [part for value in values for part in value.split()[1:] if len(part) >= MIN_SECRET_LEN]
+    return sorted(set(values + parts), key=len, reverse=True)
+
+
+#: The options that take a header on the command lines of MCP bridges (mcp-remote, supergateway, curl-like tools).
+_HEADER_OPTIONS = frozenset({"--header", "-H", "--headers"})
+
+
+def _url_query_secrets(arg: str) -> list[str]:
+    """The values of a URL's query parameters named like credentials (every parameter, not only the first)."""
+    out: list[str] = []
+    for url in _URL_ARG.findall(arg):
+        for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+            if len(value) >= MIN_SECRET_LEN and looks_secret(key, value) and _SECRET_NAME.search(key):
+                out.append(value)
+    return out
+
+
+def _json_secrets(arg: str) -> list[str]:
+    """The string values under keys named like credentials in an argument that is a JSON object or array
+    (``--config '{"githubToken": "…"}'``), at any depth."""
+    text = arg.strip()
+    if not text.startswith(("{", "[")) or len(text) > 1_000_000:
+        return []
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if isinstance(sub, str) and _SECRET_NAME.search(str(key)) and len(sub) >= MIN_SECRET_LEN:
+                    out.append(sub)
+                else:
+                    stack.append(sub)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 def reply_secrets(target: CaptureTarget) -> list[str]:
