@@ -546,7 +546,7 @@ def _echoed_without(secrets: list[str], command: list[str], tmp_path: Path) -> t
 
 @pytest.mark.parametrize(
     ("option", "words"),
-    [("--objects=2500000", "holds more than 4,000,000 JSON values"), ("--bytes=20000000", "over 16 MiB")],
+    [("--objects=2500000", "holds more than 4,000,000 JSON values"), ("--bytes=70000000", "over 64 MiB")],
 )
 def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(option: str, words: str) -> None:
     """A 4 MB tools/list reply of two million ``{}`` grew the capture to 827 MB and overran ``--timeout`` (26 s

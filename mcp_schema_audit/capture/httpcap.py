@@ -74,9 +74,9 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-#: Bytes of one stdio message (one line) read at most: the SDK joins a line's chunks anew for each chunk it reads
-#: (quadratic in the line's length), so its bound is lower than an HTTP body's.
-MAX_LINE_BYTES = 16 * 1024 * 1024
+#: Bytes of one stdio message (one line) read at most, as an HTTP body (the SDK joins a line's chunks anew for each
+#: chunk it reads, so a line near the bound costs seconds: a 20 MB call result is a probe finding, not a failure).
+MAX_LINE_BYTES = MAX_RESPONSE_BYTES
 
 
 class CappedStdout(anyio.abc.ByteReceiveStream):

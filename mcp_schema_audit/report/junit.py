@@ -14,7 +14,7 @@ from mcp_schema_audit import __version__
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.locate import SECTION_OF, junit_case
 from mcp_schema_audit.report.cohorts import History, affects
-from mcp_schema_audit.report.escape import one_line
+from mcp_schema_audit.report.escape import no_workflow_commands, one_line
 from mcp_schema_audit.report.formats import PLAIN, RenderOptions
 from mcp_schema_audit.report.model import (
     Report,
@@ -50,7 +50,8 @@ def _junit_entry(report: Report, f: Finding, reason: str | None = None) -> str:
         if w.get("error"):  # a multi-line error (zod's issues, pydantic's loc then message) keeps its lines
             first, *more = [ln for ln in str(w["error"]).splitlines() if ln.strip()] or [""]
             lines.append(f"  {_xml(refused_by(f, rejected))}: {_xml(first)}")
-            lines += [f"    {_xml(line.strip())}" for line in more[:_ERROR_LINES]]
+            # each line its own: none may read as a workflow command where a CI log shows it
+            lines += [f"    {no_workflow_commands(_xml(line.strip()))}" for line in more[:_ERROR_LINES]]
     if f.fix:
         lines.append(f"  fix: {_xml(f.fix)}")
     if reason is not None:

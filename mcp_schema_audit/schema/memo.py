@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Any
 
+from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.schema.compile import INPLACE_CYCLE, SchemaCostError
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.reach import REACH_BUDGET, unreached_twin
@@ -87,12 +88,23 @@ def _validator(doc: SchemaDoc, profile: str) -> Any:
         return None
     except SchemaCostError:
         pass
-    if doc._cost == INPLACE_CYCLE or _contextual(doc.root):
+    if doc._cost == INPLACE_CYCLE:
+        return None
+    return _BUILT.get((profile, doc.canonical), lambda: _build(doc, profile))
+
+
+def _build(doc: SchemaDoc, profile: str) -> Any:
+    if _contextual(doc.root):
         return None
     built: Any = doc._build_validator(profile)
     if isinstance(built, str):
         return None  # the host cannot compile it: ``validator`` raises that where it is asked
     return _memo_class(type(built))(built.schema, registry=built._registry, format_checker=built.format_checker)
+
+
+#: The remembering validator (or ``None``) per (profile, canonical schema text): built once, as ``SchemaDoc`` builds
+#: its own.
+_BUILT: ContentCache[Any] = ContentCache(256)
 
 
 def _contextual(root: Any) -> bool:
