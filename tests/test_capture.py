@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -423,10 +423,9 @@ def test_verbose_logs_redact_url_credentials(demo_v2_http: ServerProcess, tmp_pa
     assert CANARY not in (tmp_path / "s.json").read_text(encoding="utf-8")
 
 
-@pytest.fixture()
-def endless_json_server() -> Iterator[str]:
-    """A plain HTTP server answering every POST ``200 application/json`` with one JSON-RPC reply whose string never
-    ends (200 MiB, then the connection closes), as a hostile or broken server may."""
+def _json_replies(chunks: Callable[[], Iterator[bytes]]) -> Iterator[str]:
+    """A plain HTTP server answering every POST ``200 application/json`` with the bytes of ``chunks()`` (until the
+    client stops reading): what a hostile or broken server may send."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
@@ -434,17 +433,26 @@ def endless_json_server() -> Iterator[str]:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.end_headers()
-            try:
-                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":"')
-                for _ in range(3200):
-                    self.wfile.write(b"A" * 65536)
-            except OSError:
-                pass  # the client stopped reading
+            with contextlib.suppress(OSError):  # the client stopped reading
+                for chunk in chunks():
+                    self.wfile.write(chunk)
 
         def log_message(self, *args: object) -> None:
             pass
 
     yield from _plain_http(Handler)
+
+
+@pytest.fixture()
+def endless_json_server() -> Iterator[str]:
+    """One JSON-RPC reply whose string never ends (200 MiB, then the connection closes)."""
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"jsonrpc":"2.0","id":0,"result":{"x":"'
+        for _ in range(3200):
+            yield b"A" * 65536
+
+    yield from _json_replies(chunks)
 
 
 @pytest.mark.live
@@ -576,21 +584,10 @@ def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(opt
 
 @pytest.fixture()
 def object_flood_server() -> Iterator[str]:
-    """A plain HTTP server answering every POST with one JSON-RPC reply of 2.5 million empty objects (7.5 MB)."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            with contextlib.suppress(OSError):  # the client stopped reading
-                self.wfile.write(b'{"jsonrpc":"2.0","id":0,"result":{"x":[' + b",".join([b"{}"] * 2_500_000) + b"]}}")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    yield from _plain_http(Handler)
+    """One JSON-RPC reply of 2.5 million empty objects (7.5 MB)."""
+    yield from _json_replies(
+        lambda: iter([b'{"jsonrpc":"2.0","id":0,"result":{"x":[' + b",".join([b"{}"] * 2_500_000) + b"]}}"])
+    )
 
 
 @pytest.mark.live
