@@ -585,8 +585,15 @@ def test_the_sampler_reads_a_required_trigger_off_the_keys():
     assert set(got) == {f"k{i}" for i in range(641)} and real(schema).is_valid(got)
 
 
+#: The chain's bound: 3 times what its 220 entries take unloaded on the 2-core machine the suite is measured on
+#: (20.5 s, at f910772 as now: the machine is about twice as slow as when 8 s was measured, ``--help`` 0.14 s
+#: against 0.072 s). ``DIFF_BUDGET_S`` (20 s) was not several times that any more, and failed by 1-3 s.
+DEPENDENT_CHAIN_BUDGET_S = 60.0
+
+
 def test_a_long_dependent_schemas_chain_is_bounded(tmp_path: Path):
-    """A 20 KB chain (220 entries) took 15 s and 195 MB; 400 entries (40 KB) are undecided by the work budget."""
+    """A 20 KB chain (220 entries) took 15 s and 195 MB before its work was bounded (on a machine twice as fast);
+    400 entries (40 KB) are undecided by the work budget."""
     for count, verdict in ((220, "breaking"), (400, "schema-undecidable")):
         old = tools_file(tmp_path / f"old{count}.json", [tool("t", _dependent_chain(count, 10))])
         new = tools_file(tmp_path / f"new{count}.json", [tool("t", _dependent_chain(count, 5))])
@@ -596,4 +603,4 @@ def test_a_long_dependent_schemas_chain_is_bounded(tmp_path: Path):
             assert {(f["rule"], f["severity"]) for f in findings} == {("input-constraint-tightened", "breaking")}
         else:
             assert [f["rule"] for f in findings] == [verdict] and "work budget exceeded" in findings[0]["message"]
-        assert r.timing.unloaded() < DIFF_BUDGET_S, r.timing.describe()
+        assert r.timing.unloaded() < DEPENDENT_CHAIN_BUDGET_S, r.timing.describe()
