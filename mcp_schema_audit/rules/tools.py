@@ -284,9 +284,9 @@ RULES = [
         title="outputSchema cannot validate any result",
         rationale=(
             "Validating any value comes back to a schema the validator is already inside, through keywords it "
-            "evaluates whatever the value ($ref, allOf, not, if, oneOf; anyOf in Ajv's 2020-12 class), or reaches "
-            "a $dynamicRef that resolves to nothing: the client's validator recurses until it gives up, and every "
-            "call of the tool fails on the hosts named."
+            "evaluates whatever the value ($ref, allOf, not, if, oneOf; anyOf in Ajv's 2020-12 class; a required "
+            "property, a required key's dependentSchemas), or reaches a $dynamicRef that resolves to nothing: the "
+            "client's validator recurses until it gives up, and every call of the tool fails on the hosts named."
         ),
         before='{"type": "object", "properties": {"a": {"$ref": "#"}}}',
         after='{"type": "object", "allOf": [{"$ref": "#"}]}',
