@@ -87,23 +87,22 @@ class CappedStdout(anyio.abc.ByteReceiveStream):
     inside strings count too, so a line may be refused that holds fewer values (four million commas in text)."""
 
     def __init__(self, inner: anyio.abc.ByteReceiveStream, limit: int = MAX_LINE_BYTES) -> None:
-        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_VALUES
+        from mcp_schema_audit.snapshot.jsonio import MAX_JSON_VALUES, TOO_MANY_VALUES, value_marks
 
         self._inner, self._limit, self._values = inner, limit, MAX_JSON_VALUES
+        self._too_many, self._marks_of = TOO_MANY_VALUES, value_marks  # imported once, not per chunk
         self._bytes = self._marks = 0
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
-        from mcp_schema_audit.snapshot.jsonio import TOO_MANY_VALUES, value_marks
-
         chunk = await self._inner.receive(max_bytes)
         lines = chunk.split(b"\n")
         for i, part in enumerate(lines):
             self._bytes += len(part)
-            self._marks += value_marks(part)
+            self._marks += self._marks_of(part)
             if self._bytes > self._limit:
                 raise CaptureError(f"a message from the server is too large (over {self._limit // (1024 * 1024)} MiB)")
             if self._marks >= self._values:
-                raise CaptureError(f"a message from the server {TOO_MANY_VALUES}")
+                raise CaptureError(f"a message from the server {self._too_many}")
             if i < len(lines) - 1:  # a line ended: the next one counts from nothing
                 self._bytes = self._marks = 0
         return chunk
