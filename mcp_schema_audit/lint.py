@@ -24,7 +24,7 @@ from mcp_schema_audit.jsontext import canonical, pointer
 from mcp_schema_audit.schema import HOST_PROFILES, MODERN_ONLY_KEYWORDS, RefError, SchemaDoc, oversized
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES
-from mcp_schema_audit.schema.reach import every_value_reaches
+from mcp_schema_audit.schema.reach import unvalidatable
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.surfaces.caching import public_scope_findings
 from mcp_schema_audit.surfaces.deprecated import deprecation_findings
@@ -129,8 +129,8 @@ def listing_breakers(tool: dict[str, Any], protocol_version: str | None) -> list
         out.append(f)
     compiled = set(HOST_PROFILES) - set(uncompilable)
     endless: dict[tuple[str, str], list[str]] = {}
-    for profile, problem in (unvalidatable(outs, compiled) if outs is not None and compiled else {}).items():
-        endless.setdefault(problem, []).append(profile)
+    for profile, (ptr, why) in (unvalidatable(outs, compiled) if outs is not None and compiled else {}).items():
+        endless.setdefault((ptr, f"{why}: validating any result never ends"), []).append(profile)
     for (ptr, why), hosts in endless.items():
         f = make_finding("output-schema-unvalidatable", name, ptr, why, None, None, direction="output")
         f.hosts, f.witness = hosts, _witness(tool, why, "/outputSchema" + ptr)
@@ -196,33 +196,6 @@ def _compile_problems(schema: Any) -> dict[str, tuple[str, str]]:
         problem = doc.compile_problem(profile)
         if problem is not None:
             out[profile] = problem
-    return out
-
-
-def unvalidatable(schema: Any, compiled: set[str]) -> dict[str, tuple[str, str]]:
-    """``{host profile: (pointer, reason)}`` for each profile of ``compiled`` (those that compile ``schema``) whose
-    validator cannot finish validating any result against it (``schema.reach.every_value_reaches``)."""
-    try:
-        text = orjson.dumps(schema).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        return {}
-    if '"$ref"' not in text and '"$dynamicRef"' not in text:
-        return {}
-    found = ENDLESS_CACHE.get(text, lambda: _unvalidatable(schema))
-    return {profile: problem for profile, problem in found.items() if profile in compiled}
-
-
-#: ``unvalidatable`` per exact schema text, for every profile.
-ENDLESS_CACHE: ContentCache[dict[str, tuple[str, str]]] = ContentCache(1024)
-
-
-def _unvalidatable(schema: Any) -> dict[str, tuple[str, str]]:
-    doc = SchemaDoc(schema)
-    out = {}
-    for profile in HOST_PROFILES:
-        endless = every_value_reaches(doc, profile)
-        if endless is not None:
-            out[profile] = pointer(endless[0]), f"{endless[1]}: validating any result never ends"
     return out
 
 

@@ -604,3 +604,45 @@ def test_a_long_dependent_schemas_chain_is_bounded(tmp_path: Path):
         else:
             assert [f["rule"] for f in findings] == [verdict] and "work budget exceeded" in findings[0]["message"]
         assert r.timing.unloaded() < DEPENDENT_CHAIN_BUDGET_S, r.timing.describe()
+
+
+LOOP_DEFS = {"loop": {"allOf": [{"$ref": "#/$defs/loop"}]}}
+
+
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_a_cycle_on_an_optional_property_hides_no_change_beside_it(direction: str, tmp_path: Path) -> None:
+    """A cycle on one optional property leaves that property undecided and the rest compared. Before, the whole
+    schema was one schema-undecidable warning: a widened output enum (or a removed input value) beside it passed
+    the gate with exit 0."""
+    values_old, values_new = (["a", "b", "c"], ["a", "b"]) if direction == "input" else (["a", "b"], ["a", "b", "c"])
+    old = {**obj(e={"enum": values_old}, x={"type": "object"}), "required": ["e"]}
+    new = {**obj(e={"enum": values_new}, x={"$ref": "#/$defs/loop"}), "required": ["e"], "$defs": LOOP_DEFS}
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, run.stderr[-500:]
+    found = {(f["rule"], f["pointer"], f["severity"]) for f in run.report()["findings"]}
+    rule = "input-enum-value-removed" if direction == "input" else "output-enum-value-added"
+    assert (rule, "/properties/e/enum", "breaking") in found, found
+    assert ("schema-undecidable", "/properties/x", "warning") in found, found
+    [broken] = [f for f in run.report()["findings"] if f["rule"] == rule]
+    assert broken["witness"]["instance"] == {"e": "c"}
+    if direction == "output":  # the cached schema has no cycle: every SDK client rejects "c" there
+        assert broken["hosts"] == ["python-sdk", "ts-sdk-v1", "ts-sdk-v2"]
+
+
+def test_an_endless_inputschema_breaks_a_published_server_and_is_unproven_on_a_zod_one(tmp_path: Path) -> None:
+    """A cycle every call reaches: breaking for a server that validates with its listed inputSchema (the real
+    one fails every call: tests/test_server_validators.py), a warning on a zod server, which validates with its
+    own schema (the listing cannot stand for it)."""
+    old = tools_file(tmp_path / "old.json", [tool("h", {**obj(a={"type": "string"}), "required": ["a"]})])
+    endless = {**obj(a={"type": "string"}), "required": ["a"], "allOf": [{"$ref": "#/$defs/loop"}], "$defs": LOOP_DEFS}
+    new = tools_file(tmp_path / "new.json", [tool("h", endless)])
+    verdicts = {}
+    for validator in ("published", "zod-strip"):
+        run = cli("diff", str(old), str(new), "--format", "json", "--server-validator", validator, cwd=tmp_path)
+        assert run.code in (0, 1) and "Traceback" not in run.stderr, run.stderr[-500:]
+        [f] = [f for f in run.report()["findings"] if f["rule"] == "input-schema-unvalidatable"]
+        verdicts[validator] = (run.code, f["severity"], f["server"]["outcome"])
+        assert f["witness"]["instance"] == {"a": "a"}
+    assert verdicts == {"published": (1, "breaking", "rejected"), "zod-strip": (0, "warning", "undecided")}

@@ -101,6 +101,17 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter) -
         return _ignored(f, validator, outcome, at)
     if f.rule == "input-required-added" and at in outcome.filled:
         return _filled(f, validator, outcome, at)
+    if outcome.unusable and validator.name != "published":
+        return replace(
+            f,
+            severity="warning",
+            hosts=[],
+            reason=(
+                f"the listed inputSchema cannot be used ({outcome.error.split(': ', 1)[-1]}), but the server's "
+                f"validator ({validator.name}) validates with its framework's own schema: the break is not proven"
+            )[:500],
+            server=server_outcome(validator, "undecided", ""),
+        )
     if outcome.rejected:
         g = replace(f, hosts=[], server=server_outcome(validator, "rejected", outcome.error))
         g.witness = {**(f.witness or {}), "error": outcome.error[:500]}
@@ -237,7 +248,7 @@ def _filled(f: Finding, validator: ServerValidator, outcome: Outcome, at: str) -
 
 def server_outcome(validator: ServerValidator, outcome: str, error: str) -> dict[str, Any]:
     """A finding's ``server`` field: the validator that judged its witness, whether it was inferred, the outcome
-    (rejected, dropped, kept, filled, accepted) and the error (at most 500 characters)."""
+    (rejected, dropped, kept, filled, accepted, undecided) and the error (at most 500 characters)."""
     return {
         "validator": validator.name,
         "inferred": bool(validator.inferred_from),

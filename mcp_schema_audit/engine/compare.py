@@ -32,6 +32,7 @@ from mcp_schema_audit.engine.walk import new_context
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, dialect_sensitive
+from mcp_schema_audit.schema.reach import unvalidatable
 from mcp_schema_audit.wording import Text
 
 #: Seconds one ``diff_snapshots`` call may run before it stops with exit 4: a last-resort guard far above
@@ -94,6 +95,7 @@ def compare_schemas(
         meter.add(cached[1])  # what the walk cost the first time: later stages see the same budget left
     findings += [_retargeted(f, tool) for f in cached[0]]
     if old_doc.canonical != new_doc.canonical:
+        findings += _endless_calls(tool, old, new) if direction == "input" else []
         findings += _unvalidatable(tool, direction, old_doc, new_doc, {f.message for f in findings})
         if oracle:  # seeded by the tool's name: run for every tool, never taken from the cache
             findings += oracle_findings(findings, p_doc, v_doc, tool, direction, identity)
@@ -292,6 +294,33 @@ def _schema_level(
     return findings
 
 
+def _endless_calls(tool: str, old: Any, new: Any) -> list[Finding]:
+    """``input-schema-unvalidatable`` when validating any call's arguments against the new inputSchema never ends
+    for python-sdk's reading (``schema.reach.unvalidatable``: jsonschema, as a server that validates with its
+    listed inputSchema runs it) and ends against the cached one. Its witness is the call a host makes from the
+    cached inputSchema (``cached_call_arguments``); ``engine.arguments`` judges it by the server's validator."""
+    endless = unvalidatable(new, {"python-sdk"}).get("python-sdk")
+    if endless is None or unvalidatable(old, {"python-sdk"}):
+        return []
+    ptr, why = endless
+    f = make_finding(
+        "input-schema-unvalidatable",
+        tool,
+        ptr,
+        f"{why}: validating any call's arguments never ends",
+        None,
+        None,
+        direction="input",
+    )
+    f.witness = {
+        "instance": cached_call_arguments(old),
+        "accepted_by": "old",
+        "error": "maximum recursion depth exceeded",
+        "instance_pointer": "",
+    }
+    return [f]
+
+
 def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: SchemaDoc, have: set[str]) -> list[Finding]:
     """A ``schema-undecidable`` warning per side no validator can run (``SchemaCostError``: an in-place
     ``$ref`` cycle or an exponential expansion), so that a changed schema no host can validate with
@@ -311,8 +340,7 @@ def _unvalidatable(tool: str, direction: str, old_doc: SchemaDoc, new_doc: Schem
                 direction=direction,
             )
             if not any(str(exc) in message for message in have):
-                f.reason = str(exc)
-                out.append(f)
+                out.append(f)  # the message holds the reason: no second line repeating it
     return out
 
 

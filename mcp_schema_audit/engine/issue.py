@@ -60,6 +60,12 @@ class Budget(Exception):
     """A work budget of the comparison is spent (node pairs, validations, union branches, nesting)."""
 
 
+class InPlaceCycle(Budget):
+    """A subschema applies itself at the same place (``$ref``/``allOf``/``anyOf`` back to itself, or too many
+    in-place applicators in a row): that subschema cannot be normalized, and only it is left undecided (the walk
+    compares the rest of the schema; at the root, the whole schema is undecided)."""
+
+
 def canon(value: Any) -> str:
     """Canonical JSON text of ``value``: the engine's key for JSON equality (``jsontext.canonical``)."""
     return canonical(value)

@@ -26,7 +26,8 @@ once, instead of in every comparison:
 Normalization is shallow and lazy: a node's own keywords are settled, its subschemas (properties,
 items, …) are normalized when the walk reaches them, so recursive schemas terminate and ``$ref``
 targets are normalized once. Every ``Node`` keeps the JSON Pointer of where its keywords came from
-(``nodes.Node``). Raises ``Budget`` for in-place cycles and union explosions (``merge.MAX_BRANCHES``).
+(``nodes.Node``). Raises ``InPlaceCycle`` (a ``Budget``) for in-place cycles, ``Budget`` for union explosions
+(``merge.MAX_BRANCHES``).
 
 This module builds the nodes (``Normalizer``: raw node → ``Node``, ``$ref``/``allOf``/``anyOf`` read);
 ``merge`` intersects them (``allOf`` merged, union siblings distributed), ``settle`` makes each plain
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.engine.issue import Budget
+from mcp_schema_audit.engine.issue import InPlaceCycle
 from mcp_schema_audit.engine.merge import Intersection
 from mcp_schema_audit.engine.nodes import ASSERTIONS, Node, Tokens
 from mcp_schema_audit.engine.settle import finish
@@ -81,9 +82,9 @@ class Normalizer:
         if hit is not None:
             return hit[1]
         if key in self._active:
-            raise Budget("an in-place $ref/allOf/anyOf cycle (a schema that applies itself at the same place)")
+            raise InPlaceCycle("an in-place $ref/allOf/anyOf cycle (a schema that applies itself at the same place)")
         if len(self._active) > MAX_INPLACE_DEPTH:
-            raise Budget(
+            raise InPlaceCycle(
                 f"more than {MAX_INPLACE_DEPTH} in-place applicators ($ref/allOf/anyOf) followed from one place"
             )
         self._active.add(key)

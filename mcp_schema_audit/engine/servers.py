@@ -121,7 +121,9 @@ class Outcome:
     pairs, in jsonschema's order),
     ``dropped``/``kept`` (instance pointers of keys it does not declare), ``filled`` (instance pointers of missing
     fields it gave their default), ``coerced`` (instance pointers of values it converted). ``error`` is the whole
-    error as the caller sees it (empty when accepted)."""
+    error as the caller sees it (empty when accepted). ``unusable``: the listed inputSchema itself could not be
+    used to validate (invalid, uncompilable, endless): a fact about the listing that only a ``published`` server,
+    which validates with it, turns into a failed call."""
 
     rejected: list[tuple[str, str]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
@@ -129,6 +131,7 @@ class Outcome:
     filled: list[str] = field(default_factory=list)
     coerced: list[str] = field(default_factory=list)
     error: str = ""
+    unusable: bool = False
 
 
 def chosen(name: str, tools: list[dict[str, Any]]) -> ServerValidator:
@@ -317,9 +320,11 @@ def _judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
     try:
         published = list(_validator(schema, validator).iter_errors(arguments))
         view_errors = list(_validator(server_view(validator, schema), validator).iter_errors(arguments))
-    except Exception as exc:  # an invalid or uncompilable schema: the server cannot validate either
-        outcome.error = f"the inputSchema cannot be used: {' '.join(str(exc).split())[:200]}"
+    except Exception as exc:  # an invalid, uncompilable or endless schema: the server cannot validate either
+        why = "maximum recursion depth exceeded" if isinstance(exc, RecursionError) else " ".join(str(exc).split())
+        outcome.error = f"the inputSchema cannot be used: {why[:200]}"
         outcome.rejected.append(("", outcome.error))
+        outcome.unusable = True
         return outcome
     for error in view_errors:
         if validator.coerces and _coerced(error):

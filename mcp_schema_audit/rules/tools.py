@@ -221,6 +221,29 @@ RULES = [
         listing=True,
     ),
     Rule(
+        id="input-schema-unvalidatable",
+        direction="input",
+        severity="breaking",
+        family="engine.compare",
+        title="inputSchema cannot validate any call",
+        rationale=(
+            "The new inputSchema comes back to a schema the validator is already inside whatever the arguments "
+            "($ref, allOf, not, if, oneOf; a required argument, a required key's dependentSchemas), or reaches a "
+            "$dynamicRef that resolves to nothing: a server that validates arguments with its listed inputSchema "
+            "(the published server validator) recurses until it gives up, and every call a host makes from the "
+            "cached inputSchema fails. A zod or pydantic server validates with its own schema instead: the break "
+            "is not proven there (a warning)."
+        ),
+        before='{"type": "object", "properties": {"a": {"type": "string"}}}',
+        after='{"type": "object", "allOf": [{"$ref": "#"}], "properties": {"a": {"type": "string"}}}',
+        error="RecursionError: maximum recursion depth exceeded (a Python server validating with jsonschema)",
+        source="JSON Schema Core 2020-12 §9.4.1; tests/test_server_validators.py (a low-level server with jsonschema)",
+        fix=(
+            "let every $ref back to an enclosing schema pass through a keyword that moves into the arguments "
+            "(properties, items) first, and give each $dynamicRef an anchor it resolves to"
+        ),
+    ),
+    Rule(
         id="output-schema-not-object",
         direction="output",
         severity="breaking",

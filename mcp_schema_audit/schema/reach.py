@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcp_schema_audit.jsontext import canonical
+import orjson
+
+from mcp_schema_audit.fastpaths import ContentCache
+from mcp_schema_audit.jsontext import canonical, pointer
 from mcp_schema_audit.schema.ajv import AJV_KIND, AJV_RULES
 from mcp_schema_audit.schema.compile import INPLACE_BUDGET, SchemaCostError, inplace_costs
-from mcp_schema_audit.schema.dialects import SUBSCHEMA_KEYWORDS, RefError
+from mcp_schema_audit.schema.dialects import HOST_PROFILES, SUBSCHEMA_KEYWORDS, RefError
 
 if TYPE_CHECKING:
     from mcp_schema_audit.schema.doc import SchemaDoc
@@ -255,3 +258,33 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
 def _first(found: Any) -> Any:
     """The first item of ``found`` that is not ``None`` (lazily: later ones are not computed), else ``None``."""
     return next((f for f in found if f is not None), None)
+
+
+def unvalidatable(schema: Any, compiled: set[str]) -> dict[str, tuple[str, str]]:
+    """``{host profile: (pointer, why)}`` for each profile of ``compiled`` (those that compile ``schema``) whose
+    validator cannot finish validating any value against it (``every_value_reaches``: a result against an
+    outputSchema, a call's arguments against an inputSchema). Answered once per schema text."""
+    try:
+        text = orjson.dumps(schema).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return {}
+    if '"$ref"' not in text and '"$dynamicRef"' not in text:
+        return {}
+    found = ENDLESS_CACHE.get(text, lambda: _unvalidatable(schema))
+    return {profile: problem for profile, problem in found.items() if profile in compiled}
+
+
+#: ``unvalidatable`` per exact schema text, for every profile.
+ENDLESS_CACHE: ContentCache[dict[str, tuple[str, str]]] = ContentCache(1024)
+
+
+def _unvalidatable(schema: Any) -> dict[str, tuple[str, str]]:
+    from mcp_schema_audit.schema.doc import SchemaDoc
+
+    doc = SchemaDoc(schema)
+    out = {}
+    for profile in HOST_PROFILES:
+        endless = every_value_reaches(doc, profile)
+        if endless is not None:
+            out[profile] = pointer(endless[0]), endless[1]
+    return out

@@ -25,6 +25,7 @@ def closed(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"$schema": D, "type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
+LOOP = {"loop": {"allOf": [{"$ref": "#/$defs/loop"}]}}
 OLD = {
     "drop_optional": closed({"a": {"type": "string"}, "b": {"type": "string"}}, ["a"]),
     "renamed": closed({"query": {"type": "string"}}, ["query"]),
@@ -32,6 +33,8 @@ OLD = {
     "default_added": closed({"a": {"type": "string"}}, ["a"]),
     "type_narrowed": closed({"n": {"type": "number"}}, ["n"]),
     "enum_narrowed": closed({"e": {"enum": ["a", "b", "c"]}}, ["e"]),
+    "cycle_beside": closed({"e": {"enum": ["a", "b", "c"]}, "x": {"type": "object"}}, ["e"]),
+    "cycle_root": closed({"a": {"type": "string"}}, ["a"]),
 }
 NEW = {
     "drop_optional": closed({"a": {"type": "string"}}, ["a"]),
@@ -40,6 +43,13 @@ NEW = {
     "default_added": closed({"a": {"type": "string"}, "c": {"type": "string", "default": "filled"}}, ["a", "c"]),
     "type_narrowed": closed({"n": {"type": "integer"}}, ["n"]),
     "enum_narrowed": closed({"e": {"enum": ["a", "b"]}}, ["e"]),
+    # a cycle on an optional argument leaves the rest decided: the removed value is rejected
+    "cycle_beside": {
+        **closed({"e": {"enum": ["a", "b"]}, "x": {"$ref": "#/$defs/loop"}}, ["e"]),
+        "$defs": LOOP,
+    },
+    # a cycle every call reaches: validating any arguments never ends (RecursionError in the handler)
+    "cycle_root": {**closed({"a": {"type": "string"}}, ["a"]), "allOf": [{"$ref": "#/$defs/loop"}], "$defs": LOOP},
 }
 
 
