@@ -111,26 +111,28 @@ def diff_options() -> list[str]:
     """The ``schema-audit diff`` options the inputs give, in this order: ``--fail-on``, ``--mode``, ``--host``
     (each), ``--severity`` (each), ``--config``, ``--store``, then the words of ``args``. Each only when its input
     is set: an empty ``fail-on`` (the default) leaves the gate to the configuration's ``fail_on`` (else
-    ``breaking``), which a flag given always would override. Raises ``ActionError`` for a value outside its
-    choices (rule ids are checked against the CLI by ``action_run.run``)."""
+    ``breaking``), which a flag given always would override. Raises one ``ActionError`` naming every value outside
+    its choices, a line each (rule ids are checked against the CLI by ``action_run``)."""
     opts: list[str] = []
+    problems: list[str] = []
     fail_on = input_value("fail-on")
     if fail_on and fail_on not in FAIL_ON:
-        raise ActionError(f"input fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
-    if fail_on:
+        problems.append(f"input fail-on must be one of {', '.join(FAIL_ON)} (got {fail_on!r})")
+    elif fail_on:
         opts += ["--fail-on", fail_on]
-    if input_value("mode"):
-        if input_value("mode") not in MODES:
-            raise ActionError(f"input mode must be one of {', '.join(MODES)} (got {input_value('mode')!r})")
-        opts += ["--mode", input_value("mode")]
+    mode = input_value("mode")
+    if mode and mode not in MODES:
+        problems.append(f"input mode must be one of {', '.join(MODES)} (got {mode!r})")
+    elif mode:
+        opts += ["--mode", mode]
     for host in list_items("hosts"):
         if host not in HOSTS:
-            raise ActionError(f"input hosts: unknown host profile {host!r} (use {', '.join(HOSTS)})")
+            problems.append(f"input hosts: unknown host profile {host!r} (use {', '.join(HOSTS)})")
         opts += ["--host", host]
     for sev in list_items("severity"):
         rule, eq, level = sev.partition("=")
         if not eq or not rule.strip() or level.strip() not in ("breaking", "warning", "info"):
-            raise ActionError(f"input severity: expected RULE=LEVEL (LEVEL breaking, warning or info), got {sev!r}")
+            problems.append(f"input severity: expected RULE=LEVEL (LEVEL breaking, warning or info), got {sev!r}")
         opts += ["--severity", sev]
     if input_value("config"):
         opts += ["--config", input_value("config")]
@@ -139,7 +141,9 @@ def diff_options() -> list[str]:
     try:
         opts += shlex.split(input_value("args"))
     except ValueError as exc:
-        raise ActionError(f"input args: {exc}") from None
+        problems.append(f"input args: {exc}")
+    if problems:
+        raise ActionError("\n".join(problems))
     return opts
 
 

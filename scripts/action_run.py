@@ -384,6 +384,46 @@ def _check(
     checked.exit_code = 0 if checked.passed else 1
 
 
+def _inputs() -> tuple[list[str], list[str], bool, list[Configuration]]:
+    """Every input parsed, before anything is created, set up or started: ``(diff options, extra formats,
+    annotations, configurations)``. Raises one ``ActionError`` (exit 2) naming every bad input, a line each,
+    in the order of action.yml's inputs, not only the first one met."""
+    problems: list[str] = []
+    if input_value("base") and input_value("base-ref"):
+        problems.append(
+            "give input base (a snapshot hosts cached) or base-ref (a revision to build and capture), not both"
+        )
+
+    def parsed(read: Callable[[], Any], default: Any) -> Any:
+        try:
+            return read()
+        except ActionError as exc:
+            problems.append(str(exc))
+            return default
+
+    parsed(lambda: flag("summary", True), True)
+    parsed(lambda: flag("defer-exit", False), False)
+    if not is_label(head_label()):
+        problems.append(f"input label must be letters, digits, . _ + - (got {input_value('label')!r})")
+    opts = parsed(diff_options, [])
+    rules = [item.partition("=")[0].strip() for item in parsed(lambda: list_items("severity"), [])]
+    if rules:  # rule ids are the CLI's: ask it once, before anything runs
+        listed = _run(["rules", "--format", "json"], what="schema-audit rules", capture_stdout=True).stdout
+        known = {r["id"] for r in json.loads(listed)}
+        problems += [f"input severity: unknown rule {r!r} (see schema-audit rules)" for r in rules if r not in known]
+    formats = parsed(lambda: list_items("formats"), [])
+    unknown = [f for f in formats if f not in EXTRA_FORMATS]
+    if unknown:
+        problems.append(f"input formats: unknown {', '.join(unknown)} (use {', '.join(EXTRA_FORMATS)})")
+    if parsed(lambda: flag("upload-sarif", False), False) and "sarif" not in formats:
+        formats.append("sarif")
+    annotations = parsed(lambda: flag("annotations", True), True)
+    configs = parsed(configurations, [])
+    if problems:
+        raise ActionError("\n".join(problems))
+    return opts, formats, annotations, configs
+
+
 def run() -> Result:
     """Do the work; raise ``ActionError`` for any failure (its code is the exit code).
 
@@ -392,35 +432,7 @@ def run() -> Result:
     """
     result = Result()
     base, base_ref = input_value("base"), input_value("base-ref")
-    if base and base_ref:
-        raise ActionError(
-            "give input base (a snapshot hosts cached) or base-ref (a revision to build and capture), not both"
-        )
-    # every input is parsed here, before anything is created, set up or started: one error line each
-    flag("summary", True)
-    flag("defer-exit", False)
-    if not is_label(head_label()):
-        raise ActionError(f"input label must be letters, digits, . _ + - (got {input_value('label')!r})")
-    opts = diff_options()
-    rules = [item.partition("=")[0].strip() for item in list_items("severity")]
-    if rules:  # rule ids are the CLI's: ask it once, before anything runs
-        known = {
-            r["id"]
-            for r in json.loads(
-                _run(["rules", "--format", "json"], what="schema-audit rules", capture_stdout=True).stdout
-            )
-        }
-        unknown = [r for r in rules if r not in known]
-        if unknown:
-            raise ActionError(f"input severity: unknown rule {unknown[0]!r} (see schema-audit rules)")
-    formats = list_items("formats")
-    unknown = [f for f in formats if f not in EXTRA_FORMATS]
-    if unknown:
-        raise ActionError(f"input formats: unknown {', '.join(unknown)} (use {', '.join(EXTRA_FORMATS)})")
-    if flag("upload-sarif", False) and "sarif" not in formats:
-        formats.append("sarif")
-    annotations = flag("annotations", True)
-    configs = configurations()
+    opts, formats, annotations, configs = _inputs()
     out_dir = _no_symlink(Path(input_value("output-dir", "schema-audit-report")))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -356,6 +356,37 @@ def test_bad_inputs_exit_2(tmp_path: Path, inputs: dict[str, str], message: str)
     assert r.code == 2 and message in r.summary and message in r.stdout
 
 
+def test_every_bad_input_is_named_at_once(tmp_path: Path):
+    """Several bad inputs: one run names them all, a line each (in the summary, and in the one ::error
+    annotation as %0A-separated lines), not only the first met; nothing is captured."""
+    r = run_action(
+        tmp_path,
+        base="a.json",
+        base_ref="HEAD",
+        command=f"touch {tmp_path / 'captured'}",
+        fail_on="sometimes",
+        hosts="ie6",
+        severity="output-enum-valu-added=info",
+        formats="pdf",
+        label="a b",
+        annotations="maybe",
+    )
+    assert r.code == 2, r.stderr
+    for message in (
+        "not both",
+        "input fail-on must be one of",
+        "input hosts: unknown host profile 'ie6'",
+        "input severity: unknown rule 'output-enum-valu-added'",
+        "input formats: unknown pdf",
+        "input label must be letters",
+        "input annotations must be true or false",
+    ):
+        assert message in r.summary and message in r.stdout, message
+    [annotation] = [line for line in r.stdout.splitlines() if line.startswith("::error")]
+    assert annotation.count("%0A") == 6
+    assert not (tmp_path / "captured").exists()
+
+
 def test_cli_flags_reach_diff(tmp_path: Path):
     r = run_action(
         tmp_path,
