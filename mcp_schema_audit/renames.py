@@ -6,7 +6,9 @@ the old argument", "make the new one optional"), and a renamed tool as a removal
 accept both names for a while. A pair counts as a rename when the two sides' schemas are equal once
 annotations (``description``, ``title``, ``examples``, ``$comment``) are set aside and the pairing is unique
 (one removed, one added candidate); a schema as plain as ``{"type": "string"}`` also needs similar names or
-descriptions (``RENAME_SIMILARITY``), so that dropping ``cc`` and adding ``subject`` is not taken for one.
+descriptions (``RENAME_SIMILARITY``), so that dropping ``cc`` and adding ``subject`` is not taken for one, unless
+the two are the object's only argument gone and only argument added and both are required (``to`` →
+``recipient``: every cached call sends the old name, none the new one).
 The finding keeps the facts of the removed side (its witness: the old name, now refused). An argument whose schema
 changed with the name (``looks_renamed_changed``: one type, the same keywords, at most ``CHANGED_KEYWORDS`` of them
 with other values, a similar name or description) is one rename too, followed by the findings of the change on the
@@ -227,9 +229,10 @@ def _key_of(f: Finding) -> Any:
 
 def merge_argument_renames(findings: list[Finding], old_schema: Any, new_schema: Any) -> list[Finding]:
     """One tool's findings with each renamed argument (removed and added at one object, ``looks_renamed``) as one
-    ``input-argument-renamed`` finding in place of the removed one, the added one and the old key's
-    ``input-required-removed``; its severity is the pair's highest, its witness and server verdict the removed
-    side's when that one breaks, else the added side's. Order is kept."""
+    ``input-argument-renamed`` finding in place of the removed one and the added one; an argument gone (renamed or
+    not) has no ``input-required-removed`` beside its removal (it was not made optional); a rename's severity is
+    the pair's highest, its witness and server verdict the removed side's when that one breaks, else the added
+    side's. Order is kept."""
     return _merged(findings, old_schema, new_schema, looks_renamed)[0]
 
 
@@ -256,7 +259,8 @@ def _merged(
     for parent, (gone, came) in by_parent.items():
         olds = {k: _property_at(old_schema, f.pointer) for k, f in gone.items()}
         news = {k: _property_at(new_schema, f.pointer) for k, f in came.items()}
-        pairing = _unique_pairs(olds, news, looks)
+        pairing = _sole_required_swap(old_schema, new_schema, parent, olds, news) if looks is looks_renamed else None
+        pairing = pairing or _unique_pairs(olds, news, looks)
         for key in pairing.unsearched[0]:
             unsearched.add(id(gone[key]))
         for key in pairing.unsearched[1]:
@@ -287,16 +291,35 @@ def _merged(
                 server=lead.server,
             )
             dropped.add(id(b))
-            required = pointer([*pointer_tokens(parent), "required"])
-            dropped.update(
-                id(f)
-                for f in findings
-                if f.rule == "input-required-removed"
-                and f.pointer == required
-                and dict(f.detail.args).get("key") == old_key
-            )
+        # an argument gone (renamed or not) is not "made optional": its removal is the finding
+        required = pointer([*pointer_tokens(parent), "required"])
+        dropped.update(
+            id(f)
+            for f in findings
+            if f.rule == "input-required-removed" and f.pointer == required and dict(f.detail.args).get("key") in gone
+        )
     out = [merged.get(id(f), f) for f in findings if id(f) not in dropped]
     return [unsearched_tagged(f) if id(f) in unsearched else f for f in out], pairs
+
+
+def _sole_required_swap(
+    old_schema: Any, new_schema: Any, parent: str, olds: dict[str, Any], news: dict[str, Any]
+) -> Pairing | None:
+    """The one rename of an object where exactly one argument is gone and one added, each required on its side,
+    with one shape, however plain (``to`` → ``recipient``, both ``{"type": "string"}``): every cached call still
+    sends the old name and none sends the new one. None otherwise (then ``looks_renamed`` decides)."""
+    if len(olds) != 1 or len(news) != 1:
+        return None
+    (old_key, old), (new_key, new) = next(iter(olds.items())), next(iter(news.items()))
+
+    def required(schema: Any, key: str) -> bool:
+        node = _property_at(schema, parent)
+        listed = node.get("required") if isinstance(node, dict) else None
+        return isinstance(listed, list) and key in listed
+
+    if not (required(old_schema, old_key) and required(new_schema, new_key)):
+        return None
+    return Pairing({old_key: new_key}) if canonical(shape(old)) == canonical(shape(new)) else None
 
 
 def unsearched_tagged(f: Finding) -> Finding:

@@ -666,6 +666,7 @@ def test_rule_catalog_examples_produce_their_rule() -> None:
 
     from mcp_schema_audit.engine.arguments import judge_inputs
     from mcp_schema_audit.engine.servers import infer
+    from mcp_schema_audit.renames import merge_argument_renames
     from mcp_schema_audit.rules import RULES
 
     checked, wrong = 0, []
@@ -679,6 +680,7 @@ def test_rule_catalog_examples_produce_their_rule() -> None:
         findings = compare_schemas(before, after, rule.direction, tool="t")
         if rule.direction == "input":  # as diff judges them: by the server validator the new listing shows
             findings = judge_inputs(findings, after, infer([{"name": "t", "inputSchema": after}]))
+            findings = merge_argument_renames(findings, before, after)  # as diff pairs them (renames.py)
         got = {f.rule for f in findings}
         checked += 1
         if rule.id not in got:

@@ -368,3 +368,29 @@ def test_tool_pairing_is_linear_and_honours_the_time_budget(tmp_path: Path):
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.count("[tool-renamed]") == 1 and "old_unique" in proc.stdout
     assert took.unloaded() < 15, took.describe()
+
+
+def _send(props: dict, required: list[str]) -> dict:
+    return {"name": "send", "inputSchema": {"type": "object", "properties": props, "required": required}}
+
+
+def test_the_only_required_argument_swapped_for_another_of_one_plain_shape_is_a_rename():
+    """``to`` → ``recipient`` (both plain strings, both required, nothing alike in name): every cached call sends
+    ``to`` and none ``recipient``, so it is one rename with the rename advice, not "make it optional"."""
+    old = _send({"to": {"type": "string"}, "body": {"type": "string"}}, ["to", "body"])
+    new = _send({"recipient": {"type": "string"}, "body": {"type": "string"}}, ["recipient", "body"])
+    [f] = diff([old], [new]).findings
+    assert (f.rule, f.severity, f.old, f.new) == ("input-argument-renamed", "breaking", "to", "recipient")
+    # an optional one added beside it is no rename (cc dropped, subject added: test above)
+    optional = _send({"recipient": {"type": "string"}, "body": {"type": "string"}}, ["body"])
+    assert "input-argument-renamed" not in {f.rule for f in diff([old], [optional]).findings}
+
+
+def test_an_argument_gone_is_not_also_made_optional():
+    """A required argument removed is its removal alone: no ``input-required-removed`` ("made optional") for an
+    argument that no longer exists (the changelog listed it under compatible changes)."""
+    old = _send({"to": {"type": "string"}, "body": {"type": "string"}}, ["to", "body"])
+    new = _send({"body": {"type": "string"}}, ["body"])
+    assert [(f.rule, f.pointer) for f in diff([old], [new]).findings] == [("input-property-removed", "/properties/to")]
+    made_optional = _send({"to": {"type": "string"}, "body": {"type": "string"}}, ["body"])
+    assert [f.rule for f in diff([old], [made_optional]).findings] == ["input-required-removed"]

@@ -49,8 +49,11 @@ RULES = [
             "reported too, on the new name): the model still builds arguments with the old name from the cached "
             "inputSchema, and the server refuses it, or drops it and misses the new one."
         ),
-        before='{"properties": {"to": {"type": "string"}}, "required": ["to"]} (argument to)',
-        after='{"properties": {"recipient": {"type": "string"}}, "required": ["recipient"]} (renamed)',
+        before='{"properties": {"to": {"type": "string", "description": "Recipient address"}}, "required": ["to"]}',
+        after=(
+            '{"properties": {"recipient": {"type": "string", "description": "Recipient address"}}, '
+            '"required": ["recipient"]}'
+        ),
         error="'recipient' is a required property",
         source=ARGUMENTS,
         fix=(
