@@ -402,3 +402,9 @@ def test_an_unbuilt_python_base_gets_a_python_install_hint():
         assert "npm" not in hint
     node = unbuilt_hint("Error: Cannot find module 'zod'", [], spell) or ""
     assert node.startswith("give --install-command and --build-command (e.g. 'npm ci' and 'npm run build')")
+    # the user's own venv, named relative to the folder: the other way is its absolute path
+    relative = unbuilt_hint("command not found: venv/bin/python", [], spell) or ""
+    tail = "a relative command is resolved in the base's checkout, where the virtual environment is not"
+    assert relative.endswith("or give the interpreter as an absolute path ('$PWD/venv/bin/python' from here): " + tail)
+    assert "absolute path" not in (unbuilt_hint("command not found: /srv/venv/bin/python", [], spell) or "")
+    assert "absolute path" not in node

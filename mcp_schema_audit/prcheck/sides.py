@@ -76,7 +76,8 @@ def unbuilt_hint(message: str, setup: list[tuple[str, str]], spell: Callable[[st
     otherwise. ``spell`` writes a setup key as the caller's user gives it (``--build-command``,
     ``build-command``). E.g. ``give --install-command and --build-command (e.g. 'npm ci' and 'npm run build'):
     the base revision is checked out from git alone …``; for a Python server (a module missing, or the interpreter of
-    a virtual environment) the install command only, with a virtual environment made in the checkout."""
+    a virtual environment) the install command only, with a virtual environment made in the checkout, and for an
+    interpreter named by a relative path, its absolute path as the other way."""
     if not _UNBUILT.search(message):
         return None
     given = {key for key, _command in setup}
@@ -87,10 +88,17 @@ def unbuilt_hint(message: str, setup: list[tuple[str, str]], spell: Callable[[st
         return None
     examples = _PYTHON_SETUP if python else _NODE_SETUP
     example = " and ".join(examples[k] for k in keys)
-    return (
+    hint = (
         f"give {' and '.join(spell(k) for k in keys)} (e.g. {example}): the base revision is checked out from git "
         "alone, without build output or installed dependencies, and they run in its checkout before its server starts"
     )
+    relative = _RELATIVE_VENV.search(message) if python else None
+    if relative:  # the user's own environment, named relative to the folder: found in the worktree, not here
+        hint += (
+            f"; or give the interpreter as an absolute path ('$PWD/{relative.group(1)}' from here): a relative "
+            "command is resolved in the base's checkout, where the virtual environment is not"
+        )
+    return hint
 
 
 #: What a Python server misses: a module (its environment not installed), or the virtual environment's interpreter
@@ -99,6 +107,8 @@ _PYTHON = re.compile(
     r"No module named|ModuleNotFoundError|not found: \S*venv/bin/|\S*venv/bin/\S*: (?:command )?not found|"
     r"No such file or directory: '\S*venv/bin/"
 )
+#: A virtual environment's interpreter named relative to the folder (``venv/bin/python``, ``./.venv/bin/python3``).
+_RELATIVE_VENV = re.compile(r"(?:not found: |No such file or directory: ')(?!/)(?:\./)?(\S*venv/bin/[^\s']+)")
 _NODE_SETUP = {"install-command": "'npm ci'", "build-command": "'npm run build'"}
 _PYTHON_SETUP = {"install-command": "'python3 -m venv .venv && .venv/bin/pip install -e .'"}
 
