@@ -646,3 +646,93 @@ def test_an_endless_inputschema_breaks_a_published_server_and_is_unproven_on_a_z
         verdicts[validator] = (run.code, f["severity"], f["server"]["outcome"])
         assert f["witness"]["instance"] == {"a": "a"}
     assert verdicts == {"published": (1, "breaking", "rejected"), "zod-strip": (0, "warning", "undecided")}
+
+
+def _nested(levels: int, leaf: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"description": leaf}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"n": node}}
+    return node
+
+
+CYCLE = {"$ref": "#/$defs/C"}
+C_DEFS = {"C": {"allOf": [CYCLE]}}
+CLOSED_CYCLE = {"type": "object", "additionalProperties": False, "properties": {"c": CYCLE}}
+FIVE = [{"anyOf": [{"type": "object", "required": [f"{k}{i}"]} for i in range(5)]} for k in "pqr"]
+
+
+def props(**declared: Any) -> dict[str, Any]:
+    """An object declaring ``declared``, none of them required (the helper's shapes: a witness need not build
+    the part that cannot be compared)."""
+    return {"type": "object", "properties": declared}
+
+
+#: attack round 4: (direction, old schema, new schema, the breaking rule beside a part that cannot be compared)
+LOCAL_UNDECIDED: dict[str, tuple[str, Any, Any, str]] = {
+    # a cycle met while listing a closed object's values (engine.decompose) made the whole tool one warning
+    "cycle-in-listed-values": (
+        "output",
+        {**props(s=CLOSED_CYCLE, a={"enum": ["x"]}), "$defs": C_DEFS},
+        props(s={"const": {}}, a={"enum": ["x", "y"]}),
+        "output-enum-value-added",
+    ),
+    "cycle-in-listed-values-input": (
+        "input",
+        props(s={"const": {}}, b={"type": "string"}),
+        {**props(s=CLOSED_CYCLE, b={"type": "string"}), "required": ["b"], "$defs": C_DEFS},
+        "input-required-added",
+    ),
+    # 3 x 5 union branches (125 > MAX_BRANCHES) in one property
+    "union-explosion-beside": (
+        "output",
+        props(s={"type": "object"}, a={"enum": ["x"]}),
+        props(s={"allOf": FIVE}, a={"enum": ["x", "y"]}),
+        "output-enum-value-added",
+    ),
+    # a description changed 150 levels down (3 KB): Python's stack, not MAX_DEPTH, ran out
+    "deep-nesting-beside": (
+        "output",
+        props(a={"enum": ["x"]}, l=_nested(150, "old")),
+        props(a={"enum": ["x", "y"]}, l=_nested(150, "new")),
+        "output-enum-value-added",
+    ),
+    # a cycle in a later anyOf branch python-sdk reaches only for values the first branch rejects
+    "cycle-in-new-anyof-branch-input": (
+        "input",
+        props(a={"enum": ["x", "y"]}),
+        {**props(a={"anyOf": [{"enum": ["x"]}, CYCLE]}), "$defs": C_DEFS},
+        "input-enum-value-removed",
+    ),
+    "cycle-in-cached-anyof-branch-input": (
+        "input",
+        {**props(a={"anyOf": [{"enum": ["x", "y"]}, CYCLE]}), "$defs": C_DEFS},
+        props(a={"enum": ["x"]}),
+        "input-enum-value-removed",
+    ),
+    "cycle-in-cached-anyof-branch-output": (
+        "output",
+        {**props(a={"anyOf": [{"enum": ["x"]}, CYCLE]}), "$defs": C_DEFS},
+        props(a={"enum": ["x", "y"]}),
+        "output-enum-value-added",
+    ),
+    "root-anyof-cycle-input": (
+        "input",
+        props(m={"enum": ["x", "y"]}),
+        {**props(m={"enum": ["x"]}), "anyOf": [{"type": "object"}, CYCLE], "$defs": C_DEFS},
+        "input-enum-value-removed",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(LOCAL_UNDECIDED))
+def test_a_part_that_cannot_be_compared_hides_no_break_beside_it(case: str, tmp_path: Path) -> None:
+    """Each was exit 0 (one schema-undecidable warning for the whole tool, or an unconfirmed witness): the part
+    is undecided alone and the break beside it is breaking, its witness checked by python-sdk's own validator
+    (a value an earlier anyOf branch takes never reaches the cycle; one that reaches it fails)."""
+    direction, old, new, rule = LOCAL_UNDECIDED[case]
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1 and "Traceback" not in run.stderr, (run.code, run.stderr[-800:])
+    found = [f for f in run.report()["findings"] if f["rule"] == rule]
+    assert found and all(f["severity"] == "breaking" for f in found), run.report()["findings"]

@@ -385,6 +385,15 @@ def test_a_cycle_in_the_inputschema_is_decided_where_calls_reach_it(audited: dic
     assert endless["severity"] == "breaking" and endless["server"]["outcome"] == "rejected"
     assert audit.calls[_key("cycle_root", endless["witness"]["instance"])] == (True, "Internal server error")
     assert _claim_holds(audit, endless) == "" and _claim_holds(audit, beside) == ""
+    # a cycle in a later anyOf branch: the removed value reaches it (the server fails the call), and at the root
+    # the first branch takes every object, so the server rejects the value in jsonschema's words
+    for tool in ("cycle_branch", "cycle_root_branch"):
+        f = by[(tool, "input-enum-value-removed")]
+        assert f["severity"] == "breaking" and f["server"]["outcome"] == "rejected" and _claim_holds(audit, f) == ""
+    assert (
+        audit.calls[_key("cycle_branch", by[("cycle_branch", "input-enum-value-removed")]["witness"]["instance"])][1]
+        == "Internal server error"
+    )
 
 
 def test_the_report_names_the_server_validator(audited: dict[tuple[str, str], Audited]) -> None:

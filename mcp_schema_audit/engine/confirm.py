@@ -18,9 +18,10 @@ from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.rules import RULES, kind_rules
-from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc
 from mcp_schema_audit.schema.ajvtext import ajv_text
 from mcp_schema_audit.schema.doc import js_inexact
+from mcp_schema_audit.schema.memo import python_loops
 
 #: neutral kind (P/V terms) → (rule id for outputs, rule id for inputs): from the catalog's records
 _KINDS = kind_rules()
@@ -189,6 +190,13 @@ def confirm(
             f.severity, f.hosts, f.reason = "warning", [], f"{UNCHECKED} ({exc})"
             return
         except (RefError, ValueError, RecursionError) as exc:
+            if profile == "python-sdk" and isinstance(exc, SchemaCostError) and _loops(p_doc, v_doc, instance, meter):
+                # V's validation of the witness comes back to an in-place cycle without end: python-sdk's client
+                # (a result) and a server validating with its listed inputSchema (arguments) fail it
+                hosts.append(profile)
+                error = error or LOOPS
+                declared = True
+                continue
             problems.append(f"{profile}: {exc}")
             continue
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
@@ -225,6 +233,19 @@ def confirm(
         "error": error[:500],
         "instance_pointer": pointer(issue.inst),
     }
+
+
+#: The witness error of a value whose validation by the rejecting side never ends (``memo.python_loops``).
+LOOPS = "RecursionError: maximum recursion depth exceeded (the schema applies itself in place on this value)"
+
+
+def _loops(p_doc: SchemaDoc, v_doc: SchemaDoc, instance: Any, meter: Meter) -> bool:
+    """P (python-sdk's reading) accepts ``instance`` and V's python-sdk validation of it loops without end."""
+    try:
+        meter.count_validation(p_doc.root)
+        return p_doc.accepts(instance, "python-sdk") and python_loops(v_doc, instance)
+    except (Budget, RefError, ValueError, RecursionError):
+        return False
 
 
 def _rejecting_place(issue: Issue) -> list[Any]:

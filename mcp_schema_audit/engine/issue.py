@@ -60,10 +60,15 @@ class Budget(Exception):
     """A work budget of the comparison is spent (node pairs, validations, union branches, nesting)."""
 
 
-class InPlaceCycle(Budget):
+class LocalUndecidable(Budget):
+    """One subschema pair cannot be compared (an in-place cycle, more union branches than ``merge.MAX_BRANCHES``):
+    only that pair is left undecided, a ``schema-undecidable`` warning at its pointer, and the walk compares the
+    rest of the schema (at the root, the whole schema is undecided). The work budgets (``meter``) stay whole-tool."""
+
+
+class InPlaceCycle(LocalUndecidable):
     """A subschema applies itself at the same place (``$ref``/``allOf``/``anyOf`` back to itself, or too many
-    in-place applicators in a row): that subschema cannot be normalized, and only it is left undecided (the walk
-    compares the rest of the schema; at the root, the whole schema is undecided)."""
+    in-place applicators in a row): it cannot be normalized (a ``LocalUndecidable``)."""
 
 
 def canon(value: Any) -> str:

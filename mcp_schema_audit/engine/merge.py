@@ -7,14 +7,14 @@ both kept, one in a leftover ``allOf`` member. ``additionalProperties`` sees onl
 of its own schema object (JSON Schema Core 2020-12 §10.3.2.3), so an object merge gives each
 property the conjunction of what both sides apply to it. Subschemas are intersected lazily: a
 synthetic ``allOf`` (``conj_raw``) whose members keep their own locations, normalized when the walk
-reaches it. Raises ``Budget`` past ``MAX_BRANCHES`` union branches.
+reaches it. Raises ``LocalUndecidable`` (a ``Budget``) past ``MAX_BRANCHES`` union branches.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcp_schema_audit.engine.issue import Budget, canon, value_key
+from mcp_schema_audit.engine.issue import LocalUndecidable, canon, value_key
 from mcp_schema_audit.engine.nodes import Node, Tokens, dict_at, names, union_branches, union_list
 from mcp_schema_audit.engine.settle import finish, is_number, settle_union, tolerant, type_list
 from mcp_schema_audit.schema import SchemaDoc
@@ -109,7 +109,7 @@ class Intersection:
                     if c is not False:
                         out.append(c)
                     if len(out) > MAX_BRANCHES:
-                        raise Budget(f"more than {MAX_BRANCHES} union branches")
+                        raise LocalUndecidable(f"more than {MAX_BRANCHES} union branches")
             alts = out
         done: list[Any] = []
         for alt in alts:

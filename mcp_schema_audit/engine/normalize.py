@@ -143,13 +143,24 @@ class Normalizer:
         for kw in ("anyOf", "oneOf"):
             subs = raw.get(kw)
             if isinstance(subs, list) and subs:
-                branches = [self.norm(sub, (*at, kw, i)) for i, sub in enumerate(subs)]
+                norm = self._branch if kw == "anyOf" else self.norm
+                branches = [norm(sub, (*at, kw, i)) for i, sub in enumerate(subs)]
                 parts.append(self._union(kw, [b for b in branches if b is not False], at))
         if self.root_type is not None and at == () and raw is self.doc.root and "type" not in raw:
             parts.append(Node({"type": self.root_type}, at))
         if not parts:
             return finish(base, self.doc)
         return self.merge.conj([finish(base, self.doc), *parts], at)
+
+    def _branch(self, raw: Any, at: Tokens) -> Any:
+        """An ``anyOf`` branch normalized, or ``False`` for one that applies itself in place: no value is valid
+        there, since validating one never ends; a reader that reaches the branch fails the value (python-sdk
+        only when the branches before it reject it, Ajv's 2019-09/2020-12 classes always), so the value stands
+        or falls by the other branches, as with ``false``."""
+        try:
+            return self.norm(raw, at)
+        except InPlaceCycle:
+            return False
 
     def _union(self, kw: str, branches: list[Any], at: Tokens) -> Any:
         if not branches:

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcp_schema_audit.engine import applicators, arrays, contains, objects, scalars, unions, values
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.issue import InPlaceCycle, Issue, canon, short
+from mcp_schema_audit.engine.issue import Issue, LocalUndecidable, canon, short
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens, array_layout, union_branches
 from mcp_schema_audit.schema import RefError, SchemaDoc
@@ -61,14 +61,14 @@ def compare_pair(
         pn = ctx.norm("p", p, p_at if p_at is not None else ())
     except RefError as exc:
         return [Issue("invalid", [], [], p, None, Text.of("{error}", error=str(exc)), p_abs=True, v_abs=True)]
-    except InPlaceCycle as exc:
-        return _cycle_issues(exc, depth, p_at, v_at)
+    except LocalUndecidable as exc:
+        return _local_issues(exc, depth, p_at, v_at)
     try:
         vn = ctx.norm("v", v, v_at if v_at is not None else ())
     except RefError as exc:
         return [Issue("invalid", [], [], None, v, Text.of("{error}", error=str(exc)), p_abs=True, v_abs=True)]
-    except InPlaceCycle as exc:
-        return _cycle_issues(exc, depth, p_at, v_at)
+    except LocalUndecidable as exc:
+        return _local_issues(exc, depth, p_at, v_at)
     key = (id(pn), id(vn))
     if key in ctx.memo:
         return ctx.memo[key][2]
@@ -89,22 +89,29 @@ def compare_pair(
             )
         ]
     ctx.active.add(key)
+    p_here = p_at if p_at is not None else getattr(pn, "at", ())
+    v_here = v_at if v_at is not None else getattr(vn, "at", ())
     try:
-        p_here = p_at if p_at is not None else getattr(pn, "at", ())
-        v_here = v_at if v_at is not None else getattr(vn, "at", ())
         issues = _dedupe([_absolute(i, pn, vn, p_here, v_here) for i in _compare(ctx, pn, vn, depth, v is False)])
+    except (LocalUndecidable, RecursionError) as exc:  # met below this pair (a listed value, a merge, the stack)
+        issues = _local_issues(exc, depth, p_here, v_here)
     finally:
         ctx.active.discard(key)
     ctx.memo[key] = (pn, vn, issues)
     return issues
 
 
-def _cycle_issues(exc: InPlaceCycle, depth: int, p_at: Tokens | None, v_at: Tokens | None) -> list[Issue]:
-    """The one issue of a subschema pair a side of which applies itself in place: that pair is undecided, and
-    the rest of the schema is compared (a cycle on an optional property never hides a widened enum beside it).
-    At the root, ``exc`` is raised again: the whole schema is undecided (``compare.compare_schemas``)."""
+def _local_issues(
+    exc: LocalUndecidable | RecursionError, depth: int, p_at: Tokens | None, v_at: Tokens | None
+) -> list[Issue]:
+    """The one issue of a subschema pair that cannot be compared (``LocalUndecidable``: a side applies itself in
+    place, too many union branches; ``RecursionError``: nested deeper than the interpreter's stack): that pair is
+    undecided, and the rest of the schema is compared (a cycle on an optional property, or a 3 KB nesting with a
+    description changed at its bottom, never hides a widened enum beside it). At the root, ``exc`` is raised
+    again: the whole schema is undecided (``compare.compare_schemas``)."""
     if depth == 0:
         raise exc
+    why = "schemas nested too deeply to compare" if isinstance(exc, RecursionError) else str(exc)
     return [
         Issue(
             "undecidable",
@@ -112,7 +119,7 @@ def _cycle_issues(exc: InPlaceCycle, depth: int, p_at: Tokens | None, v_at: Toke
             list(v_at or ()),
             None,
             None,
-            Text.of("{value}; this subschema was not compared", value=str(exc)),
+            Text.of("{value}; this subschema was not compared", value=why),
             p_abs=True,
             v_abs=True,
         )

@@ -9,7 +9,9 @@ subschemas times the instance's values. An attack put such a chain (1.3 KB, 2^15
 release widened: the widening could not be confirmed on the new side and the gate passed. ``memo_accepts``
 answers it, for the documents where a ``$ref``'s outcome depends on nothing but its target and the value: no
 ``$dynamicRef``/``$recursiveRef`` (dynamic scope), no ``unevaluatedProperties``/``unevaluatedItems``
-(annotations a ``$ref`` collects) and no ``$id``/``id`` (base URIs). An in-place cycle is never answered.
+(annotations a ``$ref`` collects) and no ``$id``/``id`` (base URIs). An in-place cycle is answered for python-sdk
+only, by its own validator where that validation finishes (``cycle_answer``: ``anyOf`` stops at the first branch that
+takes the value); TS SDK readers are never answered there.
 """
 
 from __future__ import annotations
@@ -40,10 +42,13 @@ def refused_answer(doc: SchemaDoc, instance: Any, profile: str, *, errors: bool)
     """What ``SchemaDoc.accepts`` (``errors`` False: a bool) or ``SchemaDoc.errors`` (a list) answers for a
     document refused as a whole: by the twin when ``instance`` never reaches the refused part
     (``reach.unreached_twin``), else by the memo (``memo_accepts``/``memo_errors``); ``None`` when neither can
-    (the refusal stands), or when ``doc`` is not refused."""
+    (the refusal stands), or when ``doc`` is not refused. For python-sdk, a document refused for an in-place cycle is
+answered by running its validator (``cycle_answer``) when that validation finishes."""
     twin = unreached_twin(doc, instance)
     if twin is not None:
         return twin.errors(instance, profile) if errors else twin.accepts(instance, profile)
+    if profile == "python-sdk" and (answer := cycle_answer(doc, instance, errors=errors)) is not None:
+        return answer
     return memo_errors(doc, instance, profile) if errors else memo_accepts(doc, instance, profile)
 
 
@@ -68,13 +73,19 @@ def memo_errors(doc: SchemaDoc, instance: Any, profile: str) -> list[Any] | None
     validator = _validator(doc, profile)
     if validator is None:
         return None
-    from jsonschema.exceptions import best_match
 
     token = _ACTIVE.set({})
     try:
         found = list(doc._evaluating(lambda: list(validator.iter_errors(instance))))
     finally:
         _ACTIVE.reset(token)
+    return _best_first(found)
+
+
+def _best_first(found: list[Any]) -> list[Any]:
+    """``found`` with jsonschema's best match first, as ``SchemaDoc.errors`` lists them."""
+    from jsonschema.exceptions import best_match
+
     best = best_match(iter(found)) if len(found) > 1 else None
     while best is not None and not any(best is e for e in found):
         best = best.parent  # as ``SchemaDoc.errors``: the top-level error holding python-sdk's pick goes first
@@ -141,3 +152,54 @@ def _memo_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Any:
     found = list(validator.descend(instance, resolved.contents, resolver=resolved.resolver))
     memo[key] = (instance, found[0].message if found else "")
     yield from found
+
+
+
+class _Loops(Exception):
+    """python-sdk's validation came back to the in-place cycle without end (``RecursionError``)."""
+
+
+def cycle_answer(doc: SchemaDoc, instance: Any, *, errors: bool) -> Any:
+    """python-sdk's own answer for ``doc`` refused for an in-place cycle (``check_cost``), by running its validator
+    (``jsonschema``): a validation that finishes (the value never came back to the cycle: an earlier ``anyOf``
+    branch took it, python-sdk stops there) is the real answer, as ``refused_answer`` gives it; ``None`` when it
+    recurses without end (``python_loops``) or ``doc`` is not refused for a cycle. Bounded by the interpreter's
+    recursion limit."""
+    try:
+        doc.check_cost()
+        return None
+    except SchemaCostError:
+        if doc._cost != INPLACE_CYCLE:  # refused for its cost, not a cycle: the memo answers
+            return None
+    built: Any = doc._build_validator("python-sdk")
+    if isinstance(built, str):
+        return None
+
+    def run() -> list[Any]:
+        try:
+            return list(built.iter_errors(instance))
+        except RecursionError:
+            raise _Loops() from None
+
+    try:
+        found = doc._evaluating(run)
+    except _Loops:
+        return None
+    return _best_first(found) if errors else not found
+
+
+def python_loops(doc: SchemaDoc, instance: Any) -> bool:
+    """True when python-sdk's validator validating ``instance`` against ``doc``, a document refused for an in-place
+    cycle, comes back to the cycle without end: what the python-sdk client (on a result) and a server validating
+    with its listed inputSchema (on arguments) fail the value with. False when it finishes or ``doc`` is not
+    refused for a cycle."""
+    try:
+        doc.check_cost()
+        return False
+    except SchemaCostError:
+        if doc._cost != INPLACE_CYCLE:
+            return False
+    try:
+        return cycle_answer(doc, instance, errors=False) is None
+    except (ValueError, LookupError):  # RefError: another failure of the validator is not the cycle
+        return False

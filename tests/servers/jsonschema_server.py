@@ -35,6 +35,8 @@ OLD = {
     "enum_narrowed": closed({"e": {"enum": ["a", "b", "c"]}}, ["e"]),
     "cycle_beside": closed({"e": {"enum": ["a", "b", "c"]}, "x": {"type": "object"}}, ["e"]),
     "cycle_root": closed({"a": {"type": "string"}}, ["a"]),
+    "cycle_branch": closed({"e": {"enum": ["a", "b", "c"]}}, ["e"]),
+    "cycle_root_branch": closed({"e": {"enum": ["a", "b", "c"]}}, ["e"]),
 }
 NEW = {
     "drop_optional": closed({"a": {"type": "string"}}, ["a"]),
@@ -50,6 +52,17 @@ NEW = {
     },
     # a cycle every call reaches: validating any arguments never ends (RecursionError in the handler)
     "cycle_root": {**closed({"a": {"type": "string"}}, ["a"]), "allOf": [{"$ref": "#/$defs/loop"}], "$defs": LOOP},
+    # a cycle in a later anyOf branch: reached only by values the first branch rejects ('c' loops, 'a' passes)
+    "cycle_branch": {
+        **closed({"e": {"anyOf": [{"enum": ["a", "b"]}, {"$ref": "#/$defs/loop"}]}}, ["e"]),
+        "$defs": LOOP,
+    },
+    # ... and at the root, where the first branch takes every object: the validation finishes
+    "cycle_root_branch": {
+        **closed({"e": {"enum": ["a", "b"]}}, ["e"]),
+        "anyOf": [{"type": "object"}, {"$ref": "#/$defs/loop"}],
+        "$defs": LOOP,
+    },
 }
 
 
