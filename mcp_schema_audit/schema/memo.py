@@ -40,10 +40,10 @@ _CLASSES: dict[type, type] = {}
 
 def refused_answer(doc: SchemaDoc, instance: Any, profile: str, *, errors: bool) -> Any:
     """What ``SchemaDoc.accepts`` (``errors`` False: a bool) or ``SchemaDoc.errors`` (a list) answers for a
-    document refused as a whole: by the twin when ``instance`` never reaches the refused part
-    (``reach.unreached_twin``), else by the memo (``memo_accepts``/``memo_errors``); ``None`` when neither can
-    (the refusal stands), or when ``doc`` is not refused. For python-sdk, a document refused for an in-place cycle is
-answered by running its validator (``cycle_answer``) when that validation finishes."""
+        document refused as a whole: by the twin when ``instance`` never reaches the refused part
+        (``reach.unreached_twin``), else by the memo (``memo_accepts``/``memo_errors``); ``None`` when neither can
+        (the refusal stands), or when ``doc`` is not refused. For python-sdk, a document refused for an in-place cycle is
+    answered by running its validator (``cycle_answer``) when that validation finishes."""
     twin = unreached_twin(doc, instance)
     if twin is not None:
         return twin.errors(instance, profile) if errors else twin.accepts(instance, profile)
@@ -152,7 +152,6 @@ def _memo_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Any:
     found = list(validator.descend(instance, resolved.contents, resolver=resolved.resolver))
     memo[key] = (instance, found[0].message if found else "")
     yield from found
-
 
 
 class _Loops(Exception):
