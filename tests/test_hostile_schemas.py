@@ -736,3 +736,21 @@ def test_a_part_that_cannot_be_compared_hides_no_break_beside_it(case: str, tmp_
     assert run.code == 1 and "Traceback" not in run.stderr, (run.code, run.stderr[-800:])
     found = [f for f in run.report()["findings"] if f["rule"] == rule]
     assert found and all(f["severity"] == "breaking" for f in found), run.report()["findings"]
+
+
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_an_enum_past_max_enum_is_compared_as_sets(direction: str, tmp_path: Path) -> None:
+    """10,001 values a side (past MAX_ENUM together) with one value removed (input) or added (output): two plain
+    value sets are compared by set difference, breaking; before, one schema-undecidable warning and exit 0."""
+    values = [f"v{i}" for i in range(10_001)]
+    old, new = (values, values[1:]) if direction == "input" else (values, [*values, "new"])
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    schemas = [props(a={"type": "string", "enum": e}) for e in (old, new)]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, run.stderr[-500:]
+    rule = "input-enum-value-removed" if direction == "input" else "output-enum-value-added"
+    [f] = [f for f in run.report()["findings"] if f["rule"] == rule]
+    assert f["severity"] == "breaking" and f["witness"]["instance"] == {"a": "v0" if direction == "input" else "new"}

@@ -22,7 +22,8 @@ from mcp_schema_audit.schema import DEFAULT_DIALECT, SchemaDoc, json_type, type_
 from mcp_schema_audit.schema.doc import host_sensitive_text
 from mcp_schema_audit.wording import Text
 
-#: Enum values (both sides together) compared value by value; more → a ``schema-undecidable`` warning.
+#: Enum values (both sides together) compared value by value; more → set differences for two plain value sets
+#: (``_unlisted_of_plain``), else a ``schema-undecidable`` warning.
 MAX_ENUM = 20_000
 _TYPE_ORDER = ("string", "integer", "boolean", "object", "array", "null", "number")
 
@@ -257,6 +258,10 @@ def value_issues(ctx: WalkContext, p: Node, v: Node, depth: int = 0) -> list[Iss
         return None  # a malformed enum (not an array): the type and other keywords decide
     kw_p = "const" if "const" in p else "enum" if "enum" in p else "type"
     kw_v = "const" if "const" in v else "enum" if "enum" in v else "type"
+    unlisted = _unlisted_of_plain(p, v, pv, vv)
+    if unlisted is not None:  # two plain value sets past MAX_ENUM: set differences, no validation per value
+        out, _by_type = _rejected_values(ctx, p, v, unlisted, vv, kw_p, kw_v)
+        return out + _unmatched_sets(p, v, pv or [], vv, kw_p, kw_v, out)
     if len(pv or []) + len(vv or []) > MAX_ENUM:
         return [
             Issue(
@@ -307,6 +312,25 @@ def value_issues(ctx: WalkContext, p: Node, v: Node, depth: int = 0) -> list[Iss
         if listed is not None and {value_key(x) for x in listed} <= {value_key(x) for x in pv}:
             return out
     return out + _unmatched_sets(p, v, pv, vv, kw_p, kw_v, out)
+
+
+#: Keywords a node may hold beside its values and still be plain (its values are exactly what it accepts).
+_PLAIN_KEYS = frozenset({"enum", "const", "type"})
+
+
+def _unlisted_of_plain(p: Node, v: Node, pv: list[Any] | None, vv: list[Any] | None) -> list[Any] | None:
+    """P's values that V does not list, when the two value sets together exceed ``MAX_ENUM``, each node holds
+    nothing but its values (``enum``/``const``, a ``type`` they all have: what it lists is what it accepts, so a
+    value both list needs no validation) and fewer than ``MAX_ENUM`` values are unlisted; None otherwise (the
+    per-value comparison, or the undecidable warning past ``MAX_ENUM``). Linear in the values."""
+    if pv is None or vv is None or len(pv) + len(vv) <= MAX_ENUM:
+        return None
+    for node, values in ((p, pv), (v, vv)):
+        if not set(node) <= _PLAIN_KEYS or len(values) != len(node.get("enum", [node.get("const")])):
+            return None  # another keyword, or values its own type drops (value_set filtered them)
+    v_keys = {value_key(y) for y in vv}
+    unlisted = [x for x in pv if value_key(x) not in v_keys]
+    return unlisted if len(unlisted) <= MAX_ENUM else None
 
 
 def _rejected_values(

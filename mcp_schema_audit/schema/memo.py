@@ -42,8 +42,8 @@ def refused_answer(doc: SchemaDoc, instance: Any, profile: str, *, errors: bool)
     """What ``SchemaDoc.accepts`` (``errors`` False: a bool) or ``SchemaDoc.errors`` (a list) answers for a
         document refused as a whole: by the twin when ``instance`` never reaches the refused part
         (``reach.unreached_twin``), else by the memo (``memo_accepts``/``memo_errors``); ``None`` when neither can
-        (the refusal stands), or when ``doc`` is not refused. For python-sdk, a document refused for an in-place cycle is
-    answered by running its validator (``cycle_answer``) when that validation finishes."""
+        (the refusal stands), or when ``doc`` is not refused. For python-sdk, a document refused for an in-place
+    cycle is answered by running its validator (``cycle_answer``) when that validation finishes."""
     twin = unreached_twin(doc, instance)
     if twin is not None:
         return twin.errors(instance, profile) if errors else twin.accepts(instance, profile)
