@@ -170,6 +170,14 @@ ENDLESS_CASES = {
     "required-dependent-schema": ({"dependentSchemas": {"b": {"$ref": "#"}}, "required": ["b"]}, True),
     "recursive-data-type": ({"properties": {"b": {"$ref": "#"}}, "required": ["b"]}, False),
     "under-a-property": ({"properties": {"a": {"$ref": "#"}}}, False),
+    "then-beside-an-if-every-value-passes": ({"if": {}, "then": {"$ref": "#"}}, True),
+    "else-beside-an-if-every-value-fails": ({"if": False, "else": {"$ref": "#"}}, True),
+    "then-beside-a-real-if": ({"if": {"required": ["z"]}, "then": {"$ref": "#"}}, False),
+    "required-additional-properties": (
+        {"required": ["b"], "additionalProperties": {"allOf": [{"$ref": "#/additionalProperties"}]}},
+        True,
+    ),
+    "required-property-names": ({"required": ["b"], "propertyNames": {"allOf": [{"$ref": "#/propertyNames"}]}}, True),
     "draft07-beside-ref": (
         {
             "$schema": "http://json-schema.org/draft-07/schema#",

@@ -483,6 +483,16 @@ LISTING_CASES: dict[str, dict[str, Any]] = {
         }
     ),
     "input-root-cycle": {"name": "t", "inputSchema": {"type": "object", "allOf": [{"$ref": "#"}]}},
+    # attack round 4: then beside an if every value passes, else beside one every value fails; a required key no
+    # property declares (additionalProperties validates it) and propertyNames (it validates the key itself)
+    "output-root-cycle-in-then": _out({"type": "object", "if": {}, "then": {"$ref": "#"}}),
+    "output-root-cycle-in-else": _out({"type": "object", "if": False, "else": {"$ref": "#"}}),
+    "output-required-additional-cycle": _out(
+        {"type": "object", "required": ["a"], "additionalProperties": {"allOf": [{"$ref": "#/additionalProperties"}]}}
+    ),
+    "output-required-property-names-cycle": _out(
+        {"type": "object", "required": ["a"], "propertyNames": {"allOf": [{"$ref": "#/propertyNames"}]}}
+    ),
 }
 #: Cases the listing check leaves undecided (a ``schema-undecidable`` warning stays): whatever it claims must fail
 #: in the real client, but it need not name every client that does. Under a ``not``, Ajv evaluates the ``allOf``

@@ -181,7 +181,10 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
     A property the node requires is followed too (a value without it fails ``required``; one with it has that
     property's schema evaluated, at a new place), and so is a required key's ``dependentSchemas`` entry (2019-09
     and 2020-12 readers only: Ajv's draft-07 class ignores it): ``{"properties": {"k": {"allOf": [{"$ref":
-    "#/properties/k"}]}}, "required": ["k"]}`` recurses on every result that has ``k``."""
+    "#/properties/k"}]}}, "required": ["k"]}`` recurses on every result that has ``k``. A required key no property
+    declares has ``additionalProperties`` evaluated (when no ``patternProperties`` could take it), and
+    ``propertyNames`` is evaluated on the key itself; ``then`` is followed beside an ``if`` every value passes
+    (``{}``), ``else`` beside one every value fails (``false``)."""
     if profile == "python-sdk":
         refs_override, dynamic, every_branch = doc.dialect in _REFS_OVERRIDE, doc.dialect == "2020-12", False
     else:
@@ -223,6 +226,8 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
                         return [*tokens, "$dynamicRef"], f"$dynamicRef {value!r} resolves to nothing"
                 elif kw == "allOf" and isinstance(value, list) and (not negated or len(value) == 1):
                     found = _first(visit(m, [*tokens, kw, i], negated, inside) for i, m in enumerate(value))
+                elif kw in ("then", "else") and "if" in node and node["if"] in _ALWAYS[kw]:
+                    found = visit(value, [*tokens, kw], negated, inside)  # an if every value passes (or fails)
                 elif kw == "not" or (kw == "if" and (profile == "python-sdk" or "then" in node or "else" in node)):
                     found = visit(value, [*tokens, kw], True, inside)  # Ajv skips an if without then/else
                 elif (kw == "oneOf" or (kw == "anyOf" and every_branch)) and isinstance(value, list):
@@ -243,16 +248,31 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             found = visit(deps[name], [*tokens, "dependentSchemas", name], False, inside)
             if found is not None:
                 return found
-        sub = props.get(name) if isinstance(props, dict) and "properties" in node else None
+        names = node.get("propertyNames")
+        if isinstance(names, dict) and id(names) not in entered:  # the key itself is validated, at a new place
+            entered.add(id(names))
+            found = visit(names, [*tokens, "propertyNames"], False, set())
+            if found is not None:
+                return found
+        if isinstance(props, dict) and name in props:
+            sub, steps = props[name], ["properties", name]
+        elif not node.get("patternProperties"):  # undeclared, and no pattern can take it: additionalProperties
+            sub, steps = node.get("additionalProperties"), ["additionalProperties"]
+        else:
+            return None
         if not isinstance(sub, dict) or id(sub) in entered:
             return None
         entered.add(id(sub))
-        return visit(sub, [*tokens, "properties", name], False, set())  # a new place: nothing is inside yet
+        return visit(sub, [*tokens, *steps], False, set())  # a new place: nothing is inside yet
 
     try:
         return visit(doc.root, [], False, set())
     except RecursionError:
         return None
+
+
+#: The ``if`` values every value passes (``then`` is always evaluated) or fails (``else`` is).
+_ALWAYS: dict[str, tuple[Any, ...]] = {"then": ({}, True), "else": (False, {"not": {}})}
 
 
 def _first(found: Any) -> Any:
