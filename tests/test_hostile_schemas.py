@@ -715,6 +715,20 @@ LOCAL_UNDECIDED: dict[str, tuple[str, Any, Any, str]] = {
         props(a={"enum": ["x", "y"]}),
         "output-enum-value-added",
     ),
+    # a $dynamicRef whose $dynamicAnchor target changed (one schema resource: it resolves as a $ref would);
+    # identical $dynamicRef text was taken for an identical subtree: "No schema changes"
+    "dynamic-ref-target-output": (
+        "output",
+        {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}},
+        {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x", "y"]}}},
+        "output-enum-value-added",
+    ),
+    "dynamic-ref-target-input": (
+        "input",
+        {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x", "y"]}}},
+        {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}},
+        "input-enum-value-removed",
+    ),
     "root-anyof-cycle-input": (
         "input",
         props(m={"enum": ["x", "y"]}),

@@ -73,6 +73,12 @@ PROBE_CASES: dict[str, tuple[Any, Any, bool]] = {
     ),
     "format-email": (_obj({"e": {"type": "string", "format": "email"}}, ["e"]), {"e": "not an email"}, False),
     "enum-value-outside": (_obj({"s": {"enum": ["a", "b"]}}, ["s"]), {"s": "c"}, False),
+    # a value outside the enum a $dynamicRef reaches (TS SDK v1's draft-07 Ajv reads $dynamicRef as unknown)
+    "dynamic-ref-enum-outside": (
+        _obj({"a": {"$dynamicRef": "#val"}}, ["a"], **{"$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}}),
+        {"a": "y"},
+        False,
+    ),
     "const-differs": (_obj({"v": {"const": "1"}}, ["v"]), {"v": "2"}, False),
     "required-missing": (_obj({"a": {"type": "string"}, "b": {"type": "string"}}, ["a", "b"]), {"a": "x"}, False),
     "unevaluated-properties-2020": ({**A, "$schema": D2020, "unevaluatedProperties": False}, {"a": "x", "b": 1}, False),

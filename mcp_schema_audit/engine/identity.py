@@ -2,7 +2,8 @@
 
 Two raw subschemas, one in each document, are *identical* when their canonical JSON texts are equal
 and every ``$ref`` they reach (transitively, through the targets) resolves to canonical-equal targets
-in both documents, read in the same dialect. The walk then skips the pair at once, so a tool that
+in both documents, read in the same dialect; a subtree with a ``$dynamicRef``/``$recursiveRef`` (resolved by
+the dynamic scope, not the text) is never proven identical. The walk then skips the pair at once, so a tool that
 changed one property costs one property, not the whole schema. Texts and reference closures are
 computed once per subtree (memoized by identity).
 """
@@ -40,6 +41,8 @@ class Texts:
     def refs(self, node: Any) -> frozenset[str] | None:
         """Every ``$ref`` string ``node`` reaches, through targets too; None when one does not resolve."""
         text = self.text(node)
+        if '"$dynamicRef"' in text or '"$recursiveRef"' in text:
+            return None  # resolved by the dynamic scope, not the text: never proven identical
         if '"$ref"' not in text:
             return frozenset()
         out: set[str] = set()
@@ -95,7 +98,7 @@ class Identity:
     def _identical(self, p: Any, v: Any) -> bool:
         if not same_json(p, v):
             return False
-        if isinstance(p, bool) or '"$ref"' not in self.p.text(p):
+        if isinstance(p, bool) or not any(k in self.p.text(p) for k in ('"$ref"', '"$dynamicRef"', '"$recursiveRef"')):
             return True
         refs = self.p.refs(p)
         if refs is None:

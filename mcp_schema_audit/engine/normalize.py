@@ -63,6 +63,7 @@ class Normalizer:
         self._memo: dict[tuple[int, Tokens], tuple[Any, Any]] = {}
         self._active: set[tuple[int, Tokens]] = set()
         self._where: dict[int, Tokens] | None = None
+        self._one_resource: bool | None = None
 
     # -- entry points ------------------------------------------------------------------------------------
     def norm(self, raw: Any, at: Tokens = ()) -> Any:
@@ -130,10 +131,13 @@ class Normalizer:
             # double negation: not {not S} is S itself
             del base["not"]
             parts.append(self.norm(inner["not"], (*at, "not", "not")))
-        if isinstance(raw.get("$ref"), str):
-            target, tokens = self.doc.lookup(raw["$ref"])
+        for kw in ("$ref", "$dynamicRef"):
+            ref = raw.get(kw)
+            if not isinstance(ref, str) or (kw == "$dynamicRef" and not self._static_dynamic()):
+                continue
+            target, tokens = self.doc.lookup(ref)
             located = tuple(tokens) if not (tokens and str(tokens[0]).startswith("$ref:")) else self.locate(target)
-            parts.append(self.norm(target, located if located is not None else (*at, "$ref")))
+            parts.append(self.norm(target, located if located is not None else (*at, kw)))
         members = raw.get("allOf")
         if isinstance(members, list):
             known = self.merge.members.get(id(raw))
@@ -151,6 +155,16 @@ class Normalizer:
         if not parts:
             return finish(base, self.doc)
         return self.merge.conj([finish(base, self.doc), *parts], at)
+
+    def _static_dynamic(self) -> bool:
+        """A ``$dynamicRef`` of this document resolves as a ``$ref`` to the same anchor: a 2020-12 document that
+        is one schema resource (no ``$id`` below the root), so the outermost resource of any dynamic scope that
+        holds the ``$dynamicAnchor`` is this one (JSON Schema Core 2020-12 §8.2.3.2). Else it stays unmodelled."""
+        if self._one_resource is None:
+            root = self.doc.root
+            ids = self.doc.canonical.count('"$id"') - int(isinstance(root, dict) and "$id" in root)
+            self._one_resource = self.doc.dialect == "2020-12" and ids == 0
+        return self._one_resource
 
     def _branch(self, raw: Any, at: Tokens) -> Any:
         """An ``anyOf`` branch normalized, or ``False`` for one that applies itself in place: no value is valid
