@@ -729,6 +729,19 @@ LOCAL_UNDECIDED: dict[str, tuple[str, Any, Any, str]] = {
         {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}},
         "input-enum-value-removed",
     ),
+    # a $ref under a nested $id names that resource's own $defs (was resolved from the root: no change seen)
+    "nested-id-ref-output": (
+        "output",
+        {**props(s={"$id": "https://e.x/s", **props(a={"$ref": "#/$defs/E"}), "$defs": {"E": {"enum": ["x"]}}})},
+        {**props(s={"$id": "https://e.x/s", **props(a={"$ref": "#/$defs/E"}), "$defs": {"E": {"enum": ["x", "y"]}}})},
+        "output-enum-value-added",
+    ),
+    "nested-id-ref-input": (
+        "input",
+        {**props(s={"$id": "https://e.x/s", **props(a={"$ref": "#/$defs/E"}), "$defs": {"E": {"enum": ["x", "y"]}}})},
+        {**props(s={"$id": "https://e.x/s", **props(a={"$ref": "#/$defs/E"}), "$defs": {"E": {"enum": ["x"]}}})},
+        "input-enum-value-removed",
+    ),
     "root-anyof-cycle-input": (
         "input",
         props(m={"enum": ["x", "y"]}),

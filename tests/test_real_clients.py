@@ -73,6 +73,16 @@ PROBE_CASES: dict[str, tuple[Any, Any, bool]] = {
     ),
     "format-email": (_obj({"e": {"type": "string", "format": "email"}}, ["e"]), {"e": "not an email"}, False),
     "enum-value-outside": (_obj({"s": {"enum": ["a", "b"]}}, ["s"]), {"s": "c"}, False),
+    # a $ref under a nested $id resolves inside that resource (its own E), not the root's
+    "nested-id-ref-enum-outside": (
+        _obj(
+            {"s": {"$id": "https://e.x/s", **_obj({"a": {"$ref": "#/$defs/E"}}), "$defs": {"E": {"enum": ["x"]}}}},
+            ["s"],
+            **{"$defs": {"E": {"enum": ["x", "y"]}}},
+        ),
+        {"s": {"a": "y"}},
+        False,
+    ),
     # a value outside the enum a $dynamicRef reaches (TS SDK v1's draft-07 Ajv reads $dynamicRef as unknown)
     "dynamic-ref-enum-outside": (
         _obj({"a": {"$dynamicRef": "#val"}}, ["a"], **{"$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}}),

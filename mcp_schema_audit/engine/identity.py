@@ -43,6 +43,10 @@ class Texts:
         text = self.text(node)
         if '"$dynamicRef"' in text or '"$recursiveRef"' in text:
             return None  # resolved by the dynamic scope, not the text: never proven identical
+        if '"$ref"' in text and self.doc.canonical.count('"$id"') > int(
+            isinstance(self.doc.root, dict) and "$id" in self.doc.root
+        ):
+            return None  # an $id below the root: a reference may resolve inside that resource, not from the root
         if '"$ref"' not in text:
             return frozenset()
         out: set[str] = set()

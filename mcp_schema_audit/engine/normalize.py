@@ -47,6 +47,10 @@ from mcp_schema_audit.schema import RefError, SchemaDoc
 #: In-place applicators (``allOf``/``anyOf``/``$ref``) followed from one node before giving up.
 MAX_INPLACE_DEPTH = 32
 _APPLICATORS = ("allOf", "anyOf", "oneOf", "$ref")
+#: Keywords whose value maps names to schemas (a key "$id" there names a property, it is no keyword).
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
 
 
 class Normalizer:
@@ -64,6 +68,7 @@ class Normalizer:
         self._active: set[tuple[int, Tokens]] = set()
         self._where: dict[int, Tokens] | None = None
         self._one_resource: bool | None = None
+        self._nested: bool | None = None
 
     # -- entry points ------------------------------------------------------------------------------------
     def norm(self, raw: Any, at: Tokens = ()) -> Any:
@@ -135,7 +140,7 @@ class Normalizer:
             ref = raw.get(kw)
             if not isinstance(ref, str) or (kw == "$dynamicRef" and not self._static_dynamic()):
                 continue
-            target, tokens = self.doc.lookup(ref)
+            target, tokens = self._lookup(ref, at)
             located = tuple(tokens) if not (tokens and str(tokens[0]).startswith("$ref:")) else self.locate(target)
             parts.append(self.norm(target, located if located is not None else (*at, kw)))
         members = raw.get("allOf")
@@ -155,6 +160,49 @@ class Normalizer:
         if not parts:
             return finish(base, self.doc)
         return self.merge.conj([finish(base, self.doc), *parts], at)
+
+    def _lookup(self, ref: str, at: Tokens) -> tuple[Any, list[Any]]:
+        """``SchemaDoc.lookup`` of a reference found at ``at``, against the base URI of the schema resource that
+        holds it: an ``$id`` below the root starts a resource of its own, whose ``#/…`` and relative references
+        resolve inside it (JSON Schema Core 2020-12 §8.2.1, §9.2), not against the document's root. Raises
+        ``RefError``."""
+        base = self._base(at) if self._nested_ids() else None
+        registry = self.doc._registry
+        if base is not None and registry is not None:
+            try:
+                resolved = registry.resolver(base_uri=base).lookup(ref)
+            except Exception as exc:  # referencing.exceptions.Unresolvable and friends
+                raise RefError(f"$ref {ref!r} cannot be resolved in the resource {base!r}") from exc
+            return resolved.contents, ["$ref:" + ref]
+        return self.doc.lookup(ref)
+
+    def _nested_ids(self) -> bool:
+        """The document holds an ``$id`` below its root (as text: ``_base`` decides whether one is a keyword)."""
+        if self._nested is None:
+            root = self.doc.root
+            self._nested = self.doc.canonical.count('"$id"') > int(isinstance(root, dict) and "$id" in root)
+        return self._nested
+
+    def _base(self, at: Tokens) -> str | None:
+        """The base URI at document location ``at`` when an ``$id`` below the root encloses it (the ``$id``s met
+        walking from the root, each resolved against the one before), else None (the root's base: ``lookup``)."""
+        from urllib.parse import urljoin
+
+        self.doc.resolver  # noqa: B018 - builds the registry with the embedded resources crawled
+        node: Any = self.doc.root
+        root_id = node.get("$id") if isinstance(node, dict) else None
+        base = root_id if isinstance(root_id, str) and "://" in root_id else "urn:schema-audit:root"
+        nested = False
+        for token in at:
+            listed = isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node)
+            if isinstance(node, dict) and token in node or listed:
+                node = node[token]
+            else:
+                return None
+            # an $id keyword of a schema, not a property or definition named "$id" in a map of schemas
+            if isinstance(node, dict) and isinstance(node.get("$id"), str) and token not in _SCHEMA_MAPS:
+                base, nested = urljoin(base, node["$id"]).rstrip("#"), True
+        return base if nested else None
 
     def _static_dynamic(self) -> bool:
         """A ``$dynamicRef`` of this document resolves as a ``$ref`` to the same anchor: a 2020-12 document that

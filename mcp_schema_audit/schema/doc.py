@@ -297,10 +297,10 @@ class SchemaDoc:
             if len(failing) != 1:
                 break
             key = failing[0]
-            if "$ref" in node or not isinstance(props[key], dict) or "$schema" in props[key]:
+            if "$ref" in node or not isinstance(props[key], dict) or {"$schema", "$id"} & props[key].keys():
                 # a $ref (draft-07 ignores the properties beside it), a boolean schema (jsonschema's descent
-                # reports false without the property's path), a nested $schema (jsonschema descends into it with
-                # the parent's keyword selection and its own class): the whole validation decides
+                # reports false without the property's path), a nested $schema or $id (its own class, its own
+                # base for the $refs inside): the whole validation decides
                 break
             rest = {**node, "properties": dict.fromkeys(props, True)}  # the properties' own verdicts are known
             if self.quick(rest, value, profile, node is self.root) is not True:
