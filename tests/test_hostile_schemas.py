@@ -781,3 +781,26 @@ def test_an_enum_past_max_enum_is_compared_as_sets(direction: str, tmp_path: Pat
     rule = "input-enum-value-removed" if direction == "input" else "output-enum-value-added"
     [f] = [f for f in run.report()["findings"] if f["rule"] == rule]
     assert f["severity"] == "breaking" and f["witness"]["instance"] == {"a": "v0" if direction == "input" else "new"}
+
+
+UE = {"type": "object", "properties": {"k": {"type": "string"}}, "unevaluatedProperties": False}
+
+#: unevaluatedProperties beside keywords that evaluate properties depending on the value (attack round 4): the
+#: walk does not follow which keys they evaluate, so it says so instead of a false tightening or rewrite
+UNEVALUATED_BESIDE: dict[str, tuple[str, Any, Any]] = {
+    "dependent-schemas-added": ("output", UE, {**UE, "dependentSchemas": {"k": {"properties": {"z": {}}}}}),
+    "then-added": ("output", UE, {**UE, "if": {"required": ["k"]}, "then": {"properties": {"z": {}}}}),
+    "if-added": ("output", UE, {**UE, "if": {"properties": {"z": {}}}}),
+    "else-removed-input": ("input", {**UE, "if": {"required": ["k"]}, "else": {"properties": {"z": {}}}}, UE),
+}
+
+
+@pytest.mark.parametrize("case", list(UNEVALUATED_BESIDE))
+def test_unevaluated_properties_beside_a_conditional_is_never_a_silent_verdict(case: str, tmp_path: Path) -> None:
+    direction, old, new = UNEVALUATED_BESIDE[case]
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code in (0, 1), run.stderr[-500:]
+    found = {(f["rule"], f["pointer"], f["severity"]) for f in run.report()["findings"]}
+    assert ("schema-undecidable", "/unevaluatedProperties", "warning") in found, found

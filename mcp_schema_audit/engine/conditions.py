@@ -1,13 +1,15 @@
 """Conditionals: ``if``/``then``/``else``, ``dependentSchemas``, ``dependentRequired`` and draft-07
 ``dependencies`` read as one model (a trigger, what applies when it holds, what applies otherwise),
-shared by the comparison of conditionals and by the sampler that completes instances."""
+shared by the comparison of conditionals and by the sampler that completes instances; and where
+``unevaluatedProperties`` beside them is left undecided (``unmodelled_evaluation``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_schema_audit.engine.issue import canon
+from mcp_schema_audit.engine.issue import Issue, canon
+from mcp_schema_audit.wording import Text
 
 
 @dataclass
@@ -74,3 +76,41 @@ def conditionals(node: dict[str, Any], legacy: bool = True) -> list[Cond]:
             if isinstance(sub, (dict, bool)):
                 add(Cond("dep:" + key, {"required": [key]}, sub, True, [kw, key], [], [kw, key]))
     return list(found.values())
+
+
+#: Keywords beside ``unevaluatedProperties`` that evaluate properties in ways the walk does not merge into the
+#: node: a conditional's branches, a dependent schema, a union member left unmerged (``merge``).
+_EVALUATING_BESIDE = ("if", "then", "else", "dependentSchemas", "dependencies", "allOf", "anyOf", "oneOf", "not")
+_OBJECT_KEYWORDS = ('"properties"', '"patternProperties"', '"additionalProperties"', '"unevaluatedProperties"')
+
+
+def unmodelled_evaluation(p: dict[str, Any], v: dict[str, Any]) -> list[Issue]:
+    """An ``undecidable`` issue for a pair where either side's ``unevaluatedProperties`` sees properties evaluated
+    by a conditional, a dependent schema or an unmerged union member that declares object keywords: which keys
+    that side closes depends on the value, which the walk does not follow (an attack release added ``then:
+    {properties: {z: {}}}`` beside ``unevaluatedProperties: false``, and the walk called it a tightening). The
+    rest of the pair is still compared."""
+    if canon(p.get("unevaluatedProperties")) == canon(v.get("unevaluatedProperties")) and all(
+        canon(p.get(k)) == canon(v.get(k)) for k in _EVALUATING_BESIDE
+    ):
+        return []  # the same evaluation on both sides: the walk's comparisons of the rest stand
+    for node in (p, v):
+        if "unevaluatedProperties" not in node:
+            continue
+        beside = [k for k in _EVALUATING_BESIDE if k in node and any(o in canon(node[k]) for o in _OBJECT_KEYWORDS)]
+        if beside:
+            return [
+                Issue(
+                    "undecidable",
+                    ["unevaluatedProperties"] if "unevaluatedProperties" in p else [],
+                    ["unevaluatedProperties"] if "unevaluatedProperties" in v else [],
+                    None,
+                    None,
+                    Text.of(
+                        "unevaluatedProperties beside {beside} that evaluate properties depending on the value: "
+                        "which keys it refuses is not modelled",
+                        beside=", ".join(beside),
+                    ),
+                )
+            ]
+    return []

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
+from mcp_schema_audit.engine.conditions import unmodelled_evaluation
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
 from mcp_schema_audit.engine.nodes import Node, dict_at, names
@@ -66,7 +67,7 @@ def objects(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     from its ``patternProperties``, then names V's ``patternProperties`` constrain among P's additional
     ones), properties only V lists, ``required`` added then removed, the object opened or closed,
     ``minProperties``/``maxProperties``, then ``propertyNames``."""
-    out: list[Issue] = []
+    out: list[Issue] = unmodelled_evaluation(p, v)
     pprops, vprops = dict_at(p, "properties"), dict_at(v, "properties")
     ppat, vpat = dict_at(p, "patternProperties"), dict_at(v, "patternProperties")
     p_closed, v_closed = _closed(p), _closed(v)
