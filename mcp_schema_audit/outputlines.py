@@ -82,7 +82,24 @@ def quote_output(text: str, secrets: tuple[str, ...] = (), tail: int = TAIL_LINE
     found = error_line(lines)
     if found is None:
         return " | ".join(last)
+    named = lines[found] + _where(lines, found)
     if found >= start:  # among the last lines (Python's error line ends its traceback): it goes first all the same
-        return " | ".join([lines[found], *(line for i, line in enumerate(last, start) if i != found)])
+        return " | ".join([named, *(line for i, line in enumerate(last, start) if i != found)])
     gap = ["…"] if found < start - 1 else []
-    return " | ".join([lines[found], *gap, *last])
+    return " | ".join([named, *gap, *last])
+
+
+#: Node's header of a syntax or load error in the user's own file: ``/srv/app/server.mjs:5`` (not
+#: ``node:internal/…:1228``, Node's own code).
+_SOURCE_LOCATION = re.compile(r"^(?!node:)(?:file://)?[^\s:][^\s]*:\d+$")
+
+
+def _where(lines: list[str], found: int) -> str:
+    """`` (at FILE:LINE: SOURCE)`` when a line before the error line ``found`` is Node's location header of the
+    user's own file (``_SOURCE_LOCATION``), with the source line it prints after it (not the caret line); ``""``
+    otherwise. A ``SyntaxError`` names no file of its own: its location is that header."""
+    at = next((i for i in range(found - 1, -1, -1) if _SOURCE_LOCATION.match(lines[i])), None)
+    if at is None:
+        return ""
+    source = lines[at + 1] if at + 1 < found and set(lines[at + 1]) - {"^", " "} else ""
+    return f" (at {lines[at]}{': ' + source if source else ''})"

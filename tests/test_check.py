@@ -230,6 +230,18 @@ def test_node_fetch_failure_keeps_its_error_line(tmp_path: Path):
     assert r.returncode == 3 and "TypeError: fetch failed" in r.stderr.strip().splitlines()[-1], r.stderr
 
 
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_node_syntax_error_keeps_the_file_and_line(tmp_path: Path):
+    """A SyntaxError names no file: Node prints ``FILE:LINE`` and the source line before it. The one line keeps
+    them (it kept four of Node's internal stack frames and left them out)."""
+    script = tmp_path / "server.mjs"
+    script.write_text("const a = 1;\nconsole.log((a;\n", encoding="utf-8")
+    r = cli("snapshot", "--out", str(tmp_path / "s.json"), "--", "node", str(script), cwd=tmp_path)
+    error = r.stderr.strip().splitlines()[-1]
+    assert r.returncode == 3 and "SyntaxError: " in error, r.stderr
+    assert f"(at file://{script}:2: console.log((a;)" in error, error  # an ES module: a file URL
+
+
 def test_python_crash_keeps_the_exception_line(tmp_path: Path):
     script = tmp_path / "server.py"
     script.write_text(

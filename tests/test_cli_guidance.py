@@ -480,3 +480,26 @@ def test_git_input_outside_a_repository(tmp_path: Path):
 def test_a_value_outside_the_choices_suggests_a_close_one(tmp_path: Path, args: list[str], said: str):
     line = error_line(cli(*args, cwd=tmp_path), 2)
     assert "must be one of" in line and line.endswith(said), line
+
+
+def test_explain_of_a_fingerprint_keeps_a_multi_line_error_on_its_lines(tmp_path: Path):
+    """pydantic's error is "loc" then "  message": ``explain FINGERPRINT --report`` shows it on two lines, not
+    with a literal ``\\n`` (each line still inert: a control character is shown, not sent)."""
+    report = {
+        "findings": [
+            {
+                "fingerprint": "0747016cf42e22e8",
+                "rule": "input-required-added",
+                "message": "property 'q' is required",
+                "tool": "search",
+                "direction": "input",
+                "pointer": "/properties/q",
+                "witness": {"instance": {}, "accepted_by": "old", "error": "q\n  Field required\x1b[31m"},
+            }
+        ]
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    out = cli("explain", "0747016cf42e22e8", "--report", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "  witness rejected with: q\n    Field required\\x1b[31m\n" in out.stdout, out.stdout

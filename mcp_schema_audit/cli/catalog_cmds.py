@@ -134,5 +134,8 @@ def _finding_lines(f: dict[str, Any]) -> list[str]:
     lines.append(f"  {one_line(about)} {one_line(f.get('direction', ''))} {one_line(f.get('pointer') or '(root)')}")
     witness = f.get("witness")
     if isinstance(witness, dict) and witness.get("error"):
-        lines.append(f"  witness rejected with: {one_line(witness['error'])}")
+        # a framework's multi-line error (pydantic: "loc" then "  message") keeps its lines, each inert
+        first, *more = str(witness["error"]).splitlines() or [""]
+        lines.append(f"  witness rejected with: {one_line(first)}")
+        lines += [f"    {one_line(line.strip())}" for line in more[:8]]
     return [*lines, ""]

@@ -32,7 +32,12 @@ credentials (TOKEN, KEY, SECRET, PASSWORD, AUTH ...) are replaced by *** in it; 
 over --max-chars are not kept (the call says how big they were).
 """
 
-Out = Annotated[Path, typer.Option("--out", "-o", metavar="FILE", help="The recording to write (replaced).")]
+Out = Annotated[
+    Path,
+    typer.Option(
+        "--out", "--output", "-o", metavar="FILE", help="The recording to write (replaced; --output and -o too)."
+    ),
+]
 Listen = Annotated[
     str | None,
     typer.Option("--listen", metavar="ADDRESS", help="Streamable HTTP: serve the proxy at HOST:PORT (with --url)."),
