@@ -570,7 +570,7 @@ def test_a_stdio_message_past_its_bounds_is_refused_before_the_sdk_parses_it(opt
     )
     server = [PYTHON, str(ROOT / "tests" / "servers" / "flood_server.py"), option]
     r = subprocess.run(
-        [PYTHON, "-c", code, "snapshot", "--protocol", "legacy", "--out", "-", "--", *server],
+        [PYTHON, "-c", code, "snapshot", "--protocol", "legacy", "--timeout", "150", "--out", "-", "--", *server],
         capture_output=True,
         text=True,
         timeout=300,

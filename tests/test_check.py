@@ -242,6 +242,18 @@ def test_node_syntax_error_keeps_the_file_and_line(tmp_path: Path):
     assert f"(at file://{script}:2: console.log((a;)" in error, error  # an ES module: a file URL
 
 
+def test_a_server_that_writes_noise_and_hangs_is_told_about_its_stdout(tmp_path: Path):
+    """A timeout after text on stdout that is not JSON-RPC names that text and the stdout advice; it said "try
+    --protocol legacy", which times out the same way."""
+    script = tmp_path / "noisy.py"
+    script.write_text("import time\nprint('hello world, not json', flush=True)\ntime.sleep(120)\n", encoding="utf-8")
+    out = tmp_path / "s.json"
+    r = cli("snapshot", "--timeout", "4", "--out", str(out), "--", sys.executable, str(script), cwd=tmp_path)
+    error = r.stderr.strip().splitlines()[-1]
+    assert r.returncode == 3 and "that are not JSON-RPC: 'hello world, not json'" in error, r.stderr
+    assert "does it log to stderr?" in error and "--protocol legacy" not in error, error
+
+
 def test_python_crash_keeps_the_exception_line(tmp_path: Path):
     script = tmp_path / "server.py"
     script.write_text(

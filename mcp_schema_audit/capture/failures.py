@@ -167,15 +167,20 @@ def timeout_error(timeout_s: float, state: RunState, log: WireLog | None = None)
     message = f"timed out after {timeout_s:g} s during {state.stage}"
     if state.target.transport != "stdio":
         message += f" ({state.where()})"
-    if log is not None and log.unparsable:
-        message += f"; the server sent {log.unparsable} message(s) that are not JSON-RPC"
-        if state.target.transport == "stdio":
-            message += " (stdout must carry only JSON-RPC: does it log to stdout?)"
+    noisy = log is not None and bool(log.unparsable)
+    if log is not None and noisy:
+        noise = _stdout_noise(log) if state.target.transport == "stdio" else ""
+        message += f"; the server sent {log.unparsable} message(s) that are not JSON-RPC" + (
+            f": {noise}" if noise else ""
+        )
     tail = _stderr_tail(state)
     if tail:
         message += f"; server stderr: {tail}"
     hint = None
-    if state.stage == "the handshake" and state.protocol == "auto":
+    if noisy and state.target.transport == "stdio":
+        # what it wrote is the problem, not the protocol: --protocol legacy would wait for the same answer
+        hint = "stdout must carry only JSON-RPC messages: is this an MCP server over stdio, and does it log to stderr?"
+    elif state.stage == "the handshake" and state.protocol == "auto":
         quiet = log is not None and not log.replies and not log.unparsable
         if quiet and log is not None and ("initialize" in log.sent or timeout_s > AUTO_PROBE_S):
             # past the probe the SDK sent initialize too: --protocol legacy would wait for the same silence
