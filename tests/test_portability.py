@@ -153,3 +153,26 @@ def test_the_optional_required_fix_names_the_parameter_and_its_type():
     assert hits["extra"].startswith('required, with null allowed: "extra": {"type":["string","null"]}')
     assert '"tags": {"anyOf":[{"enum":["a","b"]},{"type":"null"}]}' in hits["tags"]
     assert "zod: .nullish()" in hits["extra"] and "q" not in hits
+
+
+def test_optional_advice_fits_a_field_that_already_takes_null_or_has_a_default() -> None:
+    """pydantic's ``tags: list[str] | None = None`` already takes null: the advice is to read null as not given
+    (it suggested wrapping it in a second anyOf with null); ``limit: int = 10``: null must be read as the default
+    (``X | None = None`` alone would lose the 10)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "q": {"type": "string"},
+            "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None},
+            "limit": {"type": "integer", "default": 10},
+        },
+        "required": ["q"],
+    }
+    hits = {
+        h.parameter: h
+        for r, h in judge_tool(Tool({"name": "t", "inputSchema": schema}), "openai-strict").hits
+        if r.id == "openai-strict-optional-required"
+    }
+    assert hits["tags"].fix == "take null as not given on the server (zod: .nullish(); pydantic's X | None = None does)"
+    assert "already accepts" in hits["tags"].words and '"anyOf"' not in hits["tags"].fix
+    assert hits["limit"].fix.endswith("; apply the default 10 when null comes")

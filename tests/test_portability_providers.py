@@ -197,6 +197,12 @@ def test_google_genai_drops_what_gemini_says_it_drops(case: dict[str, Any], prov
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def _takes_null(node: Any) -> bool:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(node).is_valid(None)
+
+
 def test_ensure_strict_raises_exactly_where_openai_strict_drops_the_tool(
     case: dict[str, Any], provider_results: dict[str, Any]
 ) -> None:
@@ -216,6 +222,8 @@ def test_ensure_strict_rewrites_what_openai_strict_says_it_rewrites(
         node = _at(out, hit.pointer.split("/")[1:])
         if rule.id == "openai-strict-optional-required":
             assert hit.parameter in out["required"], out
+            if "already accepts" in hit.words:  # the advice says null stands for none: the converted one takes it
+                assert _takes_null(_at(out, hit.pointer.split("/")[1:])), (hit.pointer, out)
         elif rule.id == "openai-strict-free-form-object":
             assert node["additionalProperties"] is False and not node.get("properties"), node
         elif rule.id == "openai-strict-one-of":

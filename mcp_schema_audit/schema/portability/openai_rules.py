@@ -144,19 +144,33 @@ def _optional(tool: Tool) -> list[Hit]:
         for key, sub in node["properties"].items():
             if key not in required:
                 words = f"optional {key!r} is made required: the model must always send a value for it"
-                out.append(
-                    Hit(
-                        pointer(tokens + ["properties", key]),
-                        parameter_of(tokens + ["properties", key]),
-                        "required",
-                        words,
-                        fix=(
-                            f"required, with null allowed: {_nullable(key, sub)}, and null taken as not given "
-                            "(zod: .nullish(); pydantic: X | None = None)"
-                        ),
+                if _takes_null(sub):  # X | None = None already: null stands for "not given"
+                    words += " (null, which it already accepts, can stand for none)"
+                    fix = "take null as not given on the server (zod: .nullish(); pydantic's X | None = None does)"
+                else:
+                    fix = (
+                        f"required, with null allowed: {_nullable(key, sub)}, and null taken as not given "
+                        "(zod: .nullish(); pydantic: X | None = None)"
                     )
-                )
+                if isinstance(sub, dict) and sub.get("default") is not None:  # the model sends null, never the default
+                    fix += f"; apply the default {canonical(sub['default'])} when null comes"
+                where = tokens + ["properties", key]
+                out.append(Hit(pointer(where), parameter_of(where), "required", words, fix=fix))
     return out
+
+
+def _takes_null(sub: Any) -> bool:
+    """``sub`` accepts null as written: a ``type`` that lists it, or an ``anyOf``/``oneOf`` branch of type null."""
+    if not isinstance(sub, dict):
+        return sub is True
+    kind = sub.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(
+        isinstance(b, dict) and b.get("type") == "null"
+        for kw in ("anyOf", "oneOf")
+        for b in (sub.get(kw) if isinstance(sub.get(kw), list) else [])
+    )
 
 
 def _nullable(key: str, sub: Any) -> str:
