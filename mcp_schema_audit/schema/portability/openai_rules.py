@@ -166,11 +166,8 @@ def _takes_null(sub: Any) -> bool:
     kind = sub.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
-    return any(
-        isinstance(b, dict) and b.get("type") == "null"
-        for kw in ("anyOf", "oneOf")
-        for b in (sub.get(kw) if isinstance(sub.get(kw), list) else [])
-    )
+    branches = [b for kw in ("anyOf", "oneOf") if isinstance(sub.get(kw), list) for b in sub[kw]]
+    return any(isinstance(b, dict) and b.get("type") == "null" for b in branches)
 
 
 def _nullable(key: str, sub: Any) -> str:
