@@ -17,6 +17,7 @@ from mcp_schema_audit.cli import params, source
 from mcp_schema_audit.cli.app import command, gate_exits
 from mcp_schema_audit.cli.common import (
     Progress,
+    distinct_labels,
     err,
     gate_exit,
     load_ref,
@@ -98,6 +99,12 @@ StartCommand = Annotated[
         help="With --url/--sse: starts that HTTP server in each checkout; stopped after its capture.",
     ),
 ]
+OldLabel = Annotated[
+    str | None, typer.Option("--old-label", metavar="NAME", help="Name the base so in the report (as diff).")
+]
+NewLabel = Annotated[
+    str | None, typer.Option("--new-label", metavar="NAME", help="Name the current server so in the report.")
+]
 Keep = Annotated[
     Path | None,
     typer.Option("--keep", metavar="DIR", help="Keep the captured snapshots there (base.json, head.json)."),
@@ -107,7 +114,7 @@ Keep = Annotated[
 @command(
     "The pull-request check: build the base, capture both, diff.",
     _CHECK_HELP,
-    exits=gate_exits(live=True, budget=False),
+    exits=gate_exits(live=True, budget=True),
 )
 def check(
     command: source.ServerCommand = None,
@@ -139,13 +146,21 @@ def check(
     store: params.Store = None,
     output: params.Output = None,
     jobs: params.Jobs = None,
+    time_budget: params.TimeBudget = None,
+    old_label: OldLabel = None,
+    new_label: NewLabel = None,
+    version_source: params.VersionSources = None,
+    version_gate: params.VersionGate = None,
     source_root: params.SourceRoot = None,
     verbose: source.Verbose = False,
 ) -> None:
     plan = _Plan.of(locals())
     settings = settings_of(locals())
-    limits = run_limits(None, jobs)
-    report = _compared(*_both_sides(plan, settings.store), settings, limits, source_root or Path.cwd())
+    limits = run_limits(time_budget, jobs)
+    base_snap, head_snap = _both_sides(plan, settings.store)
+    if old_label is not None or new_label is not None:  # as diff names its sides (else base-<sha> and head)
+        distinct_labels(base_snap, head_snap, "base", "head", old_label, new_label)
+    report = _compared(base_snap, head_snap, settings, limits, source_root or Path.cwd())
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 
