@@ -729,6 +729,19 @@ LOCAL_UNDECIDED: dict[str, tuple[str, Any, Any, str]] = {
         {**props(a={"$dynamicRef": "#val"}), "$defs": {"v": {"$dynamicAnchor": "val", "enum": ["x"]}}},
         "input-enum-value-removed",
     ),
+    # ... also beside a second schema resource that does not declare the anchor (attack round 5: "equivalent")
+    "dynamic-ref-target-beside-a-second-resource": (
+        "output",
+        {
+            **props(x={"$dynamicRef": "#node"}),
+            "$defs": {"n": {"$dynamicAnchor": "node", "enum": ["a"]}, "o": {"$id": "https://ex.com/other"}},
+        },
+        {
+            **props(x={"$dynamicRef": "#node"}),
+            "$defs": {"n": {"$dynamicAnchor": "node", "enum": ["a", "b"]}, "o": {"$id": "https://ex.com/other"}},
+        },
+        "output-enum-value-added",
+    ),
     # a $ref under a nested $id names that resource's own $defs (was resolved from the root: no change seen)
     "nested-id-ref-output": (
         "output",

@@ -311,7 +311,10 @@ def test_a_stripping_server_ignores_removed_arguments(sid: str, audited: dict[tu
     dropped by the real server: a warning of its own, not a -32602."""
     findings = audited[(sid, "auto")].report["findings"]
     ignored = {f["tool"] for f in findings if f["rule"] == "input-argument-ignored"}
-    assert {"drop_optional", "nested_drop", "renamed"} <= ignored
+    assert {"drop_optional", "nested_drop"} <= ignored
+    # query -> q, both required: one rename, breaking (the old call's query is dropped and q is missing)
+    [renamed] = [f for f in findings if f["tool"] == "renamed" and f["direction"] == "input"]
+    assert (renamed["rule"], renamed["severity"]) == ("input-argument-renamed", "breaking")
     assert all(f["severity"] == "warning" for f in findings if f["rule"] == "input-argument-ignored")
     assert not [f for f in findings if f["rule"] == "input-property-removed-from-closed-object"]
 
@@ -346,6 +349,11 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     assert (ignored["rule"], ignored["severity"]) == ("input-argument-ignored", "warning")
     assert ignored["server"]["outcome"] == "dropped" and ignored["witness"]["instance_pointer"] == "/opts/y"
     assert _claim_holds(audited[("pydantic", "auto")], ignored) == ""
+    # x: int | bool -> x: int: lax mode takes true as 1, so the narrowed type breaks no call (was a false break)
+    [lax] = [f for f in findings if f["tool"] == "bool_to_int" and f["direction"] == "input"]
+    outcome = (lax["severity"], lax["server"]["outcome"], lax["witness"]["instance"])
+    assert outcome == ("warning", "accepted", {"x": True})
+    assert _claim_holds(audited[("pydantic", "auto")], lax) == ""
 
 
 def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:

@@ -42,6 +42,7 @@ from mcp_schema_audit.engine.issue import InPlaceCycle
 from mcp_schema_audit.engine.merge import Intersection
 from mcp_schema_audit.engine.nodes import ASSERTIONS, Node, Tokens
 from mcp_schema_audit.engine.settle import finish
+from mcp_schema_audit.jsontext import canonical
 from mcp_schema_audit.schema import RefError, SchemaDoc
 
 #: In-place applicators (``allOf``/``anyOf``/``$ref``) followed from one node before giving up.
@@ -67,7 +68,6 @@ class Normalizer:
         self._memo: dict[tuple[int, Tokens], tuple[Any, Any]] = {}
         self._active: set[tuple[int, Tokens]] = set()
         self._where: dict[int, Tokens] | None = None
-        self._one_resource: bool | None = None
         self._nested: bool | None = None
 
     # -- entry points ------------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ class Normalizer:
             parts.append(self.norm(inner["not"], (*at, "not", "not")))
         for kw in ("$ref", "$dynamicRef"):
             ref = raw.get(kw)
-            if not isinstance(ref, str) or (kw == "$dynamicRef" and not self._static_dynamic()):
+            if not isinstance(ref, str) or (kw == "$dynamicRef" and not self._static_dynamic(ref)):
                 continue
             target, tokens = self._lookup(ref, at)
             located = tuple(tokens) if not (tokens and str(tokens[0]).startswith("$ref:")) else self.locate(target)
@@ -204,15 +204,18 @@ class Normalizer:
                 base, nested = urljoin(base, node["$id"]).rstrip("#"), True
         return base if nested else None
 
-    def _static_dynamic(self) -> bool:
-        """A ``$dynamicRef`` of this document resolves as a ``$ref`` to the same anchor: a 2020-12 document that
-        is one schema resource (no ``$id`` below the root), so the outermost resource of any dynamic scope that
-        holds the ``$dynamicAnchor`` is this one (JSON Schema Core 2020-12 §8.2.3.2). Else it stays unmodelled."""
-        if self._one_resource is None:
-            root = self.doc.root
-            ids = self.doc.canonical.count('"$id"') - int(isinstance(root, dict) and "$id" in root)
-            self._one_resource = self.doc.dialect == "2020-12" and ids == 0
-        return self._one_resource
+    def _static_dynamic(self, ref: str) -> bool:
+        """``ref`` (a ``$dynamicRef`` of this document) resolves as a ``$ref`` would: in a 2020-12 document, a JSON
+        Pointer fragment, or an anchor name that at most one ``$dynamicAnchor`` of the document declares, so the
+        outermost resource of any dynamic scope that declares it is the one the static lookup finds (JSON Schema
+        Core 2020-12 §8.2.3.2; a second resource elsewhere changes nothing). Else it stays unmodelled."""
+        if self.doc.dialect != "2020-12" or "#" not in ref:
+            return False
+        fragment = ref.split("#", 1)[1]
+        if fragment.startswith("/") or fragment == "":
+            return True
+        declared = canonical({"$dynamicAnchor": fragment})[1:-1]  # '"$dynamicAnchor":"node"', as canonical writes it
+        return self.doc.canonical.count(declared) <= 1
 
     def _branch(self, raw: Any, at: Tokens) -> Any:
         """An ``anyOf`` branch normalized, or ``False`` for one that applies itself in place: no value is valid

@@ -417,14 +417,12 @@ def _filled(published: list[ValidationError]) -> list[str]:
     return out
 
 
-_INTEGER = re.compile(r"^[+-]?\d+\Z")
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 _BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n")
 
 
 def _coerced(error: ValidationError) -> bool:
-    """Does pydantic's lax mode take ``error``'s value as the type it was refused for (``"7"`` as 7, ``2.0`` as 2,
-    ``"true"`` as True)?"""
+    """Does pydantic's lax mode take ``error``'s value as the type it was refused for (``"7"``, ``"7.0"``, ``2.0``
+    and ``true`` as an integer; ``true``, ``"inf"`` as a number; ``"true"``, ``1``, ``1.0`` as a boolean)?"""
     if error.validator != "type":
         return False
     value_of = getattr(error, "validator_value", None)
@@ -432,15 +430,31 @@ def _coerced(error: ValidationError) -> bool:
     value = error.instance
     for t in wanted:
         if t == "integer" and (
-            (isinstance(value, str) and _INTEGER.match(value.strip()))
+            isinstance(value, bool)  # True as 1
+            or (isinstance(value, str) and _lax_integer(value))
             or (isinstance(value, float) and value.is_integer())
         ):
             return True
-        if t == "number" and isinstance(value, str) and _NUMBER.match(value.strip()):
+        if t == "number" and (isinstance(value, bool) or (isinstance(value, str) and _lax_number(value) is not None)):
             return True
         if t == "boolean" and (
             (isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS)
-            or (type(value) is int and value in (0, 1))
+            or (type(value) in (int, float) and value in (0, 1))
         ):
             return True
     return False
+
+
+def _lax_integer(text: str) -> bool:
+    """``text`` reads as a whole number in pydantic's lax mode (``"7"``, ``"7.0"``, ``"1_000"``)."""
+    number = _lax_number(text)
+    return number is not None and number.is_integer()
+
+
+def _lax_number(text: str) -> float | None:
+    """The number pydantic's lax mode reads in ``text`` (``"7"``, ``" 7.0 "``, ``"1_000"``, ``"inf"``,
+    ``"nan"``: Python's own float syntax), or None."""
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None

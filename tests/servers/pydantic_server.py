@@ -79,6 +79,10 @@ if sys.argv[1] == "old":
     def min_length(s: str) -> str:
         return json.dumps({"s": s})
 
+    @tool
+    def bool_to_int(x: int | bool) -> str:
+        return json.dumps({"x": x})
+
 else:
     from pydantic import Field
 
@@ -117,6 +121,10 @@ else:
     @tool
     def min_length(s: str = Field(min_length=3)) -> str:
         return json.dumps({"s": s})
+
+    @tool
+    def bool_to_int(x: int) -> str:  # lax mode: true is taken as 1
+        return json.dumps({"x": x})
 
 
 app.run()
