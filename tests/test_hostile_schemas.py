@@ -817,3 +817,29 @@ def test_unevaluated_properties_beside_a_conditional_is_never_a_silent_verdict(c
     assert run.code in (0, 1), run.stderr[-500:]
     found = {(f["rule"], f["pointer"], f["severity"]) for f in run.report()["findings"]}
     assert ("schema-undecidable", "/unevaluatedProperties", "warning") in found, found
+
+
+@pytest.mark.parametrize(
+    ("old_pattern", "new_pattern", "code", "severity"),
+    [
+        # JavaScript's $ is the end of the string: "a\n" now fails on a zod server (was "accepts it", exit 0)
+        ("^[a-z]+\\n?$", "^[a-z]+$", 1, "breaking"),
+        # JavaScript's \w is ASCII: "é" failed under the cached pattern too, so nothing that worked breaks (was a
+        # false break, from Python's Unicode \w)
+        ("^\\w+$", "^[A-Za-z0-9_]+$", 0, "warning"),
+    ],
+)
+def test_a_zod_server_reads_its_patterns_as_javascript(
+    old_pattern: str, new_pattern: str, code: int, severity: str, tmp_path: Path
+) -> None:
+    """Attack round 5 (checked by the attacker on real zod 3.25.76: old accepts "a\\n", new rejects it; both
+    reject "é"): the server validator of a zod server reads patterns as JavaScript regexes, and a witness the
+    cached version's server refused as well is no break."""
+    schemas = [props(x={"type": "string", "pattern": p}) for p in (old_pattern, new_pattern)]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", (s, None))) for side, s in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", "--server-validator", "zod-strip", cwd=tmp_path)
+    assert run.code == code, run.stderr[-500:]
+    [f] = [f for f in run.report()["findings"] if f["rule"] == "input-constraint-tightened"]
+    assert f["severity"] == severity, f

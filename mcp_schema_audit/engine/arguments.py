@@ -51,7 +51,7 @@ def judge_inputs(
     to ``meter`` (the tool's input work, as ``compare_schemas`` left it; a new one when None). Order is kept."""
     meter = meter if meter is not None else Meter()
     return [
-        _judged(f, schema, validator, meter)
+        _judged(f, schema, validator, meter, cached)
         if _judgeable(f)
         else _open_ignored(f, schema, validator, cached, meter)
         if _dropped_from_open(f, validator)
@@ -88,13 +88,27 @@ def _judgeable(f: Finding) -> bool:
     )
 
 
-def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter) -> Finding:
+def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter, cached: Any = None) -> Finding:
+    arguments = f.witness["instance"] if f.witness else None
     try:
-        outcome = _charged_judge(validator, schema, f.witness["instance"] if f.witness else None, meter)
+        outcome = _charged_judge(validator, schema, arguments, meter)
+        before = _charged_judge(validator, cached, arguments, meter) if _framework_reads(validator, cached) else None
     except Budget as exc:
         if f.severity != "breaking":
             return f
         return replace(f, severity="warning", hosts=[], reason=f"{UNJUDGED} ({exc})")
+    if outcome.rejected and before is not None and before.rejected and not before.unusable:
+        # the server of the cached version, same framework, refused this call too: no call that worked fails now
+        return replace(
+            f,
+            severity="warning",
+            hosts=[],
+            reason=(
+                f"the server's validator ({validator.name}) rejects it under the cached inputSchema too "
+                f"({_issues(before.error)}): no call that worked before fails, the break is not proven"
+            )[:500],
+            server=server_outcome(validator, "rejected", outcome.error),
+        )
     at = f.instance_pointer or ""
     removed = ("input-property-removed-from-closed-object", "input-property-removed")
     if f.rule in removed and at in (*outcome.dropped, *outcome.kept):
@@ -124,6 +138,13 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter) -
         reason=f"the server's validator ({validator.name}) {what}: the break is not proven",
         server=server_outcome(validator, "accepted", ""),
     )
+
+
+def _framework_reads(validator: ServerValidator, cached: Any) -> bool:
+    """The cached version's server is judged too: a framework whose reading differs from python-sdk's (zod's
+    JavaScript patterns, pydantic's lax types), so a witness the engine built from the cached schema may be one
+    that version's own server refused as well."""
+    return cached is not None and validator.name != "published"
 
 
 def _why(outcome: Outcome) -> str:

@@ -356,6 +356,18 @@ def _ajv_type(base_type: Keyword) -> Keyword:
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
+def ecmascript_regex_class(base: type[Validator]) -> type[Validator]:
+    r"""``base`` with ``pattern``/``patternProperties`` searched as ECMAScript regexes (``u`` flag) and nothing else
+    changed: how a zod server reads the patterns it lists (zod tests each value with a JavaScript ``RegExp``:
+    ``$`` is the end of the string, ``\w`` ASCII), for ``engine.servers``. Built once per class."""
+    from jsonschema import validators
+
+    overrides = RegexKeywords(AjvSearch(AJV_RULES["2020-12"]), "2020-12").table()
+    extended: type[Validator] = validators.extend(base, overrides)
+    return extended
+
+
 def host_class(base: type[Validator], ajv_kind: AjvKind | None, dialect: str) -> type[Validator]:
     """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
     Ajv class (``ajv_kind`` "draft-07", "2019-09" or "2020-12") ECMAScript regexes and ``nullable``.
