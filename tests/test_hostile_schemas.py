@@ -843,3 +843,29 @@ def test_a_zod_server_reads_its_patterns_as_javascript(
     assert run.code == code, run.stderr[-500:]
     [f] = [f for f in run.report()["findings"] if f["rule"] == "input-constraint-tightened"]
     assert f["severity"] == severity, f
+
+
+@pytest.mark.parametrize(
+    ("direction", "plain", "gap", "witness"),
+    [
+        ("input", {"type": "integer"}, {"type": "integer", "anyOf": [{"minimum": 2}, {"maximum": 0}]}, 1),
+        ("output", {"type": "integer"}, {"type": "integer", "anyOf": [{"minimum": 2}, {"maximum": 0}]}, 1),
+        ("input", {"type": "string"}, {"type": "string", "anyOf": [{"minLength": 2}, {"maxLength": 0}]}, "a"),
+    ],
+)
+def test_a_value_in_the_gap_between_union_branches_is_a_witness(
+    direction: str, plain: Any, gap: Any, witness: Any, tmp_path: Path
+) -> None:
+    """Attack round 5: a value every branch of the narrower union rejects (1 between minimum 2 and maximum 0) was
+    never tried (the witness was searched per branch): an unconfirmed warning, exit 0."""
+    old, new = (plain, gap) if direction == "input" else (gap, plain)
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    schemas = [{**props(x=s), "required": ["x"]} for s in (old, new)]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    assert any(
+        f["severity"] == "breaking" and f["witness"]["instance"] == {"x": witness} for f in run.report()["findings"]
+    )

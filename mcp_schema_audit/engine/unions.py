@@ -91,7 +91,7 @@ def union(ctx: WalkContext, bp: list[Any], bv: list[Any], v_node: Any, depth: in
             new_types.append((pb, issue))
             issues.append(issue)
             continue
-        trial = [j for j in (_repick(ctx, i, pb, v_node) for i in trial) if j is not None]
+        trial = [j for j in (_repick(ctx, i, pb, bv, v_node) for i in trial) if j is not None]
         if any("null" in (types_of(b) or ()) for b in bp):
             # "the V side also takes null on Ajv": so does the P union, in another branch
             trial = [i for i in trial if not (i.kind == "type-extra-v" and i.v_path[-1:] == ["nullable"])]
@@ -198,20 +198,7 @@ def _value_branch(
 def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_type: bool, trial: list[Issue]) -> Issue:
     """A P branch no V branch covers: one issue, with a witness the whole V union rejects."""
     cands: list[Any] = [i.witness for i in trial if i.witness is not NO_WITNESS and not i.inst]
-    cands.append(ctx.sample_p(pb))
-    cands += samples_p(ctx, pb)[:4]
-    ts = type_set(pb)
-    for t in [t for t in JSON_TYPE_ORDER if ts is None or t in ts or (t == "integer" and "number" in ts)]:
-        cands += type_candidates(ctx, pb, t)
-    for vb in bv:
-        if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
-            cands += number_candidates(vb, integer=ts == {"integer"})
-        for kw in ("minLength", "maxLength"):
-            n = vb.get(kw)
-            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
-                cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
-    cands += string_candidates()
-    w = ctx.pick(pb, v_node, cands)
+    w = ctx.pick(pb, v_node, cands + _union_candidates(ctx, pb, bv))
     pure = set(pb) <= {"type"}
     kind: IssueKind = "type-extra-p" if pure or only_type else "branch-extra-p"
     what = short(pb.get("type")) if pure else "an alternative"
@@ -229,8 +216,27 @@ def _new_branch(ctx: WalkContext, pb: Node, bv: list[Any], v_node: Any, only_typ
     )
 
 
-def _repick(ctx: WalkContext, issue: Issue, pb: Any, v_node: Any) -> Issue | None:
-    """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union.
+def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
+    """Values to try against a whole V union for P's branch ``pb``: P's samples, each of P's types, and the values
+    at the edges of every V branch's bounds (so a value in the gap between disjoint branches, ``anyOf: [{minimum:
+    2}, {maximum: 0}]`` → 1, is among them)."""
+    cands: list[Any] = [ctx.sample_p(pb), *samples_p(ctx, pb)[:4]]
+    ts = type_set(pb)
+    for t in [t for t in JSON_TYPE_ORDER if ts is None or t in ts or (t == "integer" and "number" in ts)]:
+        cands += type_candidates(ctx, pb, t)
+    for vb in bv:
+        if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
+            cands += number_candidates(vb, integer=ts == {"integer"})
+        for kw in ("minLength", "maxLength"):
+            n = vb.get(kw)
+            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
+                cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
+    return cands + string_candidates()
+
+
+def _repick(ctx: WalkContext, issue: Issue, pb: Any, bv: list[Any], v_node: Any) -> Issue | None:
+    """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union (a
+    type's samples; for a bound or another leaf change, also the edges of every V branch: ``_union_candidates``).
 
     None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
     if issue.inst or issue.witness is NO_WITNESS or ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
@@ -238,7 +244,8 @@ def _repick(ctx: WalkContext, issue: Issue, pb: Any, v_node: Any) -> Issue | Non
     if issue.p_path[-1:] == ["nullable"]:
         return None
     if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
-        return issue
+        found = ctx.pick(pb, v_node, [c for c in _union_candidates(ctx, pb, bv) if c is not NO_WITNESS])
+        return issue if found is NO_WITNESS else replace(issue, witness=found)
     cands = [sample_typed(ctx, pb, t) for t in JSON_TYPE_ORDER] + [0.5, "x", True, None, {}, []]
     return replace(issue, witness=ctx.pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
 
