@@ -355,7 +355,6 @@ def _ajv_type(base_type: Keyword) -> Keyword:
     return type_
 
 
-@functools.lru_cache(maxsize=64)
 @functools.lru_cache(maxsize=16)
 def ecmascript_regex_class(base: type[Validator]) -> type[Validator]:
     r"""``base`` with ``pattern``/``patternProperties`` searched as ECMAScript regexes (``u`` flag) and nothing else
@@ -368,6 +367,7 @@ def ecmascript_regex_class(base: type[Validator]) -> type[Validator]:
     return extended
 
 
+@functools.lru_cache(maxsize=64)
 def host_class(base: type[Validator], ajv_kind: AjvKind | None, dialect: str) -> type[Validator]:
     """``base`` (a jsonschema validator class) extended for a host: guarded regex keywords, and for an
     Ajv class (``ajv_kind`` "draft-07", "2019-09" or "2020-12") ECMAScript regexes and ``nullable``.
