@@ -155,14 +155,16 @@ def test_jobs_past_the_cores_are_capped_with_a_note():
 
 
 def test_the_enum_cap_says_what_it_counts(tmp_path: Path):
+    # two plain value sets are compared by set difference (tests/test_hostile_schemas.py); an enum of 20,001 values
+    # against a plain string type is past the cap, which says what it counts on each side
     paths = []
-    for name, n in (("old", 12_000), ("new", 12_001)):
-        schema = {"type": "object", "properties": {"e": {"enum": [f"v{i}" for i in range(n)]}}}
+    for name, e in (("old", {"enum": [f"v{i}" for i in range(20_001)]}), ("new", {"type": "string", "maxLength": 2})):
+        schema = {"type": "object", "properties": {"e": e}}
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": schema}]}))
         paths.append(str(path))
     proc = subprocess.run([*CLI, "diff", "--format", "json", *paths], capture_output=True, text=True)
     messages = [f["message"] for f in json.loads(proc.stdout)["findings"]]
-    assert any("enum values of the two schemas together" in m and "12000" in m and "12001" in m for m in messages), (
+    assert any("enum values of the two schemas together (cached: 20001, new: 0) exceed 20000" in m for m in messages), (
         messages
     )

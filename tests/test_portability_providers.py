@@ -196,13 +196,13 @@ def test_google_genai_drops_what_gemini_says_it_drops(case: dict[str, Any], prov
     assert checked
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def _takes_null(node: Any) -> bool:
     import jsonschema
 
     return jsonschema.Draft202012Validator(node).is_valid(None)
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_ensure_strict_raises_exactly_where_openai_strict_drops_the_tool(
     case: dict[str, Any], provider_results: dict[str, Any]
 ) -> None:

@@ -114,7 +114,7 @@ Keep = Annotated[
 @command(
     "The pull-request check: build the base, capture both, diff.",
     _CHECK_HELP,
-    exits=gate_exits(live=True, budget=True),
+    exits=gate_exits(live=True, budget=False),
 )
 def check(
     command: source.ServerCommand = None,
@@ -146,23 +146,24 @@ def check(
     store: params.Store = None,
     output: params.Output = None,
     jobs: params.Jobs = None,
-    time_budget: params.TimeBudget = None,
     old_label: OldLabel = None,
     new_label: NewLabel = None,
-    version_source: params.VersionSources = None,
-    version_gate: params.VersionGate = None,
     source_root: params.SourceRoot = None,
     verbose: source.Verbose = False,
 ) -> None:
-    plan = _Plan.of(locals())
-    settings = settings_of(locals())
-    limits = run_limits(time_budget, jobs)
-    base_snap, head_snap = _both_sides(plan, settings.store)
-    if old_label is not None or new_label is not None:  # as diff names its sides (else base-<sha> and head)
-        distinct_labels(base_snap, head_snap, "base", "head", old_label, new_label)
-    report = _compared(base_snap, head_snap, settings, limits, source_root or Path.cwd())
+    plan = _Plan.of(locals())  # every usage error before the config is read or anything runs
+    sides = _labelled(_both_sides(plan, (settings := settings_of(locals())).store), old_label, new_label)
+    report = _compared(*sides, settings, run_limits(None, jobs), source_root or Path.cwd())
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
+
+
+def _labelled(sides: tuple[Any, Any], old_label: str | None, new_label: str | None) -> tuple[Any, Any]:
+    """The two snapshots named as ``diff`` names its sides (``--old-label``/``--new-label``; else ``base-<sha>`` or
+    the ref's name, and ``head``). Raises ``UsageError`` for a label that is not one line."""
+    if old_label is not None or new_label is not None:
+        distinct_labels(*sides, "base", "head", old_label, new_label)
+    return sides
 
 
 def _compared(old: Any, new: Any, settings: Any, limits: Any, source_root: Path) -> Any:
