@@ -154,6 +154,15 @@ def _memo_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Any:
     yield from found
 
 
+def _refused_for_a_cycle(doc: SchemaDoc) -> bool:
+    """``check_cost`` refuses ``doc`` for an in-place cycle (not for its cost)."""
+    try:
+        doc.check_cost()
+    except SchemaCostError:
+        return doc._cost == INPLACE_CYCLE
+    return False
+
+
 class _Loops(Exception):
     """python-sdk's validation came back to the in-place cycle without end (``RecursionError``)."""
 
@@ -164,12 +173,8 @@ def cycle_answer(doc: SchemaDoc, instance: Any, *, errors: bool) -> Any:
     branch took it, python-sdk stops there) is the real answer, as ``refused_answer`` gives it; ``None`` when it
     recurses without end (``python_loops``) or ``doc`` is not refused for a cycle. Bounded by the interpreter's
     recursion limit."""
-    try:
-        doc.check_cost()
+    if not _refused_for_a_cycle(doc):  # not refused, or refused for its cost (the memo answers)
         return None
-    except SchemaCostError:
-        if doc._cost != INPLACE_CYCLE:  # refused for its cost, not a cycle: the memo answers
-            return None
     built: Any = doc._build_validator("python-sdk")
     if isinstance(built, str):
         return None
@@ -192,12 +197,8 @@ def python_loops(doc: SchemaDoc, instance: Any) -> bool:
     cycle, comes back to the cycle without end: what the python-sdk client (on a result) and a server validating
     with its listed inputSchema (on arguments) fail the value with. False when it finishes or ``doc`` is not
     refused for a cycle."""
-    try:
-        doc.check_cost()
+    if not _refused_for_a_cycle(doc):
         return False
-    except SchemaCostError:
-        if doc._cost != INPLACE_CYCLE:
-            return False
     try:
         return cycle_answer(doc, instance, errors=False) is None
     except (ValueError, LookupError):  # RefError: another failure of the validator is not the cycle
