@@ -820,29 +820,60 @@ def test_unevaluated_properties_beside_a_conditional_is_never_a_silent_verdict(c
 
 
 @pytest.mark.parametrize(
-    ("old_pattern", "new_pattern", "code", "severity"),
+    ("server", "old_pattern", "new_pattern", "code", "severity"),
     [
         # JavaScript's $ is the end of the string: "a\n" now fails on a zod server (was "accepts it", exit 0)
-        ("^[a-z]+\\n?$", "^[a-z]+$", 1, "breaking"),
+        ("zod-strip", "^[a-z]+\\n?$", "^[a-z]+$", 1, "breaking"),
         # JavaScript's \w is ASCII: "é" failed under the cached pattern too, so nothing that worked breaks (was a
         # false break, from Python's Unicode \w)
-        ("^\\w+$", "^[A-Za-z0-9_]+$", 0, "warning"),
+        ("zod-strip", "^\\w+$", "^[A-Za-z0-9_]+$", 0, "warning"),
+        # pydantic-core's Rust regex: $ is the end of the string too (Python's re let "a\n" through: exit 0)
+        ("pydantic-ignore", "^[a-z]+\\n?$", "^[a-z]+$", 1, "breaking"),
+        # ... and its \w is Unicode, as Python's: "é" worked before and fails now
+        ("pydantic-ignore", "^\\w+$", "^[A-Za-z0-9_]+$", 1, "breaking"),
     ],
 )
-def test_a_zod_server_reads_its_patterns_as_javascript(
-    old_pattern: str, new_pattern: str, code: int, severity: str, tmp_path: Path
+def test_a_server_reads_its_patterns_with_its_own_regex_engine(
+    server: str, old_pattern: str, new_pattern: str, code: int, severity: str, tmp_path: Path
 ) -> None:
     """Attack round 5 (checked by the attacker on real zod 3.25.76: old accepts "a\\n", new rejects it; both
-    reject "é"): the server validator of a zod server reads patterns as JavaScript regexes, and a witness the
-    cached version's server refused as well is no break."""
+    reject "é"; pydantic-core's own validators are the judge for pydantic, ``test_pydantic_patterns_are_read_by_
+    pydantic_core``): the server validator reads patterns as the framework does, and a witness the cached
+    version's server refused as well is no break."""
     schemas = [props(x={"type": "string", "pattern": p}) for p in (old_pattern, new_pattern)]
     files = [
         str(_pair_file(tmp_path / f"{side}.json", (s, None))) for side, s in zip(("old", "new"), schemas, strict=True)
     ]
-    run = cli("diff", *files, "--format", "json", "--server-validator", "zod-strip", cwd=tmp_path)
+    run = cli("diff", *files, "--format", "json", "--server-validator", server, cwd=tmp_path)
     assert run.code == code, run.stderr[-500:]
     [f] = [f for f in run.report()["findings"] if f["rule"] == "input-constraint-tightened"]
     assert f["severity"] == severity, f
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [("^abc$", "abc\n"), ("^abc$", "abc"), ("b", "abc"), ("^\\w$", "é"), ("^\\d$", "\u0663"), ("(?=a)a", "a")],
+)
+def test_pydantic_patterns_are_read_by_pydantic_core(pattern: str, text: str) -> None:
+    """``pydantic_found`` agrees with a real pydantic model's ``Field(pattern=...)``: the default engine, and for
+    a lookaround (which the Rust engine refuses) the ``python-re`` engine such a model must use."""
+    import pydantic
+    import pydantic_core
+
+    from mcp_schema_audit.schema.regex import pydantic_found
+
+    try:
+        model = pydantic.create_model("M", x=(str, pydantic.Field(pattern=pattern)))
+    except pydantic_core.SchemaError:  # the Rust engine refuses the pattern: the model takes the python-re engine
+        model = pydantic.create_model(
+            "M", __config__=pydantic.ConfigDict(regex_engine="python-re"), x=(str, pydantic.Field(pattern=pattern))
+        )
+    try:
+        model(x=text)
+        accepted = True
+    except pydantic.ValidationError:
+        accepted = False
+    assert pydantic_found(pattern, text) is accepted
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ from mcp_schema_audit.engine.server_words import joined, missing_field, rejectio
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
-from mcp_schema_audit.schema.hosts import ecmascript_regex_class
+from mcp_schema_audit.schema.hosts import framework_regex_class
 from mcp_schema_audit.vocabulary import SERVER_VALIDATORS
 
 #: What a validator does with a key its object does not declare: drop it, reject the call, keep it (the tool
@@ -368,10 +368,13 @@ def _declared(error: ValidationError) -> dict[str, Any]:
 
 def _validator(schema: Any, validator: ServerValidator) -> Any:
     """A jsonschema validator of ``schema`` as ``validator``'s framework reads it: a zod server's patterns are
-    JavaScript regexes (``schema.hosts.ecmascript_regex_class``), the others' Python's."""
+    JavaScript regexes, a pydantic server's pydantic-core's (``schema.hosts.framework_regex_class``), the
+    jsonschema server's Python's."""
     cls = validator_for(schema if isinstance(schema, dict) else {})
     if validator.wording in ("zod3", "zod4"):
-        cls = ecmascript_regex_class(cls)
+        cls = framework_regex_class(cls, "ecmascript")
+    elif validator.wording == "pydantic":
+        cls = framework_regex_class(cls, "pydantic")
     checker = None if validator.wording == "jsonschema" else FormatChecker()
     return cls(schema, format_checker=checker)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_schema_audit.schema.ajv import AJV_RULES, AjvKind, ajv_always_valid
 from mcp_schema_audit.schema.dialects import JS_SAFE
-from mcp_schema_audit.schema.regex import ecma_search, python_found
+from mcp_schema_audit.schema.regex import ecma_search, pydantic_found, python_found
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -86,6 +86,17 @@ class PythonSearch:
 
     def skips(self, subschema: object) -> bool:
         return False
+
+
+class PydanticSearch(PythonSearch):
+    """pydantic-core's reading (a pydantic server's arguments model): its default Rust regex engine
+    (``pydantic_found``), Python ``re`` where that engine refuses the pattern; each ``patternProperties`` key
+    searched on its own (a dict key type of its own pattern)."""
+
+    found = staticmethod(pydantic_found)
+
+    def matches_any(self, patterns: Collection[str], key: str) -> bool:
+        return any(pydantic_found(p, key) for p in patterns)
 
 
 class AjvSearch:
@@ -356,13 +367,15 @@ def _ajv_type(base_type: Keyword) -> Keyword:
 
 
 @functools.lru_cache(maxsize=16)
-def ecmascript_regex_class(base: type[Validator]) -> type[Validator]:
-    r"""``base`` with ``pattern``/``patternProperties`` searched as ECMAScript regexes (``u`` flag) and nothing else
-    changed: how a zod server reads the patterns it lists (zod tests each value with a JavaScript ``RegExp``:
-    ``$`` is the end of the string, ``\w`` ASCII), for ``engine.servers``. Built once per class."""
+def framework_regex_class(base: type[Validator], reading: str) -> type[Validator]:
+    r"""``base`` with ``pattern``/``patternProperties`` searched as a server framework searches them and nothing else
+    changed, for ``engine.servers``: ``reading`` "ecmascript" is zod's (a JavaScript ``RegExp`` with the ``u``
+    flag: ``$`` is the end of the string, ``\w`` ASCII), "pydantic" pydantic-core's (``PydanticSearch``: Rust
+    regex, where ``$`` is the end of the string too). Built once per (class, reading)."""
     from jsonschema import validators
 
-    overrides = RegexKeywords(AjvSearch(AJV_RULES["2020-12"]), "2020-12").table()
+    search: PatternSearch = AjvSearch(AJV_RULES["2020-12"]) if reading == "ecmascript" else PydanticSearch()
+    overrides = RegexKeywords(search, "2020-12").table()
     extended: type[Validator] = validators.extend(base, overrides)
     return extended
 

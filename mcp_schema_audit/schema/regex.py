@@ -39,6 +39,7 @@ __all__ = [
     "RegexBudgetError",
     "ecma_compile_error",
     "ecma_search",
+    "pydantic_found",
     "python_found",
     "safe_search",
 ]
@@ -465,3 +466,33 @@ def ecma_search(pattern: str, text: str) -> bool:
 def python_found(pattern: str, text: str) -> bool:
     """Does ``pattern`` match somewhere in ``text`` (``safe_search``: Python ``re`` behind the ReDoS guard)?"""
     return safe_search(pattern, text) is not None
+
+
+def _pydantic_program(pattern: str) -> Any:
+    """pydantic-core's validator of the strings ``pattern`` matches, built with its default engine (Rust regex,
+    bounded by its own 10 MB program limit), or None where that engine refuses the pattern (a lookaround, a
+    backreference, a program past the limit: a model holding it has ``regex_engine='python-re'``)."""
+    from pydantic_core import SchemaError, SchemaValidator, core_schema
+
+    if oversized(pattern) is not None:
+        return None
+    try:
+        return SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except SchemaError:
+        return None
+
+
+#: ``_pydantic_program`` per pattern text, once a run
+_PYDANTIC_CACHE: PatternCache[Any] = PatternCache()
+
+
+def pydantic_found(pattern: str, text: str) -> bool:
+    """Does a pydantic server's ``Field(pattern=...)`` take ``text``? Searched by pydantic-core itself (Rust regex:
+    linear time, ``$`` only at the end, never before a final newline); where its Rust engine refuses the
+    pattern, by Python ``re`` (``python_found``, pydantic's ``python-re`` engine). Raises as ``python_found``
+    does for a pattern neither engine takes."""
+    count_search()
+    program = _PYDANTIC_CACHE.get(pattern, _pydantic_program) if isinstance(pattern, str) else None
+    if program is None or _SURROGATES.search(text):
+        return python_found(pattern, text)
+    return bool(program.isinstance_python(text))
