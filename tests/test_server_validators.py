@@ -354,6 +354,12 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     outcome = (lax["severity"], lax["server"]["outcome"], lax["witness"]["instance"])
     assert outcome == ("warning", "accepted", {"x": True})
     assert _claim_holds(audited[("pydantic", "auto")], lax) == ""
+    # x: bool -> x: Literal[0, 1] (enum [0, 1]): pydantic compares literals with ==, so true and false still work
+    literals = [f for f in findings if f["tool"] == "bool_to_literal" and f["severity"] != "info"]
+    assert {json.dumps(f["witness"]["instance"]) for f in literals} == {'{"x": true}', '{"x": false}'}, literals
+    for f in literals:
+        assert (f["severity"], f["server"]["outcome"]) == ("warning", "accepted"), f
+        assert _claim_holds(audited[("pydantic", "auto")], f) == ""
 
 
 def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:

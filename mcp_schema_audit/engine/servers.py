@@ -430,10 +430,16 @@ _BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "t", "f",
 
 def _coerced(error: ValidationError) -> bool:
     """Does pydantic's lax mode take ``error``'s value as the type it was refused for (``"7"``, ``"7.0"``, ``2.0``
-    and ``true`` as an integer; ``true``, ``"inf"`` as a number; ``"true"``, ``1``, ``1.0`` as a boolean)?"""
+    and ``true`` as an integer; ``true``, ``"inf"`` as a number; ``"true"``, ``1``, ``1.0`` as a boolean), or
+    as a ``Literal`` it lists (``enum``/``const``: pydantic compares with Python's ``==``, so ``Literal[1]``
+    takes ``true`` and ``1.0``, ``Literal[False]`` takes ``0``; measured on pydantic 2.14)?"""
+    value_of = getattr(error, "validator_value", None)
+    if error.validator in ("enum", "const"):
+        listed = value_of if error.validator == "enum" and isinstance(value_of, list) else [value_of]
+        scalar = (bool, int, float)
+        return type(error.instance) in scalar and any(type(v) in scalar and v == error.instance for v in listed)
     if error.validator != "type":
         return False
-    value_of = getattr(error, "validator_value", None)
     wanted = value_of if isinstance(value_of, list) else [value_of]
     value = error.instance
     for t in wanted:

@@ -83,6 +83,10 @@ if sys.argv[1] == "old":
     def bool_to_int(x: int | bool) -> str:
         return json.dumps({"x": x})
 
+    @tool
+    def bool_to_literal(x: bool) -> str:
+        return json.dumps({"x": x})
+
 else:
     from pydantic import Field
 
@@ -124,6 +128,10 @@ else:
 
     @tool
     def bool_to_int(x: int) -> str:  # lax mode: true is taken as 1
+        return json.dumps({"x": x})
+
+    @tool
+    def bool_to_literal(x: Literal[0, 1]) -> str:  # Literal compares with ==: true is 1, false 0
         return json.dumps({"x": x})
 
 
