@@ -882,6 +882,28 @@ def test_pydantic_patterns_are_read_by_pydantic_core(pattern: str, text: str) ->
         ("input", {"type": "integer"}, {"type": "integer", "anyOf": [{"minimum": 2}, {"maximum": 0}]}, 1),
         ("output", {"type": "integer"}, {"type": "integer", "anyOf": [{"minimum": 2}, {"maximum": 0}]}, 1),
         ("input", {"type": "string"}, {"type": "string", "anyOf": [{"minLength": 2}, {"maxLength": 0}]}, "a"),
+        # attack round 5: the gaps between object and array branches (a key other than the required one; a size
+        # between the bounds) were never tried either
+        (
+            "input",
+            {"type": "object"},
+            {"type": "object", "anyOf": [{"required": ["k"]}, {"maxProperties": 0}]},
+            {"_": 0},
+        ),
+        (
+            "output",
+            {"type": "object"},
+            {"type": "object", "anyOf": [{"required": ["k"]}, {"maxProperties": 0}]},
+            {"_": 0},
+        ),
+        (
+            "input",
+            {"type": "object"},
+            {"type": "object", "anyOf": [{"minProperties": 3}, {"maxProperties": 1}]},
+            {"_0": 0, "_1": 0},
+        ),
+        ("input", {"type": "array"}, {"type": "array", "anyOf": [{"minItems": 3}, {"maxItems": 1}]}, [0, 0]),
+        ("output", {"type": "array"}, {"type": "array", "anyOf": [{"minItems": 3}, {"maxItems": 1}]}, [0, 0]),
     ],
 )
 def test_a_value_in_the_gap_between_union_branches_is_a_witness(

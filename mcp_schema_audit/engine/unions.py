@@ -227,24 +227,55 @@ def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
     for vb in bv:
         if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
             cands += number_candidates(vb, integer=ts == {"integer"})
-        for kw in ("minLength", "maxLength"):
-            n = vb.get(kw)
-            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000:
-                cands += ["a" * max(n - 1, 0), "a" * (n + 1)]
+        cands += _size_edges(vb)
     return cands + string_candidates()
+
+
+#: Filler values of the objects and arrays ``_size_edges`` builds (one of them is usually what P's items or
+#: additionalProperties take)
+_FILLERS: tuple[Any, ...] = (0, "a", None, True, {})
+
+
+def _size_edges(vb: Node) -> list[Any]:
+    """Values just outside V branch ``vb``'s sizes: strings one shorter or longer than its length bounds, objects
+    one key short of or past its property counts and one without its required keys, arrays one item short of or
+    past its item counts (``anyOf: [{required: ["k"]}, {maxProperties: 0}]`` → ``{"_": 0}``)."""
+    out: list[Any] = []
+    for kw in ("minLength", "maxLength", "minProperties", "maxProperties", "minItems", "maxItems"):
+        n = vb.get(kw)
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 10_000:
+            continue
+        sizes = [max(n - 1, 0), n + 1]
+        if kw.endswith("Length"):
+            out += ["a" * k for k in sizes]
+        elif kw.endswith("Properties") and n <= 64:
+            out += [{f"_{i}": f for i in range(k)} for k in sizes for f in _FILLERS]
+        elif kw.endswith("Items") and n <= 64:
+            out += [[f] * k for k in sizes for f in _FILLERS]
+    if isinstance(vb.get("required"), list) and vb["required"]:
+        out += [{"_": f} for f in _FILLERS]
+    return out
 
 
 def _repick(ctx: WalkContext, issue: Issue, pb: Any, bv: list[Any], v_node: Any) -> Issue | None:
     """A leaf witness chosen against one V branch may be accepted by another: re-pick it against the union (a
     type's samples; for a bound or another leaf change, also the edges of every V branch: ``_union_candidates``).
 
-    None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null."""
-    if issue.inst or issue.witness is NO_WITNESS or ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
+    None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null. A change below
+    the branch (``inst``) keeps its witness, except a required key, which the witness lacks at the branch's own
+    place: it is re-picked among objects without that key."""
+    missing = issue.inst[0] if issue.kind == "required-extra-v" and len(issue.inst) == 1 else None
+    if (issue.inst and missing is None) or issue.witness is NO_WITNESS:
+        return issue
+    if ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
         return issue
     if issue.p_path[-1:] == ["nullable"]:
         return None
     if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
-        found = ctx.pick(pb, v_node, [c for c in _union_candidates(ctx, pb, bv) if c is not NO_WITNESS])
+        cands = [c for c in _union_candidates(ctx, pb, bv) if c is not NO_WITNESS]
+        if missing is not None:
+            cands = [c for c in cands if isinstance(c, dict) and missing not in c]
+        found = ctx.pick(pb, v_node, cands)
         return issue if found is NO_WITNESS else replace(issue, witness=found)
     cands = [sample_typed(ctx, pb, t) for t in JSON_TYPE_ORDER] + [0.5, "x", True, None, {}, []]
     return replace(issue, witness=ctx.pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
