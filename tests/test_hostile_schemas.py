@@ -819,6 +819,50 @@ def test_unevaluated_properties_beside_a_conditional_is_never_a_silent_verdict(c
     assert ("schema-undecidable", "/unevaluatedProperties", "warning") in found, found
 
 
+D2020 = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}
+A_B = {"properties": {"a": {}}}
+#: unevaluatedProperties where it sees fewer keys than it seems to (attack round 4: each was "schema-rewritten",
+#: info, exit 0): beside additionalProperties (which evaluates every other key, §11.3) it closes nothing, and in
+#: an allOf member it sees only the member's own properties, never the parent's
+UNEVALUATED_SCOPE: dict[str, tuple[str, Any, Any, str, str]] = {
+    "beside-additional-true-removed": (
+        "input",
+        {**D2020, **A_B, "additionalProperties": True, "unevaluatedProperties": False},
+        {**D2020, **A_B, "unevaluatedProperties": False},
+        "input-object-closed",
+        "/unevaluatedProperties",
+    ),
+    "beside-additional-true-added": (
+        "output",
+        {**D2020, **A_B, "unevaluatedProperties": False},
+        {**D2020, **A_B, "additionalProperties": True, "unevaluatedProperties": False},
+        "output-object-opened",
+        "/unevaluatedProperties",
+    ),
+    "member-closes-parent-property": (
+        "input",
+        {**D2020, "allOf": [A_B], "properties": {"b": {}}},
+        {**D2020, "allOf": [{**A_B, "unevaluatedProperties": False}], "properties": {"b": {}}},
+        "input-type-narrowed",
+        "/properties/b",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNEVALUATED_SCOPE))
+def test_unevaluated_properties_sees_only_what_its_schema_evaluates(case: str, tmp_path: Path) -> None:
+    direction, old, new, rule, where = UNEVALUATED_SCOPE[case]
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code in (0, 1), run.stderr[-500:]
+    found = {(f["rule"], f["pointer"]): f for f in run.report()["findings"]}
+    assert (rule, where) in found, sorted(found)
+    assert "schema-rewritten" not in {r for r, _ in found}
+    if rule == "input-type-narrowed":  # a declared argument every call now fails with: proven on the real validator
+        assert run.code == 1 and found[(rule, where)]["witness"]["instance"] == {"b": None}
+
+
 @pytest.mark.parametrize(
     ("server", "old_pattern", "new_pattern", "code", "severity"),
     [

@@ -53,6 +53,33 @@ def _closes(value: Any) -> bool:
     return tolerant(value) is not True
 
 
+#: Keywords beside ``unevaluatedProperties`` whose evaluated keys it sees (beside none of them it reads exactly as
+#: ``additionalProperties``)
+_EVALUATING = ("allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$ref", "$dynamicRef")
+
+
+def _scoped(part: Any) -> Any:
+    """``part`` as it meets the node it is applied beside (an ``allOf`` member, a ``$ref`` target, a union branch):
+    its closing ``unevaluatedProperties`` sees only the keys ``part`` evaluates itself, never the other node's
+    (JSON Schema Core 2020-12 §11.3: annotations of adjacent keywords only), so with nothing beside it that
+    evaluates keys it is spelled ``additionalProperties`` (located where it is written), which the merge scopes to
+    its own ``properties``: ``allOf: [{properties: {a: {}}, unevaluatedProperties: false}]`` beside ``properties:
+    {b: {}}`` rejects ``b``."""
+    if (
+        not isinstance(part, Node)
+        or "additionalProperties" in part
+        or "unevaluatedProperties" not in part
+        or not _closes(part["unevaluatedProperties"])
+        or any(k in part for k in _EVALUATING)
+    ):
+        return part
+    out = Node({k: v for k, v in part.items() if k != "unevaluatedProperties"}, part.at, dict(part.origin))
+    out["additionalProperties"] = part["unevaluatedProperties"]
+    out.origin["additionalProperties"] = part.where(["unevaluatedProperties"])
+    out.limits = dict(part.limits)
+    return out
+
+
 def _meet_values(a: Node, b: Node) -> tuple[list[Any], str, Tokens] | None:
     """The common closed value set of ``a`` and ``b`` (``const``/``enum``): ``(values, keyword, origin)``,
     or None when neither side has one."""
@@ -102,6 +129,8 @@ class Intersection:
             if u is not None:
                 kinds.append(u[0])
             branches = u[1] if u is not None else [part]
+            if alts != [None]:
+                branches = [_scoped(b) for b in branches]
             out = []
             for a in alts:
                 for b in branches:

@@ -40,11 +40,18 @@ def _kw_steps(node: dict[str, Any], kw: str) -> list[str]:
 
 
 def _closed(node: dict[str, Any]) -> str | None:
+    """The keyword that closes ``node`` (its key in ``node``), or None."""
     if node.get("additionalProperties") is False:
         return "additionalProperties"
     if node.get("unevaluatedProperties") is False and "additionalProperties" not in node:
         return "unevaluatedProperties"
     return None
+
+
+def _spelled(node: Node, kw: str) -> str:
+    """``kw`` of ``node`` as its schema writes it: a member's ``unevaluatedProperties`` the merge reads as
+    ``additionalProperties`` (``merge._scoped``) keeps its own name in reports."""
+    return str(node.where([kw])[-1]) if node.where([kw])[-1:] == ("unevaluatedProperties",) else kw
 
 
 def _addl(ctx: WalkContext, node: dict[str, Any], doc: SchemaDoc) -> Any:
@@ -294,7 +301,7 @@ def _closure(
                 v.get("additionalProperties"),
                 Text.of(
                     ("the object is closed in the {P} schema ({p_closed}: false), open in the {V} schema"),
-                    p_closed=p_closed,
+                    p_closed=_spelled(p, p_closed),
                 ),
             )
         ]
@@ -358,7 +365,8 @@ def _closed_by_v(ctx: WalkContext, p: Node, v: Node, v_closed: str, p_addl: Any,
         p.get("additionalProperties"),
         False,
         Text.of(
-            ("the object is open in the {P} schema, closed in the {V} schema ({v_closed}: false)"), v_closed=v_closed
+            ("the object is open in the {P} schema, closed in the {V} schema ({v_closed}: false)"),
+            v_closed=_spelled(v, v_closed),
         ),
     )
 
@@ -459,7 +467,7 @@ def _declared_key(
                 Text.of(
                     ("{what} of the {P} schema is not listed by the {V} schema's closed object ({v_closed}: false)"),
                     what=what,
-                    v_closed=v_closed,
+                    v_closed=_spelled(v, v_closed),
                 ),
                 w,
                 [key],

@@ -108,6 +108,11 @@ def finish(node: Node, doc: SchemaDoc, merged: bool = False) -> Any:
     is an intersection of several schema objects (a value set they leave empty accepts nothing)."""
     if union_branches(node) is not None:
         return node
+    if "additionalProperties" in node and "unevaluatedProperties" in node:
+        # additionalProperties evaluates every key properties and patternProperties leave: unevaluatedProperties
+        # beside it sees no key (JSON Schema Core 2020-12 §11.3), whatever either says (``additionalProperties:
+        # true`` beside ``unevaluatedProperties: false`` is an open object, not a closed one)
+        del node["unevaluatedProperties"]
     for kw in _OPEN_WHEN_TRUE:
         if kw in node and tolerant(node[kw]) is True:
             del node[kw]
