@@ -178,6 +178,27 @@ ENDLESS_CASES = {
         True,
     ),
     "required-property-names": ({"required": ["b"], "propertyNames": {"allOf": [{"$ref": "#/propertyNames"}]}}, True),
+    # attack round 4: a required key only a patternProperties regex takes has that entry evaluated on every value
+    "required-pattern-property": (
+        {"required": ["b"], "patternProperties": {"^b$": {"allOf": [{"$ref": "#/patternProperties/%5Eb$"}]}}},
+        True,
+    ),
+    "required-key-beside-a-pattern-it-misses": (
+        {
+            "required": ["b"],
+            "patternProperties": {"^z": {}},
+            "additionalProperties": {"allOf": [{"$ref": "#/additionalProperties"}]},
+        },
+        True,
+    ),
+    "required-key-a-pattern-takes-from-additional": (
+        {
+            "required": ["b"],
+            "patternProperties": {"b": {}},
+            "additionalProperties": {"allOf": [{"$ref": "#/additionalProperties"}]},
+        },
+        False,
+    ),
     "draft07-beside-ref": (
         {
             "$schema": "http://json-schema.org/draft-07/schema#",

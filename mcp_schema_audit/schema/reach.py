@@ -17,6 +17,7 @@ not resolve on the way, it answers "reached" and the refusal stands.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -181,8 +182,9 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
     A property the node requires is followed too (a value without it fails ``required``; one with it has that
     property's schema evaluated, at a new place), and so is a required key's ``dependentSchemas`` entry (2019-09
     and 2020-12 readers only: Ajv's draft-07 class ignores it): ``{"properties": {"k": {"allOf": [{"$ref":
-    "#/properties/k"}]}}, "required": ["k"]}`` recurses on every result that has ``k``. A required key no property
-    declares has ``additionalProperties`` evaluated (when no ``patternProperties`` could take it), and
+    "#/properties/k"}]}}, "required": ["k"]}`` recurses on every result that has ``k``. A required key has each
+    ``patternProperties`` entry whose regex takes it evaluated (as the host reads the regex), and
+    ``additionalProperties`` when neither a property nor a pattern takes it; and
     ``propertyNames`` is evaluated on the key itself; ``then`` is followed beside an ``if`` every value passes
     (``{}``), ``else`` beside one every value fails (``false``)."""
     if profile == "python-sdk":
@@ -254,20 +256,36 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             found = visit(names, [*tokens, "propertyNames"], False, set())
             if found is not None:
                 return found
-        if isinstance(props, dict) and name in props:
-            sub, steps = props[name], ["properties", name]
-        elif not node.get("patternProperties"):  # undeclared, and no pattern can take it: additionalProperties
-            sub, steps = node.get("additionalProperties"), ["additionalProperties"]
-        else:
-            return None
-        if not isinstance(sub, dict) or id(sub) in entered:
-            return None
-        entered.add(id(sub))
-        return visit(sub, [*tokens, *steps], False, set())  # a new place: nothing is inside yet
+        declared = isinstance(props, dict) and name in props
+        subs = [(props[name], ["properties", name])] if declared else []
+        patterns = node.get("patternProperties")
+        taken = [(pat, _key_matches(profile, pat, name)) for pat in (patterns if isinstance(patterns, dict) else {})]
+        subs += [(patterns[pat], ["patternProperties", pat]) for pat, hit in taken if hit]
+        if not declared and all(hit is False for _, hit in taken):  # no property nor pattern takes the key
+            subs.append((node.get("additionalProperties"), ["additionalProperties"]))
+        for sub, steps in subs:
+            if isinstance(sub, dict) and id(sub) not in entered:
+                entered.add(id(sub))
+                found = visit(sub, [*tokens, *steps], False, set())  # a new place: nothing is inside yet
+                if found is not None:
+                    return found
+        return None
 
     try:
         return visit(doc.root, [], False, set())
     except RecursionError:
+        return None
+
+
+def _key_matches(profile: str, pattern: Any, key: str) -> bool | None:
+    """Does ``profile``'s validator take ``key`` into the ``patternProperties`` entry ``pattern`` (python-sdk:
+    Python ``re``; the TS profiles: ECMAScript with the ``u`` flag)? None when that cannot be told (a pattern the
+    host refuses, or too costly to search)."""
+    from mcp_schema_audit.schema.regex import EcmaRegexError, RegexBudgetError, ecma_search, python_found
+
+    try:
+        return (python_found if profile == "python-sdk" else ecma_search)(str(pattern), key)
+    except (re.error, EcmaRegexError, RegexBudgetError, RecursionError, OverflowError, MemoryError, ValueError):
         return None
 
 
