@@ -256,10 +256,12 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             found = visit(names, [*tokens, "propertyNames"], False, set())
             if found is not None:
                 return found
-        declared = isinstance(props, dict) and name in props
+        props = props if isinstance(props, dict) else {}
+        declared = name in props
         subs = [(props[name], ["properties", name])] if declared else []
-        patterns = node.get("patternProperties")
-        taken = [(pat, _key_matches(profile, pat, name)) for pat in (patterns if isinstance(patterns, dict) else {})]
+        raw = node.get("patternProperties")
+        patterns: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        taken = [(pat, _key_matches(profile, pat, name)) for pat in patterns]
         subs += [(patterns[pat], ["patternProperties", pat]) for pat, hit in taken if hit]
         if not declared and all(hit is False for _, hit in taken):  # no property nor pattern takes the key
             subs.append((node.get("additionalProperties"), ["additionalProperties"]))
