@@ -106,6 +106,19 @@ def _chain_kept(n: int, m: int) -> tuple[dict[str, Any], dict[str, Any]]:
     return _tool(schema(10)), _tool(schema(5))
 
 
+def _defs_tree(n: int, levels: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``n`` arguments each naming a ``$defs`` tree whose every level names the next twice (2**``levels``
+    evaluations under each argument, below the refusal budget), its leaf's ``maxLength`` tightened."""
+
+    def schema(max_length: int) -> dict[str, Any]:
+        defs: dict[str, Any] = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(levels)}
+        defs[f"d{levels}"] = {"type": "string", "maxLength": max_length}
+        props = {f"p{i}": {"$ref": "#/$defs/d0"} for i in range(n)}
+        return {"type": "object", "properties": props, "$defs": defs}
+
+    return _tool(schema(50)), _tool(schema(40))
+
+
 def _description(size: int) -> tuple[dict[str, Any], dict[str, Any]]:
     words = " ".join(f"word{i % 50}" for i in range(size // 6))
     changed = words.replace("word7 ", "EXFILTRATE ", 1)
@@ -122,6 +135,7 @@ CASES: dict[str, tuple[Callable[[], tuple[dict[str, Any], dict[str, Any]]], str]
     "dependentSchemas chain of 220": (lambda: _dependent_schemas(220), "json"),
     "300 arguments under 20 allOf copies": (lambda: _allof_copies(300, 20), "json"),
     "1,000 arguments beside a kept chain of 400": (lambda: _chain_kept(400, 1000), "json"),
+    "300 arguments on a $defs tree of 2^12": (lambda: _defs_tree(300, 12), "json"),
     "50 KB description, one word changed": (lambda: _description(50_000), "markdown"),
     "10 MB description, one word changed": (lambda: _description(10_000_000), "markdown"),
 }

@@ -133,3 +133,47 @@ def test_memo_errors_agree_with_jsonschema(monkeypatch: pytest.MonkeyPatch) -> N
         assert got is not None and bool(got) is bool(real), value
     enum_error = memo_errors(doc, {"k": "c"}, "python-sdk")
     assert enum_error and enum_error[0].validator == "enum" and list(enum_error[0].path) == ["k"]
+
+
+def _tree(n: int, levels: int, max_length: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(levels)}
+    defs[f"d{levels}"] = {"type": "string", "maxLength": max_length}
+    return {"type": "object", "properties": {f"p{i}": {"$ref": "#/$defs/d0"} for i in range(n)}, "$defs": defs}
+
+
+def test_a_costly_document_under_the_refusal_budget_is_validated_with_the_memo() -> None:
+    """Attack round 4: a 10 KB ``$defs`` tree of 2**12 evaluations (under ``INPLACE_BUDGET``, so not refused)
+    under each of 300 arguments cost a plain validator about 1 s per validation and one tool 103 s. Its validators
+    (``SchemaDoc``'s and a server's own, ``engine.servers``) keep each ``$ref``'s outcome, and answer as the real
+    ``jsonschema`` does; a cheap document keeps the plain class."""
+    from mcp_schema_audit.engine import servers
+    from mcp_schema_audit.schema.memo import MEMO_FROM, remembering_class
+
+    schema = _tree(3, 12, 4)
+    doc = SchemaDoc(schema)
+    doc.check_cost()  # not refused
+    assert doc._cost is not None and doc._cost >= MEMO_FROM
+    cls = jsonschema.Draft202012Validator
+    assert remembering_class(cls, schema) is not cls
+    assert remembering_class(cls, _tree(3, 2, 4)) is cls
+    for value in ({"p0": "abc"}, {"p0": "abcde"}, {"p1": 5}, {}, {"p0": "a", "p2": "toolong"}):
+        real = list(cls(schema).iter_errors(value))
+        assert doc.accepts(value, "python-sdk") is (not real), value
+        assert doc.accepts(value, "ts-sdk-v2") is (not real), value
+        assert bool(doc.errors(value, "python-sdk")) is bool(real), value
+        judged = servers.judge(servers.PROFILES["published"], schema, value)
+        assert bool(judged.rejected) is bool(real), value
+
+
+def test_three_hundred_arguments_on_a_costly_tree_finish_within_the_budget(tmp_path: Path) -> None:
+    """The whole diff of that tool finishes under ``--time-budget 60`` (it took 103 s; about 1 s now: the figure is
+    in benchmarks/bench_hostile.py), with one finding for the one change: the 299 other arguments that name the
+    same ``$defs`` entry were each a ``sampled-counterexample`` "no other finding explains" (the oracle now
+    follows their ``$ref``s to the finding)."""
+    for name, max_length in (("old", 50), ("new", 40)):
+        tool = {"name": "t", "inputSchema": _tree(300, 12, max_length)}
+        (tmp_path / f"{name}.json").write_text(json.dumps({"tools": [tool]}))
+    r = cli("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json", "--time-budget", "60")
+    assert r.returncode == 1, r.stderr[-300:]
+    breaking = [f for f in json.loads(r.stdout)["findings"] if f["severity"] == "breaking"]
+    assert [(f["rule"], f["pointer"]) for f in breaking] == [("input-constraint-tightened", "/$defs/d12/maxLength")]

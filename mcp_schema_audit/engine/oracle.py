@@ -31,8 +31,9 @@ from mcp_schema_audit.engine.nodes import ASSERTIONS, dict_at, well_formed_names
 from mcp_schema_audit.engine.nodes import names as required_names
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.findings import Finding, make_finding
-from mcp_schema_audit.jsontext import pointer
+from mcp_schema_audit.jsontext import canonical, pointer
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, type_set
+from mcp_schema_audit.schema.dialects import subschemas
 
 #: Values drawn per region (a region: a place where the two schemas differ).
 SAMPLES_PER_REGION = 12
@@ -199,6 +200,36 @@ def _pruned(node: Any, keys: list[str] | None) -> Any:
     return out
 
 
+def _only_by_reference(p: Any, v: Any) -> bool:
+    """Are raw nodes ``p`` and ``v`` written alike (so they differ only in what their ``$ref``s name)?"""
+    return isinstance(p, dict) and isinstance(v, dict) and canonical(p) == canonical(v)
+
+
+#: Schema places ``_targets`` visits at most (a region past it is sampled as any other)
+_TARGETS_LIMIT = 256
+
+
+def _targets(doc: SchemaDoc, node: Any) -> list[str]:
+    """JSON Pointers of the ``$ref`` targets reachable from ``node`` in ``doc``, following ``$ref`` inside them
+    (at most ``_TARGETS_LIMIT`` subschemas visited; each target once)."""
+    out: list[str] = []
+    stack, seen, visited = [node], set(), 0
+    while stack and visited < _TARGETS_LIMIT:
+        for _tokens, sub in subschemas(stack.pop(), _TARGETS_LIMIT):
+            visited += 1
+            ref = sub.get("$ref") if isinstance(sub, dict) else None
+            if not isinstance(ref, str) or ref in seen:
+                continue
+            seen.add(ref)
+            try:
+                target, tokens = doc.lookup(ref)
+            except (RefError, ValueError, TypeError, LookupError):
+                continue
+            out.append(pointer(tokens))
+            stack.append(target)
+    return out
+
+
 def _relates(a: str, b: str) -> bool:
     """Is one JSON Pointer a prefix of the other (the same place, or one inside the other)?"""
     return a == b or a.startswith(b + "/") or b.startswith(a + "/") or a == "" or b == ""
@@ -260,6 +291,11 @@ def _oracle(
             _relates(pointer(region.p_at if direction == "output" else region.v_at), place) for place in schema_places
         ):
             continue  # ... or for this place of the schema (a shared $defs entry)
+        new_doc, new_node = (p_doc, region.p) if direction == "output" else (v_doc, region.v)
+        if _only_by_reference(region.p, region.v) and any(
+            _relates(target, place) for target in _targets(new_doc, new_node) for place in schema_places
+        ):
+            continue  # ... or it differs only in what its $ref names, where a finding already is
         p_node, v_node = _pruned(region.p, region.keys), _pruned(region.v, region.keys)
         # hosts that read this region alike answer alike: one of them asks for all
         hosts = ("python-sdk",) if p_doc.agrees_at(p_node) and v_doc.agrees_at(v_node) else HOST_PROFILES

@@ -34,6 +34,7 @@ from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.hosts import framework_regex_class
+from mcp_schema_audit.schema.memo import remembering_class
 from mcp_schema_audit.vocabulary import SERVER_VALIDATORS
 
 #: What a validator does with a key its object does not declare: drop it, reject the call, keep it (the tool
@@ -370,7 +371,7 @@ def _validator(schema: Any, validator: ServerValidator) -> Any:
     """A jsonschema validator of ``schema`` as ``validator``'s framework reads it: a zod server's patterns are
     JavaScript regexes, a pydantic server's pydantic-core's (``schema.hosts.framework_regex_class``), the
     jsonschema server's Python's."""
-    cls = validator_for(schema if isinstance(schema, dict) else {})
+    cls = remembering_class(validator_for(schema if isinstance(schema, dict) else {}), schema)
     if validator.wording in ("zod3", "zod4"):
         cls = framework_regex_class(cls, "ecmascript")
     elif validator.wording == "pydantic":

@@ -38,7 +38,7 @@ from mcp_schema_audit.schema.dialects import (
 )
 from mcp_schema_audit.schema.formats import ajv_format_checker
 from mcp_schema_audit.schema.hosts import ajv_ref_siblings, host_class
-from mcp_schema_audit.schema.memo import refused_answer
+from mcp_schema_audit.schema.memo import MEMO_FROM, refused_answer, remembering_class
 from mcp_schema_audit.schema.metacheck import METASCHEMA_MAX_NODES, surely_valid_cached
 from mcp_schema_audit.schema.quick import reader as quick_reader
 
@@ -256,8 +256,8 @@ class SchemaDoc:
         references followed: True/False, or None when the validator must decide (or fast paths are off). Call it
         after ``validator(profile)`` succeeded: a document the profile cannot compile or afford is not looked at
         here."""
-        if not fastpaths.enabled():
-            return None
+        if not fastpaths.enabled() or (self._cost or 0) >= MEMO_FROM:
+            return None  # (a costly document: its validator keeps each $ref's outcome, quick would not)
         read = self._readers.get(profile)
         if read is None:
             if profile == "python-sdk":
@@ -426,7 +426,7 @@ class SchemaDoc:
         if profile == "python-sdk":
             base = classes.get(self.dialect, classes["2020-12"])
             dialect = self.dialect if self.dialect in DIALECTS.values() else DEFAULT_DIALECT
-            return host_class(base, None, dialect)(self.root, registry=metaschemas, format_checker=None)
+            return remembering_class(host_class(base, None, dialect), self)(self.root, registry=metaschemas)
         if profile not in AJV_KIND:
             raise ValueError(f"unknown host profile {profile!r} (expected one of {', '.join(HOST_PROFILES)})")
         problem = self.compile_problem(profile)
@@ -437,7 +437,8 @@ class SchemaDoc:
         assert kind is not None  # a dialect the host refuses is a compile problem (compile_problem), reported above
         base = classes[kind]
         root = ajv_ref_siblings(self.root) if kind == "draft-07" else self.root
-        return host_class(base, kind, kind)(root, registry=metaschemas, format_checker=ajv_format_checker())
+        cls = remembering_class(host_class(base, kind, kind), self)
+        return cls(root, registry=metaschemas, format_checker=ajv_format_checker())
 
     def compile_problem(self, profile: str = "python-sdk") -> tuple[str, str] | None:
         """``(json_pointer, reason)`` of what keeps host ``profile`` from compiling the schema, or None.
