@@ -177,3 +177,31 @@ def test_three_hundred_arguments_on_a_costly_tree_finish_within_the_budget(tmp_p
     assert r.returncode == 1, r.stderr[-300:]
     breaking = [f for f in json.loads(r.stdout)["findings"] if f["severity"] == "breaking"]
     assert [(f["rule"], f["pointer"]) for f in breaking] == [("input-constraint-tightened", "/$defs/d12/maxLength")]
+
+
+def _leaf_tree(levels: int, leaf: Any) -> dict[str, Any]:
+    defs: dict[str, Any] = {f"l{i}": {"allOf": [{"$ref": f"#/$defs/l{i + 1}"}] * 2} for i in range(levels)}
+    defs[f"l{levels}"] = leaf
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/l0"}}, "required": ["x"], "$defs": defs}
+
+
+@pytest.mark.parametrize(
+    ("old_leaf", "new_leaf"),
+    [
+        ({"enum": [1, True]}, {"const": 1, "type": "integer"}),  # Literal[1] takes true
+        ({"enum": ["7", 7]}, {"type": "integer"}),  # lax mode takes "7"
+        ({"enum": ["true", True]}, {"type": "boolean"}),  # ... and "true"
+    ],
+)
+def test_a_remembered_error_keeps_its_keyword(old_leaf: Any, new_leaf: Any, tmp_path: Path) -> None:
+    """Attack round 6: under a $defs tree the memo answers (2**8 evaluations), an error met again was a bare
+    message without its keyword, so pydantic's coercions were not seen and the witness was a false break (exit 1;
+    a warning on the same leaf without the tree). The remembered error is a copy of the first one."""
+    for name, leaf in (("old", old_leaf), ("new", new_leaf)):
+        tool = {"name": "t", "inputSchema": _leaf_tree(8, leaf)}
+        (tmp_path / f"{name}.json").write_text(json.dumps({"tools": [tool]}))
+    args = ("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "-f", "json")
+    r = cli(*args, "--server-validator", "pydantic-ignore")
+    assert r.returncode == 0, r.stdout[-500:]
+    loud = [f for f in json.loads(r.stdout)["findings"] if f["severity"] != "info"]
+    assert loud and all(f["severity"] == "warning" and f["server"]["outcome"] == "accepted" for f in loud), loud

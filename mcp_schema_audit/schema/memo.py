@@ -28,9 +28,9 @@ from mcp_schema_audit.schema.reach import REACH_BUDGET, unreached_twin
 if TYPE_CHECKING:
     from mcp_schema_audit.schema.doc import SchemaDoc
 
-#: (id of a ``$ref`` target, id of an instance value) → (the value, its first error's message or "" when valid),
+#: (id of a ``$ref`` target, id of an instance value) → (the value, a copy of its first error or None when valid),
 #: for the one validation under way.
-_ACTIVE: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, str]] | None] = contextvars.ContextVar(
+_ACTIVE: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, Any]] | None] = contextvars.ContextVar(
     "memo", default=None
 )
 #: Keywords that make a ``$ref``'s outcome depend on more than its target and the value (found as keywords, in
@@ -71,7 +71,7 @@ def memo_accepts(doc: SchemaDoc, instance: Any, profile: str) -> bool | None:
 
 def memo_errors(doc: SchemaDoc, instance: Any, profile: str) -> list[Any] | None:
     """As ``memo_accepts``, the validation errors (best match first, as ``SchemaDoc.errors`` lists them): a
-    ``$ref`` evaluated again on the same value yields its first error anew, located at the ``$ref``."""
+    ``$ref`` evaluated again on the same value yields a copy of its first error (keyword, value and paths)."""
     validator = _validator(doc, profile)
     if validator is None:
         return None
@@ -169,9 +169,11 @@ def _memo_outcome(validator: Any, ref: str, instance: Any) -> list[Any]:
         key = (id(resolved.contents), id(instance))
         hit = memo.get(key)
         if hit is not None and hit[0] is instance:
-            return [ValidationError(hit[1])] if hit[1] else []
+            # a copy of the first error as it was found (keyword, value, paths below the $ref): callers read its
+            # keyword (a server's lax coercions, ``engine.servers``) and prefix its paths as it goes up
+            return [ValidationError.create_from(hit[1])] if hit[1] is not None else []
         found = list(validator.descend(instance, resolved.contents, resolver=resolved.resolver))
-        memo[key] = (instance, found[0].message if found else "")
+        memo[key] = (instance, ValidationError.create_from(found[0]) if found else None)
         return found
     finally:
         if token is not None:
