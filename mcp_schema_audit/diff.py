@@ -23,7 +23,7 @@ from mcp_schema_audit.engine.arguments import judge_inputs, server_outcome
 from mcp_schema_audit.engine.compare import NEW_TOOL
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.server_words import unknown_tool
-from mcp_schema_audit.engine.servers import ServerValidator
+from mcp_schema_audit.engine.servers import ServerValidator, regex_reading
 from mcp_schema_audit.errors import RunTimeExceeded, not_one_of
 from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
@@ -134,10 +134,12 @@ def _tool_findings(
         out += tool_metadata_findings(name, o, n)
         o_in, n_in = o.get("inputSchema", {}), n.get("inputSchema", {})
         meter = Meter()  # the tool's input work: the walk, the witnesses' confirmation, the server's judgement
-        judged = judge_inputs(compare_schemas(o_in, n_in, "input", name, meter=meter), n_in, validator, o_in, meter)
+        reading = regex_reading(validator)
+        found = compare_schemas(o_in, n_in, "input", name, meter=meter, reading=reading)
+        judged = judge_inputs(found, n_in, validator, o_in, meter)
 
         def renamed_changes(renamed: Any) -> list[Finding]:  # the cached arguments under their new names
-            found = compare_schemas(renamed, n_in, "input", name, meter=meter)
+            found = compare_schemas(renamed, n_in, "input", name, meter=meter, reading=reading)
             return judge_inputs(found, n_in, validator, renamed, meter)
 
         out += changed_renames(merge_argument_renames(judged, o_in, n_in), o_in, n_in, renamed_changes)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from hostile_cli import CANARY, DIFF_BUDGET_S, HostileHTTPServer, cli, obj, tool, tools_file, write_json
+from mcp_schema_audit.schema.regex import pydantic_found
 
 pytestmark = pytest.mark.timing  # bounds on time (``hostile_cli``): run by scripts/under_load.py
 
@@ -892,6 +893,40 @@ def test_a_server_reads_its_patterns_with_its_own_regex_engine(
     assert run.code == code, run.stderr[-500:]
     [f] = [f for f in run.report()["findings"] if f["rule"] == "input-constraint-tightened"]
     assert f["severity"] == severity, f
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"type": "string", "enum": ["abc"]}, {"type": "string", "pattern": "^[a-z--c]+$"}),
+        ({"type": "string", "pattern": "^[a-z]+$"}, {"type": "string", "pattern": "^[a-z--c]+$"}),
+        ({"type": "string", "pattern": "^[a-z]+$"}, {"type": "string", "pattern": "^[a-z&&[^c]]+$"}),
+        ({"type": "string", "pattern": "^[a-c]+$"}, {"type": "string", "pattern": "^[a-c~~b]+$"}),
+    ],
+)
+@pytest.mark.parametrize("server", ["pydantic-ignore", "published"])
+def test_a_pattern_only_the_servers_regex_engine_narrows(
+    old: dict[str, Any], new: dict[str, Any], server: str, tmp_path: Path
+) -> None:
+    """Attack round 6 (pydantic-core 2.x, ``test_pydantic_patterns_are_read_by_pydantic_core``): Rust regex reads
+    ``--``, ``&&`` and ``~~`` in a class as set operations, Python's ``re`` and ECMAScript as ranges and literals,
+    so no host's reading of the new pattern rejects "abc" and the witness search found none (info or a warning,
+    exit 0). Witnesses are now also sought under the server framework's reading of both versions: on a pydantic
+    server the change is breaking, with pydantic's words; on a server validating with its listed schema
+    (Python's ``re``) it is not."""
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", (props(x=s), None))) for side, s in (("old", old), ("new", new))
+    ]
+    run = cli("diff", *files, "--format", "json", "--server-validator", server, cwd=tmp_path)
+    breaking = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
+    if server == "published":  # Python's re reads "[a-z&&[^c]]" as a class and a literal "]": that one breaks
+        assert (run.code == 1) is ("&&" in new["pattern"]) is bool(breaking), breaking
+        return
+    assert run.code == 1, run.stderr[-500:]
+    [f] = breaking
+    assert f["server"]["outcome"] == "rejected" and f["hosts"] == []
+    assert f["server"]["error"] == f"x\n  String should match pattern '{new['pattern']}'"
+    assert pydantic_found(new["pattern"], f["witness"]["instance"]["x"]) is False
 
 
 @pytest.mark.parametrize(

@@ -360,6 +360,13 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     for f in literals:
         assert (f["severity"], f["server"]["outcome"]) == ("warning", "accepted"), f
         assert _claim_holds(audited[("pydantic", "auto")], f) == ""
+    # ^[a-z]+$ -> ^[a-z--c]+$: pydantic-core's Rust regex reads "--" as a set difference (a-z but c), Python's re
+    # and ECMAScript as a range: no host's reading rejects a value, the real server does (attack round 6: exit 0)
+    [narrowed] = [f for f in findings if f["tool"] == "pattern_set_operation" and f["direction"] == "input"]
+    assert (narrowed["severity"], narrowed["server"]["outcome"]) == ("breaking", "rejected"), narrowed
+    assert "c" in narrowed["witness"]["instance"]["s"]
+    assert narrowed["server"]["error"] == "s\n  String should match pattern '^[a-z--c]+$'"
+    assert _claim_holds(audited[("pydantic", "auto")], narrowed) == ""
 
 
 def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:

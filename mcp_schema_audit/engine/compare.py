@@ -42,7 +42,14 @@ _MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError, re.er
 
 
 def compare_schemas(
-    old: Any, new: Any, direction: str, tool: str = "tool", *, oracle: bool = True, meter: Meter | None = None
+    old: Any,
+    new: Any,
+    direction: str,
+    tool: str = "tool",
+    *,
+    oracle: bool = True,
+    meter: Meter | None = None,
+    reading: str | None = None,
 ) -> list[Finding]:
     """Compare one tool's old and new schema for ``direction`` (``"input"`` or ``"output"``).
 
@@ -53,6 +60,8 @@ def compare_schemas(
     the sampling oracle after the walk (``engine.oracle``). ``meter``: the tool's counted work for this direction
     (``engine.meter``; a new one when None), charged by the walk and the witnesses' confirmation, so that a later
     stage (the server's validator judging inputs) is held to what is left; the oracle has a meter of its own.
+    ``reading``: for inputs, how the new version's server framework searches patterns (``servers.regex_reading``):
+    a witness only that reading rejects stays breaking, with no host listed, for the server's validator to judge.
     Never raises for bad schemas: they become
     ``schema-invalid``/``schema-undecidable`` findings. Deterministic: the same inputs give the same
     findings on any machine (budgets count work, the oracle's samples are seeded).
@@ -81,13 +90,13 @@ def compare_schemas(
     identity = Identity(p_doc, v_doc)
     # the old schema's Ajv compile walk skips what is identical to the new one (whose walk the listing checks ran)
     old_doc.pair_with(new_doc, (lambda o, n: identity.identical(n, o)) if direction == "output" else identity.identical)
-    key = _pair_key(old, new, direction)
+    key = _pair_key(old, new, direction if reading is None or direction != "input" else f"input:{reading}")
     meter = meter if meter is not None else Meter()
     if meter.spent() != (0, 0):
         key = None  # the findings depend on the budget left: cached ones were confirmed with a whole budget
     cached = _WALKED.peek(key) if key is not None else None
     if cached is None:  # else the same pair of schemas in another tool: the same findings, about this tool
-        walked = _walked(p_doc, v_doc, identity, direction, tool, meter)
+        walked = _walked(p_doc, v_doc, identity, direction, tool, meter, reading if direction == "input" else None)
         cached = (walked, meter.spent())
         if key is not None:
             _WALKED.get(key, lambda: cached)
@@ -131,7 +140,13 @@ def _retargeted(f: Finding, tool: str) -> Finding:
 
 
 def _walked(
-    p_doc: SchemaDoc, v_doc: SchemaDoc, identity: Identity, direction: str, tool: str, meter: Meter
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    identity: Identity,
+    direction: str,
+    tool: str,
+    meter: Meter,
+    reading: str | None = None,
 ) -> list[Finding]:
     """The walk of P's document against V's (``identity``: their identical subtrees), its issues turned into
     findings with witnesses confirmed, about ``tool`` (nothing in the walk reads the name: the same findings for
@@ -139,7 +154,7 @@ def _walked(
     old, new = (v_doc.root, p_doc.root) if direction == "output" else (p_doc.root, v_doc.root)
     # MCP arguments are always an object: a root without "type" beside one with type "object" reads as an object
     objects = direction == "input" and any(isinstance(s, dict) and s.get("type") == "object" for s in (old, new))
-    ctx = new_context(p_doc, v_doc, root_type="object" if objects else None, meter=meter)
+    ctx = new_context(p_doc, v_doc, root_type="object" if objects else None, meter=meter, reading=reading)
     ctx.identity = identity
     try:
         issues = ctx.compare(p_doc.root, v_doc.root)
@@ -178,7 +193,7 @@ def _walked(
     out: list[Finding] = []
     for issue in issues:
         try:
-            f = issue_to_finding(issue, tool, direction, p_doc, v_doc, meter)
+            f = issue_to_finding(issue, tool, direction, p_doc, v_doc, meter, ctx.reading)
         except (*_MALFORMED, RecursionError) as exc:
             f = make_finding(
                 "schema-undecidable",

@@ -108,10 +108,17 @@ def rejecting_keyword(issue: Issue) -> str | None:
 
 
 def issue_to_finding(
-    issue: Issue, tool: str, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc, meter: Meter | None = None
+    issue: Issue,
+    tool: str,
+    direction: str,
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    meter: Meter | None = None,
+    reading: str | None = None,
 ) -> Finding:
     """The ``Finding`` of ``issue`` for ``direction`` (``"input"``/``"output"``), confirmed when breaking (each
-    validation charged to ``meter``, the tool's: ``confirm``).
+    validation charged to ``meter``, the tool's; ``reading``: the server framework's pattern reading of an
+    inputSchema: ``confirm``).
 
     The pointer is the new schema's location of the change, or the old one's when the change lives only in
     the old schema. Raises ``KeyError`` for an unknown issue kind.
@@ -136,7 +143,7 @@ def issue_to_finding(
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
     f.instance_pointer = pointer(issue.inst)
     if f.severity == "breaking":
-        confirm(f, issue, direction, p_doc, v_doc, meter)
+        confirm(f, issue, direction, p_doc, v_doc, meter, reading)
     return f
 
 
@@ -151,7 +158,13 @@ def _delta(delta: Any, new_side: str) -> Any:
 
 
 def confirm(
-    f: Finding, issue: Issue, direction: str, p_doc: SchemaDoc, v_doc: SchemaDoc, meter: Meter | None = None
+    f: Finding,
+    issue: Issue,
+    direction: str,
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    meter: Meter | None = None,
+    reading: str | None = None,
 ) -> None:
     """Validate the witness on both sides per host profile; set hosts, or downgrade to warning.
 
@@ -165,7 +178,11 @@ def confirm(
     witness must be one P declares under a full reader (``_FULL_READERS``), so a value only ts-sdk-v1's
     lax reading of P admits proves nothing. The witness ``error`` is the first such host's message for it:
     jsonschema's (python-sdk), or for a break of the TS profiles only, Ajv's as the TS client prints it
-    (``data/x must NOT have additional properties``)."""
+    (``data/x must NOT have additional properties``).
+
+    An input witness no host's reading of V rejects, but the server framework's (``reading``: pydantic-core's
+    Rust regex refuses ``"abc"`` for ``^[a-z--c]+$``, Python's ``re`` does not) rejects for this keyword, stays
+    breaking with no host listed: ``engine.arguments.judge_inputs`` then asks the server's own validator."""
     if issue.witness is NO_WITNESS:
         f.severity, f.reason = "warning", "no witness could be built, so the break is not proven"
         return
@@ -221,6 +238,12 @@ def confirm(
         # only a reader that ignores some of P's keywords (ts-sdk-v1: dependentSchemas, prefixItems …) accepts
         # it: the P side does not really declare this value
         hosts, problems = [], ["the witness breaks a keyword of the accepting side that only ts-sdk-v1 ignores"]
+    if not hosts and direction == "input" and reading is not None:
+        own = _framework_error(p_doc, v_doc, instance, reading, kw, issue, meter)
+        if own is not None:  # the server's validator judges it (judge_inputs): no host reads the new inputSchema
+            f.witness = {"instance": instance, "accepted_by": "old", "error": _explain_error(own)[:500]}
+            f.witness["instance_pointer"] = pointer(issue.inst)
+            return
     if not hosts:
         f.severity = "warning"
         f.reason = "witness not confirmed by any host profile" + (f" ({problems[0]})" if problems else "")
@@ -233,6 +256,25 @@ def confirm(
         "error": error[:500],
         "instance_pointer": pointer(issue.inst),
     }
+
+
+def _framework_error(
+    p_doc: SchemaDoc, v_doc: SchemaDoc, instance: Any, reading: str, kw: str | None, issue: Issue, meter: Meter
+) -> Any:
+    """V's error of this finding's keyword at its place for ``instance`` as the server framework ``reading`` reads
+    V's patterns (``servers.read_by_framework``), when python-sdk's reading of P accepts ``instance``; else None."""
+    from mcp_schema_audit.engine.servers import read_by_framework
+
+    try:
+        meter.count_validation(v_doc.root)
+        if not p_doc.accepts(instance, "python-sdk"):
+            return None
+        errors = list(read_by_framework(v_doc.validator(), v_doc.root, reading).iter_errors(instance))
+    except Budget:
+        return None
+    except Exception:  # an uncompilable document, an endless one: no reading to go by
+        return None
+    return _own_error(errors, kw, _rejecting_place(issue)) if errors else None
 
 
 #: The witness error of a value whose validation by the rejecting side never ends (``memo.python_loops``).

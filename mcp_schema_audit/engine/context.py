@@ -29,10 +29,13 @@ from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens
 from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
+from mcp_schema_audit.engine.servers import read_by_framework
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
 from mcp_schema_audit.schema.reach import unreached_at
 
+#: The profile of V's node read as the server's framework reads it (``WalkContext.reading``).
+SERVER = "server"
 #: Candidates a host-sensitive ``WalkContext.pick`` judges per profile before it settles for the best so far.
 _MAX_HOST_TRIES = 64
 
@@ -75,13 +78,22 @@ class WalkContext:
     """One comparison of P's document with V's (see the module docstring).
 
     ``walk``: the comparison of one node pair (``walk.compare_pair``). ``root_type``: a type both roots
-    always have (``"object"`` for inputSchemas: MCP ``arguments``).
+    always have (``"object"`` for inputSchemas: MCP ``arguments``). ``reading``: for an inputSchema, how the
+    server's framework searches V's patterns (``servers.regex_reading``: ``"pydantic"``, ``"ecmascript"``), read
+    as the profile ``SERVER`` beside the hosts' (None: as python-sdk does).
     """
 
     def __init__(
-        self, p_doc: SchemaDoc, v_doc: SchemaDoc, walk: Walk, root_type: str | None = None, meter: Meter | None = None
+        self,
+        p_doc: SchemaDoc,
+        v_doc: SchemaDoc,
+        walk: Walk,
+        root_type: str | None = None,
+        meter: Meter | None = None,
+        reading: str | None = None,
     ) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
+        self.reading = reading if reading is not None and '"pattern' in v_doc.canonical else None
         self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
         #: (id(P node), id(V node)) → the pair's issues; pairs on the stack are in ``active``
         self.memo: dict[tuple[int, int], MemoEntry] = {}
@@ -123,7 +135,7 @@ class WalkContext:
     def swapped(self) -> WalkContext:
         """A context with the roles exchanged (V's document producing, P's validating), made once."""
         if self._swap is None:
-            self._swap = WalkContext(self.v_doc, self.p_doc, self._walk, meter=self.meter)
+            self._swap = WalkContext(self.v_doc, self.p_doc, self._walk, meter=self.meter)  # P: no server reads it
         return self._swap
 
     def norm(self, side: str, raw: Any, at: Tokens) -> Any:
@@ -154,8 +166,12 @@ class WalkContext:
         self.meter.prepay_searches(count)
 
     def validator(self, doc: SchemaDoc, node: Any, profile: str) -> Any:
-        """``doc``'s validator of ``node`` for ``profile``, counted as one validation."""
+        """``doc``'s validator of ``node`` for ``profile``, counted as one validation; for ``SERVER``, V's node as
+        the server's framework reads it (``servers.read_by_framework``)."""
         self.count_validation(node)
+        if profile == SERVER:
+            assert self.reading is not None
+            return read_by_framework(doc.validator_for(node), node, self.reading)
         return doc.validator_for(node, profile)
 
     def valid(self, doc: SchemaDoc, node: Any, value: Any, profile: str = "python-sdk") -> bool | None:
@@ -165,7 +181,7 @@ class WalkContext:
         try:
             if (twin := unreached_at(doc, node, value)) is not None:
                 doc, node = twin
-            if self.fast:
+            if self.fast and profile != SERVER:
                 self.count_validation(node)
                 doc.ready(profile)  # raises as the real validator would
                 quick = doc.quick(node, value, profile)
@@ -215,9 +231,11 @@ class WalkContext:
         change and nothing else), else among other reasons. Where the host profiles may read the nodes
         differently (a ``format``, a ``pattern``, ``nullable`` …), the candidate that is a witness for the most
         profiles wins (``witness_hosts``), so a value that breaks every host is never passed over for one that
-        breaks python-sdk alone."""
+        breaks python-sdk alone. With a ``reading`` (an inputSchema), a witness the servers' framework reads as one
+        too (``SERVER``) wins over any other: the server's validator is the party that judges it."""
         sensitive = not (self.p_doc.agrees_at(p) and self.v_doc.agrees_at(v))
-        best: tuple[int, int] = (0, 0)
+        served = (SERVER,) if self.reading is not None and sensitive else ()
+        best: tuple[int, int, int] = (0, 0, 0)
         chosen = NO_WITNESS
         seen: set[str] = set()
         tried = 0
@@ -228,23 +246,31 @@ class WalkContext:
             if key in seen:
                 continue
             seen.add(key)
-            if not self.valid(self.p_doc, p, cand) or self.valid(self.v_doc, v, cand) is not False:
-                continue
-            score = self.rejected_for(v, cand, kw)
+            score = self.rejected_for(v, cand, kw) if self._python_witness(p, v, cand) else 0
             if not score:
+                if served and self.witness_hosts(p, v, cand, kw, served):  # only the servers' framework reads it so
+                    best, chosen = max((best, chosen), ((1, 0, 2), cand), key=lambda x: x[0])
+                    tried += 1
+                    if tried >= _MAX_HOST_TRIES:
+                        break
                 continue
             if not sensitive:
                 if score == 2:
                     return cand
-                rank = (1, score)
+                rank = (0, 1, score)
             else:
-                rank = (len(self.witness_hosts(p, v, cand, kw, HOST_PROFILES[1:])) + 1, score)
+                server = len(self.witness_hosts(p, v, cand, kw, served))
+                rank = (server, len(self.witness_hosts(p, v, cand, kw, HOST_PROFILES[1:])) + 1, score)
                 tried += 1
             if rank > best:
                 best, chosen = rank, cand
-            if rank == (len(HOST_PROFILES), 2) or tried >= _MAX_HOST_TRIES:
+            if rank == (len(served), len(HOST_PROFILES), 2) or tried >= _MAX_HOST_TRIES:
                 break
         return chosen
+
+    def _python_witness(self, p: Any, v: Any, cand: Any) -> bool:
+        """python-sdk's reading: P's node accepts ``cand``, V's rejects it."""
+        return bool(self.valid(self.p_doc, p, cand)) and self.valid(self.v_doc, v, cand) is False
 
     def witness_hosts(self, p: Any, v: Any, cand: Any, kw: str | None, profiles: tuple[str, ...]) -> list[str]:
         """The profiles among ``profiles`` for which ``cand`` is a witness: P's node accepts it, V's node rejects it
@@ -259,9 +285,13 @@ class WalkContext:
 
     def pick_any_profile(self, p: Any, v: Any, candidates: list[Any], kw: str | None = None) -> Any:
         """The first candidate some host profile accepts under P's node and rejects under V's (by ``kw`` when
-        given), or ``NO_WITNESS`` (for host differences: formats, ECMAScript vs Python regexes, ``nullable``)."""
+        given), or ``NO_WITNESS`` (for host differences: formats, ECMAScript vs Python regexes, ``nullable``).
+        With a ``reading``, both nodes are also read as the servers' framework reads them (``SERVER``: the cached
+        version's server took the value, the new one's refuses it): a pattern only pydantic-core's Rust regex
+        refuses a value for is a witness too."""
+        profiles = (*HOST_PROFILES, SERVER) if self.reading is not None else HOST_PROFILES
         for cand in [c for c in candidates if c is not NO_WITNESS][:64]:
-            for prof in HOST_PROFILES:
+            for prof in profiles:
                 if (
                     self.valid(self.p_doc, p, cand, prof)
                     and self.valid(self.v_doc, v, cand, prof) is False

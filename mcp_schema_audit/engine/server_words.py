@@ -147,6 +147,8 @@ def _pydantic(error: ValidationError) -> str | None:
         return "Input should be " + (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1])
     if kw == "type":
         return _pydantic_type(_wanted(error), got)
+    if kw == "pattern":
+        return f"String should match pattern '{value}'"
     return {
         "minLength": f"String should have at least {value} character{'s' if value != 1 else ''}",
         "maxLength": f"String should have at most {value} character{'s' if value != 1 else ''}",

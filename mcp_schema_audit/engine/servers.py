@@ -372,12 +372,27 @@ def _validator(schema: Any, validator: ServerValidator) -> Any:
     JavaScript regexes, a pydantic server's pydantic-core's (``schema.hosts.framework_regex_class``), the
     jsonschema server's Python's."""
     cls = remembering_class(validator_for(schema if isinstance(schema, dict) else {}), schema)
-    if validator.wording in ("zod3", "zod4"):
-        cls = framework_regex_class(cls, "ecmascript")
-    elif validator.wording == "pydantic":
-        cls = framework_regex_class(cls, "pydantic")
+    reading = regex_reading(validator)
+    if reading is not None:
+        cls = framework_regex_class(cls, reading)
     checker = None if validator.wording == "jsonschema" else FormatChecker()
     return cls(schema, format_checker=checker)
+
+
+def regex_reading(validator: ServerValidator) -> str | None:
+    """How ``validator``'s framework searches a ``pattern``: ``"ecmascript"`` (zod: a JavaScript ``RegExp``),
+    ``"pydantic"`` (pydantic-core's Rust regex), or None (the published schema's: Python ``re``, as python-sdk)."""
+    if validator.wording in ("zod3", "zod4"):
+        return "ecmascript"
+    return "pydantic" if validator.wording == "pydantic" else None
+
+
+def read_by_framework(base: Any, node: Any, reading: str) -> Any:
+    """A validator of ``node`` as ``base`` (a jsonschema validator of its document: its ``$ref``s, formats and
+    keywords) reads it, with every ``pattern``/``patternProperties`` searched as the framework ``reading``
+    (``regex_reading``) searches it (``schema.hosts.framework_regex_class``)."""
+    cls = framework_regex_class(type(base), reading)
+    return cls(node, format_checker=base.format_checker, registry=base._registry, _resolver=base._resolver)
 
 
 def _extra_keys(validator: ServerValidator, published: list[ValidationError], outcome: Outcome) -> None:

@@ -41,11 +41,15 @@ FamilyFn = Callable[[WalkContext, Node, Node, int], list[Issue]]
 
 
 def new_context(
-    p_doc: SchemaDoc, v_doc: SchemaDoc, root_type: str | None = None, meter: Meter | None = None
+    p_doc: SchemaDoc,
+    v_doc: SchemaDoc,
+    root_type: str | None = None,
+    meter: Meter | None = None,
+    reading: str | None = None,
 ) -> WalkContext:
-    """A context comparing P's document with V's by this walk (``root_type``: see ``WalkContext``), charging
-    ``meter`` (a new one when None)."""
-    return WalkContext(p_doc, v_doc, compare_pair, root_type, meter)
+    """A context comparing P's document with V's by this walk (``root_type``, ``reading``: see ``WalkContext``),
+    charging ``meter`` (a new one when None)."""
+    return WalkContext(p_doc, v_doc, compare_pair, root_type, meter, reading)
 
 
 # -- the walk ------------------------------------------------------------------------------------------------

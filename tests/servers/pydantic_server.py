@@ -41,6 +41,8 @@ def tool(fn):  # type: ignore[no-untyped-def]
     return app.tool(name=fn.__name__.removesuffix("_"))(fn)
 
 
+from pydantic import Field
+
 if sys.argv[1] == "old":
 
     @tool
@@ -87,9 +89,11 @@ if sys.argv[1] == "old":
     def bool_to_literal(x: bool) -> str:
         return json.dumps({"x": x})
 
-else:
-    from pydantic import Field
+    @tool
+    def pattern_set_operation(s: str = Field(pattern="^[a-z]+$")) -> str:
+        return json.dumps({"s": s})
 
+else:
     @tool
     def drop_optional(a: str) -> str:
         return json.dumps({"a": a})
@@ -133,6 +137,10 @@ else:
     @tool
     def bool_to_literal(x: Literal[0, 1]) -> str:  # Literal compares with ==: true is 1, false 0
         return json.dumps({"x": x})
+
+    @tool
+    def pattern_set_operation(s: str = Field(pattern="^[a-z--c]+$")) -> str:  # Rust regex: a-z except c
+        return json.dumps({"s": s})
 
 
 app.run()
