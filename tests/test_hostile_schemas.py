@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hostile_cli import CANARY, DIFF_BUDGET_S, HostileHTTPServer, cli, obj, tool, tools_file, write_json
+
 from mcp_schema_audit.schema.regex import pydantic_found
 
 pytestmark = pytest.mark.timing  # bounds on time (``hostile_cli``): run by scripts/under_load.py
@@ -864,6 +866,57 @@ def test_unevaluated_properties_sees_only_what_its_schema_evaluates(case: str, t
         assert run.code == 1 and found[(rule, where)]["witness"]["instance"] == {"b": None}
 
 
+_L = {"$ref": "#/$defs/L"}
+
+
+@pytest.mark.parametrize(
+    "taken",
+    [
+        {"allOf": [{"patternProperties": {"^a": _L}}]},
+        {"$ref": "#/$defs/T"},
+        {"anyOf": [{"properties": {"a": _L}}, {"type": "object"}]},
+        {"allOf": [{"properties": {"a": _L}}]},
+    ],
+)
+def test_a_cycle_one_level_under_a_required_argument_fails_every_call(taken: dict[str, Any], tmp_path: Path) -> None:
+    """Attack round 6: the required argument ``a`` is taken into a cycle by a schema evaluated at the root's place
+    (an allOf member's patternProperties or properties, a $ref target, the first anyOf branch), not by the root's
+    own properties: every call fails (python-sdk's jsonschema recurses without end), but the reach looked only at
+    the node holding ``required`` (two undecidable warnings, exit 0)."""
+    defs = {"L": _L, "T": {"patternProperties": {"^a": _L}}}
+    old = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "$defs": defs}
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", (s, None))) for side, s in (("old", old), ("new", {**old, **taken}))
+    ]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    assert any(
+        f["rule"] == "input-schema-unvalidatable" and f["severity"] == "breaking" for f in run.report()["findings"]
+    )
+
+
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_branches_closed_over_different_keys_reject_a_value_with_both(direction: str, tmp_path: Path) -> None:
+    """Attack round 6: each ``anyOf`` branch closes (``unevaluatedProperties: false``) over one of the declared
+    keys, so ``{"a": 0, "b": 0}`` fails both while each key alone passes; the witness of the change below the
+    branch held one key only and the union took it (an unconfirmed warning, exit 0). The witness now carries the
+    other declared properties too, and jsonschema rejects it."""
+    closed = [{"properties": {k: {}}, "unevaluatedProperties": False} for k in "ab"]
+    plain = {**D2020, "properties": {"a": {}, "b": {}}}
+    old, new = (plain, {**plain, "anyOf": closed}) if direction == "input" else ({**plain, "anyOf": closed}, plain)
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    [f] = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
+    assert set(f["witness"]["instance"]) == {"a", "b"}
+    validator = jsonschema.Draft202012Validator({**plain, "anyOf": closed})
+    assert (
+        not validator.is_valid(f["witness"]["instance"])
+        and jsonschema.validate(f["witness"]["instance"], plain) is None
+    )
+
+
 @pytest.mark.parametrize(
     ("server", "old_pattern", "new_pattern", "code", "severity"),
     [
@@ -914,9 +967,7 @@ def test_a_pattern_only_the_servers_regex_engine_narrows(
     exit 0). Witnesses are now also sought under the server framework's reading of both versions: on a pydantic
     server the change is breaking, with pydantic's words; on a server validating with its listed schema
     (Python's ``re``) it is not."""
-    files = [
-        str(_pair_file(tmp_path / f"{side}.json", (props(x=s), None))) for side, s in (("old", old), ("new", new))
-    ]
+    files = [str(_pair_file(tmp_path / f"{side}.json", (props(x=s), None))) for side, s in (("old", old), ("new", new))]
     run = cli("diff", *files, "--format", "json", "--server-validator", server, cwd=tmp_path)
     breaking = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
     if server == "published":  # Python's re reads "[a-z&&[^c]]" as a class and a literal "]": that one breaks
@@ -983,6 +1034,25 @@ def test_pydantic_patterns_are_read_by_pydantic_core(pattern: str, text: str) ->
         ),
         ("input", {"type": "array"}, {"type": "array", "anyOf": [{"minItems": 3}, {"maxItems": 1}]}, [0, 0]),
         ("output", {"type": "array"}, {"type": "array", "anyOf": [{"minItems": 3}, {"maxItems": 1}]}, [0, 0]),
+        # attack round 6: a gap only reached with the keys (items) P itself requires: the filler objects lacked them
+        (
+            "input",
+            {"type": "object", "required": ["a"]},
+            {"type": "object", "anyOf": [{"required": ["b"]}, {"maxProperties": 1}]},
+            {"a": None, "_": 0},
+        ),
+        (
+            "output",
+            {"type": "object", "required": ["a"]},
+            {"type": "object", "anyOf": [{"required": ["a", "b"]}, {"maxProperties": 1}]},
+            {"a": None, "_0": 0},
+        ),
+        (
+            "input",
+            {"type": "array", "prefixItems": [{"const": 5}], "minItems": 1},
+            {"type": "array", "anyOf": [{"minItems": 3}, {"maxItems": 1}]},
+            [5, 0],
+        ),
     ],
 )
 def test_a_value_in_the_gap_between_union_branches_is_a_witness(

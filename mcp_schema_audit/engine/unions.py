@@ -221,12 +221,15 @@ def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
     at the edges of every V branch's bounds (so a value in the gap between disjoint branches, ``anyOf: [{minimum:
     2}, {maximum: 0}]`` → 1, is among them)."""
     cands: list[Any] = [ctx.sample_p(pb), *samples_p(ctx, pb)[:4]]
+    bases = [c for c in cands[:3] if isinstance(c, (dict, list)) and c]
     ts = type_set(pb)
     for t in [t for t in JSON_TYPE_ORDER if ts is None or t in ts or (t == "integer" and "number" in ts)]:
         cands += type_candidates(ctx, pb, t)
     for vb in bv:
         if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
             cands += number_candidates(vb, integer=ts == {"integer"})
+        for base in bases:
+            cands += _size_edges(vb, base)
         cands += _size_edges(vb)
     return cands + string_candidates()
 
@@ -236,10 +239,17 @@ def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
 _FILLERS: tuple[Any, ...] = (0, "a", None, True, {})
 
 
-def _size_edges(vb: Node) -> list[Any]:
+def _size_edges(vb: Node, base: Any = None) -> list[Any]:
     """Values just outside V branch ``vb``'s sizes: strings one shorter or longer than its length bounds, objects
     one key short of or past its property counts and one without its required keys, arrays one item short of or
-    past its item counts (``anyOf: [{required: ["k"]}, {maxProperties: 0}]`` → ``{"_": 0}``)."""
+    past its item counts (``anyOf: [{required: ["k"]}, {maxProperties: 0}]`` → ``{"_": 0}``).
+
+    With ``base`` (a sample of P's branch: an object or an array), the objects and arrays are built on it: its
+    keys (items) first, filler ones after, and the object without ``vb``'s required keys keeps the others, so a
+    gap P's own ``required`` keys lead into is reached (P ``required: [a]`` against ``anyOf: [{required: [b]},
+    {maxProperties: 1}]`` → ``{"a": 0, "_1": 0}``)."""
+    keys = list(base.items()) if isinstance(base, dict) else []
+    items = list(base) if isinstance(base, list) else []
     out: list[Any] = []
     for kw in ("minLength", "maxLength", "minProperties", "maxProperties", "minItems", "maxItems"):
         n = vb.get(kw)
@@ -247,13 +257,24 @@ def _size_edges(vb: Node) -> list[Any]:
             continue
         sizes = [max(n - 1, 0), n + 1]
         if kw.endswith("Length"):
-            out += ["a" * k for k in sizes]
-        elif kw.endswith("Properties") and n <= 64:
-            out += [{f"_{i}": f for i in range(k)} for k in sizes for f in _FILLERS]
-        elif kw.endswith("Items") and n <= 64:
-            out += [[f] * k for k in sizes for f in _FILLERS]
-    if isinstance(vb.get("required"), list) and vb["required"]:
-        out += [{"_": f} for f in _FILLERS]
+            out += ["a" * k for k in sizes] if base is None else []
+        elif kw.endswith("Properties") and n <= 64 and (base is None or keys):
+            out += [_sized(keys, k, f) for k in sizes for f in _FILLERS]
+        elif kw.endswith("Items") and n <= 64 and (base is None or items):
+            out += [(items + [f] * k)[:k] for k in sizes for f in _FILLERS]
+    required = vb.get("required")
+    if isinstance(required, list) and required and (base is None or keys):
+        out += [{**{k: x for k, x in keys if k not in required}, "_": f} for f in _FILLERS]
+    return out
+
+
+def _sized(keys: list[tuple[str, Any]], k: int, filler: Any) -> dict[str, Any]:
+    """An object of ``k`` keys: ``keys`` first (as many as fit), then ``_i`` keys holding ``filler``."""
+    out = dict(keys[:k])
+    i = 0
+    while len(out) < k:
+        out.setdefault(f"_{i}", filler)
+        i += 1
     return out
 
 
@@ -263,12 +284,14 @@ def _repick(ctx: WalkContext, issue: Issue, pb: Any, bv: list[Any], v_node: Any)
 
     None when the issue disappears: P's ``nullable: true`` where another branch of V accepts null. A change below
     the branch (``inst``) keeps its witness, except a required key, which the witness lacks at the branch's own
-    place: it is re-picked among objects without that key."""
+    place: it is re-picked among objects without that key; a change below it whose witness the union takes, with
+    P's other declared properties added (``_with_declared``)."""
     missing = issue.inst[0] if issue.kind == "required-extra-v" and len(issue.inst) == 1 else None
-    if (issue.inst and missing is None) or issue.witness is NO_WITNESS:
+    if issue.witness is NO_WITNESS or ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
         return issue
-    if ctx.valid(ctx.v_doc, v_node, issue.witness) is False:
-        return issue
+    if issue.inst and missing is None:
+        found = ctx.pick(pb, v_node, _with_declared(ctx, pb, issue.witness, issue.inst[0]))
+        return issue if found is NO_WITNESS else replace(issue, witness=found)
     if issue.p_path[-1:] == ["nullable"]:
         return None
     if issue.kind not in ("type-only-v", "type-extra-p", "enum-only-v"):
@@ -279,6 +302,21 @@ def _repick(ctx: WalkContext, issue: Issue, pb: Any, bv: list[Any], v_node: Any)
         return issue if found is NO_WITNESS else replace(issue, witness=found)
     cands = [sample_typed(ctx, pb, t) for t in JSON_TYPE_ORDER] + [0.5, "x", True, None, {}, []]
     return replace(issue, witness=ctx.pick(pb, v_node, [c for c in cands if c is not NO_WITNESS]))
+
+
+def _with_declared(ctx: WalkContext, pb: Any, witness: Any, own: Any) -> list[Any]:
+    """``witness`` (an object whose key ``own`` shows a change below the branch) with the other properties P's
+    branch ``pb`` declares added, one at a time and then all, each with a sample of its schema: a union whose every
+    branch closes over some of them (``unevaluatedProperties: false`` beside ``properties: {a: {}}`` in one branch,
+    ``{b: {}}`` in the other) rejects ``{"a": 0, "b": 0}`` although each key alone is taken."""
+    props = pb.get("properties") if isinstance(pb, (dict, Node)) else None
+    if not isinstance(witness, dict) or not isinstance(props, dict):
+        return []
+    added: dict[str, Any] = {}
+    for name in list(props)[:16]:
+        if name != own and name not in witness and (value := ctx.sample_p(props[name])) is not NO_WITNESS:
+            added[name] = value
+    return [{**witness, name: value} for name, value in added.items()] + ([{**witness, **added}] if added else [])
 
 
 def _oneof_overlap(ctx: WalkContext, bp: list[Any], v_node: Node) -> list[Issue]:
