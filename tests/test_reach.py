@@ -154,6 +154,9 @@ def test_a_small_refused_addition_no_longer_hides_the_releases_breaks(tmp_path: 
             assert _real(schema, f["witness"]["instance"]) is (f["direction"] == "output"), f
 
 
+#: A cycle in place (``L``: ``{"$ref": "#/$defs/L"}``): validating any value at it never ends.
+_LOOP = {"$ref": "#/$defs/L"}
+_LOOP_DEFS = {"L": {"$ref": "#/$defs/L"}}
 ENDLESS_CASES = {
     # schema → does every value's validation (python-sdk's jsonschema) fail to finish?
     "root-allof": ({"type": "object", "allOf": [{"$ref": "#"}]}, True),
@@ -207,6 +210,31 @@ ENDLESS_CASES = {
             "definitions": {"A": {"type": "object"}},
         },
         False,
+    ),
+    # attack round 6: the required key taken one level down, by a schema evaluated in full at the same place
+    "required-key-an-allof-member-takes": (
+        {"required": ["b"], "allOf": [{"properties": {"b": _LOOP}}], "$defs": _LOOP_DEFS},
+        True,
+    ),
+    "required-key-a-ref-target-pattern-takes": (
+        {"required": ["b"], "$ref": "#/$defs/T", "$defs": {**_LOOP_DEFS, "T": {"patternProperties": {"^b": _LOOP}}}},
+        True,
+    ),
+    "required-key-an-allof-pattern-takes": (
+        {"required": ["b"], "allOf": [{"patternProperties": {"^b": _LOOP}}], "$defs": _LOOP_DEFS},
+        True,
+    ),
+    "required-key-the-first-anyof-branch-takes": (
+        {"required": ["b"], "anyOf": [{"properties": {"b": _LOOP}}, {}], "$defs": _LOOP_DEFS},
+        True,
+    ),
+    "required-key-a-later-anyof-branch-takes": (
+        {"required": ["b"], "anyOf": [{}, {"properties": {"b": _LOOP}}], "$defs": _LOOP_DEFS},
+        False,
+    ),
+    "required-key-every-oneof-branch-sees": (
+        {"required": ["b"], "oneOf": [{}, {"properties": {"b": _LOOP}}], "$defs": _LOOP_DEFS},
+        True,
     ),
 }
 

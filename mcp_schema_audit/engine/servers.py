@@ -391,7 +391,8 @@ def read_by_framework(base: Any, node: Any, reading: str) -> Any:
     """A validator of ``node`` as ``base`` (a jsonschema validator of its document: its ``$ref``s, formats and
     keywords) reads it, with every ``pattern``/``patternProperties`` searched as the framework ``reading``
     (``regex_reading``) searches it (``schema.hosts.framework_regex_class``)."""
-    cls = framework_regex_class(type(base), reading)
+    kind: Any = type(base)
+    cls: Any = framework_regex_class(kind, reading)
     return cls(node, format_checker=base.format_checker, registry=base._registry, _resolver=base._resolver)
 
 

@@ -18,6 +18,7 @@ not resolve on the way, it answers "reached" and the refusal stands.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -186,7 +187,10 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
     ``patternProperties`` entry whose regex takes it evaluated (as the host reads the regex), and
     ``additionalProperties`` when neither a property nor a pattern takes it; and
     ``propertyNames`` is evaluated on the key itself; ``then`` is followed beside an ``if`` every value passes
-    (``{}``), ``else`` beside one every value fails (``false``)."""
+    (``{}``), ``else`` beside one every value fails (``false``). A required key is taken so by the node holding
+    ``required`` and by every schema evaluated in full at the same place: its ``allOf`` members, ``$ref``
+    targets, such a ``then``, and for python-sdk the first ``anyOf`` branch and every ``oneOf`` branch
+    (``{"required": ["a"], "allOf": [{"properties": {"a": L}}]}`` with ``L`` a cycle fails every call)."""
     if profile == "python-sdk":
         refs_override, dynamic, every_branch = doc.dialect in _REFS_OVERRIDE, doc.dialect == "2020-12", False
     else:
@@ -245,6 +249,36 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             inside.discard(id(node))
 
     def required(node: dict[str, Any], name: str, tokens: list[Any], inside: set[int]) -> Any:
+        return _first(taking(place, name, at, inside) for place, at in places(node, tokens, set()))
+
+    def places(node: Any, tokens: list[Any], seen: set[int]) -> Iterator[tuple[dict[str, Any], list[Any]]]:
+        # ``node`` and the schemas evaluated in full at its place with it (an allOf member, a $ref target, a then
+        # beside an if every value passes; python-sdk's first anyOf branch and every oneOf branch, which jsonschema
+        # descends into without stopping at an error): a value that fails one of them fails ``node`` anyway
+        if not isinstance(node, dict) or id(node) in seen or len(seen) >= 256:
+            return
+        seen.add(id(node))
+        hidden = refs_override and "$ref" in node  # draft-07's python-sdk reads the $ref alone
+        if not hidden:
+            yield node, tokens
+        for kw in ["$ref"] if hidden else list(node):
+            value = node.get(kw)
+            if kw == "$ref" and isinstance(value, str):
+                try:
+                    yield from places(doc.lookup(value)[0], [*tokens, "$ref"], seen)
+                except (RefError, ValueError, TypeError, LookupError):
+                    continue
+            elif kw == "allOf" and isinstance(value, list):
+                for i, m in enumerate(value):
+                    yield from places(m, [*tokens, kw, i], seen)
+            elif kw in ("then", "else") and "if" in node and node["if"] in _ALWAYS[kw]:
+                yield from places(value, [*tokens, kw], seen)
+            elif profile == "python-sdk" and kw in ("anyOf", "oneOf") and isinstance(value, list):
+                for i, m in enumerate(value[:1] if kw == "anyOf" else value):
+                    yield from places(m, [*tokens, kw, i], seen)
+
+    def taking(node: dict[str, Any], name: str, tokens: list[Any], inside: set[int]) -> Any:
+        # what ``node`` evaluates for a value holding the required key ``name``
         props, deps = node.get("properties"), node.get("dependentSchemas")
         if dependents and isinstance(deps, dict) and name in deps:
             found = visit(deps[name], [*tokens, "dependentSchemas", name], False, inside)

@@ -11,7 +11,7 @@ import sys
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Opts(BaseModel):
@@ -40,8 +40,6 @@ app = MCPServer("pydantic-validators")
 def tool(fn):  # type: ignore[no-untyped-def]
     return app.tool(name=fn.__name__.removesuffix("_"))(fn)
 
-
-from pydantic import Field
 
 if sys.argv[1] == "old":
 
@@ -94,6 +92,7 @@ if sys.argv[1] == "old":
         return json.dumps({"s": s})
 
 else:
+
     @tool
     def drop_optional(a: str) -> str:
         return json.dumps({"a": a})
