@@ -895,6 +895,37 @@ def test_a_cycle_one_level_under_a_required_argument_fails_every_call(taken: dic
     )
 
 
+@pytest.mark.parametrize(
+    ("direction", "cycle", "breaks"),
+    [
+        ("input", _L, True),
+        ("output", _L, True),
+        ("input", {"anyOf": [{"type": "string"}, _L]}, False),  # python-sdk's anyOf stops at the string branch
+    ],
+)
+def test_a_cycle_on_an_optional_property_fails_the_values_carrying_it(
+    direction: str, cycle: Any, breaks: bool, tmp_path: Path
+) -> None:
+    """Round-4 leftover: a cycle put on an optional property (validating any value there never ends) was only an
+    undecided pair; a call (a result) carrying the property fails in python-sdk's jsonschema, so it is breaking
+    with that value as witness. Where the value never comes back to the cycle, nothing breaks."""
+    plain = {"type": "object", "properties": {"q": {"type": "string"}, "z": {"type": "integer"}}, "$defs": {"L": _L}}
+    looping = {**plain, "properties": {"q": cycle, "z": {"type": "integer"}}}
+    old, new = (plain, looping) if direction == "input" else (looping, plain)
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    files = [str(_pair_file(tmp_path / f"{side}.json", pair(s))) for side, s in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    found = [f for f in run.report()["findings"] if f["pointer"] == "/properties/q"]
+    assert run.code == (1 if breaks else 0), (run.stderr[-500:], found)
+    if not breaks:
+        assert all(f["severity"] != "breaking" for f in found), found
+        return
+    [f] = found
+    assert f["severity"] == "breaking" and f["witness"]["instance"] == {"q": "a"}
+    with pytest.raises(RecursionError):
+        jsonschema.Draft202012Validator(looping).is_valid({"q": "a"})
+
+
 @pytest.mark.parametrize("direction", ["input", "output"])
 def test_branches_closed_over_different_keys_reject_a_value_with_both(direction: str, tmp_path: Path) -> None:
     """Attack round 6: each ``anyOf`` branch closes (``unevaluatedProperties: false``) over one of the declared

@@ -392,16 +392,24 @@ def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Aud
 
 
 def test_a_cycle_in_the_inputschema_is_decided_where_calls_reach_it(audited: dict[tuple[str, str], Audited]) -> None:
-    """A cycle on an optional argument leaves only that argument undecided: the enum value removed beside it is
-    breaking (the real server rejects it); a cycle every call reaches fails every call of a server validating
-    with its listed inputSchema (the real one answers each with an internal error). Before, both were one
-    schema-undecidable warning and the gate passed."""
+    """A cycle on an optional argument fails the calls carrying it (the real server answers each with an internal
+    error), and the enum value removed beside it is breaking (the real server rejects it); a cycle every call
+    reaches fails every call of a server validating with its listed inputSchema (the real one answers each with
+    an internal error). Before, both were one schema-undecidable warning and the gate passed."""
     audit = audited[("jsonschema", "auto")]
     by = {(f["tool"], f["rule"]): f for f in audit.report["findings"] if f["tool"].startswith("cycle_")}
     beside = by[("cycle_beside", "input-enum-value-removed")]
     assert beside["severity"] == "breaking" and beside["server"]["outcome"] == "rejected"
     assert by[("cycle_beside", "schema-undecidable")]["severity"] == "warning"
-    assert any(f["pointer"] == "/properties/x" for f in audit.report["findings"] if f["tool"] == "cycle_beside")
+    # and the call carrying the optional argument the cycle is on fails too (attack round 4: a warning only)
+    carrying = by[("cycle_beside", "input-type-narrowed")]
+    assert (carrying["pointer"], carrying["severity"], carrying["server"]["outcome"]) == (
+        "/properties/x",
+        "breaking",
+        "rejected",
+    )
+    assert audit.calls[_key("cycle_beside", carrying["witness"]["instance"])] == (True, "Internal server error")
+    assert _claim_holds(audit, carrying) == ""
     endless = by[("cycle_root", "input-schema-unvalidatable")]
     assert endless["severity"] == "breaking" and endless["server"]["outcome"] == "rejected"
     assert audit.calls[_key("cycle_root", endless["witness"]["instance"])] == (True, "Internal server error")

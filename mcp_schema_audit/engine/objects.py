@@ -15,7 +15,7 @@ from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
 from mcp_schema_audit.engine.conditions import unmodelled_evaluation
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
-from mcp_schema_audit.engine.nodes import Node, dict_at, names
+from mcp_schema_audit.engine.nodes import Node, dict_at, names, with_conditionals
 from mcp_schema_audit.engine.patterns import (
     additional_keys,
     matches,
@@ -384,10 +384,13 @@ def _extra_key(p: Node, v: Node) -> str | None:
 def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
     """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
     interesting (each bound, one less, one more): P's required properties first, then its other
-    declared ones, then keys of its ``additionalProperties`` schema (declared values only)."""
+    declared ones and those its conditionals declare (``then``, ``else``, ``dependentSchemas``: the keys an
+    ``unevaluatedProperties: false`` beside them admits), then keys of its ``additionalProperties`` schema
+    (declared values only)."""
     base = common(ctx, {**p, "type": "object"}, v)
     base = dict(base) if isinstance(base, dict) else {}
-    pool = [(k, ctx.sample_p(s)) for k, s in pprops.items() if k not in base]
+    declared = with_conditionals(p, pprops)
+    pool = [(k, ctx.sample_p(s)) for k, s in declared.items() if k not in base]
     if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
         child = ctx.sample_p(p_addl if isinstance(p_addl, dict) else {})
         taken = {**pprops, **dict_at(v, "properties")}

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcp_schema_audit.engine import applicators, arrays, contains, objects, scalars, unions, values
 from mcp_schema_audit.engine.context import WalkContext
-from mcp_schema_audit.engine.issue import Issue, LocalUndecidable, canon, short
+from mcp_schema_audit.engine.issue import NO_WITNESS, InPlaceCycle, Issue, LocalUndecidable, canon, short
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens, array_layout, union_branches
 from mcp_schema_audit.schema import RefError, SchemaDoc
@@ -72,7 +72,7 @@ def compare_pair(
     except RefError as exc:
         return [Issue("invalid", [], [], None, v, Text.of("{error}", error=str(exc)), p_abs=True, v_abs=True)]
     except LocalUndecidable as exc:
-        return _local_issues(exc, depth, p_at, v_at)
+        return (depth > 0 and _endless_here(ctx, exc, pn, v, p_at, v_at)) or _local_issues(exc, depth, p_at, v_at)
     key = (id(pn), id(vn))
     if key in ctx.memo:
         return ctx.memo[key][2]
@@ -128,6 +128,26 @@ def _local_issues(
             v_abs=True,
         )
     ]
+
+
+def _endless_here(
+    ctx: WalkContext, exc: LocalUndecidable, p: Any, v: Any, p_at: Tokens | None, v_at: Tokens | None
+) -> list[Issue]:
+    """V's node applies itself in place (``exc``: an ``InPlaceCycle``) where P's node declares values: when
+    python-sdk's validation of P's sample there never ends (``memo.loops_at``), a value P declares that V fails
+    (a server validating with its listed inputSchema, the python-sdk client on a result: ``RecursionError``), so
+    a cycle put on an optional argument breaks every call carrying it: that issue replaces the pair's undecided
+    one. Else nothing (an earlier ``anyOf`` branch takes the value: the pair stays undecided)."""
+    from mcp_schema_audit.schema.memo import loops_at
+
+    if not isinstance(exc, InPlaceCycle) or p is False or not isinstance(v, (dict, bool)):
+        return []
+    w = ctx.sample_p(p)
+    ctx.count_validation(v)
+    if w is NO_WITNESS or not loops_at(ctx.v_doc, v, w):
+        return []
+    why = Text("validating a value here never ends: the {V} schema applies itself in place")
+    return [Issue("type-extra-p", list(p_at or ()), list(v_at or ()), None, None, why, w, p_abs=True, v_abs=True)]
 
 
 def _absolute(issue: Issue, p: Any, v: Any, p_at: Tokens = (), v_at: Tokens = ()) -> Issue:

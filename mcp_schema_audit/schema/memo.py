@@ -237,6 +237,31 @@ def cycle_answer(doc: SchemaDoc, instance: Any, *, errors: bool) -> Any:
     return _best_first(found) if errors else not found
 
 
+def loops_at(doc: SchemaDoc, node: Any, instance: Any) -> bool:
+    """True when python-sdk's validator validating ``instance`` at ``node`` (a subschema of ``doc``, a document
+    refused for an in-place cycle) comes back to the cycle without end; False when it finishes, fails otherwise,
+    or ``doc`` is not refused for a cycle. Bounded by the interpreter's recursion limit."""
+    if not _refused_for_a_cycle(doc):
+        return False
+    built: Any = doc._build_validator("python-sdk")
+    if isinstance(built, str):
+        return False
+
+    def run() -> bool:
+        try:
+            return bool(built.evolve(schema=node).is_valid(instance))
+        except RecursionError:
+            raise _Loops() from None
+
+    try:
+        doc._evaluating(run)
+    except _Loops:
+        return True
+    except (ValueError, LookupError):  # an unresolvable $ref: another failure of the validator
+        return False
+    return False
+
+
 def python_loops(doc: SchemaDoc, instance: Any) -> bool:
     """True when python-sdk's validator validating ``instance`` against ``doc``, a document refused for an in-place
     cycle, comes back to the cycle without end: what the python-sdk client (on a result) and a server validating
