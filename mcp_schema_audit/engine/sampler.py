@@ -155,23 +155,44 @@ def sample(node: Any, doc: SchemaDoc, depth: int = 0) -> Any:
 
 def _merged_all_of(node: dict[str, Any], doc: SchemaDoc) -> dict[str, Any]:
     """``node`` with its ``allOf`` members merged in (``properties`` and ``required`` combined, other keywords
-    kept from the first that has them). Raises ``NoSample`` for an unresolvable member."""
+    kept from the first that has them). A union (``anyOf``/``oneOf``) met after the first one kept adds, in
+    order, its first branch the merged keywords do not exclude (``allOf`` of 12 two-way ``anyOf``s: one branch of
+    each, not only the first member's). Raises ``NoSample`` for an unresolvable member."""
     merged = dict(node)
     del merged["allOf"]
+    later: list[list[Any]] = []
     for sub in node["allOf"]:
-        try:
-            sub = deref(sub, doc)
-        except RefError as exc:
-            raise NoSample(str(exc)) from exc
+        sub = _resolved(sub, doc)
         if isinstance(sub, dict):
-            for k, v in sub.items():
-                if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
-                    merged[k] = {**merged[k], **v}
-                elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
-                    merged[k] = union_list(merged[k], v)
-                else:
-                    merged.setdefault(k, v)
+            for kw in ("anyOf", "oneOf"):
+                if any(k in merged for k in ("anyOf", "oneOf")) and isinstance(sub.get(kw), list):
+                    later.append(sub[kw])
+            _merge_into(merged, {k: v for k, v in sub.items() if not (k in ("anyOf", "oneOf") and later)})
+    for branches in later[:64]:
+        for branch in branches:
+            b = _resolved(branch, doc)
+            if isinstance(b, dict) and _beside(merged, {k: v for k, v in b.items() if k in ("type",)}) is not None:
+                _merge_into(merged, b)
+                break
     return merged
+
+
+def _resolved(sub: Any, doc: SchemaDoc) -> Any:
+    try:
+        return deref(sub, doc)
+    except RefError as exc:
+        raise NoSample(str(exc)) from exc
+
+
+def _merge_into(merged: dict[str, Any], sub: dict[str, Any]) -> None:
+    """``sub``'s keywords added to ``merged``: ``properties`` and ``required`` combined, others kept if set."""
+    for k, v in sub.items():
+        if k == "properties" and isinstance(merged.get(k), dict) and isinstance(v, dict):
+            merged[k] = {**merged[k], **v}
+        elif k == "required" and isinstance(merged.get(k), list) and isinstance(v, list):
+            merged[k] = union_list(merged[k], v)
+        else:
+            merged.setdefault(k, v)
 
 
 def _sample_union(node: dict[str, Any], kw: str, doc: SchemaDoc, depth: int) -> Any:
@@ -203,7 +224,8 @@ def _safe_valid(check: Any, value: Any) -> bool:
 
 def _beside(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
     """A union branch with the keywords beside the union, both in force (``type`` and ``enum`` intersected,
-    the branch's value for other keywords); None when they exclude each other."""
+    ``required`` and ``properties`` combined, the branch's value for other keywords); None when they exclude each
+    other."""
     merged = {**base, **branch}
     tb, tr = type_set(base), type_set(branch)
     if tb is not None and tr is not None:
@@ -218,6 +240,10 @@ def _beside(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | No
     for kw in ("enum", "const"):
         if kw in base and kw not in branch:
             merged[kw] = base[kw]
+    if isinstance(base.get("required"), list) and isinstance(branch.get("required"), list):
+        merged["required"] = union_list(base["required"], branch["required"])  # required beside the union too
+    if isinstance(base.get("properties"), dict) and isinstance(branch.get("properties"), dict):
+        merged["properties"] = {**base["properties"], **branch["properties"]}
     return merged
 
 
