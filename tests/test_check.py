@@ -146,6 +146,23 @@ def test_check_against_a_stored_snapshot(tmp_path: Path):
     assert named.returncode == 1, named.stderr
     report = json.loads(named.stdout)
     assert (report["old"]["label"], report["new"]["label"]) == ("cached", "pr")
+    # diff's version gate and time guard, as flags (they were config keys only): 1.0.0 served against a cached
+    # 2.0.0 with breaking changes is no major bump
+    gated = cli(
+        "check", "--base", "v1.json", "--version-gate", "semver", "-f", "json", "--", PYTHON, "v1.py", cwd=tmp_path
+    )
+    assert gated.returncode == 0 and json.loads(gated.stdout)["findings"] == [], gated.stderr
+    made = cli("snapshot", "--out", "v2.json", "--label", "v2", "--", PYTHON, "v2.py", cwd=tmp_path)
+    gated = cli(
+        "check", "--base", "v2.json", "--version-gate", "semver", "-f", "json", "--", PYTHON, "v1.py", cwd=tmp_path
+    )
+    assert gated.returncode == 1 and made.returncode == 0, gated.stderr
+    assert "version-bump-too-small" in {f["rule"] for f in json.loads(gated.stdout)["findings"]}
+    bad = cli("check", "--base", "v2.json", "--time-budget", "-1", "--", PYTHON, "v1.py", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.strip().endswith(
+        "--time-budget must be a number of seconds ≥ 0 (got -1.0)"
+    )
+    assert "capturing" not in bad.stderr  # a usage error before anything starts
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -146,14 +146,20 @@ def check(
     store: params.Store = None,
     output: params.Output = None,
     jobs: params.Jobs = None,
+    time_budget: params.TimeBudget = None,
+    version_gate: params.VersionGate = None,
     old_label: OldLabel = None,
     new_label: NewLabel = None,
     source_root: params.SourceRoot = None,
     verbose: source.Verbose = False,
 ) -> None:
-    plan = _Plan.of(locals())  # every usage error before the config is read or anything runs
+    plan, limits = _Plan.of(locals()), run_limits(time_budget, jobs)  # every usage error before anything runs
     sides = _labelled(_both_sides(plan, (settings := settings_of(locals())).store), old_label, new_label)
-    report = _compared(*sides, settings, run_limits(None, jobs), source_root or Path.cwd())
+    _finish(_compared(*sides, settings, limits, source_root or Path.cwd()), settings, output)
+
+
+def _finish(report: Any, settings: Any, output: str | None) -> NoReturn:
+    """Write ``report`` in the settings' format (to ``output``, else stdout) and exit with the gate's code."""
     write_output(render_for(report, settings.format, output), output)
     raise typer.Exit(gate_exit(report.passed, settings.format))
 
