@@ -23,7 +23,7 @@ from mcp_schema_audit.engine.arguments import judge_inputs, server_outcome
 from mcp_schema_audit.engine.compare import NEW_TOOL
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.server_words import unknown_tool
-from mcp_schema_audit.engine.servers import ServerValidator, regex_reading
+from mcp_schema_audit.engine.servers import ServerValidator, as_listed, framework_schema, regex_reading
 from mcp_schema_audit.errors import RunTimeExceeded, not_one_of
 from mcp_schema_audit.findings import NEW_SIDE, Finding, make_finding
 from mcp_schema_audit.jsontext import same_json
@@ -134,9 +134,9 @@ def _tool_findings(
         out += tool_metadata_findings(name, o, n)
         o_in, n_in = o.get("inputSchema", {}), n.get("inputSchema", {})
         meter = Meter()  # the tool's input work: the walk, the witnesses' confirmation, the server's judgement
-        reading = regex_reading(validator)
-        found = compare_schemas(o_in, n_in, "input", name, meter=meter, reading=reading)
-        judged = judge_inputs(found, n_in, validator, o_in, meter)
+        reading, (o_read, n_read) = regex_reading(validator), (framework_schema(validator, s) for s in (o_in, n_in))
+        found = compare_schemas(o_read, n_read, "input", name, meter=meter, reading=reading)
+        judged = judge_inputs([as_listed(f, o_in, n_in) for f in found], n_in, validator, o_in, meter)
 
         def renamed_changes(renamed: Any) -> list[Finding]:  # the cached arguments under their new names
             found = compare_schemas(renamed, n_in, "input", name, meter=meter, reading=reading)

@@ -367,6 +367,17 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     assert "c" in narrowed["witness"]["instance"]["s"]
     assert narrowed["server"]["error"] == "s\n  String should match pattern '^[a-z--c]+$'"
     assert _claim_holds(audited[("pydantic", "auto")], narrowed) == ""
+    # dict[str, int] -> dict[Annotated[str, StringConstraints(pattern="^a")], int]: listed as patternProperties,
+    # which JSON Schema leaves open to other keys; pydantic rejects them (was info, exit 0)
+    [keyed] = [f for f in findings if f["tool"] == "dict_keys_constrained" and f["severity"] == "breaking"]
+    assert keyed["pointer"] == "/properties/d/patternProperties/^a" and keyed["server"]["outcome"] == "rejected"
+    key = next(iter(keyed["witness"]["instance"]["d"]))
+    assert keyed["server"]["error"] == f"d.{key}.[key]\n  String should match pattern '^a'"
+    assert _claim_holds(audited[("pydantic", "auto")], keyed) == ""
+    # the same constrained keys on both sides: a narrowed value is broken with a key both servers take
+    [values] = [f for f in findings if f["tool"] == "dict_values_narrowed" and f["severity"] == "breaking"]
+    assert all(k.startswith("a") for k in values["witness"]["instance"]["d"]), values
+    assert values["server"]["outcome"] == "rejected" and _claim_holds(audited[("pydantic", "auto")], values) == ""
 
 
 def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:

@@ -36,6 +36,7 @@ from mcp_schema_audit.schema.dialects import subschemas
 from mcp_schema_audit.schema.hosts import framework_regex_class
 from mcp_schema_audit.schema.memo import remembering_class
 from mcp_schema_audit.vocabulary import SERVER_VALIDATORS
+from mcp_schema_audit.wording import Text
 
 #: What a validator does with a key its object does not declare: drop it, reject the call, keep it (the tool
 #: never reads it), or what the published schema says (closed: reject; open: keep).
@@ -283,11 +284,70 @@ def _zod4_node(node: dict[str, Any]) -> bool:
     )
 
 
+def framework_schema(validator: ServerValidator, schema: Any) -> Any:
+    """``schema`` as ``validator``'s framework enforces it where the listing says less; ``schema`` itself when
+    nothing differs, else a copy. pydantic lists a dict with constrained keys (``dict[Annotated[str,
+    Field(pattern=P)], V]``) as ``{"type": "object", "patternProperties": {P: V}}`` and rejects a key ``P`` does
+    not match (``d.zz.[key]: String should match pattern 'P'``), which JSON Schema lets through: such a node
+    (one pattern, no ``properties``, ``additionalProperties`` or ``propertyNames``) is read with
+    ``propertyNames: {"pattern": P}`` too. Checked on a real ``MCPServer`` (``tests/test_server_validators.py``)."""
+    if validator.wording != "pydantic" or not any(_keyed_dict(node) for node in _nodes(schema)):
+        return schema
+    view = copy.deepcopy(schema)
+    for node in [n for n in _nodes(view) if _keyed_dict(n)]:
+        node["propertyNames"] = {"pattern": next(iter(node["patternProperties"]))}
+    return view
+
+
+def as_listed(f: Any, old: Any, new: Any) -> Any:
+    """Finding ``f`` of inputSchemas read by ``framework_schema`` with its pointers on the schemas as listed
+    (``old``, ``new``): a place inside a ``propertyNames`` only that reading has is the ``patternProperties``
+    entry it was read from. ``f`` itself when nothing moves."""
+    moved = {
+        k: _listed(getattr(f, k), old if k == "old_pointer" else new) for k in ("pointer", "old_pointer", "new_pointer")
+    }
+    if all(moved[k] == getattr(f, k) for k in moved):
+        return f
+    key = f.witness.get("instance_pointer", "").rsplit("/", 1)[-1] if isinstance(f.witness, dict) else ""
+    detail = Text.of(
+        "property name {key}, which the {cached} schema allows, does not match the {served} schema's "
+        "patternProperties regex {pattern}, and pydantic holds every key of such a dict to it",
+        key=repr(key.replace("~1", "/").replace("~0", "~")),
+        pattern=repr(str(moved["pointer"]).rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")),
+    )
+    return replace(f, **moved, detail=detail)
+
+
+def _listed(at: str | None, schema: Any) -> str | None:
+    from mcp_schema_audit.jsontext import pointer_tokens
+
+    tokens = pointer_tokens(at) if at else []
+    if "propertyNames" not in tokens:
+        return at
+    i = tokens.index("propertyNames")
+    node = schema
+    for token in tokens[:i]:
+        node = node.get(str(token)) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or "propertyNames" in node or not isinstance(node.get("patternProperties"), dict):
+        return at
+    return pointer([*tokens[:i], "patternProperties", *list(node["patternProperties"])[:1]])
+
+
+def _keyed_dict(node: dict[str, Any]) -> bool:
+    patterns = node.get("patternProperties")
+    return (
+        isinstance(patterns, dict)
+        and len(patterns) == 1
+        and not any(k in node for k in ("properties", "additionalProperties", "propertyNames"))
+    )
+
+
 def server_view(validator: ServerValidator, schema: Any) -> Any:
     """A copy of ``schema`` as ``validator`` reads it: objects opened where it drops or keeps unknown keys (closed
     everywhere where it rejects them), fields with a ``default`` no longer required where it fills defaults.
-    Only subschemas are touched (``dialects.subschemas``), never a ``const``, ``enum`` or ``default`` value."""
-    view = copy.deepcopy(schema)
+    Only subschemas are touched (``dialects.subschemas``), never a ``const``, ``enum`` or ``default`` value; what
+    the framework enforces beyond the listing is read in (``framework_schema``)."""
+    view = copy.deepcopy(framework_schema(validator, schema))
     for node in _nodes(view):
         if validator.extras in ("drop", "keep"):
             for kw in ("additionalProperties", "unevaluatedProperties"):
@@ -349,6 +409,8 @@ def _where(validator: ServerValidator, error: ValidationError) -> list[str]:
     pydantic; jsonschema reports the object), an unknown key at the key for pydantic (one error per key; zod reports the
     object), anything else where jsonschema does."""
     base = list(error.absolute_path)
+    if validator.wording == "pydantic" and "propertyNames" in error.absolute_schema_path:
+        return [pointer([*base, str(error.instance), "[key]"])]  # pydantic's loc of a key: d.zz.[key]
     missing = missing_field(error)
     if missing is not None and validator.wording != "jsonschema":
         return [pointer([*base, missing])]

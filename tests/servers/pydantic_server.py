@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 
 class Opts(BaseModel):
@@ -91,6 +91,14 @@ if sys.argv[1] == "old":
     def pattern_set_operation(s: str = Field(pattern="^[a-z]+$")) -> str:
         return json.dumps({"s": s})
 
+    @tool
+    def dict_keys_constrained(d: dict[str, int]) -> str:
+        return json.dumps({"d": d})
+
+    @tool
+    def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], float]) -> str:
+        return json.dumps({"d": d})
+
 else:
 
     @tool
@@ -140,6 +148,14 @@ else:
     @tool
     def pattern_set_operation(s: str = Field(pattern="^[a-z--c]+$")) -> str:  # Rust regex: a-z except c
         return json.dumps({"s": s})
+
+    @tool
+    def dict_keys_constrained(d: dict[Annotated[str, StringConstraints(pattern="^a")], int]) -> str:
+        return json.dumps({"d": d})  # listed as patternProperties; pydantic rejects a key "^a" does not match
+
+    @tool
+    def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], int]) -> str:
+        return json.dumps({"d": d})
 
 
 app.run()
