@@ -327,6 +327,19 @@ def test_a_strict_server_rejects_removed_arguments(sid: str, audited: dict[tuple
     assert all(f["severity"] == "breaking" and f["server"]["outcome"] == "rejected" for f in removed)
 
 
+@pytest.mark.parametrize("sid", [s.id for s in SERVERS_UNDER_TEST if s.id.startswith("zod")])
+def test_zods_float_multiple_of_takes_what_jsonschema_refuses(
+    sid: str, audited: dict[tuple[str, str], Audited]
+) -> None:
+    """Attack round 7 (a false break, exit 1): ``0.3 / 0.1`` is ``2.9999999999999996`` for jsonschema, but zod 3's
+    ``floatSafeRemainder`` (decimal places) and zod 4's (quotient within a few epsilons) take 0.3 and 0.7 as
+    multiples of 0.1: the narrowing from ``0.3 | 0.7`` to ``.multipleOf(0.1)`` breaks no call."""
+    audit = audited[(sid, BY_ID[sid].choice)]
+    taken = [f for f in _judged(audit.report) if f["tool"] == "step_float"]
+    assert taken and all((f["severity"], f["server"]["outcome"]) == ("warning", "accepted") for f in taken), taken
+    assert all(_claim_holds(audit, f) == "" for f in taken)
+
+
 def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:
     """zod 4's output mode lists a .default() field as required; the server fills it."""
     findings = audited[("zod4-lowlevel", "auto")].report["findings"]
@@ -374,6 +387,13 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     key = next(iter(keyed["witness"]["instance"]["d"]))
     assert keyed["server"]["error"] == f"d.{key}.[key]\n  String should match pattern '^a'"
     assert _claim_holds(audited[("pydantic", "auto")], keyed) == ""
+    # float multipleOf and set[int]'s uniqueItems: pydantic takes 0.3 as a multiple of 0.1 and drops duplicates,
+    # where jsonschema refuses both (attack round 7: two false breaks, exit 1)
+    for name in ("step_float", "list_to_set"):
+        taken = [f for f in findings if f["tool"] == name and f["direction"] == "input" and f.get("server")]
+        assert taken and all(f["severity"] == "warning" for f in taken), (name, taken)
+        assert all(f["server"]["outcome"] == "accepted" for f in taken), taken
+        assert all(_claim_holds(audited[("pydantic", "auto")], f) == "" for f in taken)
     # the same constrained keys on both sides: a narrowed value is broken with a key both servers take
     [values] = [f for f in findings if f["tool"] == "dict_values_narrowed" and f["severity"] == "breaking"]
     assert all(k.startswith("a") for k in values["witness"]["instance"]["d"]), values

@@ -29,6 +29,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
 from mcp_schema_audit import fastpaths
+from mcp_schema_audit.engine.frameworks import takes
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
@@ -389,6 +390,8 @@ def _judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
         outcome.unusable = True
         return outcome
     for error in view_errors:
+        if takes(validator.wording, error):  # the framework's own arithmetic, or a set it de-duplicates
+            continue
         if validator.coerces and _coerced(error):
             outcome.coerced.append(pointer(list(error.absolute_path)))
             continue

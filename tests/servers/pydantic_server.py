@@ -96,6 +96,14 @@ if sys.argv[1] == "old":
         return json.dumps({"d": d})
 
     @tool
+    def step_float(x: Literal[0.3, 0.7]) -> str:
+        return json.dumps({"x": x})
+
+    @tool
+    def list_to_set(x: list[int]) -> str:
+        return json.dumps({"x": x})
+
+    @tool
     def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], float]) -> str:
         return json.dumps({"d": d})
 
@@ -148,6 +156,14 @@ else:
     @tool
     def pattern_set_operation(s: str = Field(pattern="^[a-z--c]+$")) -> str:  # Rust regex: a-z except c
         return json.dumps({"s": s})
+
+    @tool
+    def step_float(x: float = Field(multiple_of=0.1)) -> str:  # pydantic-core's remainder takes 0.3 and 0.7
+        return json.dumps({"x": x})
+
+    @tool
+    def list_to_set(x: set[int]) -> str:  # listed uniqueItems: true; pydantic drops duplicates
+        return json.dumps({"x": sorted(x)})
 
     @tool
     def dict_keys_constrained(d: dict[Annotated[str, StringConstraints(pattern="^a")], int]) -> str:

@@ -35,6 +35,7 @@ const tools = old
       nested_drop: { opts: shape({ x: z.string(), y: z.string().optional() }) },
       min_length: { s: z.string() },
       max_lowered: { n: z.number().max(10) },
+      step_float: { x: z.union([z.literal(0.3), z.literal(0.7)]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -46,6 +47,7 @@ const tools = old
       nested_drop: { opts: shape({ x: z.string() }) },
       min_length: { s: z.string().min(3) },
       max_lowered: { n: z.number().max(5) },
+      step_float: { x: z.number().multipleOf(0.1) }, // zod's float-safe remainder takes 0.3 and 0.7
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
