@@ -26,18 +26,20 @@ def takes(wording: str, error: ValidationError) -> bool:
     """Does the framework of ``wording`` (``pydantic``, ``zod3``, ``zod4``) accept the value jsonschema refused
     with ``error`` for this keyword (see the module docstring)? False for any other keyword or framework."""
     kw, value, step = error.validator, error.instance, getattr(error, "validator_value", None)
+    both: list[Any] = [value, step]
+    value_, step_ = (float(x) if _number(x) else math.nan for x in both)
     if kw == "uniqueItems":
         return wording == "pydantic"
-    if kw != "multipleOf" or not _number(value) or not _number(step) or step <= 0:
+    if kw != "multipleOf" or math.isnan(value_) or math.isnan(step_) or step_ <= 0:
         return False
     if isinstance(value, int) and isinstance(step, int):
         return False  # exact in every reading
     if wording == "pydantic":
-        return _pydantic_multiple(float(value), float(step))
+        return _pydantic_multiple(value_, step_)
     if wording == "zod3":
-        return _zod3_remainder(float(value), float(step)) == 0
+        return _zod3_remainder(value_, step_) == 0
     if wording == "zod4":
-        return _zod4_multiple(float(value), float(step))
+        return _zod4_multiple(value_, step_)
     return False
 
 
@@ -78,7 +80,7 @@ def _zod3_remainder(value: float, step: float) -> float:
     as_int = [int(f"{x:.{places}f}".replace(".", "")) for x in (value, step)]
     if as_int[1] == 0:
         return math.nan
-    return (as_int[0] % as_int[1]) / 10**places
+    return float((as_int[0] % as_int[1]) / 10**places)
 
 
 def _decimals(x: float) -> int:
