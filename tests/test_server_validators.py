@@ -338,6 +338,11 @@ def test_zods_float_multiple_of_takes_what_jsonschema_refuses(
     taken = [f for f in _judged(audit.report) if f["tool"] == "step_float"]
     assert taken and all((f["severity"], f["server"]["outcome"]) == ("warning", "accepted") for f in taken), taken
     assert all(_claim_holds(audit, f) == "" for f in taken)
+    # and a step a release adds is rejected, in zod's words
+    [added] = [f for f in _judged(audit.report) if f["tool"] == "step_added"]
+    assert (added["severity"], added["server"]["outcome"]) == ("breaking", "rejected") and _claim_holds(
+        audit, added
+    ) == ""
 
 
 def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:
@@ -394,6 +399,10 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
         assert taken and all(f["severity"] == "warning" for f in taken), (name, taken)
         assert all(f["server"]["outcome"] == "accepted" for f in taken), taken
         assert all(_claim_holds(audited[("pydantic", "auto")], f) == "" for f in taken)
+    [added] = [f for f in findings if f["tool"] == "step_added" and f["direction"] == "input"]
+    assert (added["severity"], added["server"]["outcome"]) == ("breaking", "rejected"), added
+    assert added["server"]["error"].endswith("Input should be a multiple of 0.5")
+    assert _claim_holds(audited[("pydantic", "auto")], added) == ""
     # the same constrained keys on both sides: a narrowed value is broken with a key both servers take
     [values] = [f for f in findings if f["tool"] == "dict_values_narrowed" and f["severity"] == "breaking"]
     assert all(k.startswith("a") for k in values["witness"]["instance"]["d"]), values

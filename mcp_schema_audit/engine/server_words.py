@@ -125,6 +125,7 @@ def _zod_bounds(kw: str, value: Any, version: int) -> str | None:
             "maximum": f"Number must be less than or equal to {value}",
             "exclusiveMinimum": f"Number must be greater than {value}",
             "exclusiveMaximum": f"Number must be less than {value}",
+            "multipleOf": f"Number must be a multiple of {value}",
         }.get(kw)
     return {
         "minLength": f"Too small: expected string to have >={value} characters",
@@ -133,6 +134,7 @@ def _zod_bounds(kw: str, value: Any, version: int) -> str | None:
         "maximum": f"Too big: expected number to be <={value}",
         "exclusiveMinimum": f"Too small: expected number to be >{value}",
         "exclusiveMaximum": f"Too big: expected number to be <{value}",
+        "multipleOf": f"Invalid number: must be a multiple of {value}",
     }.get(kw)
 
 
@@ -156,6 +158,7 @@ def _pydantic(error: ValidationError) -> str | None:
         "maximum": f"Input should be less than or equal to {value}",
         "exclusiveMinimum": f"Input should be greater than {value}",
         "exclusiveMaximum": f"Input should be less than {value}",
+        "multipleOf": f"Input should be a multiple of {value}",
     }.get(kw)
 
 

@@ -104,6 +104,10 @@ if sys.argv[1] == "old":
         return json.dumps({"x": x})
 
     @tool
+    def step_added(x: float) -> str:
+        return json.dumps({"x": x})
+
+    @tool
     def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], float]) -> str:
         return json.dumps({"d": d})
 
@@ -164,6 +168,10 @@ else:
     @tool
     def list_to_set(x: set[int]) -> str:  # listed uniqueItems: true; pydantic drops duplicates
         return json.dumps({"x": sorted(x)})
+
+    @tool
+    def step_added(x: float = Field(multiple_of=0.5)) -> str:
+        return json.dumps({"x": x})
 
     @tool
     def dict_keys_constrained(d: dict[Annotated[str, StringConstraints(pattern="^a")], int]) -> str:

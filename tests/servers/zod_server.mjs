@@ -36,6 +36,7 @@ const tools = old
       min_length: { s: z.string() },
       max_lowered: { n: z.number().max(10) },
       step_float: { x: z.union([z.literal(0.3), z.literal(0.7)]) },
+      step_added: { x: z.number() },
     }
   : {
       drop_optional: { a: z.string() },
@@ -48,6 +49,7 @@ const tools = old
       min_length: { s: z.string().min(3) },
       max_lowered: { n: z.number().max(5) },
       step_float: { x: z.number().multipleOf(0.1) }, // zod's float-safe remainder takes 0.3 and 0.7
+      step_added: { x: z.number().multipleOf(0.5) },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
