@@ -8,7 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -1031,6 +1031,92 @@ def test_a_pattern_only_the_servers_regex_engine_narrows(
     assert f["server"]["outcome"] == "rejected" and f["hosts"] == []
     assert f["server"]["error"] == f"x\n  String should match pattern '{new['pattern']}'"
     assert pydantic_found(new["pattern"], f["witness"]["instance"]["x"]) is False
+
+
+#: Attack round 7: string patterns whose break only some reading's witnesses show (each was a warning, exit 0):
+#: (server validator, old pattern, new x schema). pydantic-core's Rust regex reads POSIX classes, ``\pL``, nested
+#: classes and a superscript outside ``\w`` its own way; Python's ``re`` lets a combining mark, a newline under
+#: ``(?s)`` and a carriage return through where the rewritten pattern does not.
+READING_GAPS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "posix-class": ("pydantic-ignore", "^[[:alpha:]]+$", {"type": "string", "pattern": "^[a-y]+$"}),
+    "unicode-letter-class": ("pydantic-ignore", "^\\pL+$", {"type": "string", "pattern": "^[a-z]+$"}),
+    "superscript-outside-rust-word": ("pydantic-ignore", "^[\u00b2a]+$", {"type": "string", "pattern": "^\\w+$"}),
+    "nested-class-max-length": (
+        "pydantic-ignore",
+        "^[[a-z]]+$",
+        {"type": "string", "pattern": "^[[a-z]]+$", "maxLength": 1},
+    ),
+    "set-difference-to-enum": ("pydantic-ignore", "^[a-z--c]+$", {"type": "string", "enum": ["a", "b", "d"]}),
+    "combining-mark": ("published", "^[a\u0301]+$", {"type": "string", "pattern": "^[a]+$"}),
+    "dotall": ("published", "(?s)^a.b$", {"type": "string", "pattern": "^a.b$"}),
+    "carriage-return": ("published", "^.+$", {"type": "string", "pattern": "^[^\\r]+$"}),
+}
+
+
+@pytest.mark.parametrize("case", list(READING_GAPS))
+def test_a_pattern_break_only_some_readings_witness_is_found(case: str, tmp_path: Path) -> None:
+    """The witness holds for the real party: pydantic's own model built from both versions' fields (the cached
+    one takes it, the new one refuses it), or jsonschema for a server validating with its listed schema."""
+    import pydantic
+
+    server, old_pattern, new_x = READING_GAPS[case]
+    schemas = [props(x={"type": "string", "pattern": old_pattern}), props(x=new_x)]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", (sch, None)))
+        for side, sch in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", "--server-validator", server, cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    [f] = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
+    x = f["witness"]["instance"]["x"]
+    if server == "published":
+        assert jsonschema.Draft202012Validator(schemas[0]).is_valid({"x": x})
+        assert not jsonschema.Draft202012Validator(schemas[1]).is_valid({"x": x})
+        return
+
+    def accepts(field: Any) -> bool:
+        try:
+            pydantic.create_model("M", x=field).model_validate({"x": x})
+        except pydantic.ValidationError:
+            return False
+        return True
+
+    new_field: Any = (Literal[tuple(new_x.get("enum", ()))], ...)
+    if "pattern" in new_x:
+        new_field = (str, pydantic.Field(pattern=new_x["pattern"], max_length=new_x.get("maxLength")))
+    assert accepts((str, pydantic.Field(pattern=old_pattern))) and not accepts(new_field), x
+
+
+_KEYED = {"type": "object", "patternProperties": {"^p_": {"type": "integer"}}, "additionalProperties": False}
+
+
+@pytest.mark.parametrize(
+    ("direction", "plain"),
+    [
+        ("input", _KEYED),
+        ("input", {"type": "object", "propertyNames": {"pattern": "^k"}}),
+        ("input", {"type": "object", "unevaluatedProperties": False, "patternProperties": {"^p_": {}}}),
+        ("output", _KEYED),
+    ],
+)
+def test_a_gap_witness_uses_keys_the_object_takes(direction: str, plain: dict[str, Any], tmp_path: Path) -> None:
+    """Attack round 7: the gap between ``minProperties: 3`` and ``maxProperties: 1`` was tried with keys ``_0``,
+    ``_1``, which the object's own key rules (patternProperties closed by additionalProperties or
+    unevaluatedProperties, propertyNames) refuse: no witness, exit 0. Its keys now come from those rules."""
+    gap = {**plain, "anyOf": [{"minProperties": 3}, {"maxProperties": 1}]}
+    old, new = (plain, gap) if direction == "input" else (gap, plain)
+    pair = (lambda s: (s, None)) if direction == "input" else (lambda s: ({"type": "object"}, s))
+    schemas = [{**props(x=s), "required": ["x"]} for s in (old, new)]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", pair(sch))) for side, sch in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    [f] = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
+    accepting, rejecting = (plain, gap) if direction == "input" else (plain, gap)
+    value = f["witness"]["instance"]["x"]
+    assert jsonschema.Draft202012Validator(accepting).is_valid(value) and len(value) == 2
+    assert not jsonschema.Draft202012Validator(rejecting).is_valid(value)
 
 
 @pytest.mark.parametrize(

@@ -262,12 +262,14 @@ def _framework_error(
     p_doc: SchemaDoc, v_doc: SchemaDoc, instance: Any, reading: str, kw: str | None, issue: Issue, meter: Meter
 ) -> Any:
     """V's error of this finding's keyword at its place for ``instance`` as the server framework ``reading`` reads
-    V's patterns (``servers.read_by_framework``), when python-sdk's reading of P accepts ``instance``; else None."""
+    V's patterns (``servers.read_by_framework``), when that reading of P (the cached version's server, same
+    framework) accepts ``instance``; else None."""
     from mcp_schema_audit.engine.servers import read_by_framework
 
     try:
         meter.count_validation(v_doc.root)
-        if not p_doc.accepts(instance, "python-sdk"):
+        meter.count_validation(p_doc.root)
+        if not read_by_framework(p_doc.validator(), p_doc.root, reading).is_valid(instance):
             return None
         errors = list(read_by_framework(v_doc.validator(), v_doc.root, reading).iter_errors(instance))
     except Budget:

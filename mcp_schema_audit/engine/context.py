@@ -93,7 +93,8 @@ class WalkContext:
         reading: str | None = None,
     ) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
-        self.reading = reading if reading is not None and '"pattern' in v_doc.canonical else None
+        patterned = any('"pattern' in doc.canonical for doc in (p_doc, v_doc))
+        self.reading = reading if reading is not None and patterned else None
         self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
         #: (id(P node), id(V node)) → the pair's issues; pairs on the stack are in ``active``
         self.memo: dict[tuple[int, int], MemoEntry] = {}
@@ -233,8 +234,9 @@ class WalkContext:
         profiles wins (``witness_hosts``), so a value that breaks every host is never passed over for one that
         breaks python-sdk alone. With a ``reading`` (an inputSchema), a witness the servers' framework reads as one
         too (``SERVER``) wins over any other: the server's validator is the party that judges it."""
-        sensitive = not (self.p_doc.agrees_at(p) and self.v_doc.agrees_at(v))
-        served = (SERVER,) if self.reading is not None and sensitive else ()
+        # the server's framework may read a pattern the hosts all read alike otherwise ([[:alpha:]], \pL, (?i))
+        sensitive = self.reading is not None or not (self.p_doc.agrees_at(p) and self.v_doc.agrees_at(v))
+        served = (SERVER,) if self.reading is not None else ()
         best: tuple[int, int, int] = (0, 0, 0)
         chosen = NO_WITNESS
         seen: set[str] = set()

@@ -9,6 +9,7 @@ other families too (``minItems``, ``maxProperties`` …). ``type`` and ``enum``/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
@@ -34,11 +35,27 @@ _FORMAT_CHECKING = ("ts-sdk-v2", "ts-sdk-v1")
 
 
 def regex_dialect_candidates(texts: list[Any]) -> list[str]:
-    """Variants of ``texts`` on which Python and ECMAScript regexes disagree: a trailing newline (``$``),
-    Unicode digits and letters (``\\d``, ``\\w``), line separators (``.``) and Unicode spaces (``\\s``)."""
-    out: list[str] = []
-    for s in [x for x in texts if isinstance(x, str)][:8]:
-        out += [s + "\n", s.translate(_UNICODE_LOOKALIKES), s + "\u2028", s.replace(" ", "\u0085")]
+    """Variants of ``texts`` on which regex engines (Python's, ECMAScript's, pydantic-core's Rust) disagree or a
+    rewritten pattern stops matching: a trailing newline (``$``), Unicode digits and letters (``\\d``, ``\\w``),
+    line separators (``.``) and Unicode spaces (``\\s``), first; then a newline or carriage return inside
+    (``(?s)``, ``[^\\r]``), a combining mark, a superscript digit (Rust's ``\\w`` leaves it out), the case of the
+    last letter and of all letters changed (scoped and global ``(?i)``). Each kind for every text before the next
+    kind, so a caller's cap keeps some of each."""
+    strings = [x for x in texts if isinstance(x, str)][:8]
+    kinds: tuple[Callable[[str], str], ...] = (
+        lambda s: s + "\n",
+        lambda s: s.translate(_UNICODE_LOOKALIKES),
+        lambda s: s + "\u2028",
+        lambda s: s.replace(" ", "\u0085"),
+        lambda s: s[:1] + "\n" + s[1:],
+        lambda s: s[:1] + "\r" + s[1:],
+        lambda s: s[:1] + "\n" + s[2:],
+        lambda s: s + "\u0301",
+        lambda s: s + "\u00b2",
+        lambda s: s[:-1] + s[-1:].swapcase(),
+        lambda s: s.swapcase(),
+    )
+    out = [kind(s) for kind in kinds for s in strings]
     return list(dict.fromkeys(x for x in out if x not in texts))
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from mcp_schema_audit.engine.confirm import RULE_SEVERITY_FOR_KIND
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short
-from mcp_schema_audit.engine.nodes import Node
+from mcp_schema_audit.engine.nodes import Node, dict_at
 from mcp_schema_audit.engine.sampler import NoSample, number_candidates, sample, string_candidates
 from mcp_schema_audit.engine.settle import value_set
 from mcp_schema_audit.engine.values import (
@@ -228,9 +228,10 @@ def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
     for vb in bv:
         if any(k in vb for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")):
             cands += number_candidates(vb, integer=ts == {"integer"})
+        names = _key_names(pb)
         for base in bases:
-            cands += _size_edges(vb, base)
-        cands += _size_edges(vb)
+            cands += _size_edges(vb, base, names)
+        cands += _size_edges(vb, None, names) + (_size_edges(vb) if names else [])
     return cands + string_candidates()
 
 
@@ -239,7 +240,24 @@ def _union_candidates(ctx: WalkContext, pb: Node, bv: list[Any]) -> list[Any]:
 _FILLERS: tuple[Any, ...] = (0, "a", None, True, {})
 
 
-def _size_edges(vb: Node, base: Any = None) -> list[Any]:
+def _key_names(pb: Any) -> list[str]:
+    """Key names P's branch ``pb`` takes beyond its listed properties: examples of its ``patternProperties``
+    regexes and of its ``propertyNames`` (a map whose keys must match), up to 8."""
+    from mcp_schema_audit.engine.patterns import name_candidates, pattern_keys, search_any
+
+    out: list[str] = []
+    rules = [(pat, pattern_keys(pat, count=4)) for pat in list(dict_at(pb, "patternProperties"))[:4]]
+    names = pb.get("propertyNames")
+    if isinstance(names, dict) and isinstance(names.get("pattern"), str):
+        rules.append((names["pattern"], name_candidates(names)))
+    elif isinstance(names, dict):
+        out += name_candidates(names)
+    for pat, examples in rules:  # an example and its extensions the regex still takes: several distinct keys
+        out += [k for e in examples for k in (e, e + "a", e + "b", e + "1") if search_any(pat, k)]
+    return list(dict.fromkeys(out))[:8]
+
+
+def _size_edges(vb: Node, base: Any = None, names: list[str] | None = None) -> list[Any]:
     """Values just outside V branch ``vb``'s sizes: strings one shorter or longer than its length bounds, objects
     one key short of or past its property counts and one without its required keys, arrays one item short of or
     past its item counts (``anyOf: [{required: ["k"]}, {maxProperties: 0}]`` → ``{"_": 0}``).
@@ -247,7 +265,8 @@ def _size_edges(vb: Node, base: Any = None) -> list[Any]:
     With ``base`` (a sample of P's branch: an object or an array), the objects and arrays are built on it: its
     keys (items) first, filler ones after, and the object without ``vb``'s required keys keeps the others, so a
     gap P's own ``required`` keys lead into is reached (P ``required: [a]`` against ``anyOf: [{required: [b]},
-    {maxProperties: 1}]`` → ``{"a": 0, "_1": 0}``)."""
+    {maxProperties: 1}]`` → ``{"a": 0, "_1": 0}``). Filler keys are ``names`` first (keys P's own key rules
+    take: ``patternProperties: {"^p_": …}`` closed by ``additionalProperties: false`` → ``p_a``), then ``_i``."""
     keys = list(base.items()) if isinstance(base, dict) else []
     items = list(base) if isinstance(base, list) else []
     out: list[Any] = []
@@ -259,7 +278,7 @@ def _size_edges(vb: Node, base: Any = None) -> list[Any]:
         if kw.endswith("Length"):
             out += ["a" * k for k in sizes] if base is None else []
         elif kw.endswith("Properties") and n <= 64 and (base is None or keys):
-            out += [_sized(keys, k, f) for k in sizes for f in _FILLERS]
+            out += [_sized(keys, k, f, names or []) for k in sizes for f in _FILLERS]
         elif kw.endswith("Items") and n <= 64 and (base is None or items):
             out += [(items + [f] * k)[:k] for k in sizes for f in _FILLERS]
     required = vb.get("required")
@@ -268,9 +287,14 @@ def _size_edges(vb: Node, base: Any = None) -> list[Any]:
     return out
 
 
-def _sized(keys: list[tuple[str, Any]], k: int, filler: Any) -> dict[str, Any]:
-    """An object of ``k`` keys: ``keys`` first (as many as fit), then ``_i`` keys holding ``filler``."""
+def _sized(keys: list[tuple[str, Any]], k: int, filler: Any, names: list[str]) -> dict[str, Any]:
+    """An object of ``k`` keys: ``keys`` first (as many as fit), then ``names``, then ``_i`` keys, holding
+    ``filler``."""
     out = dict(keys[:k])
+    for name in names:
+        if len(out) >= k:
+            break
+        out.setdefault(name, filler)
     i = 0
     while len(out) < k:
         out.setdefault(f"_{i}", filler)
