@@ -399,6 +399,11 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
         assert taken and all(f["severity"] == "warning" for f in taken), (name, taken)
         assert all(f["server"]["outcome"] == "accepted" for f in taken), taken
         assert all(_claim_holds(audited[("pydantic", "auto")], f) == "" for f in taken)
+    # x: int -> x: bool: the first witness, 0, is false in lax mode; another integer of the cached type breaks
+    [to_bool] = [f for f in findings if f["tool"] == "int_to_bool" and f["direction"] == "input"]
+    assert (to_bool["severity"], to_bool["server"]["outcome"]) == ("breaking", "rejected"), to_bool
+    assert to_bool["witness"]["instance"]["x"] not in (0, 1)
+    assert _claim_holds(audited[("pydantic", "auto")], to_bool) == ""
     [added] = [f for f in findings if f["tool"] == "step_added" and f["direction"] == "input"]
     assert (added["severity"], added["server"]["outcome"]) == ("breaking", "rejected"), added
     assert added["server"]["error"].endswith("Input should be a multiple of 0.5")

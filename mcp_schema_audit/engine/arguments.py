@@ -24,6 +24,7 @@ host profile (hosts build arguments; the server rejects them).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any
 
@@ -92,7 +93,13 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter, c
     arguments = f.witness["instance"] if f.witness else None
     try:
         outcome = _charged_judge(validator, schema, arguments, meter)
-        before = _charged_judge(validator, cached, arguments, meter) if _framework_reads(validator, cached) else None
+        before: Outcome | None = None
+        if _framework_reads(validator, cached):
+            before = _charged_judge(validator, cached, arguments, meter)
+        if outcome.coerced and not outcome.rejected and cached is not None:
+            other = _uncoerced(f, schema, validator, cached, meter)
+            if other is not None:  # another value of the type, which the cached version's server took
+                f, outcome, before = *other, None
     except Budget as exc:
         if f.severity != "breaking":
             return f
@@ -138,6 +145,48 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter, c
         reason=f"the server's validator ({validator.name}) {what}: the break is not proven",
         server=server_outcome(validator, "accepted", ""),
     )
+
+
+#: Values tried in place of a witness's value that the framework took as another type (``_uncoerced``), by type.
+_OTHER_VALUES: dict[type, tuple[Any, ...]] = {
+    int: (2, -1, 7, 1000),
+    float: (2.5, -0.5, 1e300),
+    str: ("x", "abc", "not-a-value"),
+    bool: (True, False),
+}
+
+
+def _uncoerced(
+    f: Finding, schema: Any, validator: ServerValidator, cached: Any, meter: Meter
+) -> tuple[Finding, Outcome] | None:
+    """A witness like ``f``'s whose value at its instance pointer is another of the same JSON type
+    (``_OTHER_VALUES``) that the framework rejects where it took ``f``'s by coercion (pydantic reads ``0`` as
+    ``false``, not ``2``), still a call the cached inputSchema and the cached version's server take; with its
+    outcome, or None. Each judgement is charged to ``meter``."""
+    from mcp_schema_audit.engine.servers import PROFILES
+    from mcp_schema_audit.jsontext import pointer_tokens
+
+    witness = f.witness or {}
+    tokens = pointer_tokens(witness.get("instance_pointer") or "")
+    holder: Any = witness.get("instance")
+    for token in tokens[:-1]:
+        holder = holder.get(token) if isinstance(holder, dict) else None
+    if not tokens or not isinstance(holder, dict) or tokens[-1] not in holder:
+        return None
+    for value in _OTHER_VALUES.get(type(holder[tokens[-1]]), ()):
+        arguments = copy.deepcopy(witness["instance"])
+        place = arguments
+        for token in tokens[:-1]:
+            place = place[token]
+        place[tokens[-1]] = value
+        if _charged_judge(PROFILES["published"], cached, arguments, meter).rejected:
+            continue  # not a call the cached inputSchema allows
+        if _charged_judge(validator, cached, arguments, meter).rejected:
+            continue  # the cached version's server refused it too
+        outcome = _charged_judge(validator, schema, arguments, meter)
+        if outcome.rejected:
+            return replace(f, witness={**witness, "instance": arguments}), outcome
+    return None
 
 
 def _framework_reads(validator: ServerValidator, cached: Any) -> bool:

@@ -39,8 +39,8 @@ def regex_dialect_candidates(texts: list[Any]) -> list[str]:
     rewritten pattern stops matching: a trailing newline (``$``), Unicode digits and letters (``\\d``, ``\\w``),
     line separators (``.``) and Unicode spaces (``\\s``), first; then a newline or carriage return inside
     (``(?s)``, ``[^\\r]``), a combining mark, a superscript digit (Rust's ``\\w`` leaves it out), the case of the
-    last letter and of all letters changed (scoped and global ``(?i)``). Each kind for every text before the next
-    kind, so a caller's cap keeps some of each."""
+    last letter and of all letters changed (scoped and global ``(?i)``), for the first 3 texts. Each kind for every
+    text before the next kind, so a caller's cap keeps some of each."""
     strings = [x for x in texts if isinstance(x, str)][:8]
     kinds: tuple[Callable[[str], str], ...] = (
         lambda s: s + "\n",
@@ -55,7 +55,7 @@ def regex_dialect_candidates(texts: list[Any]) -> list[str]:
         lambda s: s[:-1] + s[-1:].swapcase(),
         lambda s: s.swapcase(),
     )
-    out = [kind(s) for kind in kinds for s in strings]
+    out = [kind(s) for i, kind in enumerate(kinds) for s in (strings if i < 4 else strings[:3])]
     return list(dict.fromkeys(x for x in out if x not in texts))
 
 

@@ -175,6 +175,12 @@ def _pydantic_type(wanted: str, got: Any) -> str | None:
             if isinstance(got, str)
             else ("Input should be a valid number")
         )
+    if wanted == "boolean" and (
+        (isinstance(got, int) and not isinstance(got, bool))
+        or isinstance(got, str)
+        or (isinstance(got, float) and got.is_integer() and abs(got) < 2**63)
+    ):
+        return "Input should be a valid boolean, unable to interpret input"  # pydantic 2.14: 2, "x", 2.0
     return {
         "string": "Input should be a valid string",
         "boolean": "Input should be a valid boolean",

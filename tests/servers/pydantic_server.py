@@ -108,6 +108,10 @@ if sys.argv[1] == "old":
         return json.dumps({"x": x})
 
     @tool
+    def int_to_bool(x: int) -> str:
+        return json.dumps({"x": x})
+
+    @tool
     def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], float]) -> str:
         return json.dumps({"d": d})
 
@@ -171,6 +175,10 @@ else:
 
     @tool
     def step_added(x: float = Field(multiple_of=0.5)) -> str:
+        return json.dumps({"x": x})
+
+    @tool
+    def int_to_bool(x: bool) -> str:  # lax mode takes 0 and 1 as booleans, not 2
         return json.dumps({"x": x})
 
     @tool
