@@ -948,6 +948,39 @@ def test_a_removed_enum_value_beside_a_union_explosion_in_a_required_property(tm
     assert jsonschema.Draft202012Validator(old).is_valid(f["witness"]["instance"])
 
 
+#: Attack round 7: a cycle under a keyword the walk reads without pairing nodes (each: the undecidable warnings
+#: only, exit 0): (old property p, new property p, the old value that loops). The schemas' ``$defs`` hold ``L``.
+CYCLES_UNDER: dict[str, tuple[Any, Any]] = {
+    "then": ({"type": "string"}, {"type": "string", "if": {"const": "zzz"}, "then": _L}),
+    "not": ({"type": "string"}, {"not": _L}),
+    "else": ({"type": ["string", "integer"]}, {"if": {"type": "string"}, "else": _L}),
+    "property-names": ({"type": "object"}, {"type": "object", "propertyNames": _L}),
+    "contains": ({"type": "array"}, {"type": "array", "contains": _L}),
+    "dependent-schemas": ({"type": "string"}, {"type": "string"}),  # the root's dependentSchemas, below
+}
+
+
+@pytest.mark.parametrize("case", list(CYCLES_UNDER))
+def test_a_value_the_new_schema_loops_on_is_a_witness_wherever_the_cycle_is(case: str, tmp_path: Path) -> None:
+    """Every family's witness search now counts a value python-sdk's jsonschema recurses on at V's node (the new
+    document refused for an in-place cycle) as rejected there, so the break gets its witness whatever keyword
+    holds the cycle; confirmed by jsonschema raising RecursionError, and never for a value the old schema
+    refuses."""
+    old_p, new_p = CYCLES_UNDER[case]
+    old = {"type": "object", "properties": {"p": old_p}, "$defs": {"L": _L}}
+    new = {"type": "object", "properties": {"p": new_p}, "$defs": {"L": _L}}
+    if case == "dependent-schemas":
+        new["dependentSchemas"] = {"p": _L}
+    files = [str(_pair_file(tmp_path / f"{side}.json", (sch, None))) for side, sch in (("old", old), ("new", new))]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    for f in [f for f in run.report()["findings"] if f["severity"] == "breaking"]:
+        value = f["witness"]["instance"]
+        assert jsonschema.Draft202012Validator(old).is_valid(value), f
+        with pytest.raises(RecursionError):
+            jsonschema.Draft202012Validator(new).is_valid(value)
+
+
 @pytest.mark.parametrize("direction", ["input", "output"])
 def test_branches_closed_over_different_keys_reject_a_value_with_both(direction: str, tmp_path: Path) -> None:
     """Attack round 6: each ``anyOf`` branch closes (``unevaluatedProperties: false``) over one of the declared

@@ -31,7 +31,8 @@ from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
 from mcp_schema_audit.engine.servers import read_by_framework
 from mcp_schema_audit.errors import MUST_PROPAGATE
-from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaDoc, json_type
+from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type
+from mcp_schema_audit.schema.memo import loops_at
 from mcp_schema_audit.schema.reach import unreached_at
 
 #: The profile of V's node read as the server's framework reads it (``WalkContext.reading``).
@@ -192,12 +193,20 @@ class WalkContext:
             return bool(self.validator(doc, node, profile).is_valid(value))
         except Budget:
             raise
+        except SchemaCostError:  # refused: a value python-sdk's validation loops on fails there (RecursionError)
+            return False if profile == "python-sdk" and self._loops(doc, node, value) else None
         except Exception:  # unresolvable $ref, invalid schema, catastrophic input: undecided
             return None
         except BaseException as exc:  # a panic in the regex engine's Rust code (pyo3 PanicException)
             if isinstance(exc, MUST_PROPAGATE):
                 raise
             return None
+
+    def _loops(self, doc: SchemaDoc, node: Any, value: Any) -> bool:
+        """python-sdk's validation of ``value`` at ``node`` of ``doc`` (refused for an in-place cycle) never ends
+        (``memo.loops_at``), counted as one validation."""
+        self.count_validation(node)
+        return loops_at(doc, node, value)
 
     def rejected_for(self, v: Any, value: Any, kw: str | None, profile: str = "python-sdk") -> int:
         """How well V's node rejects ``value`` for keyword ``kw``: 2 = rejected by ``kw`` alone, 1 = ``kw`` among
@@ -208,6 +217,8 @@ class WalkContext:
             errors = list(self.validator(v_doc, v, profile).iter_errors(value))
         except Budget:
             raise
+        except SchemaCostError:  # the value loops there (``valid``): a failure, for no keyword of its own
+            return 1 if profile == "python-sdk" and self._loops(self.v_doc, v, value) else 0
         except Exception:
             return 0
         except BaseException as exc:  # pragma: no cover - a Rust panic in the regex engine
