@@ -309,12 +309,23 @@ def as_listed(f: Any, old: Any, new: Any) -> Any:
     }
     if all(moved[k] == getattr(f, k) for k in moved):
         return f
-    key = f.witness.get("instance_pointer", "").rsplit("/", 1)[-1] if isinstance(f.witness, dict) else ""
+    pattern = repr(str(moved["pointer"]).rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~"))
+    if not (isinstance(f.witness, dict) and "instance" in f.witness):
+        return replace(
+            f,
+            **moved,
+            detail=Text.of(
+                "the keys pydantic holds this dict to (its patternProperties regex {pattern}) may reject keys the "
+                "{cached} schema allows: none was found, and none could be ruled out",
+                pattern=pattern,
+            ),
+        )
+    key = str(f.witness.get("instance_pointer", "")).rsplit("/", 1)[-1]
     detail = Text.of(
         "property name {key}, which the {cached} schema allows, does not match the {served} schema's "
         "patternProperties regex {pattern}, and pydantic holds every key of such a dict to it",
         key=repr(key.replace("~1", "/").replace("~0", "~")),
-        pattern=repr(str(moved["pointer"]).rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")),
+        pattern=pattern,
     )
     return replace(f, **moved, detail=detail)
 

@@ -226,7 +226,8 @@ def cycle_answer(doc: SchemaDoc, instance: Any, *, errors: bool) -> Any:
 
     def run() -> list[Any]:
         try:
-            return list(built.iter_errors(instance))
+            with _rust_panics_unprinted():
+                return list(built.iter_errors(instance))
         except RecursionError:
             raise _Loops() from None
 
@@ -249,7 +250,8 @@ def loops_at(doc: SchemaDoc, node: Any, instance: Any) -> bool:
 
     def run() -> bool:
         try:
-            return bool(built.evolve(schema=node).is_valid(instance))
+            with _rust_panics_unprinted():
+                return bool(built.evolve(schema=node).is_valid(instance))
         except RecursionError:
             raise _Loops() from None
 
@@ -259,7 +261,34 @@ def loops_at(doc: SchemaDoc, node: Any, instance: Any) -> bool:
         return True
     except (ValueError, LookupError):  # an unresolvable $ref: another failure of the validator
         return False
+    except BaseException as exc:  # pyo3's PanicException: the recursion limit met inside rpds' Rust code
+        if type(exc).__name__ != "PanicException":
+            raise
+        return True
     return False
+
+
+@contextlib.contextmanager
+def _rust_panics_unprinted() -> Any:
+    """File descriptor 2 pointed at the null device while a validation runs into the recursion limit on purpose:
+    when the limit is met inside ``referencing``'s ``rpds`` maps (Rust), the panic hook prints a backtrace there
+    (pyo3 then raises ``PanicException``), which is no message of ours and would reach the user's terminal."""
+    import os
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def python_loops(doc: SchemaDoc, instance: Any) -> bool:
