@@ -113,7 +113,8 @@ KEYS: tuple[Key, ...] = (
         name="version_sources",
         kind="paths",
         doc="files whose version must agree with NEW's serverInfo.version: package.json, pyproject.toml "
-        "([project] or [tool.poetry]), the MCP registry's server.json (paths relative to the current folder)",
+        "([project] or [tool.poetry]), the MCP registry's server.json (paths relative to the current folder; the "
+        "flag is diff's, check reads the key only)",
         example='version_sources = ["package.json", "server.json"]',
         flag="--version-source",
         default="none",

@@ -155,8 +155,8 @@ def _tool_findings(
 def _check_deadline(deadline: float | None, budget: float) -> None:
     if deadline is not None and time.monotonic() > deadline:
         raise RunTimeExceeded(
-            f"the comparison ran longer than {budget:g} s (--time-budget, a last-resort guard "
-            "far above normal run times); no report was written",
+            f"the comparison ran longer than {guard.seconds_text(budget)} s (the --time-budget guard); no report was "
+            "written",
             hint="a pathological schema or an overloaded machine: rerun with --time-budget 0 to "
             "wait for it, or report the input",
         )

@@ -50,6 +50,11 @@ def check() -> None:
     _calls += 1
     if _calls % CHECK_EVERY == 0 and time.monotonic() > _deadline:
         raise TimeBudgetExceeded(
-            f"the comparison ran longer than {_budget:g} s inside one tool (--time-budget, a last-resort guard "
-            "far above normal run times; rerun with --time-budget 0 to wait for it, or report the input)"
+            f"the comparison ran longer than {seconds_text(_budget)} s inside one tool (the --time-budget guard; "
+            "rerun with --time-budget 0 to wait for it, or report the input)"
         )
+
+
+def seconds_text(seconds: float) -> str:
+    """``seconds`` as a user wrote it: ``0.00001``, ``900``, ``2.5`` (never ``1e-05``), to the microsecond."""
+    return f"{seconds:.6f}".rstrip("0").rstrip(".") or "0"

@@ -127,6 +127,8 @@ CAPTURE_EXITS = (
     "server could not be started or listed); 4 internal error; 130/143 interrupted/terminated."
 )
 CATALOG_EXITS = "0 printed; 2 usage error (an unknown name or rule id, no such finding in the report)."
+SCHEMA_EXITS = "0 printed; 2 usage error (an unknown schema name)."
+RULES_EXITS = "0 printed; 2 usage error (an unknown --format)."
 
 
 def command(summary: str, help: str | None = None, *, exits: str) -> Callable[[Callable[..., Any]], Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from mcp_schema_audit.cli.app import CATALOG_EXITS, command
+from mcp_schema_audit.cli.app import CATALOG_EXITS, RULES_EXITS, SCHEMA_EXITS, command
 from mcp_schema_audit.cli.common import write_output
 from mcp_schema_audit.errors import UsageError, not_one_of
 
@@ -16,7 +16,7 @@ from mcp_schema_audit.errors import UsageError, not_one_of
 RULES_FORMATS = ("text", "json")
 
 
-@command("Print a published JSON Schema (report, history).", exits=CATALOG_EXITS)
+@command("Print a published JSON Schema (report, history).", exits=SCHEMA_EXITS)
 def schema(
     what: str = typer.Argument(
         ...,
@@ -35,7 +35,7 @@ def schema(
     write_output(json.dumps(schemas[what](), indent=2, sort_keys=True) + "\n", None)
 
 
-@command("List the rule catalog.", exits=CATALOG_EXITS)
+@command("List the rule catalog.", exits=RULES_EXITS)
 def rules(
     fmt: str = typer.Option("text", "--format", "-f", metavar="FORMAT", help=" | ".join(RULES_FORMATS) + "."),
 ) -> None:

@@ -114,7 +114,7 @@ Keep = Annotated[
 @command(
     "The pull-request check: build the base, capture both, diff.",
     _CHECK_HELP,
-    exits=gate_exits(live=True, budget=False),
+    exits=gate_exits(live=True, budget=True),
 )
 def check(
     command: source.ServerCommand = None,

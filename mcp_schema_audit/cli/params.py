@@ -133,7 +133,8 @@ SourceRoot = Annotated[
     typer.Option(
         "--source-root",
         metavar="DIR",
-        help="The server's source: annotations and SARIF results point at each tool's registration there "
-        '(registerTool("name", server.tool("name", @mcp.tool def name) instead of the snapshot file.',
+        help="The server's source folder: annotations and SARIF results point at each tool's registration found "
+        'there (a registerTool("name", …) or server.tool("name", …) call, a @mcp.tool function named name) '
+        "instead of at the snapshot file.",
     ),
 ]

@@ -160,7 +160,7 @@ def read_version_sources(paths: tuple[str, ...] | list[str]) -> list[tuple[str, 
     for p in paths:
         path = Path(p)
         if not path.is_file():
-            raise InputError(f"--version-source {p}: no such file")
+            raise InputError(f"version source {p} (--version-source, or the config's version_sources): no such file")
         out.append((p, _version_of(path)))
     return out
 
