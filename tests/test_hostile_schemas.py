@@ -929,6 +929,38 @@ def test_a_cycle_on_an_optional_property_fails_the_values_carrying_it(
         jsonschema.Draft202012Validator(looping).is_valid({"q": "a"})
 
 
+@pytest.mark.parametrize(
+    "conditional",
+    [
+        # attack round 7: keys only an else declares (admitted while the if's key is absent), and a then's then
+        {"if": {"required": ["a"]}, "else": {"properties": {"d": {"type": "integer"}, "e": {"type": "integer"}}}},
+        {
+            "if": {"required": ["a"]},
+            "then": {"properties": {"b": {}}, "if": {"required": ["b"]}, "then": {"properties": {"c": {}}}},
+        },
+    ],
+)
+def test_a_property_count_beside_conditionals_and_unevaluated_properties_has_a_witness(
+    conditional: dict[str, Any], tmp_path: Path
+) -> None:
+    """``maxProperties`` added where ``unevaluatedProperties: false`` admits the keys the conditionals declare:
+    the sized objects tried held the object's own optional key first (so an else's keys were unevaluated) or
+    missed a nested then's keys: no witness, exit 0."""
+    plain = {**D2020, "properties": {"a": {"type": "integer"}}, **conditional, "unevaluatedProperties": False}
+    cap = 2 if "then" in conditional else 1
+    schemas = [{**props(x=s), "required": ["x"]} for s in (plain, {**plain, "maxProperties": cap})]
+    files = [
+        str(_pair_file(tmp_path / f"{side}.json", (sch, None)))
+        for side, sch in zip(("old", "new"), schemas, strict=True)
+    ]
+    run = cli("diff", *files, "--format", "json", cwd=tmp_path)
+    assert run.code == 1, (run.stderr[-500:], run.report()["findings"])
+    [f] = [f for f in run.report()["findings"] if f["severity"] == "breaking"]
+    value = f["witness"]["instance"]
+    assert jsonschema.Draft202012Validator(schemas[0]).is_valid(value)
+    assert not jsonschema.Draft202012Validator(schemas[1]).is_valid(value)
+
+
 def test_a_removed_enum_value_beside_a_union_explosion_in_a_required_property(tmp_path: Path) -> None:
     """Round-4 leftover: the witness call for a removed enum value needs a value of the required property ``r``,
     an ``allOf`` of 12 two-way ``anyOf``s (4,096 combinations); the sampler kept the first member's union only and

@@ -239,11 +239,14 @@ def union_list(a: list[Any], b: list[Any]) -> list[Any]:
     return out
 
 
-def with_conditionals(node: Mapping[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+def with_conditionals(node: Mapping[str, Any], props: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     """``props`` (a node's declared properties) and, after them, those its conditionals declare (``then``,
-    ``else``, each ``dependentSchemas`` entry: up to 16 of them), the first schema of each name kept."""
+    ``else``, each ``dependentSchemas`` entry: up to 16 of them, and theirs, 3 levels down), the first schema of
+    each name kept."""
     out = dict(props)
     subs = [node.get("then"), node.get("else"), *dict_at(node, "dependentSchemas").values()]
     for sub in [x for x in subs if isinstance(x, Mapping)][:16]:
         out.update({k: s for k, s in dict_at(sub, "properties").items() if k not in out})
+        if depth < 3 and any(k in sub for k in ("then", "else", "dependentSchemas")):
+            out.update({k: s for k, s in with_conditionals(sub, {}, depth + 1).items() if k not in out})
     return out

@@ -15,7 +15,7 @@ from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
 from mcp_schema_audit.engine.conditions import unmodelled_evaluation
 from mcp_schema_audit.engine.context import WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
-from mcp_schema_audit.engine.nodes import Node, dict_at, names, with_conditionals
+from mcp_schema_audit.engine.nodes import Node, dict_at, names
 from mcp_schema_audit.engine.patterns import (
     additional_keys,
     matches,
@@ -29,7 +29,7 @@ from mcp_schema_audit.engine.regex_strings import regex_examples
 from mcp_schema_audit.engine.sampler import string_candidates
 from mcp_schema_audit.engine.scalars import bound_issues, int_or
 from mcp_schema_audit.engine.settle import tolerant
-from mcp_schema_audit.engine.witness import common, complete, obj_wrap
+from mcp_schema_audit.engine.witness import common, complete, obj_wrap, sized_objects
 from mcp_schema_audit.schema import RefError, SchemaDoc, regex_compiles
 from mcp_schema_audit.wording import Text
 
@@ -116,7 +116,7 @@ def _sizes(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: A
     if all(canon(p.get(kw)) == canon(v.get(kw)) for kw in ("minProperties", "maxProperties")):
         return []
     out: list[Issue] = []
-    sized = _sized_objects(ctx, p, v, pprops, p_addl)
+    sized = sized_objects(ctx, p, v, pprops, p_addl)
     for kw, upper in (("minProperties", False), ("maxProperties", True)):
         out += bound_issues(ctx, p, v, kw, upper, sized, p.get(kw), v.get(kw))
     return out
@@ -379,36 +379,6 @@ def _extra_key(p: Node, v: Node) -> str | None:
         [*dict_at(p, "patternProperties"), *dict_at(v, "patternProperties")],
     )
     return keys[0] if keys else None
-
-
-def _sized_objects(ctx: WalkContext, p: Node, v: Node, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
-    """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
-    interesting (each bound, one less, one more): P's required properties first, then its other
-    declared ones and those its conditionals declare (``then``, ``else``, ``dependentSchemas``: the keys an
-    ``unevaluatedProperties: false`` beside them admits), then keys of its ``additionalProperties`` schema
-    (declared values only)."""
-    base = common(ctx, {**p, "type": "object"}, v)
-    base = dict(base) if isinstance(base, dict) else {}
-    declared = with_conditionals(p, pprops)
-    pool = [(k, ctx.sample_p(s)) for k, s in declared.items() if k not in base]
-    if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
-        child = ctx.sample_p(p_addl if isinstance(p_addl, dict) else {})
-        taken = {**pprops, **dict_at(v, "properties")}
-        patterns = [*dict_at(p, "patternProperties"), *dict_at(v, "patternProperties")]
-        pool += [(k, child) for k in additional_keys(taken, patterns, count=8)]
-    pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
-    sizes = {0, 1}
-    for node in (p, v):
-        for kw in ("minProperties", "maxProperties"):
-            n = int_or(node.get(kw), -1)
-            sizes |= {n - 1, n, n + 1}
-    out = []
-    for n in sorted(x for x in sizes if 0 <= x <= len(base) + len(pool) and x <= 64):
-        if n <= len(base):
-            out.append(dict(list(base.items())[:n]))
-        else:
-            out.append({**base, **dict(pool[: n - len(base)])})
-    return out
 
 
 def _declared_key(

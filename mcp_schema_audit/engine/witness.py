@@ -266,3 +266,40 @@ def choose(ctx: WalkContext, p: dict[str, Any], k: int) -> dict[str, Any] | None
     if isinstance(out, dict) and isinstance(out.get("allOf"), list):
         out = {**out, "allOf": [take(m) for m in out["allOf"]]}
     return out if found else None
+
+
+def sized_objects(ctx: WalkContext, p: Any, v: Any, pprops: dict[str, Any], p_addl: Any) -> list[Any]:
+    """Objects P declares with as many properties as V's/P's ``minProperties``/``maxProperties`` make
+    interesting (each bound, one less, one more): P's required properties first, then its other declared ones
+    and those its conditionals declare (``then``, ``else``, ``dependentSchemas``, nested ``then``s: the keys an
+    ``unevaluatedProperties: false`` beside them admits), then keys of its ``additionalProperties`` schema
+    (declared values only); and the same sizes with the conditionals' keys before P's own optional ones (an
+    ``else``'s keys are admitted only while the ``if``'s key is absent)."""
+    from mcp_schema_audit.engine.nodes import dict_at, with_conditionals
+    from mcp_schema_audit.engine.patterns import additional_keys
+    from mcp_schema_audit.engine.scalars import int_or
+
+    base = common(ctx, {**p, "type": "object"}, v)
+    base = dict(base) if isinstance(base, dict) else {}
+    declared = with_conditionals(p, pprops)
+    pool = [(k, ctx.sample_p(s)) for k, s in declared.items() if k not in base]
+    if isinstance(p_addl, dict) or p_addl is True:  # a map, or an open object: any other key
+        child = ctx.sample_p(p_addl if isinstance(p_addl, dict) else {})
+        taken = {**pprops, **dict_at(v, "properties")}
+        patterns = [*dict_at(p, "patternProperties"), *dict_at(v, "patternProperties")]
+        pool += [(k, child) for k in additional_keys(taken, patterns, count=8)]
+    pool = [(k, x) for k, x in pool if x is not NO_WITNESS]
+    conditional_first = [kx for kx in pool if kx[0] not in pprops] + [kx for kx in pool if kx[0] in pprops]
+    sizes = {0, 1}
+    for node in (p, v):
+        for kw in ("minProperties", "maxProperties"):
+            n = int_or(node.get(kw), -1)
+            sizes |= {n - 1, n, n + 1}
+    out = []
+    for order in (pool, conditional_first) if conditional_first != pool else (pool,):
+        for n in sorted(x for x in sizes if 0 <= x <= len(base) + len(order) and x <= 64):
+            if n <= len(base):
+                out.append(dict(list(base.items())[:n]))
+            else:
+                out.append({**base, **dict(order[: n - len(base)])})
+    return out
