@@ -48,7 +48,9 @@ def test_a_dependent_required_chain_stops_inside_the_tool_at_the_time_budget(tmp
     )
     code, report, err, took = _diff(paths, "--time-budget", "1")
     if code == 4:  # the guard fired inside the tool's walk: one line, no report
-        assert report is None and "inside one tool (the --time-budget guard" in err and len(err.strip().splitlines()) == 1
+        assert (
+            report is None and "inside one tool (the --time-budget guard" in err and len(err.strip().splitlines()) == 1
+        )
     else:  # or the counted work budget decided first (a fast machine): undecided, never minutes
         assert code == 0 and {f["rule"] for f in report["findings"]} == {"schema-undecidable"}, err
     assert took.unloaded() < 20, took.describe()

@@ -9,6 +9,13 @@ two disagree (measured against the real frameworks in ``tests/test_server_valida
   take 0.3 for ``multiple_of=0.1`` / ``.multipleOf(0.1)``. pydantic-core itself is asked
   (``pydantic_core.SchemaValidator``).
 - ``uniqueItems``: pydantic lists a ``set[int]`` so, and turns ``[0, 0]`` into ``{0}`` instead of refusing it.
+- ``format`` (and the ``type`` beside it): pydantic parses ``date-time``, ``date``, ``time``, ``duration``,
+  ``uuid``, ``ipv4``/``ipv6`` fields with its own parsers, which take ``0`` as a datetime, a date-time without an
+  offset, ``60`` as a duration, a UUID without dashes, an integer as an IPv4 address: pydantic itself is asked
+  (``pydantic.TypeAdapter`` of the field's Python type).
+- lax mode (``pydantic_lax``): pydantic-core's own validators of ``int``, ``float`` and ``bool`` say whether a
+  value of another type is taken (``"7"``, ``true``, ``"yes"``; not ``" t "`` nor ``"٣"``) and what it becomes,
+  and that value meets the field's other keywords or not (``"3"`` for ``ge=5`` is refused).
 
 ``takes(wording, error)`` answers for one jsonschema error of the framework's reading (``engine.servers``).
 """
@@ -30,12 +37,16 @@ def takes(wording: str, error: ValidationError) -> bool:
     value_, step_ = (float(x) if _number(x) else math.nan for x in both)
     if kw == "uniqueItems":
         return wording == "pydantic"
+    fmt = error.schema.get("format") if isinstance(error.schema, dict) else None
+    if wording == "pydantic" and kw in ("format", "type") and fmt in _PYDANTIC_FORMATS:
+        return _pydantic_parses(str(fmt), value)
     if kw != "multipleOf" or math.isnan(value_) or math.isnan(step_) or step_ <= 0:
         return False
-    if isinstance(value, int) and isinstance(step, int):
-        return False  # exact in every reading
+    integral = isinstance(error.schema, dict) and error.schema.get("type") == "integer"
     if wording == "pydantic":
-        return _pydantic_multiple(value_, step_)
+        if isinstance(value, int) and isinstance(step, int) and integral:
+            return False  # an int field: exact, as jsonschema
+        return _pydantic_multiple(value, step_)  # a float field takes an int as a float (2**53 + 1 is 2**53)
     if wording == "zod3":
         return _zod3_remainder(value_, step_) == 0
     if wording == "zod4":
@@ -47,7 +58,7 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _pydantic_multiple(value: float, step: float) -> bool:
+def _pydantic_multiple(value: Any, step: float) -> bool:
     import pydantic_core
 
     try:
@@ -90,3 +101,93 @@ def _decimals(x: float) -> int:
     if "e" in text or "E" in text:
         return 0
     return len(text.split(".")[1]) if "." in text else 0
+
+
+#: The Python type pydantic lists with each ``format`` (``model_json_schema``), whose own parser decides.
+_PYDANTIC_FORMATS = {
+    "date-time": "datetime.datetime",
+    "date": "datetime.date",
+    "time": "datetime.time",
+    "duration": "datetime.timedelta",
+    "uuid": "uuid.UUID",
+    "ipv4": "ipaddress.IPv4Address",
+    "ipv6": "ipaddress.IPv6Address",
+}
+
+
+def _pydantic_parses(fmt: str, value: Any) -> bool:
+    import pydantic
+
+    try:
+        _adapter(fmt).validate_python(value)
+    except (pydantic.ValidationError, ValueError, TypeError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=16)
+def _adapter(fmt: str) -> Any:
+    import importlib
+
+    import pydantic
+
+    module, name = _PYDANTIC_FORMATS[fmt].rsplit(".", 1)
+    return pydantic.TypeAdapter(getattr(importlib.import_module(module), name))
+
+
+#: What ``pydantic_lax`` returns for a value pydantic does not take.
+NOT_TAKEN = object()
+
+
+def pydantic_lax(error: ValidationError) -> Any:
+    """The value pydantic's lax mode makes of ``error``'s instance where jsonschema refused its ``type``
+    (pydantic-core's own ``int``/``float``/``bool`` validators: ``"7"`` → 7, ``true`` → 1, ``"yes"`` → True), or
+    the instance itself for an ``enum``/``const`` it lists under Python's ``==`` (``Literal[1]`` takes ``true``
+    and ``1.0``); ``NOT_TAKEN`` otherwise."""
+    value_of = getattr(error, "validator_value", None)
+    if error.validator in ("enum", "const"):
+        listed = value_of if error.validator == "enum" and isinstance(value_of, list) else [value_of]
+        scalar = (bool, int, float)
+        taken = type(error.instance) in scalar and any(type(v) in scalar and v == error.instance for v in listed)
+        return error.instance if taken else NOT_TAKEN
+    if error.validator != "type" or isinstance(error.instance, (dict, list)) or error.instance is None:
+        return NOT_TAKEN
+    import pydantic_core
+
+    for wanted in value_of if isinstance(value_of, list) else [value_of]:
+        if wanted not in ("integer", "number", "boolean"):
+            continue
+        try:
+            return _core(str(wanted)).validate_python(error.instance)
+        except pydantic_core.ValidationError:
+            continue
+    return NOT_TAKEN
+
+
+@functools.lru_cache(maxsize=4)
+def _core(wanted: str) -> Any:
+    from pydantic_core import SchemaValidator, core_schema
+
+    schema: Any = {"integer": core_schema.int_schema, "number": core_schema.float_schema}.get(wanted)
+    return SchemaValidator((schema or core_schema.bool_schema)())
+
+
+def refusals_after(error: ValidationError, value: Any) -> list[ValidationError]:
+    """The errors of ``error``'s schema, but for its ``type`` and the keyword lax mode answered (``enum``), on
+    ``value`` (what pydantic made of the refused instance), at ``error``'s place: the bounds and steps a lax-mode value must still meet. [] when there are
+    none, or the schema cannot be run alone (a ``$ref`` in it)."""
+    from collections import deque
+
+    from jsonschema.validators import validator_for
+
+    schema = error.schema
+    if not isinstance(schema, dict):
+        return []
+    rest = {k: v for k, v in schema.items() if k not in ("type", error.validator)}  # what lax mode answered
+    try:
+        found = list(validator_for(rest)(rest).iter_errors(value))
+    except Exception:  # a $ref outside this schema, a malformed keyword: nothing more is told
+        return []
+    for e in found:
+        e.path = deque([*error.absolute_path, *e.path])
+    return found

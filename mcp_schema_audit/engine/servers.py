@@ -29,7 +29,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
 from mcp_schema_audit import fastpaths
-from mcp_schema_audit.engine.frameworks import takes
+from mcp_schema_audit.engine.frameworks import NOT_TAKEN, pydantic_lax, refusals_after, takes
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
@@ -290,13 +290,16 @@ def framework_schema(validator: ServerValidator, schema: Any) -> Any:
     nothing differs, else a copy. pydantic lists a dict with constrained keys (``dict[Annotated[str,
     Field(pattern=P)], V]``) as ``{"type": "object", "patternProperties": {P: V}}`` and rejects a key ``P`` does
     not match (``d.zz.[key]: String should match pattern 'P'``), which JSON Schema lets through: such a node
-    (one pattern, no ``properties``, ``additionalProperties`` or ``propertyNames``) is read with
-    ``propertyNames: {"pattern": P}`` too. Checked on a real ``MCPServer`` (``tests/test_server_validators.py``)."""
+    (one pattern, no ``properties`` or ``additionalProperties``, a ``propertyNames`` without a pattern: the key's
+    other constraints, ``min_length``) is read with ``propertyNames: {"pattern": P}`` too. Checked on a real
+    ``MCPServer`` (``tests/test_server_validators.py``). Not in any listing, so not read: ``strip_whitespace`` and
+    ``to_lower`` on the key (or a field), which pydantic applies before the pattern."""
     if validator.wording != "pydantic" or not any(_keyed_dict(node) for node in _nodes(schema)):
         return schema
     view = copy.deepcopy(schema)
     for node in [n for n in _nodes(view) if _keyed_dict(n)]:
-        node["propertyNames"] = {"pattern": next(iter(node["patternProperties"]))}
+        names: dict[str, Any] = node.get("propertyNames") or {}
+        node["propertyNames"] = {**names, "pattern": next(iter(node["patternProperties"]))}
     return view
 
 
@@ -340,17 +343,22 @@ def _listed(at: str | None, schema: Any) -> str | None:
     node = schema
     for token in tokens[:i]:
         node = node.get(str(token)) if isinstance(node, dict) else None
-    if not isinstance(node, dict) or "propertyNames" in node or not isinstance(node.get("patternProperties"), dict):
+    listed = node.get("propertyNames") if isinstance(node, dict) else None
+    if not isinstance(node, dict) or not isinstance(node.get("patternProperties"), dict):
         return at
+    if isinstance(listed, dict) and ("pattern" in listed or tokens[i + 1 :] not in ([], ["pattern"])):
+        return at  # the listing's own propertyNames keywords
     return pointer([*tokens[:i], "patternProperties", *list(node["patternProperties"])[:1]])
 
 
 def _keyed_dict(node: dict[str, Any]) -> bool:
     patterns = node.get("patternProperties")
+    names = node.get("propertyNames")
     return (
         isinstance(patterns, dict)
         and len(patterns) == 1
-        and not any(k in node for k in ("properties", "additionalProperties", "propertyNames"))
+        and not any(k in node for k in ("properties", "additionalProperties"))
+        and (names is None or (isinstance(names, dict) and "pattern" not in names))  # the key's other constraints
     )
 
 
@@ -401,11 +409,14 @@ def _judge(validator: ServerValidator, schema: Any, arguments: Any) -> Outcome:
         outcome.unusable = True
         return outcome
     for error in view_errors:
-        if takes(validator.wording, error):  # the framework's own arithmetic, or a set it de-duplicates
+        if takes(validator.wording, error):  # the framework's own arithmetic and parsers, a set it de-duplicates
             continue
-        if validator.coerces and _coerced(error):
-            outcome.coerced.append(pointer(list(error.absolute_path)))
-            continue
+        if validator.coerces and (value := pydantic_lax(error)) is not NOT_TAKEN:
+            after = refusals_after(error, value)
+            if not after:
+                outcome.coerced.append(pointer(list(error.absolute_path)))
+                continue
+            error = after[0]  # taken as the type, refused by another keyword of the field ("3" for ge=5)
         for where in _where(validator, error):
             rejection = (where, rejection_text(validator.wording, error))
             if rejection not in outcome.rejected:
@@ -516,52 +527,3 @@ def _filled(published: list[ValidationError]) -> list[str]:
             if isinstance(props.get(name), dict) and "default" in props[name]:
                 out.append(pointer([*error.absolute_path, name]))
     return out
-
-
-_BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n")
-
-
-def _coerced(error: ValidationError) -> bool:
-    """Does pydantic's lax mode take ``error``'s value as the type it was refused for (``"7"``, ``"7.0"``, ``2.0``
-    and ``true`` as an integer; ``true``, ``"inf"`` as a number; ``"true"``, ``1``, ``1.0`` as a boolean), or
-    as a ``Literal`` it lists (``enum``/``const``: pydantic compares with Python's ``==``, so ``Literal[1]``
-    takes ``true`` and ``1.0``, ``Literal[False]`` takes ``0``; measured on pydantic 2.14)?"""
-    value_of = getattr(error, "validator_value", None)
-    if error.validator in ("enum", "const"):
-        listed = value_of if error.validator == "enum" and isinstance(value_of, list) else [value_of]
-        scalar = (bool, int, float)
-        return type(error.instance) in scalar and any(type(v) in scalar and v == error.instance for v in listed)
-    if error.validator != "type":
-        return False
-    wanted = value_of if isinstance(value_of, list) else [value_of]
-    value = error.instance
-    for t in wanted:
-        if t == "integer" and (
-            isinstance(value, bool)  # True as 1
-            or (isinstance(value, str) and _lax_integer(value))
-            or (isinstance(value, float) and value.is_integer())
-        ):
-            return True
-        if t == "number" and (isinstance(value, bool) or (isinstance(value, str) and _lax_number(value) is not None)):
-            return True
-        if t == "boolean" and (
-            (isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS)
-            or (type(value) in (int, float) and value in (0, 1))
-        ):
-            return True
-    return False
-
-
-def _lax_integer(text: str) -> bool:
-    """``text`` reads as a whole number in pydantic's lax mode (``"7"``, ``"7.0"``, ``"1_000"``)."""
-    number = _lax_number(text)
-    return number is not None and number.is_integer()
-
-
-def _lax_number(text: str) -> float | None:
-    """The number pydantic's lax mode reads in ``text`` (``"7"``, ``" 7.0 "``, ``"1_000"``, ``"inf"``,
-    ``"nan"``: Python's own float syntax), or None."""
-    try:
-        return float(text.strip())
-    except ValueError:
-        return None

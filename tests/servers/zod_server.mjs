@@ -37,6 +37,7 @@ const tools = old
       max_lowered: { n: z.number().max(10) },
       step_float: { x: z.union([z.literal(0.3), z.literal(0.7)]) },
       step_added: { x: z.number() },
+      step_big: { x: z.number().int().min(4e15).max(9e15) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -50,6 +51,7 @@ const tools = old
       max_lowered: { n: z.number().max(5) },
       step_float: { x: z.number().multipleOf(0.1) }, // zod's float-safe remainder takes 0.3 and 0.7
       step_added: { x: z.number().multipleOf(0.5) },
+      step_big: { x: z.number().int().min(4e15).max(9e15).multipleOf(7) }, // zod 4: within tolerance
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
