@@ -174,8 +174,8 @@ def _core(wanted: str) -> Any:
 
 def refusals_after(error: ValidationError, value: Any) -> list[ValidationError]:
     """The errors of ``error``'s schema, but for its ``type`` and the keyword lax mode answered (``enum``), on
-    ``value`` (what pydantic made of the refused instance), at ``error``'s place: the bounds and steps a lax-mode value must still meet. [] when there are
-    none, or the schema cannot be run alone (a ``$ref`` in it)."""
+    ``value`` (what pydantic made of the refused instance), at ``error``'s place: the bounds and steps a
+    lax-mode value must still meet. [] when there are none, or the schema cannot be run alone (a ``$ref``)."""
     from collections import deque
 
     from jsonschema.validators import validator_for
