@@ -232,6 +232,17 @@ ENDLESS_CASES = {
         {"required": ["b"], "anyOf": [{}, {"properties": {"b": _LOOP}}], "$defs": _LOOP_DEFS},
         False,
     ),
+    # attack round 8: unevaluatedProperties makes python-sdk validate every anyOf branch (the evaluated keys)
+    "unevaluated-properties-tries-every-anyof-branch": (
+        {
+            "type": "object",
+            "properties": {"b": {}},
+            "anyOf": [{"properties": {"b": {}}}, _LOOP],
+            "unevaluatedProperties": False,
+            "$defs": _LOOP_DEFS,
+        },
+        True,
+    ),
     "required-key-every-oneof-branch-sees": (
         {"required": ["b"], "oneOf": [{}, {"properties": {"b": _LOOP}}], "$defs": _LOOP_DEFS},
         True,

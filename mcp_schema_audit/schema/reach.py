@@ -236,7 +236,9 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
                     found = visit(value, [*tokens, kw], negated, inside)  # an if every value passes (or fails)
                 elif kw == "not" or (kw == "if" and (profile == "python-sdk" or "then" in node or "else" in node)):
                     found = visit(value, [*tokens, kw], True, inside)  # Ajv skips an if without then/else
-                elif (kw == "oneOf" or (kw == "anyOf" and every_branch)) and isinstance(value, list):
+                elif (kw == "oneOf" or (kw == "anyOf" and (every_branch or collects(node)))) and isinstance(
+                    value, list
+                ):
                     found = _first(visit(m, [*tokens, kw, i], True, inside) for i, m in enumerate(value))
                 elif kw == "required" and not negated and isinstance(value, list):
                     found = _first(required(node, name, tokens, inside) for name in value if isinstance(name, str))
@@ -247,6 +249,15 @@ def every_value_reaches(doc: SchemaDoc, profile: str) -> tuple[list[Any], str] |
             return None
         finally:
             inside.discard(id(node))
+
+    def collects(node: dict[str, Any]) -> bool:
+        # python-sdk's unevaluatedProperties (unevaluatedItems) collects the evaluated keys (items) of every anyOf
+        # branch the value passes, so it validates each branch (jsonschema's find_evaluated_*): on every object
+        # (array) of a node that takes nothing else
+        return profile == "python-sdk" and any(
+            kw in node and node.get("type") == kind
+            for kw, kind in (("unevaluatedProperties", "object"), ("unevaluatedItems", "array"))
+        )
 
     def required(node: dict[str, Any], name: str, tokens: list[Any], inside: set[int]) -> Any:
         return _first(taking(place, name, at, inside) for place, at in places(node, tokens, set()))
