@@ -1100,8 +1100,9 @@ def test_a_pattern_only_the_servers_regex_engine_narrows(
 
 #: Attack round 7: string patterns whose break only some reading's witnesses show (each was a warning, exit 0):
 #: (server validator, old pattern, new x schema). pydantic-core's Rust regex reads POSIX classes, ``\pL``, nested
-#: classes and a superscript outside ``\w`` its own way; Python's ``re`` lets a combining mark, a newline under
-#: ``(?s)`` and a carriage return through where the rewritten pattern does not.
+#: classes, a superscript outside ``\w`` and a flag group past the start (which Python refuses) its own way;
+#: Python's ``re`` lets a combining mark, a newline under ``(?s)`` and a carriage return through where the
+#: rewritten pattern does not.
 READING_GAPS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "posix-class": ("pydantic-ignore", "^[[:alpha:]]+$", {"type": "string", "pattern": "^[a-y]+$"}),
     "unicode-letter-class": ("pydantic-ignore", "^\\pL+$", {"type": "string", "pattern": "^[a-z]+$"}),
@@ -1112,6 +1113,7 @@ READING_GAPS: dict[str, tuple[str, str, dict[str, Any]]] = {
         {"type": "string", "pattern": "^[[a-z]]+$", "maxLength": 1},
     ),
     "set-difference-to-enum": ("pydantic-ignore", "^[a-z--c]+$", {"type": "string", "enum": ["a", "b", "d"]}),
+    "inline-flag-past-start": ("pydantic-ignore", "^a(?i)b$", {"type": "string", "pattern": "^ab$"}),
     "combining-mark": ("published", "^[a\u0301]+$", {"type": "string", "pattern": "^[a]+$"}),
     "dotall": ("published", "(?s)^a.b$", {"type": "string", "pattern": "^a.b$"}),
     "carriage-return": ("published", "^.+$", {"type": "string", "pattern": "^[^\\r]+$"}),

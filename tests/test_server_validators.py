@@ -343,6 +343,11 @@ def test_zods_float_multiple_of_takes_what_jsonschema_refuses(
     assert (added["severity"], added["server"]["outcome"]) == ("breaking", "rejected") and _claim_holds(
         audit, added
     ) == ""
+    # [a-z\u0663] -> [a-z\d]: JavaScript's \d is ASCII, Python's is Unicode: zod refuses "\u0663" (attack round 7:
+    # no string was built from the cached pattern's own characters, exit 0); rejected in zod's words
+    [digit] = [f for f in _judged(audit.report) if f["tool"] == "pattern_digit"]
+    assert (digit["severity"], digit["witness"]["instance"]) == ("breaking", {"x": "\u0663"}), digit
+    assert digit["server"]["outcome"] == "rejected" and _claim_holds(audit, digit) == ""
 
 
 def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:
@@ -385,6 +390,12 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     assert "c" in narrowed["witness"]["instance"]["s"]
     assert narrowed["server"]["error"] == "s\n  String should match pattern '^[a-z--c]+$'"
     assert _claim_holds(audited[("pydantic", "auto")], narrowed) == ""
+    # ^a(?i)b$ -> ^ab$: Python's re refuses a global flag past the start, Rust's regex reads it to the end, so the
+    # cached server took "aB" (attack round 7: the witness search built no string from the pattern, exit 0)
+    [inline] = [f for f in findings if f["tool"] == "pattern_inline_flag" and f["direction"] == "input"]
+    assert (inline["severity"], inline["server"]["outcome"]) == ("breaking", "rejected"), inline
+    assert inline["witness"]["instance"]["s"].lower() == "ab" and inline["witness"]["instance"]["s"] != "ab"
+    assert _claim_holds(audited[("pydantic", "auto")], inline) == ""
     # dict[str, int] -> dict[Annotated[str, StringConstraints(pattern="^a")], int]: listed as patternProperties,
     # which JSON Schema leaves open to other keys; pydantic rejects them (was info, exit 0)
     [keyed] = [f for f in findings if f["tool"] == "dict_keys_constrained" and f["severity"] == "breaking"]
@@ -412,6 +423,12 @@ def test_pydantic_forbid_rejects_and_default_ignores(audited: dict[tuple[str, st
     [values] = [f for f in findings if f["tool"] == "dict_values_narrowed" and f["severity"] == "breaking"]
     assert all(k.startswith("a") for k in values["witness"]["instance"]["d"]), values
     assert values["server"]["outcome"] == "rejected" and _claim_holds(audited[("pydantic", "auto")], values) == ""
+    # the keys' pattern ^[a-z]+$ -> ^[a-z--c]+$: only pydantic-core's Rust regex reads a set difference, and only
+    # pydantic holds every key to it (attack round 7: a key was tried by python-sdk's reading alone, exit 0)
+    [setop] = [f for f in findings if f["tool"] == "dict_keys_set_operation" and f["severity"] == "breaking"]
+    assert all("c" in k for k in setop["witness"]["instance"]["d"]) and setop["server"]["outcome"] == "rejected"
+    assert setop["pointer"] == "/properties/d/patternProperties/^[a-z--c]+$", setop
+    assert _claim_holds(audited[("pydantic", "auto")], setop) == ""
 
 
 def test_the_old_assumption_made_false_claims(audited: dict[tuple[str, str], Audited]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp_schema_audit.engine.applicators import UNSAFE_KINDS, inside
 from mcp_schema_audit.engine.conditions import unmodelled_evaluation
-from mcp_schema_audit.engine.context import WalkContext
+from mcp_schema_audit.engine.context import SERVER, WalkContext
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, canon
 from mcp_schema_audit.engine.nodes import Node, dict_at, names
 from mcp_schema_audit.engine.patterns import (
@@ -486,7 +486,7 @@ def _property_names(
         ]
     out: list[Issue] = []
     for key, ps in pprops.items():
-        if ctx.valid(ctx.v_doc, vn, key) is False and (pn is None or ctx.valid(ctx.p_doc, pn, key)):
+        if _name_refused(ctx, pn, vn, key):
             child = ctx.sample_p(ps)
             w = obj_wrap(ctx, p, v, key)(child) if child is not NO_WITNESS else NO_WITNESS
             out.append(
@@ -512,6 +512,16 @@ def _property_names(
     return [_other_name(ctx, p, v, pn, vn, pprops, p_addl, ppat)]
 
 
+def _name_refused(ctx: WalkContext, pn: Any, vn: Any, key: str) -> bool:
+    """Does V's ``propertyNames`` ``vn`` refuse ``key`` where P's ``pn`` (None: no rule) takes it, for python-sdk or
+    (an inputSchema with a ``reading``) as the server's framework reads both (pydantic's Rust regex: a dict's
+    constrained keys, ``servers.framework_schema``)?"""
+    for profile in ("python-sdk", SERVER) if ctx.reading is not None else ("python-sdk",):
+        if ctx.valid(ctx.v_doc, vn, key, profile) is False and (pn is None or ctx.valid(ctx.p_doc, pn, key, profile)):
+            return True
+    return False
+
+
 def _other_name(
     ctx: WalkContext,
     p: Node,
@@ -532,11 +542,7 @@ def _other_name(
         + [k for pat in ppat for k in regex_examples(pat, count=4)]
     )
     for key in dict.fromkeys(candidates):
-        if (
-            key in pprops
-            or ctx.valid(ctx.v_doc, vn, key) is not False
-            or (pn is not None and not ctx.valid(ctx.p_doc, pn, key))
-        ):
+        if key in pprops or not _name_refused(ctx, pn, vn, key):
             continue
         value_schema = next((s for pat, s in ppat.items() if search_any(pat, key)), p_addl)
         child = ctx.sample_p(value_schema if value_schema is not True else {})

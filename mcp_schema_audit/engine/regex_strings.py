@@ -33,6 +33,8 @@ _CATEGORY_CLASSES = {
     "CATEGORY_WORD": r"\w",
     "CATEGORY_NOT_WORD": r"\W",
 }
+#: An inline global flag group (``(?i)``, ``(?ms)``): Python takes it only at the start of a pattern.
+_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 #: Deepest group nesting a string is built through.
 _MAX_NESTING = 50
 
@@ -56,14 +58,21 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
     ``max_len`` characters are dropped. Never raises: an invalid or hostile pattern gives ``[]``.
     """
     from mcp_schema_audit.schema import oversized, safe_search
+    from mcp_schema_audit.schema.regex import pydantic_found
 
     if oversized(pattern) is not None:  # never parsed
         return []
     c, parser = regex_syntax()
+    search: Any = safe_search
     try:
         tree = parser.parse(pattern)
     except (re.error, RecursionError, OverflowError, ValueError):
-        return []
+        # a global flag group past the start (``^a(?i)b$``): Python refuses it, Rust's regex (pydantic-core) and
+        # ECMAScript read other patterns; built from the pattern without those groups, kept where Rust matches
+        try:
+            tree, search = parser.parse(_INLINE_FLAGS.sub("", pattern)), pydantic_found
+        except (re.error, RecursionError, OverflowError, ValueError):
+            return []
     found: list[str] = []
     for k in range(count):
         try:
@@ -73,7 +82,7 @@ def regex_examples(pattern: str, count: int = 4, max_len: int = 64) -> list[str]
         if s is None or s in found or len(s) > max_len:
             continue
         try:
-            if safe_search(pattern, s):
+            if search(pattern, s):
                 found.append(s)
         except (re.error, RecursionError, OverflowError, ValueError):
             break

@@ -241,10 +241,12 @@ def _formatted(p: Node, v: Node, lo: int, hi: int | None, lengths: list[int]) ->
 
 def _pattern(ctx: WalkContext, p: Node, v: Node, pp: Any, vp: Any, cands: list[Any]) -> Issue:
     """V's ``pattern`` ``vp`` beside P's ``pp`` (or none): a witness P allows and V's regex rejects, tried with
-    python-sdk, then on strings where Python and ECMAScript regexes disagree for every host."""
-    w = ctx.pick(p, v, cands, "pattern")
+    python-sdk, then on strings where Python and ECMAScript regexes disagree for every host. Strings built from
+    P's own pattern come first: its literal characters (``[a-z٣]``) are where the readings part."""
+    own = regex_examples(pp) if isinstance(pp, str) else []
+    w = ctx.pick(p, v, own + cands, "pattern")
     if w is NO_WITNESS:
-        w = ctx.pick_any_profile(p, v, regex_dialect_candidates(cands + regex_examples(str(vp))), "pattern")
+        w = ctx.pick_any_profile(p, v, regex_dialect_candidates(own + cands + regex_examples(str(vp))), "pattern")
     if w is not NO_WITNESS:
         what = " has no pattern" if pp is None else f"'s pattern {short(pp)} admits strings"
         return Issue(

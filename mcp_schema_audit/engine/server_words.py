@@ -4,7 +4,7 @@ zod 3 and zod 4 (through the TypeScript SDK's ``McpServer``, which answers ``MCP
 error: Invalid arguments for tool T: <message> at <path>``), pydantic (through Python's ``MCPServer``: ``Error
 executing tool T: 1 validation error for TArguments`` then the field and its message) and jsonschema (a server
 that validates with the listed inputSchema). The messages of missing fields, wrong types, enum values, unknown
-keys, string lengths and number bounds are the frameworks' own (checked against real servers in
+keys, string lengths, patterns and number bounds are the frameworks' own (checked against real servers in
 ``tests/test_server_validators.py``); any other rejection is given in jsonschema's words, marked so.
 """
 
@@ -126,6 +126,7 @@ def _zod_bounds(kw: str, value: Any, version: int) -> str | None:
             "exclusiveMinimum": f"Number must be greater than {value}",
             "exclusiveMaximum": f"Number must be less than {value}",
             "multipleOf": f"Number must be a multiple of {value}",
+            "pattern": "Invalid",
         }.get(kw)
     return {
         "minLength": f"Too small: expected string to have >={value} characters",
@@ -135,6 +136,7 @@ def _zod_bounds(kw: str, value: Any, version: int) -> str | None:
         "exclusiveMinimum": f"Too small: expected number to be >{value}",
         "exclusiveMaximum": f"Too big: expected number to be <{value}",
         "multipleOf": f"Invalid number: must be a multiple of {value}",
+        "pattern": f"Invalid string: must match pattern /{value}/",
     }.get(kw)
 
 

@@ -92,6 +92,10 @@ if sys.argv[1] == "old":
         return json.dumps({"s": s})
 
     @tool
+    def pattern_inline_flag(s: str = Field(pattern="^a(?i)b$")) -> str:  # Rust regex: case-blind from (?i) on
+        return json.dumps({"s": s})
+
+    @tool
     def dict_keys_constrained(d: dict[str, int]) -> str:
         return json.dumps({"d": d})
 
@@ -113,6 +117,10 @@ if sys.argv[1] == "old":
 
     @tool
     def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], float]) -> str:
+        return json.dumps({"d": d})
+
+    @tool
+    def dict_keys_set_operation(d: dict[Annotated[str, StringConstraints(pattern="^[a-z]+$")], int]) -> str:
         return json.dumps({"d": d})
 
 else:
@@ -166,6 +174,10 @@ else:
         return json.dumps({"s": s})
 
     @tool
+    def pattern_inline_flag(s: str = Field(pattern="^ab$")) -> str:
+        return json.dumps({"s": s})
+
+    @tool
     def step_float(x: float = Field(multiple_of=0.1)) -> str:  # pydantic-core's remainder takes 0.3 and 0.7
         return json.dumps({"x": x})
 
@@ -188,6 +200,10 @@ else:
     @tool
     def dict_values_narrowed(d: dict[Annotated[str, StringConstraints(pattern="^a")], int]) -> str:
         return json.dumps({"d": d})
+
+    @tool
+    def dict_keys_set_operation(d: dict[Annotated[str, StringConstraints(pattern="^[a-z--c]+$")], int]) -> str:
+        return json.dumps({"d": d})  # Rust regex: keys of a-z but c
 
 
 app.run()

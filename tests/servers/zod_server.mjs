@@ -38,6 +38,7 @@ const tools = old
       step_float: { x: z.union([z.literal(0.3), z.literal(0.7)]) },
       step_added: { x: z.number() },
       step_big: { x: z.number().int().min(4e15).max(9e15) },
+      pattern_digit: { x: z.string().regex(/^[a-z\u0663]+$/) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -52,6 +53,7 @@ const tools = old
       step_float: { x: z.number().multipleOf(0.1) }, // zod's float-safe remainder takes 0.3 and 0.7
       step_added: { x: z.number().multipleOf(0.5) },
       step_big: { x: z.number().int().min(4e15).max(9e15).multipleOf(7) }, // zod 4: within tolerance
+      pattern_digit: { x: z.string().regex(/^[a-z\d]+$/) }, // JavaScript's \d is ASCII: "\u0663" is refused
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
