@@ -35,6 +35,8 @@ def rules_of(findings, severity=None):
     return sorted(f.rule for f in findings if severity is None or f.severity == severity)
 
 
+KIND_P, KIND_PQ, KIND_PQR = (obj({"kind": {"enum": e}}, ["kind"]) for e in (["p"], ["p", "q"], ["p", "q", "r"]))
+
 CASES = [
     # (id, old, new, direction, expected breaking rule ids, expected max severity)
     (
@@ -199,6 +201,58 @@ CASES = [
         "input",
         ["input-oneof-overlap"],
         "breaking",
+    ),
+    # a oneOf distributed with an anyOf keeps its exclusivity (merge._exclusive): {"kind": "r"} meets both oneOf
+    # branches of the cached schema, which rejects it; {"kind": "r", "z": null} meets only the first
+    (
+        "input-enum-removed-in-oneof-beside-anyof",
+        {
+            "allOf": [
+                {"anyOf": [obj({"a": S}), {"required": ["b"]}]},
+                {"oneOf": [KIND_PQR, {"not": {"required": ["z"]}}]},
+            ]
+        },
+        {
+            "allOf": [
+                {"anyOf": [obj({"a": S}), {"required": ["b"]}]},
+                {"oneOf": [KIND_PQ, {"not": {"required": ["z"]}}]},
+            ]
+        },
+        "input",
+        ["input-enum-value-removed"],
+        "breaking",
+    ),
+    (
+        "input-oneof-overlap-beside-anyof",
+        {
+            "allOf": [
+                {"anyOf": [obj({"a": S}), {"required": ["b"]}]},
+                {"oneOf": [KIND_P, obj({"kind": {"enum": ["q"]}}, ["kind"])]},
+            ]
+        },
+        {"allOf": [{"anyOf": [obj({"a": S}), {"required": ["b"]}]}, {"oneOf": [KIND_P, KIND_PQ]}]},
+        "input",
+        ["input-oneof-overlap"],
+        "breaking",
+    ),
+    (
+        # removing 'r' from the first branch leaves {"kind": "r"} to the second alone: the new schema takes more
+        "input-enum-removed-where-another-oneof-branch-takes-it",
+        {
+            "allOf": [
+                {"anyOf": [obj({"a": S}), {"required": ["b"]}]},
+                {"oneOf": [KIND_PQR, obj({"kind": {"enum": ["q", "r"]}})]},
+            ]
+        },
+        {
+            "allOf": [
+                {"anyOf": [obj({"a": S}), {"required": ["b"]}]},
+                {"oneOf": [KIND_PQ, obj({"kind": {"enum": ["q", "r"]}})]},
+            ]
+        },
+        "input",
+        [],
+        "warning",
     ),
 ]
 

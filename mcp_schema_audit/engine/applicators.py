@@ -153,6 +153,7 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     with contextlib.suppress(NoSample, RecursionError):
         cands.append(sample(nv, ctx.v_doc))
     cands += value_set(p) or []
+    made = tuple(v.where(["not"]))[-1:] == ("oneOf",)  # merge._exclusive's: a oneOf's other branches
     try:
         n_node, _ = ctx.deref(nv, ctx.v_doc)
         if isinstance(n_node, dict):
@@ -160,18 +161,14 @@ def not_(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
     except RefError:
         pass
     w = ctx.pick_valid(p, v, cands)
+    if w is not NO_WITNESS and made:
+        why = Text("a value of the {P} schema matches 2 oneOf branches of the {V} schema")
+        return [Issue("oneof-overlap", [], ["not"], None, None, why, w)]
     if w is not NO_WITNESS:
-        return [
-            Issue(
-                "looser-p",
-                p_steps,
-                ["not"],
-                None if np_ is MISSING else np_,
-                nv,
-                Text.of("the {P} schema allows {w}, which the {V} schema's 'not' excludes", w=short(w)),
-                w,
-            )
-        ]
+        why = Text.of("the {P} schema allows {w}, which the {V} schema's 'not' excludes", w=short(w))
+        return [Issue("looser-p", p_steps, ["not"], None if np_ is MISSING else np_, nv, why, w)]
+    if made:  # no value found in two branches: the branches' own changes are reported where they are written
+        return []
     if disjoint(ctx, p, nv, depth) or (np_ is not MISSING and inside(ctx.swapped(), nv, np_, depth, SET_UNSAFE_KINDS)):
         return (
             []

@@ -16,8 +16,8 @@ from typing import Any
 
 from mcp_schema_audit.engine.issue import LocalUndecidable, canon, value_key
 from mcp_schema_audit.engine.nodes import Node, Tokens, dict_at, names, union_branches, union_list
-from mcp_schema_audit.engine.settle import finish, is_number, settle_union, tolerant, type_list
-from mcp_schema_audit.schema import SchemaDoc
+from mcp_schema_audit.engine.settle import finish, is_number, settle_union, tolerant, type_list, value_set
+from mcp_schema_audit.schema import SchemaDoc, type_set
 
 #: Union branches one node may expand into; more → the comparison of that tool stops with a warning.
 MAX_BRANCHES = 64
@@ -104,6 +104,52 @@ def _meet_values(a: Node, b: Node) -> tuple[list[Any], str, Tokens] | None:
     return both, kw, side.where([src])
 
 
+def _exclusive(branches: list[Any], at: Tokens) -> list[Any]:
+    """The branches of a ``oneOf`` about to be distributed with an ``anyOf`` (the result is an ``anyOf``, JSON
+    Schema Core 2020-12 §10.2.1.3: oneOf holds when exactly one branch does), each with ``not`` the others beside
+    it, unless no value can meet two of them (``_disjoint``): ``allOf: [{anyOf: [A, B]}, {oneOf: [C, D]}]`` is
+    ``anyOf: [A∧C∧¬D, A∧D∧¬C, B∧C∧¬D, B∧D∧¬C]``, never ``anyOf: [A∧C, …]``, which takes a value meeting C and D."""
+    out = []
+    for i, b in enumerate(branches):
+        others = [o for j, o in enumerate(branches) if j != i and not _disjoint(b, o)]
+        if not others or not isinstance(b, Node):
+            out.append(b)
+            continue
+        rule = others[0] if len(others) == 1 else Node({"anyOf": others}, at)
+        r = Node(b, b.at, dict(b.origin))
+        r.limits = dict(b.limits)
+        if set(rule) == {"not"} and isinstance(rule["not"], dict):  # ¬¬S is S: met in a leftover allOf member
+            r["allOf"] = [*(b.get("allOf") or []), rule["not"]]
+        elif "not" in b:  # b's own not stays: the others' go in a leftover allOf member
+            r["allOf"] = [*(b.get("allOf") or []), Node({"not": rule}, b.at)]
+        else:
+            r["not"] = rule
+            r.origin["not"] = (*at, "oneOf")
+        out.append(r)
+    return out
+
+
+def _disjoint(a: Any, b: Any) -> bool:
+    """Can no value meet both ``a`` and ``b``: types that do not overlap, closed value sets with no common value,
+    or a property both require whose value sets (``const``/``enum``) share none (a tagged union)?"""
+    if not isinstance(a, Node) or not isinstance(b, Node):
+        return False
+    ta, tb = type_set(a), type_set(b)
+    if ta is not None and tb is not None and not _meet_types(sorted(ta), sorted(tb)):
+        return True
+    va, vb = value_set(a), value_set(b)
+    if va is not None and vb is not None:
+        return not {value_key(x) for x in va} & {value_key(x) for x in vb}
+    pa, pb = dict_at(a, "properties"), dict_at(b, "properties")
+    for k in set(names(a.get("required"))) & set(names(b.get("required"))):
+        sa, sb = pa.get(k), pb.get(k)
+        xa = value_set(sa) if isinstance(sa, dict) else None
+        xb = value_set(sb) if isinstance(sb, dict) else None
+        if xa is not None and xb is not None and not {value_key(x) for x in xa} & {value_key(x) for x in xb}:
+            return True
+    return False
+
+
 class Intersection:
     """Intersects normalized nodes of one ``SchemaDoc`` (see the module docstring).
 
@@ -120,6 +166,7 @@ class Intersection:
         result is a plain ``Node`` or a union ``Node`` of plain branches."""
         alts: list[Any] = [None]
         kinds = []
+        unions = [u[0] for u in map(union_branches, parts) if u is not None]
         for part in parts:
             if part is False:
                 return False
@@ -129,6 +176,8 @@ class Intersection:
             if u is not None:
                 kinds.append(u[0])
             branches = u[1] if u is not None else [part]
+            if u is not None and u[0] == "oneOf" and set(unions) != {"oneOf"}:
+                branches = _exclusive(branches, part.at)
             if alts != [None]:
                 branches = [_scoped(b) for b in branches]
             out = []
