@@ -608,3 +608,26 @@ def test_a_bearer_value_on_the_command_line_is_masked_with_and_without_its_schem
     token = "Tk4nQ8zP2mXc9v"
     assert {f"Bearer {token}", token} <= set(command_secrets(["npx", f"--auth-header=Bearer {token}"]))
     assert {f"Bearer {token}", token} <= set(command_secrets(["npx", "--api-key", f"Bearer {token}"]))
+
+
+def test_a_capture_without_a_label_is_named_by_its_out_file(tmp_path: Path) -> None:
+    """``snapshot --out v1.json`` with no ``--label`` labels the snapshot ``v1`` (as a raw file is read), so two
+    captures diff as two versions instead of ``snapshot -> snapshot``; on stdout the label is ``snapshot``."""
+    for version in ("1", "2"):
+        r = cli(
+            "snapshot",
+            "--out",
+            f"v{version}.json",
+            "--",
+            PYTHON,
+            str(DEMO_MAIL_SERVER),
+            "--version",
+            version,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 0, r.stderr
+        assert json.loads((tmp_path / f"v{version}.json").read_text(encoding="utf-8"))["label"] == f"v{version}"
+    r = cli("diff", "v1.json", "v2.json", "--fail-on", "never", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.startswith("schema-audit diff: v1 (demo-mail 1.0.0) -> v2"), r.stdout
+    r = cli("snapshot", "--out", "-", "--", PYTHON, str(DEMO_MAIL_SERVER), "--version", "1", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["label"] == "snapshot", r.stderr

@@ -131,7 +131,7 @@ def test_usage_and_input_errors_exit_2_with_one_line(args: list[str], needle: st
         ("{not json", "not valid JSON"),
         ("[1, 2]", "tools[0] is not an object"),  # a bare array is a tools listing
         ('"tools"', "expected a JSON object"),
-        ('{"tools": {}}', "'tools' must be a list"),
+        ('{"tools": {}}', "'tools' must be an array"),
         ('{"tools": [{"inputSchema": {}}]}', "has no name"),
         ('{"tools": [{"name": "a"}, {"name": "a"}]}', "duplicate tool name"),
         ('{"tools": [{"name": "a", "inputSchema": 3}]}', "inputSchema is not an object"),

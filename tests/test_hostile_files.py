@@ -37,7 +37,7 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
     "top-level-string": (b'"tools"', r"expected a JSON object"),
     "top-level-null": (b"null", r"expected a JSON object"),
     "no-tools-key": (b'{"result": {"items": []}}', r"no 'tools' key"),
-    "tools-not-list": (b'{"tools": {"a": 1}}', r"'tools' must be a list"),
+    "tools-not-list": (b'{"tools": {"a": 1}}', r"'tools' must be an array"),
     "tool-not-object": (b'{"tools": ["x"]}', r"tools\[0\] is not an object"),
     "unknown-format-version": (
         json.dumps({"format": "schema-audit/snapshot", "format_version": 99, "tools": []}).encode(),

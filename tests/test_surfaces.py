@@ -148,7 +148,7 @@ def test_from_file_accepts_the_new_sections(tmp_path: Path, wrap: str):
 @pytest.mark.parametrize(
     ("sections", "needle"),
     [
-        ({"prompts": {"name": "p"}}, "'prompts' must be a list"),
+        ({"prompts": {"name": "p"}}, "'prompts' must be an array"),
         ({"prompts": [{"name": "p"}, {"name": "p"}]}, "duplicate name 'p' in prompts"),
         ({"prompts": [{"description": "no name"}]}, "prompts[0] has no name"),
         ({"prompts": [{"name": "p", "arguments": [{"required": True}]}]}, "prompt 'p': arguments[0] has no name"),

@@ -20,6 +20,7 @@ from mcp_schema_audit.snapshot import (
     atomic_write_text,
     canonical_json,
     check_label,
+    is_label,
     read_json_file,
     snapshot_from_data,
     store_path,
@@ -104,8 +105,15 @@ def snapshot(
     server = source.ServerSource.of(locals())
     store = resolved(config, store=store).store
     dest = _destination(server, from_file, label, out, store, force)
-    snap = _imported(from_file, label) if from_file is not None else _captured(server, label)
+    snap = _imported(from_file, label) if from_file is not None else _captured(server, label or _file_label(dest))
     _write(snap, dest, out, force)
+
+
+def _file_label(dest: Path | None) -> str:
+    """The label of a capture given no ``--label``: the ``--out`` file's name without ``.json`` (``v2.json`` →
+    ``v2``, as a raw file is read), so two captures diff and ``history`` as two versions; ``snapshot`` on stdout."""
+    stem = dest.name[: -len(".json")] if dest is not None and dest.name.endswith(".json") else ""
+    return stem if is_label(stem) else "snapshot"
 
 
 def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
@@ -158,7 +166,7 @@ def _imported(from_file: Path, label: str | None) -> Any:
     return snap
 
 
-def _captured(server: source.ServerSource, label: str | None) -> Any:
+def _captured(server: source.ServerSource, label: str) -> Any:
     """The snapshot of a live server (``capture.capture``); a progress line on stderr first."""
     from mcp_schema_audit.capture import capture
 
@@ -168,7 +176,7 @@ def _captured(server: source.ServerSource, label: str | None) -> Any:
     with source.server_output_shown(server.verbose):
         return capture(
             target,
-            label=label or "snapshot",
+            label=label,
             protocol=server.protocol,
             timeout_s=server.timeout,
             max_pages=server.max_pages,

@@ -26,6 +26,16 @@ from mcp_schema_audit.snapshot.model import (
 )
 
 
+def _got(value: Any) -> str:
+    """``value``'s JSON type as an error line names it (``null``, ``an empty string``, ``an array``)."""
+    if value is None:
+        return "null"
+    if value == "":
+        return "an empty string"
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"), (list, "an array"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "an object")
+
+
 def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
     """Check the tool list is pairable and return it sorted by name.
 
@@ -35,22 +45,23 @@ def check_tools(tools: Any, source: str) -> list[dict[str, Any]]:
     reports it as a finding. Raises ``InputError``.
     """
     if not isinstance(tools, list):
-        raise InputError(f"{source}: 'tools' must be a list, got {type(tools).__name__}")
+        raise InputError(f"{source}: 'tools' must be an array, got {_got(tools)}")
     seen: set[str] = set()
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):
             raise InputError(f"{source}: tools[{i}] is not an object")
         name = tool.get("name")
         if not isinstance(name, str) or not name:
-            raise InputError(f"{source}: tools[{i}] has no name")
+            why = "every tool needs a non-empty string name" if name is None else f"its name is {_got(name)}"
+            raise InputError(f"{source}: tools[{i}] has no name ({why})")
         if name in seen:
             raise InputError(f"{source}: duplicate tool name {name!r}")
         seen.add(name)
         if "inputSchema" in tool and not isinstance(tool["inputSchema"], dict):
-            raise InputError(f"{source}: tool {name!r}: inputSchema is not an object")
+            raise InputError(f"{source}: tool {name!r}: inputSchema is not an object (got {_got(tool['inputSchema'])})")
         out = tool.get("outputSchema")
         if out is not None and not isinstance(out, (dict, bool)):
-            raise InputError(f"{source}: tool {name!r}: outputSchema is not an object")
+            raise InputError(f"{source}: tool {name!r}: outputSchema is not an object (got {_got(out)})")
     return sorted(tools, key=lambda t: t["name"])
 
 
@@ -65,7 +76,7 @@ def check_section(items: Any, section: str, source: str) -> list[dict[str, Any]]
     """
     wire, key = LIST_SECTIONS[section]
     if not isinstance(items, list):
-        raise InputError(f"{source}: '{wire}' must be a list, got {type(items).__name__}")
+        raise InputError(f"{source}: '{wire}' must be an array, got {_got(items)}")
     seen: set[str] = set()
     for i, item in enumerate(items):
         if not isinstance(item, dict):
@@ -129,7 +140,7 @@ def snapshot_from_data(data: Any, *, source: str, label: str | None = None) -> S
     if not isinstance(data, dict):
         raise InputError(
             f"{source}: expected a JSON object (a snapshot or a tools/list result) or an array of tools, "
-            f"got {type(data).__name__}"
+            f"got {_got(data)}"
         )
     if "format" in data and data.get("format") == FORMAT_ID:
         version = data.get("format_version")
