@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_schema_audit import portable
 from mcp_schema_audit.diff import diff_with_mode, server_validator, tool_order
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.findings import Finding
@@ -28,7 +27,7 @@ from mcp_schema_audit.settings import RunLimits, Settings
 from mcp_schema_audit.snapshot import Snapshot
 from mcp_schema_audit.sourcemap import registrations
 from mcp_schema_audit.surfaces import uncompared_note
-from mcp_schema_audit.vocabulary import SDK_PROFILES
+from mcp_schema_audit.vocabulary import SDK_PROFILES, portability_hosts
 
 
 def sdk_hosts(settings: Settings) -> list[str] | None:
@@ -40,7 +39,17 @@ def sdk_hosts(settings: Settings) -> list[str] | None:
 def report_hosts(settings: Settings) -> list[str]:
     """The profiles a report considered: the SDK ones selected (all when none is named), then the hosts and
     model providers selected."""
-    return list(sdk_hosts(settings) or SDK_PROFILES) + portable.selected(settings.hosts)
+    return list(sdk_hosts(settings) or SDK_PROFILES) + portability_hosts(settings.hosts)
+
+
+def _portability(settings: Settings) -> Any:
+    """The ``portable`` module when ``--host`` names a host or model provider, else None: its host rules are
+    imported only then (a diff's start-up)."""
+    if not portability_hosts(settings.hosts):
+        return None
+    from mcp_schema_audit import portable
+
+    return portable
 
 
 def merged(findings: list[Finding], more: list[Finding]) -> list[Finding]:
@@ -94,7 +103,8 @@ def diff_report(
     cached NEW), ``RunTimeExceeded`` past ``limits.time_budget``."""
     run_notes = _diff_notes(old, new)
     findings = diff_with_mode(old, new, settings.mode, limits, settings.server_validator)
-    findings = merged(findings, portable.diff_findings(old, new, settings.hosts or ()))
+    hosts = _portability(settings)
+    findings = merged(findings, hosts.diff_findings(old, new, settings.hosts or ())) if hosts else findings
     if samples is not None:
         from mcp_schema_audit.probe import samples_findings
 
@@ -131,7 +141,7 @@ def diff_report(
         suggested_version=release.suggested,
         rollout=release.rollout,
         version_gate=settings.version_gate == "semver",
-        portability=portable.matrix(new, settings.hosts or (), previous=old),
+        portability=hosts.matrix(new, settings.hosts or (), previous=old) if hosts else None,
     )
 
 
@@ -326,7 +336,9 @@ def lint_report(
     restricts no SDK profile)."""
     from mcp_schema_audit.lint import lint_snapshot
 
-    found = merged(lint_snapshot(snap, baseline=baseline), portable.lint_findings(snap, settings.hosts or ()))
+    hosts = _portability(settings)
+    found = lint_snapshot(snap, baseline=baseline)
+    found = merged(found, hosts.lint_findings(snap, settings.hosts or ())) if hosts else found
     result = judge(found, settings, entries=[*settings.allow, *settings.ignore], hosts=False)
     return Report(
         old=baseline or snap,
@@ -340,7 +352,7 @@ def lint_report(
         hosts=report_hosts(settings),
         ignored=result.ignored,
         expired_ignores=result.expired,
-        portability=portable.matrix(snap, settings.hosts or ()),
+        portability=hosts.matrix(snap, settings.hosts or ()) if hosts else None,
     )
 
 

@@ -17,16 +17,13 @@ from mcp_schema_audit.schema.portability import STATES, HostRule, Tool, Verdict,
 from mcp_schema_audit.schema.portability.record import DEGRADING_EFFECTS, UNUSABLE_EFFECTS, Hit
 from mcp_schema_audit.schema.portability.spelling import portable_schema, subschema_tokens
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.vocabulary import PORTABILITY_PROFILES
+from mcp_schema_audit.vocabulary import PORTABILITY_PROFILES, portability_hosts
 from mcp_schema_audit.words import plural
 
 _RANK = {state: i for i, state in enumerate(reversed(STATES))}  # usable 0, degraded 1, unusable 2
 
 
-def selected(hosts: Sequence[str] | None) -> list[str]:
-    """The hosts and model providers among ``hosts`` (the ``--host`` selection), in profile order."""
-    chosen = set(hosts or ())
-    return [h for h in PORTABILITY_PROFILES if h in chosen]
+selected = portability_hosts
 
 
 def verdicts(snap: Snapshot, hosts: Sequence[str]) -> dict[str, list[Verdict]]:

@@ -6,6 +6,7 @@ loader can name the choices without loading the engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 Severity = Literal["breaking", "warning", "info"]
@@ -88,3 +89,9 @@ def modern_protocol(version: str | None) -> bool:
     """Is ``version`` (a negotiated protocol revision, ``YYYY-MM-DD``) of the era that begins with
     ``MODERN_PROTOCOL``? ``None`` (not recorded) is not."""
     return isinstance(version, str) and version >= MODERN_PROTOCOL
+
+
+def portability_hosts(hosts: Sequence[str] | None) -> list[str]:
+    """The hosts and model providers among ``hosts`` (the ``--host`` selection), in ``PORTABILITY_PROFILES`` order."""
+    chosen = set(hosts or ())
+    return [h for h in PORTABILITY_PROFILES if h in chosen]

@@ -1,4 +1,4 @@
-"""Words for counts and lists in messages: ``1 tool`` / ``2 tools``; ``a``, ``a and b``, ``a, b and c``."""
+"""Words for messages: ``1 tool`` / ``2 tools``; ``a``, ``a and b``, ``a, b and c``; text on one line."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` and ``word`` in agreement: ``plural(1, "tool")`` is ``"1 tool"``, ``plural(3, "tool")`` ``"3 tools"``
     (``many``: the plural form when it is not ``word + "s"``)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def oneline(text: str) -> str:
+    """``text`` on one line: every run of whitespace (newlines included) made one space, none at either end."""
+    return " ".join(str(text).split())
 
 
 def join_words(items: Iterable[str], conj: str = "and") -> str:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_schema_audit.capture.session import Connection, list_tools, run_connected, utc_now
-from mcp_schema_audit.capture.target import CaptureTarget, check_arguments, oneline, scrub_message
+from mcp_schema_audit.capture.target import CaptureTarget, check_arguments, scrub_message
 from mcp_schema_audit.jsontext import non_json_number_at
 from mcp_schema_audit.snapshot import Snapshot
+from mcp_schema_audit.words import oneline
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

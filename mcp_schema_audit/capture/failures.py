@@ -8,10 +8,10 @@ from collections.abc import Iterator, Sequence
 
 from mcp_schema_audit.capture.process import STDERR_LINE_CHARS, STDERR_TAIL_LINES
 from mcp_schema_audit.capture.state import RunState
-from mcp_schema_audit.capture.target import oneline
 from mcp_schema_audit.capture.wire import WireLog
 from mcp_schema_audit.errors import CaptureError
 from mcp_schema_audit.outputlines import quote_output
+from mcp_schema_audit.words import oneline
 
 _MESSAGE_CHARS = 300  #: longest piece of server-provided text (JSON-RPC error message) quoted in an error
 

@@ -12,6 +12,7 @@ import orjson
 
 from mcp_schema_audit.errors import UsageError
 from mcp_schema_audit.outputlines import secret_pattern
+from mcp_schema_audit.words import oneline
 
 TRANSPORTS = ("stdio", "http", "sse")
 
@@ -397,11 +398,6 @@ def scrub_message(message: str, secrets: list[str]) -> str:
     if secrets:
         message = secret_pattern(secrets).sub("***", message)
     return oneline(message)
-
-
-def oneline(text: str) -> str:
-    """``text`` on one line: every run of whitespace (newlines included) made one space, none at either end."""
-    return " ".join(str(text).split())
 
 
 def masked(value: Any) -> Any:

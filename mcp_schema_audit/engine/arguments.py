@@ -28,13 +28,13 @@ import copy
 from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit.capture.target import oneline
 from mcp_schema_audit.engine.issue import Budget
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.servers import Outcome, ServerValidator, judge
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.wording import Text
+from mcp_schema_audit.words import oneline
 
 #: The reason of an input finding whose witness the tool's spent budget left unjudged (``judge_inputs``).
 UNJUDGED = (
