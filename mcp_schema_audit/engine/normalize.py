@@ -8,7 +8,9 @@ once, instead of in every comparison:
   ``type``s in force → their intersection; two ``enum``s → the common values; two bounds → the
   stricter; ``required`` → the union; two different ``pattern``s → both kept, one in a leftover
   ``allOf``). A union's siblings go into every branch (JSON Schema Core 2020-12 §10.2.1: the
-  keywords of one schema object all apply), and a branch the siblings exclude disappears.
+  keywords of one schema object all apply), and a branch the siblings exclude disappears; a ``oneOf``
+  distributed with an ``anyOf`` keeps its exclusivity (``merge._exclusive``: each branch with ``not``
+  the branches it may overlap).
   ``additionalProperties`` sees only the ``properties`` of its own schema object (§10.3.2.3), so an
   object merge gives each property the conjunction of what both sides apply to it;
 - **unions flattened**: ``type`` lists, nullable spellings, nested ``anyOf`` become one list of
