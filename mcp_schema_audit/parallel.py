@@ -6,17 +6,18 @@ caller's memory: the workers are forked after it is set up, so nothing is copied
 and only the results travel back (pickled). ``gc.freeze()`` before the fork keeps the collector from
 touching (and so copying) the parent's objects in the children.
 
-One process does the work when ``jobs`` is 1, when there are fewer than ``POOL_MIN_ITEMS`` items (starting
-workers costs more than it saves), when the platform cannot fork, or when fast paths are off
-(``fastpaths``). Without ``jobs`` (the default), the pool is used only where it pays on the machine at hand,
-decided once per run from measured facts (``pool_jobs``): the first items are done in the caller and timed,
-which estimates the rest of the work; the cores this process may use (``sched_getaffinity``) less the ones
-other processes keep busy (the 1-minute load average) give the workers that would really run; the pool
-starts when its estimated time (``POOL_START_S`` plus the work shared at ``POOL_EFFICIENCY``) beats one
-process. An explicit ``jobs`` is obeyed. An exception in a worker (``RunTimeExceeded``, ``WallClockGuard``, a
-bug) is raised in the caller as it would have been in one process; a worker that dies (killed, out of
-memory) is a ``RuntimeError`` in the caller, never a wait without end (``concurrent.futures`` notices a dead
-worker, ``multiprocessing.Pool`` does not); the workers ignore Ctrl-C, which the caller handles.
+One process does the work when ``jobs`` is 1, when there are fewer than ``POOL_MIN_ITEMS`` items (starting workers
+costs more than it saves), when the platform cannot fork, or when fast paths are off (``fastpaths``). Without
+``jobs`` (the default), the pool is used only where it pays on the machine at hand, decided once per run from
+measured facts (``pool_jobs``): the first items are done in the caller and timed (``WARM_UP_ITEMS``, and for at
+least ``WARM_UP_S``), which estimates the rest of the work; the cores this process may use (``sched_getaffinity``)
+less the ones other processes kept busy meanwhile (``others_load``: the idle time of those cores in ``/proc/stat``
+over the warm-up; the 1-minute load average where that cannot be read) give the workers that would really run; the
+pool starts when its estimated time (``POOL_START_S`` plus the work shared at ``POOL_EFFICIENCY``) beats one
+process. An explicit ``jobs`` is obeyed. An exception in a worker (``RunTimeExceeded``, ``WallClockGuard``, a bug)
+is raised in the caller as it would have been in one process; a worker that dies (killed, out of memory) is a
+``RuntimeError`` in the caller, never a wait without end (``concurrent.futures`` notices a dead worker,
+``multiprocessing.Pool`` does not); the workers ignore Ctrl-C, which the caller handles.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ POOL_MIN_ITEMS = 96
 #: Items done in the calling process before the workers are forked (and, without ``jobs``, timed: the estimate of
 #: the rest of the work).
 WARM_UP_ITEMS = 8
+#: Seconds the warm-up lasts at least without ``jobs``: the window over which the cores' idle time is measured
+#: (``others_load``; ``/proc/stat`` counts in hundredths of a second, so 0.1 s gives ten ticks a core).
+WARM_UP_S = 0.1
 #: Seconds a pool adds to a run whatever its size: forking, the workers' start, shipping the findings back and the
 #: caches each worker fills again (measured on the 2-core machine of docs/performance.md: 0.1-0.3 s).
 POOL_START_S = 0.3
@@ -91,6 +95,54 @@ def machine_load() -> float | None:
         return None
 
 
+#: A reading of the cores' counters: (wall seconds, this process's CPU seconds, {core: (total ticks, idle ticks)}).
+CpuSample = tuple[float, float, dict[int, tuple[int, int]]]
+
+
+def cpu_sample() -> CpuSample | None:
+    """The counters ``others_load`` compares, for the cores this process may run on: ``time.perf_counter()``,
+    ``time.process_time()`` and each core's total and idle (idle + iowait) ticks from ``/proc/stat``; ``None``
+    where that file cannot be read or names none of those cores (not Linux, a sandbox)."""
+    try:
+        allowed = os.sched_getaffinity(0)
+        with open("/proc/stat", "rb") as f:
+            text = f.read(1 << 16).decode("ascii", "replace")
+    except (AttributeError, OSError):
+        return None
+    cores: dict[int, tuple[int, int]] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or not name[3:].isdigit() or int(name[3:]) not in allowed:
+            continue
+        try:
+            ticks = [int(x) for x in rest.split()[:8]]
+        except ValueError:
+            continue
+        if len(ticks) >= 5:
+            cores[int(name[3:])] = (sum(ticks), ticks[3] + ticks[4])
+    return (time.perf_counter(), time.process_time(), cores) if cores else None
+
+
+def others_load(before: CpuSample | None, after: CpuSample | None) -> float | None:
+    """How many of this process's cores other processes kept busy between two ``cpu_sample``s: the cores minus
+    their idle share minus this process's own CPU time per wall second; ``None`` when either sample is missing or
+    the window is shorter than 5 ticks a core (too coarse to read). A function of its arguments only.
+
+    Unlike the 1-minute load average it sees the machine as it is now, and it never counts this process (nor the
+    previous runs of a benchmark or a CI step just before) as another's work."""
+    if before is None or after is None:
+        return None
+    common = before[2].keys() & after[2].keys()
+    total = sum(after[2][c][0] - before[2][c][0] for c in common)
+    idle = sum(after[2][c][1] - before[2][c][1] for c in common)
+    wall = after[0] - before[0]
+    if not common or total < 5 * len(common) or wall <= 0:
+        return None
+    idle_cores = len(common) * idle / total
+    own = (after[1] - before[1]) / wall
+    return max(0.0, len(common) - idle_cores - own)
+
+
 def _can_fork() -> bool:
     import multiprocessing
 
@@ -116,24 +168,28 @@ def ordered_map(
         pooled = count >= POOL_MIN_ITEMS and _can_fork() and fastpaths.enabled() and available_jobs() > 1
     # the first items run here, also before a fork: the workers inherit what they warmed up (validator classes,
     # compiled regexes, caches) instead of each building it again
-    out = []
+    out: list[T] = []
     started = 0.0
-    for i in range(min(count, WARM_UP_ITEMS) if pooled else count):
+    sample = cpu_sample() if pooled and not chosen else None
+    for i in range(count):
+        if pooled and i >= WARM_UP_ITEMS and (chosen or time.perf_counter() - started >= WARM_UP_S):
+            break
         if i == 1:
             started = time.perf_counter()  # the first item pays one-time costs (imports, classes): not timed
         out.append(func(i))
         if progress is not None:
             progress(i + 1)
-    if pooled and not chosen:
+    if pooled and not chosen and len(out) < count:
         per_item = (time.perf_counter() - started) / max(1, len(out) - 1)
-        jobs = pool_jobs(count - len(out), per_item, available_jobs(), machine_load())
+        load = others_load(sample, cpu_sample())
+        jobs = pool_jobs(count - len(out), per_item, available_jobs(), machine_load() if load is None else load)
         if jobs < 2:
             for i in range(len(out), count):
                 out.append(func(i))
                 if progress is not None:
                     progress(i + 1)
             return out
-    if not pooled:
+    if not pooled or len(out) == count:
         return out
     assert jobs is not None
     import multiprocessing

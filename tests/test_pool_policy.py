@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_schema_audit import parallel
-from mcp_schema_audit.parallel import POOL_EFFICIENCY, POOL_START_S, idle_cores, pool_jobs
+from mcp_schema_audit.parallel import POOL_EFFICIENCY, POOL_START_S, cpu_sample, idle_cores, others_load, pool_jobs
 
 
 def test_an_idle_two_core_machine_pools_a_large_rewrite():
@@ -50,13 +50,65 @@ def test_ordered_map_without_jobs_follows_the_policy(monkeypatch: pytest.MonkeyP
     import os
 
     monkeypatch.setattr(parallel, "available_jobs", lambda: 2)
-    monkeypatch.setattr(parallel, "machine_load", lambda: 9.0)  # busy: one process
+    monkeypatch.setattr(parallel, "others_load", lambda before, after: 9.0)  # busy: one process
+    assert {pid for _, pid in parallel.ordered_map(_pid_of, 400)} == {os.getpid()}
+    monkeypatch.setattr(parallel, "others_load", lambda before, after: None)  # unreadable: the load average
+    monkeypatch.setattr(parallel, "machine_load", lambda: 9.0)
     assert {pid for _, pid in parallel.ordered_map(_pid_of, 400)} == {os.getpid()}
     monkeypatch.setattr(parallel, "machine_load", lambda: 0.0)
     monkeypatch.setattr(parallel, "POOL_START_S", 0.0)  # idle, and a pool costs nothing: every item pays
     out = parallel.ordered_map(_slow_pid_of, 200)
     assert [i for i, _ in out] == list(range(200))
     assert len({pid for _, pid in out}) > 1
+
+
+def test_others_load_reads_the_cores_idle_time():
+    """Two samples 1 s apart on two cores (100 ticks each): the cores' idle share and this process's own CPU time
+    say how much of them other processes used."""
+    before = (10.0, 5.0, {0: (1000, 500), 1: (1000, 500)})
+    # both cores fully idle but for this process's 1 s of CPU: nobody else
+    assert others_load(before, (11.0, 6.0, {0: (1100, 500), 1: (1100, 600)})) == pytest.approx(0.0)
+    # this process on one core, another process on the other: one core taken by others
+    assert others_load(before, (11.0, 6.0, {0: (1100, 500), 1: (1100, 500)})) == pytest.approx(1.0)
+    # half of the second core idle
+    assert others_load(before, (11.0, 6.0, {0: (1100, 500), 1: (1100, 550)})) == pytest.approx(0.5)
+    # a core present in one sample only is left out; too short a window or a missing sample: unknown
+    assert others_load(before, (11.0, 5.5, {0: (1100, 550)})) == pytest.approx(0.0)
+    assert others_load(before, (10.01, 5.0, {0: (1001, 500), 1: (1001, 501)})) is None
+    assert others_load(None, before) is None and others_load(before, None) is None
+
+
+def test_cpu_sample_reads_this_machine():
+    """On Linux the sample names exactly the cores this process may use, with idle ticks never above the total."""
+    import os
+
+    sample = cpu_sample()
+    if sample is None:
+        pytest.skip("no /proc/stat here")
+    assert set(sample[2]) == set(os.sched_getaffinity(0))
+    assert all(0 <= idle <= total for total, idle in sample[2].values())
+
+
+def test_the_warm_up_lasts_long_enough_to_read_the_cores(monkeypatch: pytest.MonkeyPatch):
+    """Without --jobs the caller keeps the first items for at least ``WARM_UP_S`` (the window ``others_load``
+    reads), and the samples it hands over span that window."""
+    import time
+
+    if cpu_sample() is None:
+        pytest.skip("no /proc/stat here")
+    seen: list[float] = []
+    monkeypatch.setattr(parallel, "available_jobs", lambda: 2)
+
+    def spy(before: object, after: object) -> float:
+        assert before is not None and after is not None
+        seen.append(after[0] - before[0])  # type: ignore[index]
+        return 9.0  # busy: the rest stays here too
+
+    monkeypatch.setattr(parallel, "others_load", spy)
+    t0 = time.perf_counter()
+    out = parallel.ordered_map(_slow_pid_of, 400)
+    assert [i for i, _ in out] == list(range(400)) and len(seen) == 1
+    assert seen[0] >= parallel.WARM_UP_S and time.perf_counter() - t0 >= seen[0]
 
 
 def _pid_of(i: int) -> tuple[int, int]:
