@@ -232,6 +232,14 @@ def test_a_new_invalid_header_is_breaking_in_a_diff_and_a_removed_one_a_warning(
     assert ("header-added", "t", "/properties/r/x-mcp-header", "warning") in keyed(diff_report(gone, old))
 
 
+def test_a_header_is_found_beside_a_number_json_text_cannot_hold_in_64_bits() -> None:
+    """The walk is skipped only for a schema whose JSON text has no ``x-mcp-header`` key; one that cannot be
+    written that way (an integer beyond 64 bits) is walked."""
+    props = {"n": {"type": "integer", "maximum": 2**70}, "r": {"type": "number", "x-mcp-header": "Region"}}
+    snap = snapshot_from_data({"tools": [_tool(props)]}, source="x.json")
+    assert [f.rule for f in lint_snapshot(snap) if f.rule.startswith("header-")] == ["header-not-primitive"]
+
+
 # --- deprecations and cache scope lint ------------------------------------------------------------------------
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
@@ -27,6 +29,15 @@ _ALLOWED_TYPES = {"integer", "string", "boolean"}
 #: The host profiles whose client drops such a tool from tools/list, as measured: python-sdk 2.3's ClientSession
 #: (``mcp.shared.inbound.find_invalid_x_mcp_header``; tests/test_releases.py); the TS SDK v1 (1.32.2) keeps it.
 DROPPING_HOSTS = ("python-sdk",)
+
+
+def _annotated(schema: Any) -> bool:
+    """Can ``schema`` hold an ``x-mcp-header`` at all? False only when its JSON text has no such key (most tools:
+    then nothing is walked); True when it cannot be written (an integer beyond 64 bits): walk it."""
+    try:
+        return b'"x-mcp-header"' in orjson.dumps(schema)
+    except (orjson.JSONEncodeError, TypeError):
+        return True
 
 
 def _reachable(schema: Any) -> dict[str, tuple[list[str], dict[str, Any]]]:
@@ -72,7 +83,7 @@ def _unsafe_integer(node: dict[str, Any]) -> str | None:
 def header_problems(tool: dict[str, Any]) -> list[Finding]:
     """Breaking findings for every invalid ``x-mcp-header`` of ``tool``'s inputSchema, sorted by pointer."""
     schema = tool.get("inputSchema")
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not _annotated(schema):
         return []
     name = tool["name"]
     reachable = _reachable(schema)
@@ -117,6 +128,8 @@ def header_problems(tool: dict[str, Any]) -> list[Finding]:
 
 def _headers(schema: Any) -> dict[tuple[str, ...], str]:
     """Property path → header name, for the reachable annotated properties of an inputSchema."""
+    if not _annotated(schema):
+        return {}
     return {
         tuple(path): node[KEY]
         for path, node in _reachable(schema).values()
