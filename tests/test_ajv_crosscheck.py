@@ -324,6 +324,21 @@ EXTRA_PAIRS: list[dict[str, Any]] = [
         "probe": {"x": 0.05},
     },
     {
+        # 0.01 is ten times 0.001, but validators divide in floating point: 0.35 / 0.001 is 349.99999999999994
+        "id": "multipleof-finer-float-input",
+        "direction": "input",
+        "old": _obj({"x": {"type": "number", "multipleOf": 0.01}}, ["x"]),
+        "new": _obj({"x": {"type": "number", "multipleOf": 0.001}}, ["x"]),
+        "probe": {"x": 0.35},
+    },
+    {
+        "id": "multipleof-coarser-float-output",
+        "direction": "output",
+        "old": _obj({"x": {"type": "number", "multipleOf": 0.001}}, ["x"]),
+        "new": _obj({"x": {"type": "number", "multipleOf": 0.01}}, ["x"]),
+        "probe": {"x": 0.35},
+    },
+    {
         "id": "draft04-closed-gains-property-output",
         "direction": "output",
         "old": _obj({"t": {"type": "number"}}, ["t"], closed=True, **{"$schema": D4}),

@@ -236,6 +236,41 @@ CASES = [
         "breaking",
     ),
     (
+        # a step ten times finer as written, but jsonschema divides floats: 0.35 / 0.001 is 349.99999999999994
+        "input-multipleof-finer-float-step",
+        obj({"a": {"type": "number", "multipleOf": 0.01}}),
+        obj({"a": {"type": "number", "multipleOf": 0.001}}),
+        "input",
+        ["input-constraint-tightened"],
+        "breaking",
+    ),
+    (
+        "output-multipleof-coarser-float-step-within-bounds",
+        obj({"a": {"type": "number", "multipleOf": 0.001, "minimum": 1000, "maximum": 1001}}, ["a"]),
+        obj({"a": {"type": "number", "multipleOf": 0.01, "minimum": 1000, "maximum": 1001}}, ["a"]),
+        "output",
+        ["output-constraint-relaxed"],
+        "breaking",
+    ),
+    (
+        # halves are exact in binary: every multiple of 0.5 divides by 0.25 exactly
+        "input-multipleof-finer-dyadic-step",
+        obj({"a": {"type": "number", "multipleOf": 0.5}}),
+        obj({"a": {"type": "number", "multipleOf": 0.25}}),
+        "input",
+        [],
+        "info",
+    ),
+    (
+        # a step far below the other is no multiple of it (a tolerance of 1e-9 on the quotient called it one)
+        "input-multipleof-tiny-step-is-no-multiple",
+        obj({"a": {"type": "number", "multipleOf": 1e-10}}),
+        obj({"a": {"type": "number", "multipleOf": 0.3}}),
+        "input",
+        ["input-constraint-tightened"],
+        "breaking",
+    ),
+    (
         # removing 'r' from the first branch leaves {"kind": "r"} to the second alone: the new schema takes more
         "input-enum-removed-where-another-oneof-branch-takes-it",
         {

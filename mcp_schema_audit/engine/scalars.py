@@ -9,7 +9,9 @@ other families too (``minItems``, ``maxProperties`` …). ``type`` and ``enum``/
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from mcp_schema_audit.engine.context import WalkContext
@@ -65,11 +67,50 @@ def int_or(x: Any, default: int) -> int:
 
 
 def _is_multiple(a: Any, b: Any) -> bool:
+    """Is ``a`` a whole multiple of ``b`` as the numbers are written (``0.01`` of ``0.001``: yes), compared exactly
+    as decimals (no tolerance: ``1e-10`` is no multiple of ``0.3``)?"""
     try:
-        q = a / b
-        return bool(abs(q - round(q)) < 1e-9)
-    except (TypeError, ZeroDivisionError, OverflowError):
+        q = Decimal(repr(a)) / Decimal(repr(b))
+        return bool(q == q.to_integral_value())
+    except (ArithmeticError, TypeError, ValueError):
         return False
+
+
+def _float_step(x: Any) -> bool:
+    """Is ``x`` a ``multipleOf`` validators divide by in floating point (a number with a fractional part)? jsonschema
+    divides by a float and checks the quotient is whole; Ajv checks ``x / m`` against its integer part; an integer
+    step is an exact remainder in jsonschema."""
+    return isinstance(x, float) and math.isfinite(x) and not x.is_integer()
+
+
+def decimal_multiples(step: Any, near: list[Any], count: int = 60) -> list[float]:
+    """Numbers written as whole multiples of ``step`` (``0.35`` for ``0.01``: the decimal product, then the nearest
+    double, as a caller writes it), ``count`` of them from 0 and a few from each of ``near`` (the bounds): the values
+    a schema with ``multipleOf: step`` declares, where a finer step's float division may refuse one (``0.35 /
+    0.001`` is ``349.99999999999994``)."""
+    try:
+        d = Decimal(repr(step))
+    except (ArithmeticError, TypeError, ValueError):
+        return []
+    if not d.is_finite() or d <= 0:
+        return []
+    starts = [(0, count)]
+    for b in near:
+        if is_number(b) and math.isfinite(b):
+            try:
+                starts.append((int((Decimal(repr(b)) / d).to_integral_value()), count // 6))
+            except (ArithmeticError, ValueError):
+                continue
+    out: list[float] = []
+    for first, many in starts:
+        for k in range(first, first + many):
+            try:
+                x = float(d * k)
+            except (ArithmeticError, OverflowError):
+                break
+            if math.isfinite(x):
+                out.append(x)
+    return list(dict.fromkeys(out))
 
 
 def _bound_delta(kw: str, p_val: Any, v_val: Any) -> dict[str, Any]:
@@ -142,6 +183,11 @@ def numbers(ctx: WalkContext, p: Node, v: Node, depth: int) -> list[Issue]:
             x for x in (pm, vm / 2 if is_number(vm) else None, vm * 1.5 if is_number(vm) else None) if is_number(x)
         ]
         w = ctx.pick(p, v, cands + extra, "multipleOf") if p_looser else NO_WITNESS
+        if not p_looser and vm is not None and (_float_step(pm) or _float_step(vm)):
+            # P's step is a multiple of V's as written, but the validators divide in floating point: a value P
+            # takes that V's division refuses is looser P all the same (0.35 under 0.01, not under 0.001)
+            w = ctx.pick(p, v, decimal_multiples(pm, cands), "multipleOf")
+            p_looser = w is not NO_WITNESS
         out.append(
             Issue(
                 "looser-p" if p_looser else "looser-v",
