@@ -350,6 +350,26 @@ def test_zods_float_multiple_of_takes_what_jsonschema_refuses(
     assert digit["server"]["outcome"] == "rejected" and _claim_holds(audit, digit) == ""
 
 
+@pytest.mark.parametrize("sid", [s.id for s in SERVERS_UNDER_TEST if s.id.startswith("zod")])
+def test_zod_3_counts_string_lengths_in_utf16_code_units(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+    """Attack round 9: zod 3's ``.max(2)`` refuses "😀😀" (JavaScript's ``String.length`` is 4; was info, exit 0) and
+    its ``.min(2)`` takes "😀" (was a false break); zod 4 counts code points, as jsonschema. Every claim is checked
+    against the real server."""
+    audit = audited[(sid, BY_ID[sid].choice)]
+    found = {(f["tool"], f["severity"]): f for f in audit.report["findings"] if f["tool"].startswith("length_")}
+    judged = [f for f in _judged(audit.report) if f["tool"].startswith("length_")]
+    assert judged and all(_claim_holds(audit, f) == "" for f in judged), judged
+    if sid.startswith("zod3"):
+        emoji = found[("length_max", "breaking")]
+        assert emoji["witness"]["instance"] == {"x": "\U0001f600\U0001f600"}
+        assert emoji["server"]["outcome"] == "rejected"
+        assert ("length_min", "breaking") not in found
+        assert found[("length_min", "warning")]["server"]["outcome"] == "accepted"
+    else:
+        assert ("length_max", "breaking") not in found and ("length_max", "warning") not in found
+        assert found[("length_min", "breaking")]["server"]["outcome"] == "rejected"
+
+
 def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:
     """zod 4's output mode lists a .default() field as required; the server fills it."""
     findings = audited[("zod4-lowlevel", "auto")].report["findings"]

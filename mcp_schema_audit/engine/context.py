@@ -29,7 +29,7 @@ from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.nodes import Node, Tokens
 from mcp_schema_audit.engine.normalize import Normalizer
 from mcp_schema_audit.engine.sampler import NoSample, sample
-from mcp_schema_audit.engine.servers import read_by_framework
+from mcp_schema_audit.engine.servers import framework_reads, read_by_framework
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.schema import HOST_PROFILES, RefError, SchemaCostError, SchemaDoc, json_type
 from mcp_schema_audit.schema.memo import loops_at
@@ -80,8 +80,8 @@ class WalkContext:
 
     ``walk``: the comparison of one node pair (``walk.compare_pair``). ``root_type``: a type both roots
     always have (``"object"`` for inputSchemas: MCP ``arguments``). ``reading``: for an inputSchema, how the
-    server's framework searches V's patterns (``servers.regex_reading``: ``"pydantic"``, ``"ecmascript"``), read
-    as the profile ``SERVER`` beside the hosts' (None: as python-sdk does).
+    server's framework reads V's patterns and lengths (``servers.regex_reading``: ``"pydantic"``, ``"zod3"``,
+    ``"zod4"``), read as the profile ``SERVER`` beside the hosts' (None: as python-sdk does).
     """
 
     def __init__(
@@ -94,8 +94,8 @@ class WalkContext:
         reading: str | None = None,
     ) -> None:
         self.p_doc, self.v_doc = p_doc, v_doc
-        patterned = any('"pattern' in doc.canonical for doc in (p_doc, v_doc))
-        self.reading = reading if reading is not None and patterned else None
+        read = any(framework_reads(reading, doc.canonical) for doc in (p_doc, v_doc))
+        self.reading = reading if read else None
         self.pn, self.vn = Normalizer(p_doc, root_type), Normalizer(v_doc, root_type)
         #: (id(P node), id(V node)) → the pair's issues; pairs on the stack are in ``active``
         self.memo: dict[tuple[int, int], MemoEntry] = {}

@@ -467,11 +467,21 @@ def _validator(schema: Any, validator: ServerValidator) -> Any:
 
 
 def regex_reading(validator: ServerValidator) -> str | None:
-    """How ``validator``'s framework searches a ``pattern``: ``"ecmascript"`` (zod: a JavaScript ``RegExp``),
-    ``"pydantic"`` (pydantic-core's Rust regex), or None (the published schema's: Python ``re``, as python-sdk)."""
-    if validator.wording in ("zod3", "zod4"):
-        return "ecmascript"
-    return "pydantic" if validator.wording == "pydantic" else None
+    """How ``validator``'s framework reads the keywords it reads unlike jsonschema
+    (``schema.hosts.framework_regex_class``): ``"zod3"`` (a JavaScript ``RegExp``; string lengths in UTF-16 code
+    units), ``"zod4"`` (a JavaScript ``RegExp``), ``"pydantic"`` (pydantic-core's Rust regex), or None (the
+    published schema's: Python ``re``, as python-sdk)."""
+    if validator.wording in ("zod3", "zod4", "pydantic"):
+        return validator.wording
+    return None
+
+
+def framework_reads(reading: str | None, text: str) -> bool:
+    """Does the framework ``reading`` read some keyword of the schema whose JSON text is ``text`` unlike the hosts
+    (a ``pattern``; for zod 3 a string length too)?"""
+    if reading is None:
+        return False
+    return '"pattern' in text or (reading == "zod3" and ('"minLength"' in text or '"maxLength"' in text))
 
 
 def read_by_framework(base: Any, node: Any, reading: str) -> Any:

@@ -17,6 +17,7 @@ from mcp_schema_audit.engine.decompose import listed_values, structural_values
 from mcp_schema_audit.engine.issue import NO_WITNESS, Issue, IssueKind, canon, short, value_key
 from mcp_schema_audit.engine.nodes import Node
 from mcp_schema_audit.engine.sampler import bound, number_candidates, string_candidates
+from mcp_schema_audit.engine.servers import framework_reads
 from mcp_schema_audit.engine.settle import is_number, value_set
 from mcp_schema_audit.schema import DEFAULT_DIALECT, SchemaDoc, json_type, type_set
 from mcp_schema_audit.schema.doc import host_sensitive_text
@@ -341,7 +342,9 @@ def _rejected_values(
     list, a value removed (or a changed ``const``)."""
     out: list[Issue] = []
     v_keys = {value_key(y) for y in vv} if vv is not None else set()
-    per_host = len(pv) <= 64 and (host_sensitive(v, ctx.v_doc) or host_sensitive(p, ctx.p_doc))
+    per_host = len(pv) <= 64 and (
+        host_sensitive(v, ctx.v_doc) or host_sensitive(p, ctx.p_doc) or framework_reads(ctx.reading, canon(v))
+    )
     tv = type_set(v) if vv is None else None
     by_type: dict[str, list[Any]] = {}
     for x in pv:

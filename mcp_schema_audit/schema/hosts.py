@@ -368,14 +368,18 @@ def _ajv_type(base_type: Keyword) -> Keyword:
 
 @functools.lru_cache(maxsize=16)
 def framework_regex_class(base: type[Validator], reading: str) -> type[Validator]:
-    r"""``base`` with ``pattern``/``patternProperties`` searched as a server framework searches them and nothing else
-    changed, for ``engine.servers``: ``reading`` "ecmascript" is zod's (a JavaScript ``RegExp`` with the ``u``
-    flag: ``$`` is the end of the string, ``\w`` ASCII), "pydantic" pydantic-core's (``PydanticSearch``: Rust
-    regex, where ``$`` is the end of the string too). Built once per (class, reading)."""
+    r"""``base`` with the keywords a server framework reads differently from jsonschema read its way, for
+    ``engine.servers``: ``pattern``/``patternProperties`` searched as the framework searches them (``reading``
+    "zod3"/"zod4", a JavaScript ``RegExp``: ``$`` is the end of the string, ``\w`` ASCII; "pydantic",
+    pydantic-core's Rust regex, where ``$`` is the end of the string too) and, for "zod3", ``minLength``/
+    ``maxLength`` counted in UTF-16 code units as JavaScript's ``String.length`` is (zod 3's ``.min(2)`` takes
+    "😀", ``.max(2)`` refuses "😀😀"; zod 4 counts code points, as jsonschema). Built once per (class, reading)."""
     from jsonschema import validators
 
-    search: PatternSearch = AjvSearch(AJV_RULES["2020-12"]) if reading == "ecmascript" else PydanticSearch()
+    search: PatternSearch = PydanticSearch() if reading == "pydantic" else AjvSearch(AJV_RULES["2020-12"])
     overrides = RegexKeywords(search, "2020-12").table()
+    if reading == "zod3":
+        overrides["minLength"], overrides["maxLength"] = _utf16_length(False), _utf16_length(True)
     extended: type[Validator] = validators.extend(base, overrides)
     return extended
 
@@ -405,6 +409,27 @@ def host_class(base: type[Validator], ajv_kind: AjvKind | None, dialect: str) ->
                 overrides[kw] = _as_js_numbers(overrides[kw] if kw in overrides else base.VALIDATORS[kw])
     extended: type[Validator] = validators.extend(base, overrides)
     return extended
+
+
+def utf16_length(text: str) -> int:
+    """JavaScript's ``String.length`` of ``text``: its UTF-16 code units (a character beyond U+FFFF counts 2)."""
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def _utf16_length(upper: bool) -> Any:
+    """jsonschema's ``maxLength`` (``upper``) or ``minLength`` keyword, the length counted by ``utf16_length``."""
+    from jsonschema.exceptions import ValidationError
+
+    def length(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+        if not validator.is_type(instance, "string"):
+            return
+        size = utf16_length(instance)
+        if upper and size > bound:
+            yield ValidationError(f"{instance!r} is too long")
+        elif not upper and size < bound:
+            yield ValidationError(f"{instance!r} is too short")
+
+    return length
 
 
 #: Keywords whose schema value and instance a TS host reads as JavaScript numbers (IEEE doubles).

@@ -39,6 +39,8 @@ const tools = old
       step_added: { x: z.number() },
       step_big: { x: z.number().int().min(4e15).max(9e15) },
       pattern_digit: { x: z.string().regex(/^[a-z\u0663]+$/) },
+      length_max: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
+      length_min: { x: z.enum(["\u{1F600}", "ab"]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -54,6 +56,9 @@ const tools = old
       step_added: { x: z.number().multipleOf(0.5) },
       step_big: { x: z.number().int().min(4e15).max(9e15).multipleOf(7) }, // zod 4: within tolerance
       pattern_digit: { x: z.string().regex(/^[a-z\d]+$/) }, // JavaScript's \d is ASCII: "\u0663" is refused
+      // zod 3 measures String.length (UTF-16 code units: an emoji is 2), zod 4 code points
+      length_max: { x: z.string().max(2) },
+      length_min: { x: z.string().min(2) },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
