@@ -351,13 +351,17 @@ def test_zods_float_multiple_of_takes_what_jsonschema_refuses(
 
 
 @pytest.mark.parametrize("sid", [s.id for s in SERVERS_UNDER_TEST if s.id.startswith("zod")])
-def test_zod_3_counts_string_lengths_in_utf16_code_units(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
+def test_zod_reads_strings_as_utf16_code_units(sid: str, audited: dict[tuple[str, str], Audited]) -> None:
     """Attack round 9: zod 3's ``.max(2)`` refuses "😀😀" (JavaScript's ``String.length`` is 4; was info, exit 0) and
     its ``.min(2)`` takes "😀" (was a false break); zod 4 counts code points, as jsonschema. Every claim is checked
     against the real server."""
     audit = audited[(sid, BY_ID[sid].choice)]
-    found = {(f["tool"], f["severity"]): f for f in audit.report["findings"] if f["tool"].startswith("length_")}
-    judged = [f for f in _judged(audit.report) if f["tool"].startswith("length_")]
+    found = {
+        (f["tool"], f["severity"]): f
+        for f in audit.report["findings"]
+        if f["tool"].startswith(("length_", "pattern_units"))
+    }
+    judged = [f for f in _judged(audit.report) if f["tool"].startswith(("length_", "pattern_units"))]
     assert judged and all(_claim_holds(audit, f) == "" for f in judged), judged
     if sid.startswith("zod3"):
         emoji = found[("length_max", "breaking")]
@@ -368,6 +372,10 @@ def test_zod_3_counts_string_lengths_in_utf16_code_units(sid: str, audited: dict
     else:
         assert ("length_max", "breaking") not in found and ("length_max", "warning") not in found
         assert found[("length_min", "breaking")]["server"]["outcome"] == "rejected"
+    # zod 3 and 4 run the developer's regex without flags (the listing keeps only its source): ^.{1,2}$ refuses
+    # "😀😀", four code units (read with the u flag, as hosts do, it matches: was info, exit 0)
+    units = found[("pattern_units", "breaking")]
+    assert units["witness"]["instance"] == {"x": "\U0001f600\U0001f600"} and units["server"]["outcome"] == "rejected"
 
 
 def test_a_default_the_server_fills_is_not_breaking(audited: dict[tuple[str, str], Audited]) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mcp_schema_audit.schema.ajv import AJV_RULES, AjvKind, ajv_always_valid
 from mcp_schema_audit.schema.dialects import JS_SAFE
 from mcp_schema_audit.schema.regex import ecma_search, pydantic_found, python_found
+from mcp_schema_audit.schema.regex_units import zod_search
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -115,6 +116,23 @@ class AjvSearch:
 
     def skips(self, subschema: object) -> bool:
         return ajv_always_valid(subschema, self.rules)
+
+
+class ZodSearch(AjvSearch):
+    """zod's reading (a TypeScript server's arguments): the developer's regex as a flagless JavaScript ``RegExp``
+    (``regex_units.zod_search``: UTF-16 code units, no ``u``); each ``patternProperties`` key searched on its own,
+    and every subschema searched (zod checks every key of a record)."""
+
+    found = staticmethod(zod_search)
+
+    def __init__(self) -> None:
+        super().__init__(frozenset())
+
+    def matches_any(self, patterns: Collection[str], key: str) -> bool:
+        return any(zod_search(p, key) for p in patterns)
+
+    def skips(self, subschema: object) -> bool:
+        return False
 
 
 class RegexKeywords:
@@ -370,13 +388,14 @@ def _ajv_type(base_type: Keyword) -> Keyword:
 def framework_regex_class(base: type[Validator], reading: str) -> type[Validator]:
     r"""``base`` with the keywords a server framework reads differently from jsonschema read its way, for
     ``engine.servers``: ``pattern``/``patternProperties`` searched as the framework searches them (``reading``
-    "zod3"/"zod4", a JavaScript ``RegExp``: ``$`` is the end of the string, ``\w`` ASCII; "pydantic",
+    "zod3"/"zod4", a flagless JavaScript ``RegExp``, ``ZodSearch``: ``$`` is the end of the string, ``\w``
+    ASCII, ``.`` one UTF-16 code unit; "pydantic",
     pydantic-core's Rust regex, where ``$`` is the end of the string too) and, for "zod3", ``minLength``/
     ``maxLength`` counted in UTF-16 code units as JavaScript's ``String.length`` is (zod 3's ``.min(2)`` takes
     "😀", ``.max(2)`` refuses "😀😀"; zod 4 counts code points, as jsonschema). Built once per (class, reading)."""
     from jsonschema import validators
 
-    search: PatternSearch = PydanticSearch() if reading == "pydantic" else AjvSearch(AJV_RULES["2020-12"])
+    search: PatternSearch = PydanticSearch() if reading == "pydantic" else ZodSearch()
     overrides = RegexKeywords(search, "2020-12").table()
     if reading == "zod3":
         overrides["minLength"], overrides["maxLength"] = _utf16_length(False), _utf16_length(True)

@@ -39,6 +39,7 @@ __all__ = [
     "RegexBudgetError",
     "ecma_compile_error",
     "ecma_search",
+    "ecma_search_limit",
     "pydantic_found",
     "python_found",
     "safe_search",
@@ -439,6 +440,12 @@ def ecma_compile_error(pattern: object, unicode: bool = True) -> str | None:
         return f"Invalid regular expression: /{pattern[:200]}/: {exc}"
     v8 = _v8_syntax_error(pattern)
     return None if v8 is None else f"Invalid regular expression: /{pattern[:200]}/: {v8}"
+
+
+def ecma_search_limit(pattern: str) -> float:
+    """The longest text ``ecma_search`` lets regress search for ``pattern`` (its static estimate); raises as
+    ``ecma_search`` does for a pattern Ajv cannot compile."""
+    return _ecma_program(pattern).limit
 
 
 def ecma_search(pattern: str, text: str) -> bool:

@@ -41,6 +41,7 @@ const tools = old
       pattern_digit: { x: z.string().regex(/^[a-z\u0663]+$/) },
       length_max: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
       length_min: { x: z.enum(["\u{1F600}", "ab"]) },
+      pattern_units: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -59,6 +60,8 @@ const tools = old
       // zod 3 measures String.length (UTF-16 code units: an emoji is 2), zod 4 code points
       length_max: { x: z.string().max(2) },
       length_min: { x: z.string().min(2) },
+      // zod runs the regex as written, without the u flag: "." is one UTF-16 code unit, half an emoji
+      pattern_units: { x: z.string().regex(/^.{1,2}$/) },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });

@@ -1,0 +1,144 @@
+"""A JavaScript ``RegExp`` without flags, as zod runs the developer's ``.regex(/…/)`` (``zod_search``).
+
+zod tests a string with the regex the developer wrote; the JSON Schema a TypeScript server lists keeps only its
+``source`` (zod-to-json-schema for zod 3, ``z.toJSONSchema`` for zod 4), so the listing carries no flags and the
+server's reading is the flagless one. It differs from Ajv's (``u`` flag, ``regex.ecma_search``) on strings beyond
+U+FFFF: without ``u`` a JavaScript string is a sequence of UTF-16 code units, so ``.`` and ``[^a]`` take half of an
+emoji, ``^.{1,2}$`` refuses "😀😀" (four units) and an emoji written in the pattern is two units.
+
+regress (the ECMAScript engine of ``regex``) searches code points, so the text's characters beyond U+FFFF are
+written as their two code units first, each as a placeholder from the Private Use Area (``_HIGH``, ``_LOW``), and
+the pattern's such characters and surrogate escapes alike (``_unit_pattern``). The reading is refused (``None``
+from ``_unit_pattern``: the search raises ``RegexBudgetError``, undecided) where the placeholders could be
+confused with real characters: a pattern or text holding U+E000–U+E7FF, a class range with an end at or above
+U+D800 (``[\\u0000-\\uFFFF]``), ``\\u{…}`` (a count in a flagless regex). The search is bounded as Ajv's is: the
+``u``-flag program's length limit (``regex._ecma_program``), never more text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mcp_schema_audit.schema.regex import ecma_search_limit
+from mcp_schema_audit.schema.regex_cost import PatternCache, RegexBudgetError, count_search
+
+#: The placeholders of high and low surrogates: U+E000 + (unit − 0xD800), U+E400 + (unit − 0xDC00).
+_HIGH, _LOW = 0xE000, 0xE400
+_PLACEHOLDERS = (0xE000, 0xE7FF)
+_ESCAPE = re.compile(r"u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})")
+
+
+def _unit(cp: int) -> str:
+    """The placeholder of one code unit (a surrogate), else the unit itself, as a ``\\uXXXX`` escape."""
+    if 0xD800 <= cp <= 0xDBFF:
+        cp = _HIGH + cp - 0xD800
+    elif 0xDC00 <= cp <= 0xDFFF:
+        cp = _LOW + cp - 0xDC00
+    return f"\\u{cp:04X}"
+
+
+def _units(cp: int) -> list[int]:
+    """The UTF-16 code units of code point ``cp``."""
+    if cp <= 0xFFFF:
+        return [cp]
+    cp -= 0x10000
+    return [0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF)]
+
+
+def code_units(text: str) -> str | None:
+    """``text`` as a flagless ``RegExp`` sees it: each character beyond U+FFFF (and each lone surrogate) as code
+    units written in placeholders; None when ``text`` holds a character the placeholders stand for."""
+    out: list[str] = []
+    for c in text:
+        cp = ord(c)
+        if _PLACEHOLDERS[0] <= cp <= _PLACEHOLDERS[1]:
+            return None
+        if cp > 0xFFFF or 0xD800 <= cp <= 0xDFFF:
+            out.extend(chr(int(_unit(u)[2:], 16)) for u in _units(cp))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _unit_pattern(pattern: str) -> str | None:
+    """``pattern`` with its characters beyond U+FFFF, lone surrogates and surrogate escapes written as the
+    placeholders of their code units (``code_units``); None where that could change what it matches (see the
+    module docstring)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = range_open = False
+    prev: int | None = None  # the code point of the class's previous atom (-1: none, or a set such as \d)
+    while i < n:
+        c = pattern[i]
+        cp: int | None
+        if c == "\\" and i + 1 < n:
+            if pattern.startswith("u{", i + 1):
+                return None
+            m = _ESCAPE.match(pattern, i + 1)
+            if m:
+                cp = int(m.group(1) or m.group(2), 16)
+                token, i = (_unit(cp) if m.group(1) else pattern[i : m.end()]), m.end()
+            else:
+                nxt = pattern[i + 1]
+                cp = None if nxt.isalnum() else ord(nxt)
+                token, i = pattern[i : i + 2], i + 2
+        else:
+            cp, token, i = ord(c), c, i + 1
+            if c == "[" and not in_class:
+                in_class, range_open, prev = True, False, -1
+                out.append(c)
+                continue
+            if c == "]" and in_class:
+                in_class = False
+                out.append(c)
+                continue
+        if cp is not None and _PLACEHOLDERS[0] <= cp <= _PLACEHOLDERS[1]:
+            return None
+        if cp is not None and (cp > 0xFFFF or 0xD800 <= cp <= 0xDFFF):
+            token = "".join(_unit(u) for u in _units(cp))
+        if in_class:
+            if range_open:  # the end of a range: neither end may reach the surrogates or beyond
+                if max(prev if prev is not None else 0, cp if cp is not None else 0) >= 0xD800:
+                    return None
+                range_open, prev = False, -1
+            elif token == "-" and prev != -1:
+                range_open = True
+            else:
+                prev = cp if cp is not None else -1
+        out.append(token)
+    return "".join(out)
+
+
+#: ``_unit_pattern`` per pattern text, once a run.
+_UNIT_PATTERNS: PatternCache[str | None] = PatternCache()
+#: The flagless regress program of each mapped pattern.
+_PROGRAMS: PatternCache[object] = PatternCache()
+
+
+def zod_search(pattern: str, text: str) -> bool:
+    """``new RegExp(pattern).test(text)``, a flagless JavaScript regex, as zod runs a ``.regex()`` check, that
+    cannot hang: the pattern must be one Ajv compiles too (``EcmaRegexError`` otherwise, as ``ecma_search``), and
+    the text no longer than that program's search limit. Raises ``RegexBudgetError`` when the search is refused
+    (too long a text, a pattern or text the code-unit reading cannot write: see the module docstring)."""
+    import regress
+
+    count_search()
+    mapped = _UNIT_PATTERNS.get(pattern, _unit_pattern)
+    units = code_units(text)
+    if mapped is None or units is None:
+        raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
+    limit = ecma_search_limit(mapped)
+    if len(units) > limit:
+        raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(units)}-unit string")
+
+    def compiled(source: str) -> object:
+        try:
+            return regress.Regex(source)
+        except regress.RegressError as exc:
+            return RegexBudgetError(f"pattern {pattern[:60]!r} is no flagless JavaScript regex: {exc}")
+
+    program = _PROGRAMS.get(mapped, compiled)
+    if isinstance(program, RegexBudgetError):
+        raise RegexBudgetError(*program.args)
+    assert isinstance(program, regress.Regex)
+    return program.find(units) is not None

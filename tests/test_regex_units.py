@@ -1,0 +1,76 @@
+"""zod's reading of a listed ``pattern`` (``schema.regex_units.zod_search``): a flagless JavaScript ``RegExp``, checked
+against Node's own ``new RegExp(pattern).test(text)`` on strings beyond U+FFFF, surrogates and escapes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from mcp_schema_audit.schema import RegexBudgetError
+from mcp_schema_audit.schema.regex_units import code_units, zod_search
+
+NODE = shutil.which("node")
+E, F = "\U0001f600", "\U0001f601"  # two emoji: two UTF-16 code units each
+
+CASES = [
+    ("^.{1,2}$", E + E),
+    ("^.{1,2}$", E),
+    ("^.{1,2}$", "ab"),
+    ("^.$", E),
+    ("^..$", E),
+    ("^[^a]{2}$", E),
+    (f"^{E}$", E),
+    (f"^[{E}]$", E),
+    (f"^[{E}]{{2}}$", E),
+    (f"^[{E}{F}]+$", E + F),
+    ("^\\ud83d\\ude00$", E),
+    ("^\\ud83d", E),
+    ("\\ude00$", E),
+    ("^\\S\\S$", E),
+    ("^\\W+$", E),
+    ("^\\p{L}$", "p{L}"),
+    ("^\\p{L}$", "a"),
+    ("^[a-z\\d]+$", "\u0663"),
+    ("^[a-z\\d-]+$", "a-1"),
+    ("^(?:..)*$", E + "a"),
+    ("^.*$", "a\nb"),
+    ("^x{2,3}$", "xxx"),
+]
+
+
+def test_code_units_write_characters_beyond_the_bmp_as_two_units() -> None:
+    units = code_units(E + "a")
+    assert units is not None and len(units) == 3 and units[2] == "a"
+    assert code_units("\ue000") is None  # a character the placeholders stand for: not readable
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_zod_search_is_nodes_flagless_regexp() -> None:
+    script = (
+        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(cases.map(([p, t]) => new RegExp(p).test(t))));"
+    )
+    assert NODE is not None
+    out = subprocess.run([NODE, "-e", script], input=json.dumps(CASES), capture_output=True, text=True, check=True)
+    real = json.loads(out.stdout)
+    ours = [zod_search(p, t) for p, t in CASES]
+    wrong = [(p, t, r) for (p, t), r, o in zip(CASES, real, ours, strict=True) if r != o]
+    assert not wrong, wrong
+    assert real[0] is False and real[1] is True  # the reading this module exists for: "." is one code unit
+
+
+@pytest.mark.parametrize(
+    "pattern,text",
+    [
+        ("^[\\u0000-\\uFFFF]+$", E),  # a class range up to the surrogates: placeholders would be misread
+        ("^\\u{1F600}$", E),  # a count in a flagless regex
+        ("^[\\ue000-\\ue0ff]$", "a"),  # the placeholders' own block
+        ("^a$", "\ue000"),
+    ],
+)
+def test_what_the_unit_reading_cannot_write_is_undecided(pattern: str, text: str) -> None:
+    with pytest.raises(RegexBudgetError):
+        zod_search(pattern, text)
