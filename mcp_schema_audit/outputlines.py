@@ -42,15 +42,29 @@ def secret_pattern(secrets: list[str] | tuple[str, ...]) -> re.Pattern[str]:
 def clean_lines(text: str, secrets: tuple[str, ...] = (), line_chars: int = LINE_CHARS) -> list[str]:
     """The non-blank lines of ``text``, each on one line: ANSI escapes and unprintable characters removed,
     blanks collapsed, every value of ``secrets`` replaced by ``***`` (``secret_pattern``), cut to
-    ``line_chars``."""
+    ``line_chars`` in the middle (``clip_middle``: Python names the missing module at the end of its line)."""
     if any(secrets):
         text = secret_pattern(secrets).sub("***", text)
     out = []
     for raw in text.splitlines():
         line = "".join(ch for ch in " ".join(_ANSI_RE.sub("", raw).split()) if ch.isprintable())
         if line:
-            out.append(line if len(line) <= line_chars else line[: line_chars - 1] + "…")
+            out.append(clip_middle(line, line_chars))
     return out
+
+
+def clip_middle(line: str, chars: int) -> str:
+    """``line`` when it has at most ``chars`` characters, else its first two fifths and its end joined by ``…``
+    (``chars`` in all): both the start (Node's ``Error: Cannot find module``) and the end (Python's
+    ``(ModuleNotFoundError: No module named 'x')``) of a long error line are kept.
+
+    >>> clip_middle("Error while finding module specification for 'x.y' (ModuleNotFoundError: No module named 'x')", 60)
+    "Error while finding modu…NotFoundError: No module named 'x')"
+    """
+    if len(line) <= chars:
+        return line
+    head = max(1, chars * 2 // 5)
+    return line[:head] + "…" + line[len(line) - (chars - head - 1) :]
 
 
 def error_line(lines: list[str]) -> int | None:

@@ -31,7 +31,8 @@ def _deep_text(levels: int) -> str:
 
 BAD_FILES: dict[str, tuple[bytes, str]] = {
     "malformed": (b'{"tools": [ ', r"not valid JSON"),
-    "empty": (b"", r"not valid JSON"),
+    "empty": (b"", r"not valid JSON: the file is empty$"),
+    "only-whitespace": (b" \n\t", r"not valid JSON: the file is empty \(only whitespace\)$"),
     "trailing-garbage": (b'{"tools": []} {"tools": []}', r"not valid JSON"),
     "top-level-list": (b"[1, 2]", r"tools\[0\] is not an object"),  # a bare array is read as the tools
     "top-level-string": (b'"tools"', r"expected a JSON object"),

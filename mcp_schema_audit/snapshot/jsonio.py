@@ -166,8 +166,8 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
 
     ``text`` is JSON text or its UTF-8 bytes; returns the parsed value (objects as dicts in document order).
     Raises ``InputError`` naming ``source`` and the problem: ``SOURCE: not valid JSON: … at line L column C``
-    (1-based), ``duplicate key 'X' in SOURCE``, a number out of range, a lone surrogate, nesting too deep, or
-    more than ``MAX_JSON_VALUES`` values (counted before parsing).
+    (1-based), ``SOURCE: not valid JSON: the file is empty``, ``duplicate key 'X' in SOURCE``, a number out of
+    range, a lone surrogate, nesting too deep, or more than ``MAX_JSON_VALUES`` values (counted before parsing).
     """
     if too_many_values(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")):
         raise InputError(f"{source}: {TOO_MANY_VALUES}")
@@ -178,6 +178,8 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
             raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})") from exc
     elif _SURROGATE.search(text):
         raise InputError(f"{source}: text holds a lone UTF-16 surrogate (not valid Unicode)")
+    if not text.strip():
+        raise InputError(f"{source}: not valid JSON: the file is empty" + (" (only whitespace)" if text else ""))
     try:
         value = json.loads(
             text,
