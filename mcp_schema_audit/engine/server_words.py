@@ -90,7 +90,40 @@ def _zod(error: ValidationError, version: int) -> str | None:
                 json.dumps(k) for k in extra
             )
         return "Unrecognized key(s) in object: " + ", ".join(f"'{k}'" for k in extra)
+    if kw == "format" and version == 3 and isinstance(value, str) and value in _ZOD3_CHECK_NAMES:
+        return f"Invalid {_ZOD3_CHECK_NAMES[value]}"  # zod 3's invalid_string message names its check
+    fmt = error.schema.get("format") if isinstance(error.schema, dict) else None
+    if kw == "pattern" and version == 4 and isinstance(fmt, str) and fmt in _ZOD4_FORMAT_NOUNS:
+        return f"Invalid {_ZOD4_FORMAT_NOUNS[fmt]}"  # the pattern of zod 4's own z.email(), z.iso.datetime() …
     return _zod_bounds(kw, value, version)
+
+
+#: The zod 3 string check behind each format zod-to-json-schema lists (``z.string().datetime()``: "date-time").
+_ZOD3_CHECK_NAMES = {
+    "email": "email",
+    "date-time": "datetime",
+    "date": "date",
+    "time": "time",
+    "uuid": "uuid",
+    "uri": "url",
+    "ipv4": "ip",
+    "ipv6": "ip",
+    "duration": "duration",
+}
+
+
+#: What zod 4's invalid_format message calls the check behind each format ``z.toJSONSchema`` lists beside its
+#: pattern (zod 4.6 ``locales/en``: ``Invalid email address``).
+_ZOD4_FORMAT_NOUNS = {
+    "email": "email address",
+    "date-time": "ISO datetime",
+    "date": "ISO date",
+    "time": "ISO time",
+    "duration": "ISO duration",
+    "uuid": "UUID",
+    "ipv4": "IPv4 address",
+    "ipv6": "IPv6 address",
+}
 
 
 def _zod4_missing(prop: Any) -> str:

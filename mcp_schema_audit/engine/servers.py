@@ -31,6 +31,7 @@ from jsonschema.validators import validator_for
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.frameworks import NOT_TAKEN, pydantic_lax, refusals_after, takes
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
+from mcp_schema_audit.engine.zod_formats import zod3_format_checker
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
@@ -462,8 +463,19 @@ def _validator(schema: Any, validator: ServerValidator) -> Any:
     reading = regex_reading(validator)
     if reading is not None:
         cls = framework_regex_class(cls, reading)
-    checker = None if validator.wording == "jsonschema" else FormatChecker()
+    checker = framework_format_checker(validator.wording)
     return cls(schema, format_checker=checker)
+
+
+def framework_format_checker(wording: str) -> Any:
+    """How a server of ``wording`` asserts ``format``: zod 3 with its own string checks
+    (``zod_formats.zod3_format_checker``), pydantic as jsonschema's ``FormatChecker`` (its own parsers are
+    ``frameworks.takes``), zod 4 not at all (it lists the pattern it checks beside the format: ``z.email()`` is
+    ``{"format": "email", "pattern": …}``, and ``.url()`` checks with ``new URL()``), jsonschema's server not at all
+    (python-sdk validates without a format checker)."""
+    if wording == "zod3":
+        return zod3_format_checker()
+    return FormatChecker() if wording == "pydantic" else None
 
 
 def regex_reading(validator: ServerValidator) -> str | None:
@@ -478,10 +490,11 @@ def regex_reading(validator: ServerValidator) -> str | None:
 
 def framework_reads(reading: str | None, text: str) -> bool:
     """Does the framework ``reading`` read some keyword of the schema whose JSON text is ``text`` unlike the hosts
-    (a ``pattern``; for zod 3 a string length too)?"""
+    (a ``pattern``; for zod 3 a string length or a ``format`` too)?"""
     if reading is None:
         return False
-    return '"pattern' in text or (reading == "zod3" and ('"minLength"' in text or '"maxLength"' in text))
+    zod3 = ('"minLength"', '"maxLength"', '"format"')
+    return '"pattern' in text or (reading == "zod3" and any(k in text for k in zod3))
 
 
 def read_by_framework(base: Any, node: Any, reading: str) -> Any:
@@ -490,7 +503,8 @@ def read_by_framework(base: Any, node: Any, reading: str) -> Any:
     (``regex_reading``) searches it (``schema.hosts.framework_regex_class``)."""
     kind: Any = type(base)
     cls: Any = framework_regex_class(kind, reading)
-    return cls(node, format_checker=base.format_checker, registry=base._registry, _resolver=base._resolver)
+    checker = framework_format_checker(reading) if reading in ("zod3", "zod4") else base.format_checker
+    return cls(node, format_checker=checker, registry=base._registry, _resolver=base._resolver)
 
 
 def _extra_keys(validator: ServerValidator, published: list[ValidationError], outcome: Outcome) -> None:

@@ -12,20 +12,24 @@ the pattern's such characters and surrogate escapes alike (``_unit_pattern``). T
 from ``_unit_pattern``: the search raises ``RegexBudgetError``, undecided) where the placeholders could be
 confused with real characters: a pattern or text holding U+E000–U+E7FF, a class range with an end at or above
 U+D800 (``[\\u0000-\\uFFFF]``), ``\\u{…}`` (a count in a flagless regex). The search is bounded as Ajv's is: the
-``u``-flag program's length limit (``regex._ecma_program``), never more text.
+``u``-flag program's length limit (``regex.ecma_search_limit``), never more text. Where neither side holds a code
+point beyond U+FFFF and the pattern no ``\\p``, both readings agree and Ajv's search decides (``regex.ecma_search``,
+with its exact translation for texts past that limit).
 """
 
 from __future__ import annotations
 
 import re
 
-from mcp_schema_audit.schema.regex import ecma_search_limit
+from mcp_schema_audit.schema.regex import ecma_search, ecma_search_limit
 from mcp_schema_audit.schema.regex_cost import PatternCache, RegexBudgetError, count_search
 
 #: The placeholders of high and low surrogates: U+E000 + (unit − 0xD800), U+E400 + (unit − 0xDC00).
 _HIGH, _LOW = 0xE000, 0xE400
 _PLACEHOLDERS = (0xE000, 0xE7FF)
 _ESCAPE = re.compile(r"u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})")
+#: ``\p``/``\P`` (a Unicode property with ``u``, the letter p without it), not after an escaping backslash.
+_PROPERTY = re.compile(r"(?<!\\)(?:\\\\)*\\[pP]")
 
 
 def _unit(cp: int) -> str:
@@ -127,6 +131,10 @@ def zod_search(pattern: str, text: str) -> bool:
     units = code_units(text)
     if mapped is None or units is None:
         raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
+    if mapped == pattern and units == text and not _PROPERTY.search(pattern):
+        # no code point beyond U+FFFF on either side and no \p{…}: with or without ``u`` the regex reads alike,
+        # and Ajv's search (with its exact translation for a longer text) decides
+        return ecma_search(pattern, text)
     limit = ecma_search_limit(mapped)
     if len(units) > limit:
         raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(units)}-unit string")

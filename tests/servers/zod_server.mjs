@@ -42,6 +42,8 @@ const tools = old
       length_max: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
       length_min: { x: z.enum(["\u{1F600}", "ab"]) },
       pattern_units: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
+      format_email: { x: z.enum(["a@b.c", "x@y.co"]) },
+      format_datetime: { x: z.enum(["2020-01-01t00:00:00z", "2020-01-01T00:00:00Z"]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -62,6 +64,9 @@ const tools = old
       length_min: { x: z.string().min(2) },
       // zod runs the regex as written, without the u flag: "." is one UTF-16 code unit, half an emoji
       pattern_units: { x: z.string().regex(/^.{1,2}$/) },
+      // zod 3 lists only the format and checks with its own code: a two-letter TLD, an upper-case T and Z
+      format_email: { x: z.string().email() },
+      format_datetime: { x: z.string().datetime() },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });

@@ -1,0 +1,73 @@
+"""zod 3's own string checks behind the ``format`` its listing names (``zod3_format_checker``).
+
+A TypeScript server on zod 3 lists ``z.string().email()`` as ``{"format": "email"}`` (zod-to-json-schema's default
+``emailStrategy``), ``.datetime()`` as ``"date-time"``, ``.date()``, ``.time()``, ``.uuid()`` alike, but validates
+with zod's own checks, not with a JSON Schema format checker, and they disagree: zod 3's ``.email()`` wants a
+top-level domain of two or more letters (``a@b.c`` is refused; jsonschema's ``email`` only looks for an ``@``), its
+``.datetime()`` wants an upper-case ``T`` and takes a time without seconds (``2020-01-01T00:00Z``), which RFC 3339
+does not. Each check below is written from zod 3's documented behaviour (``types.ts``: ``emailRegex``,
+``datetimeRegex``, ``dateRegexSource``, ``timeRegexSource``, ``uuidRegex``) and checked against a real zod 3
+server in ``tests/test_server_validators.py``.
+
+What the listing cannot tell is read in the server's favour, so that a rejection claimed is one every such server
+makes: ``.datetime({offset: true, local: true})`` and ``.time({precision})`` list as plain ``date-time``/``time``,
+so the looser options are assumed (an offset taken, ``Z`` optional, any fraction of a second). Formats zod 3 does
+not check this way (``uri``: ``new URL()``; ``ipv4``/``ipv6``, whose regexes agree with jsonschema's on what this
+reading would need) keep jsonschema's checker.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+#: zod 3's regexes run without the ``u`` flag: ``\d`` is ASCII, ``.`` no line terminator (\n \r U+2028 U+2029).
+_EMAIL = re.compile(
+    r"(?![.])(?![^\n\r\u2028\u2029]*[.][.])[A-Za-z0-9_'+.\-]*[A-Za-z0-9_+\-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*[.])+[A-Za-z]{2,}"
+)
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.][0-9]+)?)?"
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DATETIME = re.compile(rf"([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})T{_TIME}(?:Z|[+-][0-9]{{2}}:?[0-9]{{2}})?")
+_TIME_ONLY = re.compile(_TIME)
+_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _calendar_date(text: str) -> bool:
+    """zod 3's date: ``YYYY-MM-DD`` with a real day of that month, 29 February only in a leap year (year 0 is one)."""
+    m = _DATE.fullmatch(text)
+    if m is None:
+        return False
+    year, month, day = (int(g) for g in m.groups())
+    if not 1 <= month <= 12 or day < 1 or day > _DAYS[month - 1]:
+        return False
+    return month != 2 or day < 29 or (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
+
+
+def _datetime(text: str) -> bool:
+    m = _DATETIME.fullmatch(text)
+    return m is not None and _calendar_date(m.group(1))
+
+
+#: format → zod 3's check of a string (``True``: zod takes it).
+ZOD3_CHECKS: dict[str, Any] = {
+    "email": lambda s: _EMAIL.fullmatch(s) is not None,
+    "date-time": _datetime,
+    "date": _calendar_date,
+    "time": lambda s: _TIME_ONLY.fullmatch(s) is not None,
+    "uuid": lambda s: _UUID.fullmatch(s) is not None,
+}
+
+
+@functools.lru_cache(maxsize=1)
+def zod3_format_checker() -> Any:
+    """A ``jsonschema.FormatChecker`` asserting formats as a zod 3 server does: ``ZOD3_CHECKS`` for the formats zod 3
+    checks with its own code, jsonschema's checkers for the rest; a value that is no string passes (as every
+    format check)."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker()
+    for name, check in ZOD3_CHECKS.items():
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or bool(check(value)))
+    return checker
