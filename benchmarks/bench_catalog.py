@@ -581,7 +581,7 @@ def main() -> int:
                         f"{med.get('audit-j1', float('nan')):>7.3f} {med['jsoncompat']:>8.3f} "
                         f"{med['audit'] / med['floor']:>10.1f}x {med['audit'] / med['jsoncompat']:>8.2f}x "
                         f"{rss['floor']:>9.0f} {rss['audit']:>9.0f} {rss['audit'] / rss['floor']:>5.1f}x "
-                        f"{workers if workers else '-':>10} {cli_s:>6.2f} "
+                        f"{f'{workers:.0f}' if workers else '-':>10} {cli_s:>6.2f} "
                         f"{int(res['audit'][0]['findings']):>8} {loadavg():>5}",
                         flush=True,
                     )
