@@ -89,6 +89,7 @@ def test_cpu_sample_reads_this_machine():
     assert all(0 <= idle <= total for total, idle in sample[2].values())
 
 
+@pytest.mark.timing
 def test_the_warm_up_lasts_long_enough_to_read_the_cores(monkeypatch: pytest.MonkeyPatch):
     """Without --jobs the caller keeps the first items for at least ``WARM_UP_S`` (the window ``others_load``
     reads), and the samples it hands over span that window."""
