@@ -25,9 +25,10 @@ from mcp_schema_audit.report.cohorts import History
 from mcp_schema_audit.report.model import Report
 from mcp_schema_audit.settings import RunLimits, Settings
 from mcp_schema_audit.snapshot import Snapshot
-from mcp_schema_audit.sourcemap import registrations
+from mcp_schema_audit.sourcemap import registration_sites
 from mcp_schema_audit.surfaces import uncompared_note
 from mcp_schema_audit.vocabulary import SDK_PROFILES, portability_hosts
+from mcp_schema_audit.words import join_words
 
 
 def sdk_hosts(settings: Settings) -> list[str] | None:
@@ -76,10 +77,20 @@ def judge(
 
 def locate_sources(report: Report, root: Path) -> Report:
     """``report`` with ``sources``: the registration (file, line) under ``root`` of each tool its findings are
-    about (``sourcemap.registrations``), for SARIF and annotations to point at the server's source."""
+    about (``sourcemap.registration_sites``), for SARIF and annotations to point at the server's source; a tool
+    registered in several files gets none, and a note naming them (at most five such notes)."""
     names = {f.tool for f in [*report.findings, *(f for f, _ in report.ignored)] if f.surface == "tool" and f.tool}
-    found = registrations(root, names) if names else {}
-    report.sources = {name: (str(path), line) for name, (path, line) in found.items()}
+    sites = registration_sites(root, names) if names else {}
+    report.sources = {name: (str(found[0][0]), found[0][1]) for name, found in sites.items() if len(found) == 1}
+    for name, found in sorted((n, f) for n, f in sites.items() if len(f) > 1)[:5]:
+        more = [f"{len(found) - 3} more"] if len(found) > 3 else []
+        files = join_words(
+            [str(path.relative_to(root) if path.is_relative_to(root) else path) for path, _ in found[:3]] + more
+        )
+        report.notes.append(
+            f"--source-root: tool {name!r} is registered in {len(found)} files ({files}): "
+            "its findings point at the snapshot"
+        )
     return report
 
 

@@ -101,20 +101,27 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def registrations(root: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
-    """``tool name → (file, line)`` of the registration of each of ``names`` found under ``root`` (absent when
-    not found). Unreadable files are skipped."""
-    found: dict[str, tuple[Path, int]] = {}
+def registration_sites(root: Path, names: set[str]) -> dict[str, list[tuple[Path, int]]]:
+    """``tool name → [(file, line), …]``: every file under ``root`` that registers one of ``names`` (its first
+    registration there), in file order (absent when none does). Unreadable files are skipped."""
+    found: dict[str, list[tuple[Path, int]]] = {}
     for path in source_files(root):
-        if len(found) == len(names):
-            break
         text = _source_text(path)
         if text is None:
             continue
         hits = [(m.group(2), m.start()) for m in _CALL.finditer(text)]
         if path.suffix == ".py":
             hits += _decorated(text)
+        here: set[str] = set()
         for name, offset in sorted(hits, key=lambda h: h[1]):
-            if name in names and name not in found:
-                found[name] = (path, _line_of(text, offset))
+            if name in names and name not in here:
+                here.add(name)
+                found.setdefault(name, []).append((path, _line_of(text, offset)))
     return found
+
+
+def registrations(root: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
+    """``tool name → (file, line)`` of the registration of each of ``names`` found under ``root``, for the names
+    exactly one file registers (``registration_sites``): a name several files register (variants of one server,
+    examples, tests) has no one source, and is absent as a name no file registers."""
+    return {name: sites[0] for name, sites in registration_sites(root, names).items() if len(sites) == 1}

@@ -118,3 +118,19 @@ def test_a_run_of_decorator_lines_is_read_in_one_pass(tmp_path: Path):
     )  # a bound far above the pass itself (well under a second): the quadratic scan never ends within it
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "{'late': 150001}"
+
+
+def test_a_tool_several_files_register_has_no_one_source(tmp_path: Path):
+    """Four variants of one server all calling ``registerTool("send"``: pointing at the first in name order (as
+    before) was a guess; the finding stays on the snapshot and a note names the files (new-user trial)."""
+    write_tree(tmp_path)
+    (tmp_path / "src" / "variant.ts").write_text(TS, encoding="utf-8")
+    assert "send" not in registrations(tmp_path, {"send"})
+    (tmp_path / "old.json").write_text(json.dumps([SEND_OLD]), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps([SEND_NEW]), encoding="utf-8")
+    r = cli("diff", "old.json", "new.json", "-f", "github", "--source-root", ".", cwd=tmp_path)
+    assert next(ln for ln in r.stdout.splitlines() if ln.startswith("::error ")).startswith("::error file=new.json,")
+    report = json.loads(cli("diff", "old.json", "new.json", "-f", "json", "--source-root", ".", cwd=tmp_path).stdout)
+    assert "--source-root: tool 'send' is registered in 2 files (src/index.ts and src/variant.ts)" in " ".join(
+        report["notes"]
+    )
