@@ -1,5 +1,6 @@
-"""zod's reading of a listed ``pattern`` (``schema.regex_units.zod_search``): a flagless JavaScript ``RegExp``, checked
-against Node's own ``new RegExp(pattern).test(text)`` on strings beyond U+FFFF, surrogates and escapes."""
+r"""zod's reading of a listed ``pattern`` (``schema.regex_units.zod_search``): the JavaScript ``RegExp`` readings a zod
+server may run (no flag or ``i``; ``u`` or ``ui`` for a pattern with ``\p``), checked against Node's own ``new
+RegExp(pattern, flags).test(text)`` on strings beyond U+FFFF, surrogates, escapes and letter case."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ CASES = [
     ("^(?:..)*$", E + "a"),
     ("^.*$", "a\nb"),
     ("^x{2,3}$", "xxx"),
+    ("^abc$", "ABC"),  # a developer's /^abc$/i lists as ^abc$
+    ("^[0-9A-HJKMNP-TV-Z]{26}$", "01arz3ndektsv4rrffq69g5fav"),  # zod 3's own .ulid() is /…/i
+    ("^(\\p{Extended_Pictographic}|\\p{Emoji_Component})+$", E),  # zod 3's own .emoji(), compiled with u
+    ("^(\\p{Extended_Pictographic}|\\p{Emoji_Component})+$", "#"),
+    ("^\\p{L}+$", "\u00e9"),
+    ("^\\p{L}+$", "1"),
 ]
 
 
@@ -48,10 +55,11 @@ def test_code_units_write_characters_beyond_the_bmp_as_two_units() -> None:
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_zod_search_is_nodes_flagless_regexp() -> None:
+def test_zod_search_is_nodes_regexp_under_every_flag_zod_may_have_used() -> None:
     script = (
         "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-        "process.stdout.write(JSON.stringify(cases.map(([p, t]) => new RegExp(p).test(t))));"
+        "const flags = (p) => (/(?<!\\\\)(?:\\\\\\\\)*\\\\[pP]/.test(p) ? ['u', 'ui'] : ['', 'i']);"
+        "process.stdout.write(JSON.stringify(cases.map(([p, t]) => flags(p).some((f) => new RegExp(p, f).test(t)))));"
     )
     assert NODE is not None
     out = subprocess.run([NODE, "-e", script], input=json.dumps(CASES), capture_output=True, text=True, check=True)
@@ -60,6 +68,7 @@ def test_zod_search_is_nodes_flagless_regexp() -> None:
     wrong = [(p, t, r) for (p, t), r, o in zip(CASES, real, ours, strict=True) if r != o]
     assert not wrong, wrong
     assert real[0] is False and real[1] is True  # the reading this module exists for: "." is one code unit
+    assert real[CASES.index(("^abc$", "ABC"))] is True and real[CASES.index(("^\\p{L}+$", "1"))] is False
 
 
 @pytest.mark.parametrize(

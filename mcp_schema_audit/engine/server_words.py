@@ -123,6 +123,9 @@ _ZOD4_FORMAT_NOUNS = {
     "uuid": "UUID",
     "ipv4": "IPv4 address",
     "ipv6": "IPv6 address",
+    "cidrv4": "IPv4 range",
+    "cidrv6": "IPv6 range",
+    "emoji": "emoji",
 }
 
 

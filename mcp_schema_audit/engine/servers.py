@@ -295,12 +295,35 @@ def framework_schema(validator: ServerValidator, schema: Any) -> Any:
     other constraints, ``min_length``) is read with ``propertyNames: {"pattern": P}`` too. Checked on a real
     ``MCPServer`` (``tests/test_server_validators.py``). Not in any listing, so not read: ``strip_whitespace`` and
     ``to_lower`` on the key (or a field), which pydantic applies before the pattern."""
+    if validator.wording == "zod4":
+        return _zod4_schema(schema)
     if validator.wording != "pydantic" or not any(_keyed_dict(node) for node in _nodes(schema)):
         return schema
     view = copy.deepcopy(schema)
     for node in [n for n in _nodes(view) if _keyed_dict(n)]:
         names: dict[str, Any] = node.get("propertyNames") or {}
         node["propertyNames"] = {**names, "pattern": next(iter(node["patternProperties"]))}
+    return view
+
+
+#: zod 4's formats whose listed pattern its own check does not use: ``z.ipv6()`` parses with ``new URL("http://[…]")``
+#: and ``z.cidrv6()`` splits the prefix off and does the same (zod 4.6 ``core/checks``: the cidrv6 pattern "not used
+#: for validation"), both taking IPv4-embedded forms (``::ffff:1.2.3.4``) the pattern refuses.
+_ZOD4_UNCHECKED_PATTERNS = frozenset({"ipv6", "cidrv6"})
+
+
+def _zod4_schema(schema: Any) -> Any:
+    """``schema`` without the ``pattern`` zod 4 lists beside a format of ``_ZOD4_UNCHECKED_PATTERNS`` (its server
+    never runs it); ``schema`` itself when there is none."""
+    unchecked = [
+        n for n in _nodes(schema) if n.get("format") in _ZOD4_UNCHECKED_PATTERNS and isinstance(n.get("pattern"), str)
+    ]
+    if not unchecked:
+        return schema
+    view = copy.deepcopy(schema)
+    for node in _nodes(view):
+        if node.get("format") in _ZOD4_UNCHECKED_PATTERNS and isinstance(node.get("pattern"), str):
+            del node["pattern"]
     return view
 
 

@@ -11,9 +11,10 @@ server in ``tests/test_server_validators.py``.
 
 What the listing cannot tell is read in the server's favour, so that a rejection claimed is one every such server
 makes: ``.datetime({offset: true, local: true})`` and ``.time({precision})`` list as plain ``date-time``/``time``,
-so the looser options are assumed (an offset taken, ``Z`` optional, any fraction of a second). Formats zod 3 does
-not check this way (``uri``: ``new URL()``; ``ipv4``/``ipv6``, whose regexes agree with jsonschema's on what this
-reading would need) keep jsonschema's checker.
+so the looser options are assumed (an offset taken, ``Z`` optional, any fraction of a second); ``.url()`` is
+WHATWG's ``new URL()``, read only as far as it surely refuses (no scheme: ``abc``). Every other format is not
+asserted at all (zod 3 checks ``ipv6`` with a regex of its own that takes ``fe80:%a`` and ``::01.2.3.4``, which
+jsonschema's checker refuses; ``duration`` and the rest list nothing zod checks this way).
 """
 
 from __future__ import annotations
@@ -50,6 +51,21 @@ def _datetime(text: str) -> bool:
     return m is not None and _calendar_date(m.group(1))
 
 
+def _ipv4(text: str) -> bool:
+    """zod 3's ``ipv4Regex``: four decimal octets 0–255, ASCII digits, no leading zero."""
+    parts = text.split(".")
+    return len(parts) == 4 and all(_OCTET.fullmatch(p) is not None and int(p) <= 255 for p in parts)
+
+
+def _url_may_parse(text: str) -> bool:
+    """False only where WHATWG's ``new URL(text)`` surely throws: no scheme (``[A-Za-z][A-Za-z0-9+.-]*:``) once the
+    leading and trailing C0 controls and spaces it strips are gone."""
+    return _SCHEME.match(text.strip("".join(map(chr, range(0x21))))) is not None
+
+
+_OCTET = re.compile(r"0|[1-9][0-9]{0,2}")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
 #: format → zod 3's check of a string (``True``: zod takes it).
 ZOD3_CHECKS: dict[str, Any] = {
     "email": lambda s: _EMAIL.fullmatch(s) is not None,
@@ -57,17 +73,18 @@ ZOD3_CHECKS: dict[str, Any] = {
     "date": _calendar_date,
     "time": lambda s: _TIME_ONLY.fullmatch(s) is not None,
     "uuid": lambda s: _UUID.fullmatch(s) is not None,
+    "ipv4": _ipv4,
+    "uri": _url_may_parse,
 }
 
 
 @functools.lru_cache(maxsize=1)
 def zod3_format_checker() -> Any:
-    """A ``jsonschema.FormatChecker`` asserting formats as a zod 3 server does: ``ZOD3_CHECKS`` for the formats zod 3
-    checks with its own code, jsonschema's checkers for the rest; a value that is no string passes (as every
-    format check)."""
+    """A ``jsonschema.FormatChecker`` asserting formats as a zod 3 server does: ``ZOD3_CHECKS`` only (any other
+    format passes); a value that is no string passes (as every format check)."""
     from jsonschema import FormatChecker
 
-    checker = FormatChecker()
+    checker = FormatChecker(formats=())
     for name, check in ZOD3_CHECKS.items():
         checker.checks(name)(lambda value, check=check: not isinstance(value, str) or bool(check(value)))
     return checker

@@ -128,6 +128,13 @@ class ZodSearch(AjvSearch):
     def __init__(self) -> None:
         super().__init__(frozenset())
 
+    @staticmethod
+    def pattern_found(pattern: str, text: str, schema: Any) -> bool:
+        """``pattern`` of ``schema`` searched in ``text``: beside a ``format`` it is zod 4's own check of that
+        format, whose flags are known (``zod_search(own=True)``); else the developer's, with any flag zod may run."""
+        own = isinstance(schema, dict) and isinstance(schema.get("format"), str)
+        return zod_search(pattern, text, own)
+
     def matches_any(self, patterns: Collection[str], key: str) -> bool:
         return any(zod_search(p, key) for p in patterns)
 
@@ -148,6 +155,8 @@ class RegexKeywords:
         self.dialect = dialect
         # looked up once: the keyword functions run for every value validated
         self._found, self._matches_any, self._skips = search.found, search.matches_any, search.skips
+        #: a strategy that reads a ``pattern`` by the schema around it (``ZodSearch``), else None
+        self._pattern_found = getattr(search, "pattern_found", None)
         self._error = ValidationError
         self._evaluated_keys = self._evaluated_keys_2019 if dialect == "2019-09" else self._evaluated_keys_2020
 
@@ -171,7 +180,14 @@ class RegexKeywords:
 
     def pattern(self, validator: HostValidator, patrn: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
         """``pattern``."""
-        if validator.is_type(instance, "string") and not self._found(patrn, instance):
+        if not validator.is_type(instance, "string"):
+            return
+        found = (
+            self._found(patrn, instance)
+            if self._pattern_found is None
+            else self._pattern_found(patrn, instance, schema)
+        )
+        if not found:
             yield self._error(f"{instance!r} does not match {patrn!r}")
 
     def pattern_properties(

@@ -20,6 +20,7 @@ with its exact translation for texts past that limit).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from mcp_schema_audit.schema.regex import ecma_search, ecma_search_limit
 from mcp_schema_audit.schema.regex_cost import PatternCache, RegexBudgetError, count_search
@@ -115,38 +116,72 @@ def _unit_pattern(pattern: str) -> str | None:
 
 #: ``_unit_pattern`` per pattern text, once a run.
 _UNIT_PATTERNS: PatternCache[str | None] = PatternCache()
-#: The flagless regress program of each mapped pattern.
+#: The regress program of each (flags, pattern) searched.
 _PROGRAMS: PatternCache[object] = PatternCache()
 
 
-def zod_search(pattern: str, text: str) -> bool:
-    """``new RegExp(pattern).test(text)``, a flagless JavaScript regex, as zod runs a ``.regex()`` check, that
-    cannot hang: the pattern must be one Ajv compiles too (``EcmaRegexError`` otherwise, as ``ecma_search``), and
-    the text no longer than that program's search limit. Raises ``RegexBudgetError`` when the search is refused
-    (too long a text, a pattern or text the code-unit reading cannot write: see the module docstring)."""
-    import regress
+def zod_search(pattern: str, text: str, own: bool = False) -> bool:
+    """Does ``new RegExp(pattern, flags).test(text)`` hold for some ``flags`` a zod server may have compiled the
+    listed ``pattern`` with? The listing keeps only the regex's ``source``, so the readings are: for a pattern with
+    ``\\p{…}``/``\\P{…}`` (syntax of the ``u`` flag: zod's own ``.emoji()``, a developer's ``/\\p{L}/u``) ``u`` and
+    ``ui``; else no flag and ``i`` (zod 3's own ``.ulid()`` is ``/…/i``), each over UTF-16 code units
+    (``code_units``). True when one of them matches, so that a rejection claimed is one every such server makes.
+    ``own``: the pattern is zod's own check of a format it lists beside it (zod 4's ``z.email()``, ``z.iso.datetime()``
+    …), whose flags are known: no flag, ``u`` for one with ``\\p``.
 
+    Cannot hang: the pattern must be one Ajv compiles too (``EcmaRegexError`` otherwise, as ``ecma_search``), and
+    the text no longer than that program's search limit. Raises ``RegexBudgetError`` when no reading matches and
+    one was refused (too long a text, a pattern or text the code-unit reading cannot write: see the module
+    docstring)."""
     count_search()
-    mapped = _UNIT_PATTERNS.get(pattern, _unit_pattern)
-    units = code_units(text)
-    if mapped is None or units is None:
-        raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
-    if mapped == pattern and units == text and not _PROPERTY.search(pattern):
-        # no code point beyond U+FFFF on either side and no \p{…}: with or without ``u`` the regex reads alike,
-        # and Ajv's search (with its exact translation for a longer text) decides
-        return ecma_search(pattern, text)
-    limit = ecma_search_limit(mapped)
-    if len(units) > limit:
-        raise RegexBudgetError(f"pattern {pattern[:60]!r} may backtrack catastrophically on a {len(units)}-unit string")
-
-    def compiled(source: str) -> object:
+    if _PROPERTY.search(pattern):
+        readings = [(ecma_search, pattern, text), (_searcher("ui"), pattern, text)][: 1 if own else 2]
+    else:
+        mapped = _UNIT_PATTERNS.get(pattern, _unit_pattern)
+        units = code_units(text)
+        if mapped is None or units is None:
+            raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
+        if mapped == pattern and units == text:
+            # no code point beyond U+FFFF on either side and no \p{…}: with or without ``u`` the regex reads alike,
+            # and Ajv's search (with its exact translation for a longer text) decides
+            readings = [(ecma_search, pattern, text), (_searcher("i"), pattern, text)][: 1 if own else 2]
+        else:
+            readings = [(_searcher(""), mapped, units), (_searcher("i"), mapped, units)][: 1 if own else 2]
+    refused: RegexBudgetError | None = None
+    for search, source, subject in readings:
         try:
-            return regress.Regex(source)
-        except regress.RegressError as exc:
-            return RegexBudgetError(f"pattern {pattern[:60]!r} is no flagless JavaScript regex: {exc}")
+            if search(source, subject):
+                return True
+        except RegexBudgetError as exc:
+            refused = exc
+    if refused is not None:
+        raise RegexBudgetError(*refused.args)
+    return False
 
-    program = _PROGRAMS.get(mapped, compiled)
-    if isinstance(program, RegexBudgetError):
-        raise RegexBudgetError(*program.args)
-    assert isinstance(program, regress.Regex)
-    return program.find(units) is not None
+
+def _searcher(flags: str) -> Any:
+    """A search of a pattern (already written in code units unless ``flags`` has ``u``) over a text with regress and
+    ``flags``, within the ``u``-flag program's length limit (``regex.ecma_search_limit``)."""
+
+    def search(source: str, subject: str) -> bool:
+        import regress
+
+        limit = ecma_search_limit(source)
+        if len(subject) > limit:
+            raise RegexBudgetError(
+                f"pattern {source[:60]!r} may backtrack catastrophically on a {len(subject)}-unit string"
+            )
+
+        def compiled(key: str) -> object:
+            try:
+                return regress.Regex(source, flags) if flags else regress.Regex(source)
+            except regress.RegressError as exc:
+                return RegexBudgetError(f"pattern {source[:60]!r} is no JavaScript regex with flags {flags!r}: {exc}")
+
+        program = _PROGRAMS.get(f"{flags}\0{source}", compiled)
+        if isinstance(program, RegexBudgetError):
+            raise RegexBudgetError(*program.args)
+        assert isinstance(program, regress.Regex)
+        return program.find(subject) is not None
+
+    return search

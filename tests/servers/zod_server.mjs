@@ -24,6 +24,7 @@ const shape = (fields) => {
   return o;
 };
 
+const zod4 = typeof z.ipv6 === "function"; // zod 4's top-level formats (zod 3: z.string().ip() …)
 const tools = old
   ? {
       drop_optional: { a: z.string(), b: z.string().optional() },
@@ -44,6 +45,10 @@ const tools = old
       pattern_units: { x: z.enum(["\u{1F600}\u{1F600}", "ab"]) },
       format_email: { x: z.enum(["a@b.c", "x@y.co"]) },
       format_datetime: { x: z.enum(["2020-01-01t00:00:00z", "2020-01-01T00:00:00Z"]) },
+      format_ipv6: { x: z.enum(["::ffff:1.2.3.4", "::1"]) },
+      format_emoji: { x: z.enum(["\u{1F600}", "\u{1F44D}\u{1F44D}", "#"]) },
+      format_ulid: { x: z.enum(["01arz3ndektsv4rrffq69g5fav", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]) },
+      flags_i: { x: z.enum(["ABC", "abc"]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -67,6 +72,11 @@ const tools = old
       // zod 3 lists only the format and checks with its own code: a two-letter TLD, an upper-case T and Z
       format_email: { x: z.string().email() },
       format_datetime: { x: z.string().datetime() },
+      // zod checks these with its own code, not the pattern it lists (or lists it without the flags it runs)
+      format_ipv6: { x: zod4 ? z.ipv6() : z.string().ip({ version: "v6" }) }, // zod 4: new URL("http://[…]")
+      format_emoji: { x: zod4 ? z.emoji() : z.string().emoji() }, // a \p{…} pattern, run with the u flag
+      format_ulid: { x: zod4 ? z.ulid() : z.string().ulid() }, // zod 3: /…/i, listed without the i
+      flags_i: { x: z.string().regex(/^abc$/i) }, // the listing keeps ^abc$ only
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
