@@ -236,6 +236,26 @@ CASES = [
         "breaking",
     ),
     (
+        # attack round 10: a value the cached enum lists that no reading of the new pattern can decide (20,000
+        # characters: never compiled) was dropped, leaving info; it is said, as an undecided warning
+        "input-enum-to-a-pattern-too-long-to-run",
+        obj({"a": {"type": "string", "enum": ["a", "b"]}}, ["a"]),
+        obj(
+            {"a": {"type": "string", "pattern": "^[" + "".join(chr(0x4E00 + i) for i in range(20_000)) + "]+$"}}, ["a"]
+        ),
+        "input",
+        [],
+        "warning",
+    ),
+    (
+        "input-enum-to-a-backtracking-pattern-on-a-long-value",
+        obj({"a": {"type": "string", "enum": ["a" * 40 + "x"]}}, ["a"]),
+        obj({"a": {"type": "string", "pattern": "^((a)+)+$"}}, ["a"]),
+        "input",
+        [],
+        "warning",
+    ),
+    (
         # a step ten times finer as written, but jsonschema divides floats: 0.35 / 0.001 is 349.99999999999994
         "input-multipleof-finer-float-step",
         obj({"a": {"type": "number", "multipleOf": 0.01}}),

@@ -347,13 +347,13 @@ def _rejected_values(
     )
     tv = type_set(v) if vv is None else None
     by_type: dict[str, list[Any]] = {}
+    undecided: list[Any] = []
     for x in pv:
         listed = vv is None or value_key(x) in v_keys
-        if (
-            listed
-            and ctx.valid(ctx.v_doc, v, x) is not False
-            and not (per_host and ctx.pick_any_profile(p, v, [x]) is not NO_WITNESS)
-        ):
+        v_valid = ctx.valid(ctx.v_doc, v, x) if listed else False
+        if listed and v_valid is not False and not (per_host and ctx.pick_any_profile(p, v, [x]) is not NO_WITNESS):
+            if v_valid is None and ctx.valid(ctx.p_doc, p, x) is not False:
+                undecided.append(x)  # too costly a pattern, a refused regex: neither taken nor refused
             continue
         if ctx.valid(ctx.p_doc, p, x) is False:
             continue  # P lists it but its other keywords reject it: never produced
@@ -396,6 +396,15 @@ def _rejected_values(
             )
         )
         out.append(Issue(kind, [kw_p], [kw_v], p.get(kw_p), v.get(kw_v), detail, x, delta={"value": x}))
+    if undecided and not out:
+        # said, never dropped: a value the cached schema lists that no reading of V could be decided for (a
+        # 20,000-character pattern, a backtracking one on a long value) may be one the new version refuses
+        unknown = Text.of(
+            "whether the {V} schema accepts {value} of the {P} schema's {keyword} could not be decided",
+            value=short(undecided[0]),
+            keyword=kw_p,
+        )
+        out.append(Issue("undecidable", [kw_p], [], p.get(kw_p), None, unknown))
     return out, by_type
 
 
