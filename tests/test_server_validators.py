@@ -359,10 +359,12 @@ def test_zod_reads_strings_as_utf16_code_units(sid: str, audited: dict[tuple[str
     found = {
         (f["tool"], f["severity"]): f
         for f in audit.report["findings"]
-        if f["tool"].startswith(("length_", "pattern_units", "format_", "flags_"))
+        if f["tool"].startswith(("length_", "pattern_units", "format_", "flags_", "added_"))
     }
     judged = [
-        f for f in _judged(audit.report) if f["tool"].startswith(("length_", "pattern_units", "format_", "flags_"))
+        f
+        for f in _judged(audit.report)
+        if f["tool"].startswith(("length_", "pattern_units", "format_", "flags_", "added_"))
     ]
     assert judged and not (wrong := [(f["tool"], why) for f in judged if (why := _claim_holds(audit, f))]), wrong
     if sid.startswith("zod3"):
@@ -384,7 +386,10 @@ def test_zod_reads_strings_as_utf16_code_units(sid: str, audited: dict[tuple[str
     # (/^abc$/i, zod 3's .ulid() /…/i, .emoji()'s \p{…} with u) is never claimed rejected where the server takes it
     accepted = {"format_ipv6", "format_ulid", "flags_i"} | ({"format_emoji"} if sid.startswith("zod3") else set())
     assert not [key for key in found if key[0] in accepted and key[1] == "breaking"], sorted(found)
+    # a format added where the cached schema had none: a warning for hosts, but the server refuses the call
+    assert found[("added_email", "breaking")]["server"]["outcome"] == "rejected"
     if sid.startswith("zod3"):
+        assert found[("added_url", "breaking")]["server"]["outcome"] == "rejected"
         for tool, value in (("format_email", "a@b.c"), ("format_datetime", "2020-01-01t00:00:00z")):
             f = found[(tool, "breaking")]
             assert f["witness"]["instance"] == {"x": value} and f["server"]["outcome"] == "rejected", f

@@ -142,9 +142,14 @@ def issue_to_finding(
         f.delta = _delta(issue.delta, "P" if direction == "output" else "V")
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
     f.instance_pointer = pointer(issue.inst)
-    if f.severity == "breaking":
+    if f.severity == "breaking" or (direction == "input" and reading == "zod3" and rule_id in SERVER_DECIDED_RULES):
+        # a zod 3 server checks a bare format itself: its witness goes to the server's judgement (judge_inputs)
         confirm(f, issue, direction, p_doc, v_doc, meter, reading)
     return f
+
+
+#: ``engine.arguments.SERVER_DECIDED``: input warnings a zod 3 server's own check decides.
+SERVER_DECIDED_RULES = frozenset({"input-format-changed"})
 
 
 def _delta(delta: Any, new_side: str) -> Any:

@@ -49,6 +49,8 @@ const tools = old
       format_emoji: { x: z.enum(["\u{1F600}", "\u{1F44D}\u{1F44D}", "#"]) },
       format_ulid: { x: z.enum(["01arz3ndektsv4rrffq69g5fav", "01ARZ3NDEKTSV4RRFFQ69G5FAV"]) },
       flags_i: { x: z.enum(["ABC", "abc"]) },
+      added_email: { x: z.string() },
+      added_url: { x: z.string() },
     }
   : {
       drop_optional: { a: z.string() },
@@ -77,6 +79,8 @@ const tools = old
       format_emoji: { x: zod4 ? z.emoji() : z.string().emoji() }, // a \p{…} pattern, run with the u flag
       format_ulid: { x: zod4 ? z.ulid() : z.string().ulid() }, // zod 3: /…/i, listed without the i
       flags_i: { x: z.string().regex(/^abc$/i) }, // the listing keeps ^abc$ only
+      added_email: { x: zod4 ? z.email() : z.string().email() }, // zod 3: a bare format zod checks
+      added_url: { x: zod4 ? z.url() : z.string().url() }, // new URL()
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
