@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -83,24 +85,65 @@ def _zod4_multiple(value: float, step: float) -> bool:
 
 
 def _zod3_remainder(value: float, step: float) -> float:
-    """zod 3's ``floatSafeRemainder(val, step)`` (``types.ts``): the decimal places of each number's shortest text,
-    both scaled to integers with that many places, their remainder (NaN for a step that scales to 0)."""
+    """zod 3's ``floatSafeRemainder(val, step)`` (``types.ts``), in JavaScript's own number texts: the places after
+    the point in each number's ``String()`` (``"1.5e+21"`` has five: ``"5e+21"``), both written with ``toFixed`` to
+    that many places, the point dropped and read back with ``parseInt`` (``"15e+21"`` is 15), the remainder of the
+    two over ``10 ** places`` (NaN for a step that reads as 0)."""
     places = max(_decimals(value), _decimals(step))
-    if places > 300:
-        return math.fmod(value, step)
-    as_int = [int(f"{x:.{places}f}".replace(".", "")) for x in (value, step)]
-    if as_int[1] == 0:
+    if places > 100:  # toFixed throws past 100 digits: zod's check itself fails
         return math.nan
-    return float((as_int[0] % as_int[1]) / 10**places)
+    as_int = [_js_parse_int(_js_to_fixed(x, places).replace(".", "", 1)) for x in (value, step)]
+    if as_int[1] == 0 or math.isnan(as_int[0]) or math.isnan(as_int[1]):
+        return math.nan
+    return math.fmod(as_int[0], as_int[1]) / 10.0**places
 
 
 def _decimals(x: float) -> int:
-    """Digits after the point in JavaScript's ``String(x)`` (``repr`` spells the same shortest digits; an
-    exponent form has none after a point for zod either)."""
-    text = repr(x)
-    if "e" in text or "E" in text:
-        return 0
-    return len(text.split(".")[1]) if "." in text else 0
+    """The length of what follows the point in JavaScript's ``String(x)`` (``js_string``), 0 without a point."""
+    _, point, after = js_string(x).partition(".")
+    return len(after) if point else 0
+
+
+def js_string(x: float) -> str:
+    """JavaScript's ``String(x)`` of a finite double (ECMA-262 ``Number::toString``): the shortest digits, which
+    ``repr`` spells too, in plain notation from 1e-6 up to below 1e21, in exponent form beyond (``7e-7``,
+    ``1.5e+21``); ``repr`` switches below 1e-4 and from 1e16."""
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_string(-x)
+    _, dig, exp = Decimal(repr(x)).normalize().as_tuple()
+    digits = "".join(map(str, dig))
+    k = len(digits)
+    n = k + int(exp)  # x = 0.digits × 10**n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    e = n - 1
+    return digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e >= 0 else "e-") + str(abs(e))
+
+
+def _js_to_fixed(x: float, places: int) -> str:
+    """JavaScript's ``x.toFixed(places)``: ``String(x)`` from 1e21 on, else the exact value rounded half away from
+    zero (the larger n of a tie) to ``places`` digits after the point."""
+    if abs(x) >= 1e21:
+        return js_string(x)
+    q = abs(Decimal(x)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    text = f"{q:f}"
+    return ("-" + text) if x < 0 and q != 0 else text
+
+
+def _js_parse_int(text: str) -> float:
+    """JavaScript's ``parseInt(text)``: an optional sign and the digits that follow, as the nearest double; NaN
+    without a digit."""
+    m = _LEADING_INT.match(text.strip())
+    return float(int(m.group(0))) if m else math.nan
+
+
+_LEADING_INT = re.compile(r"[+-]?[0-9]+")
 
 
 #: The Python type pydantic lists with each ``format`` (``model_json_schema``), whose own parser decides.

@@ -28,7 +28,9 @@ _EMAIL = re.compile(
     r"(?![.])(?![^\n\r\u2028\u2029]*[.][.])[A-Za-z0-9_'+.\-]*[A-Za-z0-9_+\-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*[.])+[A-Za-z]{2,}"
 )
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.][0-9]+)?)?"
+#: hh:mm and any number of :ss(.fraction) groups: ``.time({precision: 3})`` quantifies its seconds group with ``+``
+#: (``00:00:00.000:00.000`` is taken), no precision with ``?``; both list as plain ``time``/``date-time``.
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:[.][0-9]+)?)*"
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DATETIME = re.compile(rf"([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})T{_TIME}(?:Z|[+-][0-9]{{2}}:?[0-9]{{2}})?")
 _TIME_ONLY = re.compile(_TIME)
@@ -59,11 +61,14 @@ def _ipv4(text: str) -> bool:
 
 def _url_may_parse(text: str) -> bool:
     """False only where WHATWG's ``new URL(text)`` surely throws: no scheme (``[A-Za-z][A-Za-z0-9+.-]*:``) once the
-    leading and trailing C0 controls and spaces it strips are gone."""
-    return _SCHEME.match(text.strip("".join(map(chr, range(0x21))))) is not None
+    tabs and newlines it removes anywhere (``h\\tttp://x`` is ``http://x``) and the leading and trailing C0 controls
+    and spaces it strips are gone."""
+    cleaned = text.translate(_TAB_NEWLINE).strip("".join(map(chr, range(0x21))))
+    return _SCHEME.match(cleaned) is not None
 
 
 _OCTET = re.compile(r"0|[1-9][0-9]{0,2}")
+_TAB_NEWLINE = {0x09: None, 0x0A: None, 0x0D: None}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 #: format → zod 3's check of a string (``True``: zod takes it).

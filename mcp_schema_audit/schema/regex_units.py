@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcp_schema_audit.schema.regex import ecma_search, ecma_search_limit
+from mcp_schema_audit.schema.regex import EcmaRegexError, ecma_search, ecma_search_limit
 from mcp_schema_audit.schema.regex_cost import PatternCache, RegexBudgetError, count_search
 
 #: The placeholders of high and low surrogates: U+E000 + (unit − 0xD800), U+E400 + (unit − 0xDC00).
@@ -120,40 +120,56 @@ _UNIT_PATTERNS: PatternCache[str | None] = PatternCache()
 _PROGRAMS: PatternCache[object] = PatternCache()
 
 
+#: The flags a developer's ``.regex(/…/flags)`` may carry that change what ``test`` takes, the listing keeping none
+#: of them: ``i`` (which can also refuse: ``[^a]`` under ``i`` refuses ``A``), ``m`` and ``s`` (only ever take more),
+#: ``u`` (code points instead of UTF-16 units, ``\\p{…}`` a property). ``g`` and ``y`` are left out: zod resets
+#: ``lastIndex``, and ``y`` (anchored at 0) only refuses more, so a value taken without it is taken by some server.
+DEVELOPER_FLAGS = ("", "i", "ms", "ims", "u", "ui", "ums", "uims")
+#: The flags of zod 4's own patterns beside a format (``z.email()`` none, ``z.regexes.unicodeEmail`` ``u``).
+OWN_FLAGS = ("", "u")
+
+
 def zod_search(pattern: str, text: str, own: bool = False) -> bool:
     """Does ``new RegExp(pattern, flags).test(text)`` hold for some ``flags`` a zod server may have compiled the
-    listed ``pattern`` with? The listing keeps only the regex's ``source``, so the readings are: for a pattern with
-    ``\\p{…}``/``\\P{…}`` (syntax of the ``u`` flag: zod's own ``.emoji()``, a developer's ``/\\p{L}/u``) ``u`` and
-    ``ui``; else no flag and ``i`` (zod 3's own ``.ulid()`` is ``/…/i``), each over UTF-16 code units
-    (``code_units``). True when one of them matches, so that a rejection claimed is one every such server makes.
-    ``own``: the pattern is zod's own check of a format it lists beside it (zod 4's ``z.email()``, ``z.iso.datetime()``
-    …), whose flags are known: no flag, ``u`` for one with ``\\p``.
+    listed ``pattern`` with? The listing keeps only the regex's ``source``, so every reading of ``DEVELOPER_FLAGS``
+    is tried (``OWN_FLAGS`` for ``own``: zod 4's own check of a format it lists beside it), those with ``u`` alone
+    for a pattern with ``\\p`` (without ``u`` it is the letter p); without ``u`` over UTF-16 code units
+    (``code_units``). True when one of them matches, so that a rejection claimed is one every such server makes;
+    a value whose verdict depends on the flags is not claimed refused.
 
-    Cannot hang: the pattern must be one Ajv compiles too (``EcmaRegexError`` otherwise, as ``ecma_search``), and
-    the text no longer than that program's search limit. Raises ``RegexBudgetError`` when no reading matches and
-    one was refused (too long a text, a pattern or text the code-unit reading cannot write: see the module
-    docstring)."""
+    Cannot hang: each reading's pattern must be one Ajv compiles (a reading whose flags the pattern cannot take is
+    skipped; ``EcmaRegexError`` when none can), and the text no longer than that program's search limit. Raises
+    ``RegexBudgetError`` when no reading matches and one was refused (too long a text, a pattern or text the
+    code-unit reading cannot write: see the module docstring)."""
     count_search()
-    if _PROPERTY.search(pattern):
-        readings = [(ecma_search, pattern, text), (_searcher("ui"), pattern, text)][: 1 if own else 2]
-    else:
-        mapped = _UNIT_PATTERNS.get(pattern, _unit_pattern)
-        units = code_units(text)
-        if mapped is None or units is None:
-            raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
-        if mapped == pattern and units == text:
-            # no code point beyond U+FFFF on either side and no \p{…}: with or without ``u`` the regex reads alike,
-            # and Ajv's search (with its exact translation for a longer text) decides
-            readings = [(ecma_search, pattern, text), (_searcher("i"), pattern, text)][: 1 if own else 2]
-        else:
-            readings = [(_searcher(""), mapped, units), (_searcher("i"), mapped, units)][: 1 if own else 2]
+    flags = [f for f in (OWN_FLAGS if own else DEVELOPER_FLAGS) if "u" in f or not _PROPERTY.search(pattern)]
+    mapped: str | None = pattern
+    units: str | None = text
+    if any("u" not in f for f in flags):
+        mapped, units = _UNIT_PATTERNS.get(pattern, _unit_pattern), code_units(text)
     refused: RegexBudgetError | None = None
-    for search, source, subject in readings:
+    invalid: EcmaRegexError | None = None
+    ran = False
+    for f in flags:
         try:
-            if search(source, subject):
-                return True
+            if "u" in f or (mapped == pattern and units == text):
+                # code points, or a text and pattern without any beyond U+FFFF: both readings alike
+                found = ecma_search(pattern, text) if f in ("", "u") else _searcher(f)(pattern, text)
+            elif mapped is None or units is None:
+                raise RegexBudgetError(f"pattern {pattern[:60]!r} cannot be read without flags on this string")
+            else:
+                found = _searcher(f)(mapped, units)
+        except EcmaRegexError as exc:  # not a pattern these flags compile: no server runs this reading
+            invalid = exc
+            continue
         except RegexBudgetError as exc:
-            refused = exc
+            refused, ran = exc, True
+            continue
+        ran = True
+        if found:
+            return True
+    if not ran and invalid is not None:
+        raise EcmaRegexError(*invalid.args)
     if refused is not None:
         raise RegexBudgetError(*refused.args)
     return False

@@ -51,6 +51,9 @@ const tools = old
       flags_i: { x: z.enum(["ABC", "abc"]) },
       added_email: { x: z.string() },
       added_url: { x: z.string() },
+      flags_s: { x: z.enum(["a\nb", "axb"]) },
+      step_small: { x: z.union([z.literal(0.00007), z.literal(0.00021)]) },
+      time_precision: { x: z.enum(["00:00:00.000:00.000", "00:00:00.000"]) },
     }
   : {
       drop_optional: { a: z.string() },
@@ -81,6 +84,10 @@ const tools = old
       flags_i: { x: z.string().regex(/^abc$/i) }, // the listing keeps ^abc$ only
       added_email: { x: zod4 ? z.email() : z.string().email() }, // zod 3: a bare format zod checks
       added_url: { x: zod4 ? z.url() : z.string().url() }, // new URL()
+      flags_s: { x: z.string().regex(/^a.b$/s) }, // "." takes a newline under s; the listing keeps ^a.b$
+      step_small: { x: z.number().multipleOf(0.00001) }, // zod 3: String(0.00007) is "0.00007", 5 places
+      // zod 3: (:ss.sss)+, listed as a plain "time" (zod 4 lists a bare pattern, worded as its own: not read here)
+      time_precision: { x: zod4 ? z.string() : z.string().time({ precision: 3 }) },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
