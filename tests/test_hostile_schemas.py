@@ -1038,8 +1038,10 @@ def test_branches_closed_over_different_keys_reject_a_value_with_both(direction:
 @pytest.mark.parametrize(
     ("server", "old_pattern", "new_pattern", "code", "severity"),
     [
-        # JavaScript's $ is the end of the string: "a\n" now fails on a zod server (was "accepts it", exit 0)
-        ("zod-strip", "^[a-z]+\\n?$", "^[a-z]+$", 1, "breaking"),
+        # JavaScript's $ is the end of the string: "a\n" fails /^[a-z]+$/ on a zod server, but /^[a-z]+$/m takes it,
+        # and the listing keeps no flag: no rejection is claimed (attack round 11; the real servers: round 5 and
+        # tests/test_server_validators.py)
+        ("zod-strip", "^[a-z]+\\n?$", "^[a-z]+$", 0, "warning"),
         # JavaScript's \w is ASCII: "é" failed under the cached pattern too, so nothing that worked breaks (was a
         # false break, from Python's Unicode \w)
         ("zod-strip", "^\\w+$", "^[A-Za-z0-9_]+$", 0, "warning"),
