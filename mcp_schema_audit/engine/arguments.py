@@ -28,10 +28,10 @@ import copy
 from dataclasses import replace
 from typing import Any
 
-from mcp_schema_audit.engine.confirm import SERVER_DECIDED_RULES
 from mcp_schema_audit.engine.issue import Budget
 from mcp_schema_audit.engine.meter import Meter
 from mcp_schema_audit.engine.servers import Outcome, ServerValidator, judge
+from mcp_schema_audit.engine.zod_formats import SERVER_DECIDED_RULES, checks_bare_formats
 from mcp_schema_audit.findings import Finding
 from mcp_schema_audit.rules import RULES
 from mcp_schema_audit.wording import Text
@@ -42,12 +42,6 @@ UNJUDGED = (
     "the tool's work budget was spent before the server's validator could judge this witness, so the break is not "
     "proven"
 )
-
-
-#: Input rules that are warnings only because hosts assert the keyword differently (``format``): on arguments the
-#: server alone decides, so where its framework checks that keyword as listed (zod 3's bare formats:
-#: ``engine.zod_formats``) a witness its validator rejects (a call the cached schema allowed) is breaking.
-SERVER_DECIDED = SERVER_DECIDED_RULES
 
 
 def judge_inputs(
@@ -143,7 +137,12 @@ def _judged(f: Finding, schema: Any, validator: ServerValidator, meter: Meter, c
     if outcome.rejected:
         g = replace(f, hosts=[], server=server_outcome(validator, "rejected", outcome.error))
         g.witness = {**(f.witness or {}), "error": outcome.error[:500]}
-        if f.rule in SERVER_DECIDED and f.severity == "warning" and not f.reason and validator.wording == "zod3":
+        if (
+            f.rule in SERVER_DECIDED_RULES
+            and f.severity == "warning"
+            and not f.reason
+            and checks_bare_formats(validator.wording)
+        ):
             g.severity = "breaking"  # a warning only because hosts differ on it; the server refuses the call
         return g
     what = "takes it as another type (pydantic's lax mode)" if outcome.coerced else "accepts it" + _why(outcome)

@@ -14,6 +14,7 @@ from typing import Any
 from mcp_schema_audit import guard
 from mcp_schema_audit.engine.issue import NO_WITNESS, Budget, Issue, canon, keyword_at
 from mcp_schema_audit.engine.meter import Meter
+from mcp_schema_audit.engine.zod_formats import SERVER_DECIDED_RULES, checks_bare_formats
 from mcp_schema_audit.errors import MUST_PROPAGATE
 from mcp_schema_audit.findings import Finding, make_finding
 from mcp_schema_audit.jsontext import pointer
@@ -142,14 +143,12 @@ def issue_to_finding(
         f.delta = _delta(issue.delta, "P" if direction == "output" else "V")
     f.old_pointer, f.new_pointer = old_ptr, new_ptr
     f.instance_pointer = pointer(issue.inst)
-    if f.severity == "breaking" or (direction == "input" and reading == "zod3" and rule_id in SERVER_DECIDED_RULES):
-        # a zod 3 server checks a bare format itself: its witness goes to the server's judgement (judge_inputs)
+    if f.severity == "breaking" or (
+        direction == "input" and checks_bare_formats(reading) and rule_id in SERVER_DECIDED_RULES
+    ):
+        # the server checks a bare format itself: its witness goes to the server's judgement (judge_inputs)
         confirm(f, issue, direction, p_doc, v_doc, meter, reading)
     return f
-
-
-#: ``engine.arguments.SERVER_DECIDED``: input warnings a zod 3 server's own check decides.
-SERVER_DECIDED_RULES = frozenset({"input-format-changed"})
 
 
 def _delta(delta: Any, new_side: str) -> Any:

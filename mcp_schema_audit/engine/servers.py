@@ -315,16 +315,16 @@ _ZOD4_UNCHECKED_PATTERNS = frozenset({"ipv6", "cidrv6"})
 def _zod4_schema(schema: Any) -> Any:
     """``schema`` without the ``pattern`` zod 4 lists beside a format of ``_ZOD4_UNCHECKED_PATTERNS`` (its server
     never runs it); ``schema`` itself when there is none."""
-    unchecked = [
-        n for n in _nodes(schema) if n.get("format") in _ZOD4_UNCHECKED_PATTERNS and isinstance(n.get("pattern"), str)
-    ]
-    if not unchecked:
+    if not any(_unread_pattern(n) for n in _nodes(schema)):
         return schema
     view = copy.deepcopy(schema)
-    for node in _nodes(view):
-        if node.get("format") in _ZOD4_UNCHECKED_PATTERNS and isinstance(node.get("pattern"), str):
-            del node["pattern"]
+    for node in [n for n in _nodes(view) if _unread_pattern(n)]:
+        del node["pattern"]
     return view
+
+
+def _unread_pattern(node: dict[str, Any]) -> bool:
+    return node.get("format") in _ZOD4_UNCHECKED_PATTERNS and isinstance(node.get("pattern"), str)
 
 
 def as_listed(f: Any, old: Any, new: Any) -> Any:

@@ -93,3 +93,16 @@ def zod3_format_checker() -> Any:
     for name, check in ZOD3_CHECKS.items():
         checker.checks(name)(lambda value, check=check: not isinstance(value, str) or bool(check(value)))
     return checker
+
+
+#: Input rules that are warnings only because hosts assert the keyword differently (``format``): on arguments the
+#: server alone decides, so on a server that checks its listed bare formats (``checks_bare_formats``) a witness its
+#: validator rejects (a call the cached schema allowed) is breaking (``engine.arguments``; ``engine.confirm`` builds
+#: the witness).
+SERVER_DECIDED_RULES = frozenset({"input-format-changed"})
+
+
+def checks_bare_formats(framework: str | None) -> bool:
+    """Does a server of ``framework`` (a wording or reading: ``zod3``, ``zod4``, ``pydantic``) check a ``format`` it
+    lists without a pattern with its own code? zod 3 only (``ZOD3_CHECKS``)."""
+    return framework == "zod3"

@@ -119,9 +119,9 @@ class AjvSearch:
 
 
 class ZodSearch(AjvSearch):
-    """zod's reading (a TypeScript server's arguments): the developer's regex as a flagless JavaScript ``RegExp``
-    (``regex_units.zod_search``: UTF-16 code units, no ``u``); each ``patternProperties`` key searched on its own,
-    and every subschema searched (zod checks every key of a record)."""
+    """zod's reading (a TypeScript server's arguments): the developer's regex as a JavaScript ``RegExp`` under every
+    flag zod may have compiled it with (``regex_units.zod_search``; without ``u`` over UTF-16 code units); each
+    ``patternProperties`` key searched on its own, and every subschema searched (zod checks every key of a record)."""
 
     found = staticmethod(zod_search)
 
@@ -404,8 +404,8 @@ def _ajv_type(base_type: Keyword) -> Keyword:
 def framework_regex_class(base: type[Validator], reading: str) -> type[Validator]:
     r"""``base`` with the keywords a server framework reads differently from jsonschema read its way, for
     ``engine.servers``: ``pattern``/``patternProperties`` searched as the framework searches them (``reading``
-    "zod3"/"zod4", a flagless JavaScript ``RegExp``, ``ZodSearch``: ``$`` is the end of the string, ``\w``
-    ASCII, ``.`` one UTF-16 code unit; "pydantic",
+    "zod3"/"zod4", a JavaScript ``RegExp`` under the flags zod may have used, ``ZodSearch``: ``$`` is the end of
+    the string, ``\w`` ASCII; "pydantic",
     pydantic-core's Rust regex, where ``$`` is the end of the string too) and, for "zod3", ``minLength``/
     ``maxLength`` counted in UTF-16 code units as JavaScript's ``String.length`` is (zod 3's ``.min(2)`` takes
     "😀", ``.max(2)`` refuses "😀😀"; zod 4 counts code points, as jsonschema). Built once per (class, reading)."""

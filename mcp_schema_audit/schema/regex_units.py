@@ -1,20 +1,20 @@
-"""A JavaScript ``RegExp`` without flags, as zod runs the developer's ``.regex(/…/)`` (``zod_search``).
+"""A JavaScript ``RegExp`` as zod may run the developer's ``.regex(/…/flags)`` (``zod_search``).
 
 zod tests a string with the regex the developer wrote; the JSON Schema a TypeScript server lists keeps only its
-``source`` (zod-to-json-schema for zod 3, ``z.toJSONSchema`` for zod 4), so the listing carries no flags and the
-server's reading is the flagless one. It differs from Ajv's (``u`` flag, ``regex.ecma_search``) on strings beyond
-U+FFFF: without ``u`` a JavaScript string is a sequence of UTF-16 code units, so ``.`` and ``[^a]`` take half of an
-emoji, ``^.{1,2}$`` refuses "😀😀" (four units) and an emoji written in the pattern is two units.
+``source`` (zod-to-json-schema for zod 3, ``z.toJSONSchema`` for zod 4), so the listing carries no flags, and a value
+is refused only when every flag zod may have used refuses it (``DEVELOPER_FLAGS``). Without ``u`` a JavaScript
+string is a sequence of UTF-16 code units, so ``.`` and ``[^a]`` take half of an emoji, ``^.{1,2}$`` refuses
+"😀😀" (four units) and an emoji written in the pattern is two units.
 
-regress (the ECMAScript engine of ``regex``) searches code points, so the text's characters beyond U+FFFF are
-written as their two code units first, each as a placeholder from the Private Use Area (``_HIGH``, ``_LOW``), and
-the pattern's such characters and surrogate escapes alike (``_unit_pattern``). The reading is refused (``None``
-from ``_unit_pattern``: the search raises ``RegexBudgetError``, undecided) where the placeholders could be
-confused with real characters: a pattern or text holding U+E000–U+E7FF, a class range with an end at or above
-U+D800 (``[\\u0000-\\uFFFF]``), ``\\u{…}`` (a count in a flagless regex). The search is bounded as Ajv's is: the
+regress (the ECMAScript engine of ``regex``) searches code points, so for a reading without ``u`` the text's
+characters beyond U+FFFF are written as their two code units first, each as a placeholder from the Private Use
+Area (``_HIGH``, ``_LOW``), and the pattern's such characters and surrogate escapes alike (``_unit_pattern``). That
+reading is refused (``None`` from ``_unit_pattern``: ``RegexBudgetError``, undecided) where the placeholders could
+be confused with real characters: a pattern or text holding U+E000–U+E7FF, a class range with an end at or above
+U+D800 (``[\\u0000-\\uFFFF]``), ``\\u{…}`` (a count without ``u``). Every search is bounded as Ajv's is: the
 ``u``-flag program's length limit (``regex.ecma_search_limit``), never more text. Where neither side holds a code
-point beyond U+FFFF and the pattern no ``\\p``, both readings agree and Ajv's search decides (``regex.ecma_search``,
-with its exact translation for texts past that limit).
+point beyond U+FFFF and the pattern no ``\\p``, the readings with and without ``u`` agree and Ajv's search decides
+(``regex.ecma_search``, with its exact translation for texts past that limit).
 """
 
 from __future__ import annotations
@@ -33,13 +33,18 @@ _ESCAPE = re.compile(r"u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})")
 _PROPERTY = re.compile(r"(?<!\\)(?:\\\\)*\\[pP]")
 
 
-def _unit(cp: int) -> str:
-    """The placeholder of one code unit (a surrogate), else the unit itself, as a ``\\uXXXX`` escape."""
+def _placeholder(cp: int) -> int:
+    """The Private Use Area character standing for code unit ``cp`` when it is a surrogate, else ``cp``."""
     if 0xD800 <= cp <= 0xDBFF:
-        cp = _HIGH + cp - 0xD800
-    elif 0xDC00 <= cp <= 0xDFFF:
-        cp = _LOW + cp - 0xDC00
-    return f"\\u{cp:04X}"
+        return _HIGH + cp - 0xD800
+    if 0xDC00 <= cp <= 0xDFFF:
+        return _LOW + cp - 0xDC00
+    return cp
+
+
+def _unit(cp: int) -> str:
+    """Code unit ``cp`` (its placeholder when a surrogate) as a four-hex-digit ``\\u`` escape of the pattern."""
+    return f"\\u{_placeholder(cp):04X}"
 
 
 def _units(cp: int) -> list[int]:
@@ -59,7 +64,7 @@ def code_units(text: str) -> str | None:
         if _PLACEHOLDERS[0] <= cp <= _PLACEHOLDERS[1]:
             return None
         if cp > 0xFFFF or 0xD800 <= cp <= 0xDFFF:
-            out.extend(chr(int(_unit(u)[2:], 16)) for u in _units(cp))
+            out.extend(chr(_placeholder(u)) for u in _units(cp))
         else:
             out.append(c)
     return "".join(out)
