@@ -270,6 +270,8 @@ def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
 def _titles_and_zod4(schemas: list[dict[str, Any]]) -> tuple[bool, bool]:
     """``(any schema has a title somewhere, any has zod 4's marks: _zod4)``, in one pass over the nodes that stops
     once both are known."""
+    if not _may_mark(schemas):
+        return False, False
     titled = zod4 = False
     for schema in schemas:
         for node in _nodes(schema):
@@ -278,6 +280,20 @@ def _titles_and_zod4(schemas: list[dict[str, Any]]) -> tuple[bool, bool]:
             if titled and zod4:
                 return True, True
     return titled, zod4
+
+
+#: Text every mark ``_titles_and_zod4`` looks for contains, as ``orjson`` writes it (``9007199254740991.0`` too).
+_MARKS = (b'"title"', b'"additionalProperties":{}', b"9007199254740991")
+
+
+def _may_mark(schemas: list[dict[str, Any]]) -> bool:
+    """Can ``schemas`` hold a title or zod 4's marks at all? False only when their JSON text holds none of
+    ``_MARKS`` (most listings without titles: then nothing is walked); True when it cannot be written."""
+    try:
+        text = orjson.dumps(schemas)
+    except (orjson.JSONEncodeError, TypeError):
+        return True
+    return any(mark in text for mark in _MARKS)
 
 
 def _zod4_node(node: dict[str, Any]) -> bool:

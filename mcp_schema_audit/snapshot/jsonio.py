@@ -16,6 +16,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from mcp_schema_audit.errors import InputError
 
 #: Upper bound on the size of any JSON input we read, in bytes (a tools/list is rarely above 1 MiB).
@@ -160,6 +162,37 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: ``_fast_parse``'s answer when only the strict parse below can tell.
+_UNSURE = object()
+#: Every digit as ``0``, every other byte as a space: 19 digits in a row are then ``_LONG_DIGITS`` (found by
+#: ``bytes.find``, ten times as fast as a regex), an integer ``orjson`` may read as a float (beyond 64 bits).
+_DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_DIGITS = b"0" * 19
+#: An escaped colon: the one way a text can hold a ``:`` that ``orjson`` writes back as a colon it did not count.
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+
+
+def _fast_parse(data: bytes) -> Any:
+    """``data`` parsed by ``orjson`` (about twice as fast) when that is surely what the strict parse below gives,
+    else ``_UNSURE`` (and the strict parse decides, with its words for any problem).
+
+    Sure means: no run of 19 digits (``orjson`` reads an integer beyond 64 bits as a float), no escaped colon,
+    ``orjson`` parses it (it refuses NaN, Infinity, numbers beyond a double, lone surrogates, invalid UTF-8, nesting
+    past 1,024), writes it back (nesting up to 254 levels: deeper texts take the strict path, which bounds nesting
+    as before) and the text written back holds as many colons as ``data``. A key given twice drops a pair, with at
+    least its colon; nothing else changes the count (a colon is a separator or inside a string, which is written
+    back with every colon it held, and only ``\\u003a`` writes a colon the text did not have)."""
+    if _LONG_DIGITS in data.translate(_DIGITS_ONLY) or _ESCAPED_COLON.search(data):
+        return _UNSURE
+    try:
+        value = orjson.loads(data)
+        if orjson.dumps(value).count(b":") != data.count(b":"):
+            return _UNSURE
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _UNSURE
+    return value
+
+
 def parse_json_text(text: str | bytes, source: str) -> Any:
     """Parse strict JSON (no NaN/Infinity, no numbers beyond the range of a double, valid UTF-8, no
     ``\\uD800``-style escapes of lone surrogates, no key twice in one object).
@@ -172,6 +205,9 @@ def parse_json_text(text: str | bytes, source: str) -> Any:
     if too_many_values(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")):
         raise InputError(f"{source}: {TOO_MANY_VALUES}")
     if isinstance(text, bytes):
+        value = _fast_parse(text)
+        if value is not _UNSURE:
+            return value
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
