@@ -305,12 +305,37 @@ def test_a_silent_server_past_the_discover_probe_is_not_told_to_try_legacy() -> 
 @pytest.mark.live
 def test_crash_reports_stderr_without_secrets() -> None:
     target = server_target("crash_server.py", env={"CRASH_TOKEN": CANARY})
-    with pytest.raises(CaptureError, match=r"^server exited during the handshake: ") as info:
+    with pytest.raises(CaptureError, match=r"^server exited during the handshake \(exit status 1\): ") as info:
         capture(target, label="x", protocol="auto", timeout_s=20)
     message = info.value.one_line()
     assert "crash_server: FATAL config file /etc/demo-mail.toml is missing" in message
     assert CANARY not in message and "using token ***" in message
     assert "\n" not in message
+
+
+@pytest.mark.live
+def test_how_the_server_ended_is_said() -> None:
+    """The SDK's stdio client reaps the server and keeps no exit status: "server exited" said neither the status nor
+    a signal, and a server that closed its stdout but kept running was "capture failed: AssertionError" (the SDK
+    asserts an ``anyio`` process before it signals one, and the capped stdout's wrapper was not one)."""
+    cases = [
+        ("read line; kill -9 $$", r"^server exited during the handshake \(killed by SIGKILL\): \(no stderr output\)"),
+        ("read line; exit 7", r"^server exited during the handshake \(exit status 7\)"),
+        ("exec 1>&-; sleep 20", r"^server closed its stdout during the handshake \(still running\)"),
+    ]
+    for script, expected in cases:
+        with pytest.raises(CaptureError, match=expected):
+            capture(CaptureTarget("stdio", command=["sh", "-c", script]), label="x", protocol="auto", timeout_s=20)
+
+
+@pytest.mark.live
+def test_a_server_outliving_its_closed_stdin_is_captured() -> None:
+    """A server whose process lives on after its stdin closes (here a shell that runs the server, then ignores
+    SIGTERM and sleeps: the SDK waits, then signals the group) is captured, as the real SDK client does it: it failed
+    with ``AssertionError`` after 31 s, exit 3."""
+    script = f"{PYTHON} {DEMO_MAIL_SERVER} --version 1; trap '' TERM; sleep 60"
+    snapshot = capture(CaptureTarget("stdio", command=["sh", "-c", script]), label="x", protocol="auto", timeout_s=40)
+    assert len(snapshot.tools) == 7, names(snapshot)
 
 
 @pytest.mark.live

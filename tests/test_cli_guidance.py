@@ -431,7 +431,7 @@ def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path)
         ),
         3,
     )
-    assert "server exited during the handshake; it wrote to stdout what is not JSON-RPC: " in line
+    assert "server exited during the handshake (exit status 0); it wrote to stdout what is not JSON-RPC: " in line
     assert "'Listening on port 3000' | 'ready'" in line and "no stderr output" not in line
     assert "\x1b" not in line and "stdout must carry only JSON-RPC" in line
     script = "import sys; sys.stdin.readline(); print('oops'); print('FATAL config missing', file=sys.stderr)"
@@ -449,7 +449,7 @@ def test_a_stdio_server_that_writes_non_json_to_stdout_and_exits(tmp_path: Path)
         ),
         3,
     )
-    assert line.endswith("server exited during the handshake: FATAL config missing")
+    assert line.endswith("server exited during the handshake (exit status 0): FATAL config missing")
 
 
 def test_git_input_outside_a_repository(tmp_path: Path):

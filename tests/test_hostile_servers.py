@@ -29,7 +29,7 @@ STDIO_CASES: dict[str, tuple[list[str], list[str], str, float]] = {
     "exits-mid-handshake": (
         ["--timeout", "20"],
         stdio_server("exit-handshake"),
-        r"server exited during the handshake: hostile: FATAL cannot load config",
+        r"server exited during the handshake \(exit status 1\): hostile: FATAL cannot load config",
         20,
     ),
     "tools-list-error": (

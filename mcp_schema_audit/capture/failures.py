@@ -87,11 +87,11 @@ def explain_failure(exc: BaseException, state: RunState, log: WireLog | None = N
             sent = _sent_by_server(leaf, log)  # -32000/-32001 are also codes servers use for their own errors
             if leaf.code == -32000 and not sent:  # the SDK's CONNECTION_CLOSED: the server went away
                 if state.target.transport == "stdio":
-                    what = (
-                        "server exited during the handshake"
-                        if state.stage == "the handshake"
-                        else f"server exited during {state.stage}"
-                    )
+                    what = f"server exited during {state.stage}"
+                    if state.tree is not None and state.tree.running:
+                        what = f"server closed its stdout during {state.stage} (still running)"
+                    elif state.tree is not None and state.tree.ended:
+                        what += f" ({state.tree.ended})"
                     noise = _stdout_noise(log)
                     if noise:
                         return CaptureError(

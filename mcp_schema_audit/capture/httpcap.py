@@ -111,15 +111,52 @@ class CappedStdout(anyio.abc.ByteReceiveStream):
         await self._inner.aclose()
 
 
-class _CappedProcess:
-    """The SDK's server process, its stdout read through ``CappedStdout``; everything else is the process's."""
+class _CappedProcess(anyio.abc.Process):
+    """The SDK's server process, its stdout read through ``CappedStdout``; everything else is the process's. An
+    ``anyio.abc.Process`` itself: the SDK asserts that before it signals a server that outlived its closed stdin
+    (a plain wrapper failed every such capture with ``AssertionError``)."""
 
-    def __init__(self, process: Any) -> None:
-        self._process = process
-        self.stdout = CappedStdout(process.stdout) if process.stdout is not None else None
+    def __init__(self, process: anyio.abc.Process) -> None:
+        self._inner = process
+        self._stdout = CappedStdout(process.stdout) if process.stdout is not None else None
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._process, name)
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def wait(self) -> int:
+        return await self._inner.wait()
+
+    def terminate(self) -> None:
+        self._inner.terminate()
+
+    def kill(self) -> None:
+        self._inner.kill()
+
+    def send_signal(self, signal: Any) -> None:
+        self._inner.send_signal(signal)
+
+    @property
+    def pid(self) -> int:
+        return self._inner.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._inner.returncode
+
+    @property
+    def stdin(self) -> anyio.abc.ByteSendStream | None:
+        return self._inner.stdin
+
+    @property
+    def stdout(self) -> anyio.abc.ByteReceiveStream | None:
+        return self._stdout
+
+    @property
+    def stderr(self) -> anyio.abc.ByteReceiveStream | None:
+        return self._inner.stderr
+
+    def __getattr__(self, name: str) -> Any:  # the backend's own attributes (the SDK closes its transport)
+        return getattr(self._inner, name)
 
 
 def cap_stdio() -> None:

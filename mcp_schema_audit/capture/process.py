@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp.client import Transport
@@ -133,6 +133,10 @@ class ProcessTree:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: how the server ended, in words (``exit status 1``, ``killed by SIGKILL``), when a failed capture saw it end
+        self.ended: str | None = None
+        #: a failed capture found the server still running (it closed its stdout, or stopped answering)
+        self.running: bool = False
 
     # -- /proc
 
@@ -308,6 +312,46 @@ class ProcessTree:
             pass
 
 
+#: seconds a failed capture waits for the server to end (its stdout closes a moment before it exits)
+EXIT_WAIT_S = 0.3
+
+
+def _server_process(transport: Transport) -> Any:
+    """The SDK's process object of the stdio server, or ``None``. The stdio client keeps it in its generator's
+    frame and nothing public exposes its exit status (the client reaps the server itself), so it is read there;
+    an SDK that keeps it elsewhere gives ``None``, and messages go without the exit status."""
+    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    return process if hasattr(process, "returncode") else None
+
+
+async def _note_exit(transport: Transport, tree: ProcessTree) -> None:
+    """Record in ``tree.ended`` how the server ended, waiting up to ``EXIT_WAIT_S`` for it (shielded: a failure is
+    being explained); a server still running then leaves it unset."""
+    import anyio
+
+    process = _server_process(transport)
+    if process is None:
+        return
+    with anyio.move_on_after(EXIT_WAIT_S, shield=True):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    if process.returncode is None:
+        tree.running = True
+    else:
+        tree.ended = _ending(process.returncode)
+
+
+def _ending(returncode: int) -> str:
+    """A subprocess's return code in words: ``exit status N``, or ``killed by SIGNAME`` for ``-N``."""
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    try:
+        return f"killed by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"killed by signal {-returncode}"
+
+
 #: seconds a stdio server gets between SIGTERM and SIGKILL once the run's deadline has passed
 TIMEOUT_TERM_GRACE_S = 0.1
 
@@ -327,6 +371,10 @@ async def tracked(transport: Transport, tree: ProcessTree) -> AsyncIterator[Tran
         tree.attach()
         try:
             yield streams
+        except Exception:
+            if anyio.current_time() < anyio.current_effective_deadline():
+                await _note_exit(transport, tree)  # a failure: how the server ended
+            raise
         finally:
             tree.scan()  # a last look before the SDK closes stdin and signals the process group
             if anyio.current_time() >= anyio.current_effective_deadline():
