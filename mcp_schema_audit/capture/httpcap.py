@@ -116,7 +116,7 @@ class _CappedProcess(anyio.abc.Process):
     ``anyio.abc.Process`` itself: the SDK asserts that before it signals a server that outlived its closed stdin
     (a plain wrapper failed every such capture with ``AssertionError``)."""
 
-    def __init__(self, process: anyio.abc.Process) -> None:
+    def __init__(self, process: Any) -> None:  # the SDK's ServerProcess: anyio's on POSIX, its own on Windows
         self._inner = process
         self._stdout = CappedStdout(process.stdout) if process.stdout is not None else None
 
