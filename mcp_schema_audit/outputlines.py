@@ -84,7 +84,9 @@ def error_line(lines: list[str]) -> int | None:
 def quote_output(text: str, secrets: tuple[str, ...] = (), tail: int = TAIL_LINES) -> str:
     """``text`` (a program's output) on one line: the line that names the error when there is one, ``…`` when
     lines were left out, then the last ``tail`` lines (without the error line when it is among them), joined with
-    `` | ``; ``""`` for no output.
+    `` | ``; ``""`` for no output. A Python error line with lines after it (an exception whose message goes on:
+    pydantic's ``ValidationError`` names each field on its own line) is followed by those lines instead (at most
+    ``tail``, then ``…`` when more were left out).
 
     >>> quote_output("node:internal/x:1\\n  throw err;\\nError: Cannot find module 'a'\\n at 1\\n at 2\\n at 3\\n"
     ...              " at 4\\n at 5\\nNode.js v20", tail=3)
@@ -97,6 +99,12 @@ def quote_output(text: str, secrets: tuple[str, ...] = (), tail: int = TAIL_LINE
     if found is None:
         return " | ".join(last)
     named = lines[found] + _where(lines, found)
+    if _TRACEBACK in lines[:found] and found < len(lines) - 1:
+        # Python prints the exception last: the lines after its first line are the rest of its message
+        # (pydantic's ``2 validation errors for Settings`` names each field on the lines that follow)
+        following = lines[found + 1 : found + 1 + max(tail, 1)]
+        more = ["…"] if found + 1 + len(following) < len(lines) else []
+        return " | ".join([named, *following, *more])
     if found >= start:  # among the last lines (Python's error line ends its traceback): it goes first all the same
         return " | ".join([named, *(line for i, line in enumerate(last, start) if i != found)])
     gap = ["…"] if found < start - 1 else []

@@ -367,6 +367,24 @@ def test_quote_output_puts_a_python_error_line_first():
     )
 
 
+def test_quote_output_keeps_the_rest_of_a_python_exception_message(tmp_path: Path):
+    """A server whose settings fail pydantic's validation at start (the real pydantic, run as a server would run):
+    its exception names each field on the lines after its first one, and only the last five lines were quoted, so
+    the first field (``api_url``) was cut off behind ``…``. The lines after the error line are quoted now."""
+    script = tmp_path / "settings.py"
+    script.write_text(
+        "from pydantic import BaseModel\n\nclass Settings(BaseModel):\n    api_url: str\n    port: int\n\n"
+        "Settings(port='x')\n"
+    )
+    run = subprocess.run([PYTHON, str(script)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "Traceback (most recent call last):" in run.stderr, run.stderr
+    quoted = quote_output(run.stderr)
+    assert quoted.startswith(
+        "pydantic_core._pydantic_core.ValidationError: 2 validation errors for Settings | api_url | "
+    ), quoted
+    assert " | port | " in quoted and "Input should be a valid integer" in quoted, quoted
+
+
 def test_check_applies_the_tool_filter_as_diff_does(tmp_path: Path):
     """The config file's ``exclude_tools`` (and ``--tool``) scope ``check`` exactly as they scope ``diff``: the same
     findings and the same note from the same two servers (tests/servers/release_server.py, releases 1 and 2)."""
