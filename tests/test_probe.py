@@ -594,9 +594,12 @@ def test_demo_shows_snapshot_diff_and_probe(tmp_path: Path) -> None:
     assert "breaking mailbox_stats output /additionalProperties  [result-violates-own-schema]" in out
     assert "breaking get_message output /additionalProperties  [result-rejected-by-cached-schema]" in out
     assert "Additional properties are not allowed ('served_by', 'took_ms' were unexpected)" in out
-    assert "snapshot v1" in r.stderr and "probe v2 --auto --against v1" in r.stderr
+    # the progress lines are snapshot's, check's and probe's own (one wording for the first hour)
+    assert "v1: capturing from python -m mcp_schema_audit.demo_server.mail_server --version 1 …" in r.stderr
+    assert "v1: 7 tools, 0 prompts, 0 resources, 0 resource templates, 2026-07-28; " in r.stderr, r.stderr
+    assert "v2: probing python -m mcp_schema_audit.demo_server.mail_server --version 2 (--auto, against v1)" in r.stderr
     # the tools --auto did not call, each with why and what to add
-    assert "4 calls, --auto left out 2 tools" in r.stderr, r.stderr
+    assert "4 calls made, 4 checked against an outputSchema; --auto left out 2 tools" in r.stderr, r.stderr
     assert "note: --auto left out send_message: not annotated readOnlyHint: true; add:" in out
     assert "note: --auto left out list_messages: required argument 'folder'" in out
 

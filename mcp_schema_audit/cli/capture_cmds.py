@@ -105,8 +105,11 @@ def snapshot(
     server = source.ServerSource.of(locals())
     store = resolved(config, store=store).store
     dest = _destination(server, from_file, label, out, store, force)
-    snap = _imported(from_file, label) if from_file is not None else _captured(server, label or _file_label(dest))
-    _write(snap, dest, out, force)
+    if from_file is not None:
+        snap, started = _imported(from_file, label), time.monotonic()
+    else:
+        snap, started = _captured(server, label or _file_label(dest))
+    _write(snap, dest, out, force, started)
 
 
 def _file_label(dest: Path | None) -> str:
@@ -116,9 +119,9 @@ def _file_label(dest: Path | None) -> str:
     return stem if is_label(stem) else "snapshot"
 
 
-def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
+def _write(snap: Any, dest: Path | None, out: str | None, force: bool, started: float) -> None:
     """Write the snapshot to stdout (``--out -``) or atomically to ``dest`` (never replacing a file unless
-    ``force``), then one line on stderr of what it holds."""
+    ``force``), then one line on stderr of what it holds (``source.captured``: the time since ``started``)."""
     stream = out is not None and descriptor_of(out) is not None  # -, /dev/stdout, /proc/self/fd/N: a stream
     text = canonical_json(snap.to_json(), "the snapshot to stdout" if stream else str(dest))
     bare = [str(t.get("name")) for t in snap.tools if "inputSchema" not in t]
@@ -133,7 +136,7 @@ def _write(snap: Any, dest: Path | None, out: str | None, force: bool) -> None:
         return
     assert dest is not None
     atomic_write_text(dest, text, exclusive=not force)
-    err(f"wrote {dest} ({snap.holds()})")
+    source.captured(snap, started, wrote=str(dest))
 
 
 def _destination(
@@ -166,15 +169,16 @@ def _imported(from_file: Path, label: str | None) -> Any:
     return snap
 
 
-def _captured(server: source.ServerSource, label: str) -> Any:
-    """The snapshot of a live server (``capture.capture``); a progress line on stderr first."""
+def _captured(server: source.ServerSource, label: str) -> tuple[Any, float]:
+    """The snapshot of a live server (``capture.capture``) and when its capture started (``time.monotonic``); a
+    progress line on stderr first."""
     from mcp_schema_audit.capture import capture
 
     quiet_sdk_logs(server.verbose)
     target, where = server.target()
-    err(f"capturing tools, prompts, resources and resource templates from {where} …")
+    started = source.capturing(where)
     with source.server_output_shown(server.verbose):
-        return capture(
+        snap = capture(
             target,
             label=label,
             protocol=server.protocol,
@@ -182,6 +186,7 @@ def _captured(server: source.ServerSource, label: str) -> Any:
             max_pages=server.max_pages,
             clock_started=run_started(),
         )
+    return snap, started
 
 
 _DEMO_HELP = """Run the whole pipeline on the bundled mail server: snapshot v1 and v2 over stdio, diff them,
@@ -249,16 +254,15 @@ def _demo(store: Path, settings: Any, timeout: float) -> bool:
     for version in ("1", "2"):
         label = f"v{version}"
         cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", version]
-        err(f"snapshot {label}: python {' '.join(cmd[1:])}")
-        t0 = time.monotonic()
+        started = source.capturing("python " + " ".join(cmd[1:]), label)
         snap = capture(CaptureTarget("stdio", command=cmd), label=label, protocol="auto", timeout_s=timeout)
         atomic_write_text(store_path(store, label), canonical_json(snap.to_json(), str(store_path(store, label))))
-        err(f"  {plural(len(snap.tools), 'tool')}, protocol {snap.protocol_version}, {time.monotonic() - t0:.1f} s")
+        source.captured(snap, started, label)
         snaps.append(snap)
     report = diff_report(snaps[0], snaps[1], settings)
     write_output(render_for(report, "text", None), None)
     cmd = [sys.executable, "-m", "mcp_schema_audit.demo_server.mail_server", "--version", "2"]
-    err("probe v2 --auto --against v1: python " + " ".join(cmd[1:]))
+    err("v2: probing python " + " ".join(cmd[1:]) + " (--auto, against v1) …")
     t0 = time.monotonic()
     skipped: list[dict[str, str]] = []
 
@@ -270,8 +274,12 @@ def _demo(store: Path, settings: Any, timeout: float) -> bool:
     listing, _planned, records = probe_server(
         CaptureTarget("stdio", command=cmd), planned, label="v2", protocol="auto", timeout_s=timeout
     )
-    left_out = f"--auto left out {plural(len(skipped), 'tool')} (the report says why)"
-    err(f"  {plural(len(records), 'call')}, {left_out}, {time.monotonic() - t0:.1f} s")
     probed = probe_report(listing, records, [snaps[0]], settings, skipped=skipped, auto=True)
+    checked = sum(1 for c in probed.calls if c.get("checked"))
+    left_out = f"--auto left out {plural(len(skipped), 'tool')} (the report says why)"
+    err(
+        f"v2: {plural(len(records), 'call')} made, {checked} checked against an outputSchema; {left_out}; "
+        f"{time.monotonic() - t0:.1f} s"
+    )
     write_output("\n" + render_for(probed, "text", None), None)
     return report.passed and probed.passed

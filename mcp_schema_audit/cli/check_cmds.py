@@ -330,13 +330,13 @@ def _capturer(server: source.ServerSource) -> Any:
             list(one.env),
             one.cwd,
         )
-        err(f"{one.what}: capturing from {where} …")
+        started = source.capturing(where, one.what)
         try:
             with source.server_output_shown(server.verbose):
                 snap = capture(target, label=one.label, protocol=server.protocol, timeout_s=server.timeout)
         except CaptureError as exc:
             raise CaptureError(f"{one.what} failed: {exc}", hint=exc.hint, output=exc.output) from None
         atomic_write_text(one.target, canonical_json(snap.to_json(), str(one.target)))
-        err(f"{one.what}: {snap.holds()}")
+        source.captured(snap, started, one.what)
 
     return run

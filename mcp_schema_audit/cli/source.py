@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -227,3 +228,17 @@ def build_target(
     if not endpoint.lower().startswith(("http://", "https://")):
         raise UsageError("--url/--sse must be an http:// or https:// URL")
     return CaptureTarget("http" if url else "sse", url=endpoint, headers=headers), redact_url(endpoint)
+
+
+def capturing(where: str, side: str = "") -> float:
+    """Say on stderr that a capture of ``where`` starts (``[SIDE: ]capturing from WHERE …``: ``snapshot``, ``check``
+    and ``demo`` alike); returns the start, in ``time.monotonic`` seconds, for ``captured``."""
+    err(f"{side + ': ' if side else ''}capturing from {where} …")
+    return time.monotonic()
+
+
+def captured(snap: Any, started: float, side: str = "", wrote: str | None = None) -> None:
+    """Say on stderr what the capture begun at ``started`` holds and how long it took: ``[SIDE: ]wrote FILE (7 tools,
+    0 prompts, …, 2026-07-28; 1.2 s)``, or without ``wrote`` ``[SIDE: ]7 tools, …; 1.2 s``."""
+    holds = f"{snap.holds()}; {time.monotonic() - started:.1f} s"
+    err((side + ": " if side else "") + (f"wrote {wrote} ({holds})" if wrote else holds))
