@@ -386,10 +386,13 @@ def test_zod_reads_strings_as_utf16_code_units(sid: str, audited: dict[tuple[str
     accepted = {"format_ipv6", "format_ulid", "flags_i", "flags_s", "step_small"}
     accepted |= {"format_emoji", "time_precision"} if sid.startswith("zod3") else set()
     assert not [key for key in found if key[0] in accepted and key[1] == "breaking"], sorted(found)
-    # a format added where the cached schema had none: a warning for hosts, but the server refuses the call
+    # a format added where the cached schema had none: a warning for hosts, but the server refuses the call; zod 4
+    # lists z.url() as a bare format too (no pattern) and checks it with new URL() (was a warning, exit 0)
     assert found[("added_email", "breaking")]["server"]["outcome"] == "rejected"
+    url = found[("added_url", "breaking")]
+    assert url["server"]["outcome"] == "rejected", url
+    assert url["server"]["error"].endswith(("Invalid URL at x", "Invalid url at x")), url
     if sid.startswith("zod3"):
-        assert found[("added_url", "breaking")]["server"]["outcome"] == "rejected"
         for tool, value in (("format_email", "a@b.c"), ("format_datetime", "2020-01-01t00:00:00z")):
             f = found[(tool, "breaking")]
             assert f["witness"]["instance"] == {"x": value} and f["server"]["outcome"] == "rejected", f
@@ -592,3 +595,60 @@ def test_zod4_words_for_a_left_out_field_are_zods_own(prefixes: dict[str, Path])
         outcome = judge(replace(PROFILES["zod-strip"], wording="zod4"), row["schema"], {})
         assert outcome.rejected, row
         assert outcome.rejected[0] == ("/" + row["field"], row["message"]), (row, outcome.rejected)
+
+
+#: Values zod 4's ``z.url()`` and ``z.jwt()`` are asked about, each with what ``zod_formats.ZOD4_CHECKS`` must say:
+#: it may answer "may take" for a value zod refuses (read in the server's favour), never the other way.
+_ZOD4_FORMAT_VALUES = {
+    "uri": [
+        "abc",
+        " http://x ",
+        "\u00a0http://x",
+        "\x01\u00a0http://x",
+        "h\tttp://x",
+        "mailto:a",
+        "http:",
+        "a:b",
+        "1a:b",
+        "\u3000http://x\u3000",
+        "\ufeffhttp://x",
+        "\x85http://x",
+        "\u200bhttp://x",
+        "",
+        " ",
+        "\ta:b\n",
+        "-a:b",
+    ],
+    "jwt": ["a", "a.b.c", "..", "eyJhbGciOiJIUzI1NiJ9.e30.x", ".a.b", "a.b", "a.b.c.d", "eyJhbGciOiJIUzI1NiJ9.."],
+}
+_ZOD4_FORMAT_SCRIPT = """
+const z = require(require.resolve("zod", {paths: [process.env.SDK_PREFIX]}));
+const values = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const check = {uri: z.url(), jwt: z.jwt()};
+const out = {};
+for (const [format, list] of Object.entries(values)) out[format] = list.map((v) => check[format].safeParse(v).success);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_zod4_bare_formats_are_refused_only_where_zod_refuses(prefixes: dict[str, Path]) -> None:
+    """zod 4 lists ``z.url()`` (``new URL(value.trim())``) and ``z.jwt()`` without a pattern: every value the
+    reading calls refused is refused by the real zod 4, and the plain cases are decided (a reading that took
+    everything would pass the first half)."""
+    from mcp_schema_audit.engine.zod_formats import ZOD4_CHECKS
+
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, "-e", _ZOD4_FORMAT_SCRIPT],
+        input=json.dumps(_ZOD4_FORMAT_VALUES),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SDK_PREFIX": str(prefixes["zod4"])},
+        check=True,
+    )
+    real = json.loads(proc.stdout)
+    for fmt, values in _ZOD4_FORMAT_VALUES.items():
+        for value, zod_takes in zip(values, real[fmt], strict=True):
+            assert zod_takes <= ZOD4_CHECKS[fmt](value), (fmt, value)  # never refused where zod takes it
+    assert not ZOD4_CHECKS["uri"]("abc") and ZOD4_CHECKS["uri"](" http://x ") and not ZOD4_CHECKS["jwt"]("a.b")

@@ -92,6 +92,8 @@ def _zod(error: ValidationError, version: int) -> str | None:
         return "Unrecognized key(s) in object: " + ", ".join(f"'{k}'" for k in extra)
     if kw == "format" and version == 3 and isinstance(value, str) and value in _ZOD3_CHECK_NAMES:
         return f"Invalid {_ZOD3_CHECK_NAMES[value]}"  # zod 3's invalid_string message names its check
+    if kw == "format" and version == 4 and isinstance(value, str) and value in _ZOD4_BARE_FORMAT_NOUNS:
+        return f"Invalid {_ZOD4_BARE_FORMAT_NOUNS[value]}"  # z.url(), z.jwt(): listed bare, checked by zod's code
     fmt = error.schema.get("format") if isinstance(error.schema, dict) else None
     if kw == "pattern" and version == 4 and isinstance(fmt, str) and fmt in _ZOD4_FORMAT_NOUNS:
         return f"Invalid {_ZOD4_FORMAT_NOUNS[fmt]}"  # the pattern of zod 4's own z.email(), z.iso.datetime() …
@@ -127,6 +129,10 @@ _ZOD4_FORMAT_NOUNS = {
     "cidrv6": "IPv6 range",
     "emoji": "emoji",
 }
+
+
+#: The same for the formats zod 4 lists without a pattern (``zod_formats.ZOD4_CHECKS``).
+_ZOD4_BARE_FORMAT_NOUNS = {"uri": "URL", "jwt": "JWT"}
 
 
 def _zod4_missing(prop: Any) -> str:

@@ -31,7 +31,7 @@ from jsonschema.validators import validator_for
 from mcp_schema_audit import fastpaths
 from mcp_schema_audit.engine.frameworks import NOT_TAKEN, pydantic_lax, refusals_after, takes
 from mcp_schema_audit.engine.server_words import joined, missing_field, rejection_text
-from mcp_schema_audit.engine.zod_formats import zod3_format_checker
+from mcp_schema_audit.engine.zod_formats import bare_format_texts, zod3_format_checker, zod4_format_checker
 from mcp_schema_audit.fastpaths import ContentCache
 from mcp_schema_audit.jsontext import pointer
 from mcp_schema_audit.schema.dialects import subschemas
@@ -508,12 +508,14 @@ def _validator(schema: Any, validator: ServerValidator) -> Any:
 
 def framework_format_checker(wording: str) -> Any:
     """How a server of ``wording`` asserts ``format``: zod 3 with its own string checks
-    (``zod_formats.zod3_format_checker``), pydantic as jsonschema's ``FormatChecker`` (its own parsers are
-    ``frameworks.takes``), zod 4 not at all (it lists the pattern it checks beside the format: ``z.email()`` is
-    ``{"format": "email", "pattern": …}``, and ``.url()`` checks with ``new URL()``), jsonschema's server not at all
-    (python-sdk validates without a format checker)."""
+    (``zod_formats.zod3_format_checker``), zod 4 only where it lists a format without the pattern it checks
+    (``zod_formats.zod4_format_checker``: ``z.url()``'s ``new URL()``, ``z.jwt()``; ``z.email()`` is ``{"format":
+    "email", "pattern": …}``, read by its pattern), pydantic as jsonschema's ``FormatChecker`` (its own parsers are
+    ``frameworks.takes``), jsonschema's server not at all (python-sdk validates without a format checker)."""
     if wording == "zod3":
         return zod3_format_checker()
+    if wording == "zod4":
+        return zod4_format_checker()
     return FormatChecker() if wording == "pydantic" else None
 
 
@@ -529,11 +531,12 @@ def regex_reading(validator: ServerValidator) -> str | None:
 
 def framework_reads(reading: str | None, text: str) -> bool:
     """Does the framework ``reading`` read some keyword of the schema whose JSON text is ``text`` unlike the hosts
-    (a ``pattern``; for zod 3 a string length or a ``format`` too)?"""
+    (a ``pattern``; for zod 3 a string length too; a ``format`` it checks with its own code:
+    ``zod_formats.bare_format_texts``)?"""
     if reading is None:
         return False
-    zod3 = ('"minLength"', '"maxLength"', '"format"')
-    return '"pattern' in text or (reading == "zod3" and any(k in text for k in zod3))
+    lengths = ('"minLength"', '"maxLength"') if reading == "zod3" else ()
+    return '"pattern' in text or any(k in text for k in (*lengths, *bare_format_texts(reading)))
 
 
 def read_by_framework(base: Any, node: Any, reading: str) -> Any:

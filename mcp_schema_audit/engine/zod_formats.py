@@ -1,4 +1,5 @@
-"""zod 3's own string checks behind the ``format`` its listing names (``zod3_format_checker``).
+"""zod's own string checks behind a ``format`` its listing names bare, without the pattern it checks
+(``zod3_format_checker``, ``zod4_format_checker``).
 
 A TypeScript server on zod 3 lists ``z.string().email()`` as ``{"format": "email"}`` (zod-to-json-schema's default
 ``emailStrategy``), ``.datetime()`` as ``"date-time"``, ``.date()``, ``.time()``, ``.uuid()`` alike, but validates
@@ -15,6 +16,12 @@ so the looser options are assumed (an offset taken, ``Z`` optional, any fraction
 WHATWG's ``new URL()``, read only as far as it surely refuses (no scheme: ``abc``). Every other format is not
 asserted at all (zod 3 checks ``ipv6`` with a regex of its own that takes ``fe80:%a`` and ``::01.2.3.4``, which
 jsonschema's checker refuses; ``duration`` and the rest list nothing zod checks this way).
+
+zod 4 lists the pattern it checks beside almost every format (``z.email()`` is ``{"format": "email", "pattern":
+…}``, read as that pattern); only ``z.url()``/``z.httpUrl()``/``z.string().url()`` (``"uri"``: ``new URL()`` of the
+value after ``trim()``) and ``z.jwt()`` (``"jwt"``: three ``.``-separated parts, a base64url JSON header with an
+``alg``) list the format bare (zod 4.6 ``toJSONSchema``, checked with node). ``ZOD4_CHECKS`` reads them only as far
+as they surely refuse: no scheme once trimmed; not three parts, or an empty header.
 """
 
 from __future__ import annotations
@@ -63,11 +70,31 @@ def _url_may_parse(text: str) -> bool:
     """False only where WHATWG's ``new URL(text)`` surely throws: no scheme (``[A-Za-z][A-Za-z0-9+.-]*:``) once the
     tabs and newlines it removes anywhere (``h\\tttp://x`` is ``http://x``) and the leading and trailing C0 controls
     and spaces it strips are gone."""
-    cleaned = text.translate(_TAB_NEWLINE).strip("".join(map(chr, range(0x21))))
+    cleaned = text.translate(_TAB_NEWLINE).strip(_C0_AND_SPACE)
     return _SCHEME.match(cleaned) is not None
 
 
+#: What JavaScript's ``trim()`` removes (WhiteSpace and LineTerminator: U+FEFF too, which ``str.strip()`` keeps).
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _url_may_parse_trimmed(text: str) -> bool:
+    """zod 4's ``z.url()``: ``new URL(value.trim())``; ``_url_may_parse`` once the white space ``trim()`` removes
+    and the C0 controls and spaces the URL parser strips are gone from both ends, in any order (in the server's
+    favour: ``"\\x01\\u00a0http://x"``, which zod refuses, may parse here)."""
+    return _url_may_parse(text.translate(_TAB_NEWLINE).strip(_JS_WHITESPACE + _C0_AND_SPACE))
+
+
+def _jwt_may_parse(text: str) -> bool:
+    """False only where zod 4's ``z.jwt()`` surely refuses: not three ``.``-separated parts, or an empty header."""
+    parts = text.split(".")
+    return len(parts) == 3 and parts[0] != ""
+
+
 _OCTET = re.compile(r"0|[1-9][0-9]{0,2}")
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
 _TAB_NEWLINE = {0x09: None, 0x0A: None, 0x0D: None}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -83,16 +110,42 @@ ZOD3_CHECKS: dict[str, Any] = {
 }
 
 
+#: format → zod 4's check of a string it lists that format bare for (``True``: zod may take it).
+ZOD4_CHECKS: dict[str, Any] = {"uri": _url_may_parse_trimmed, "jwt": _jwt_may_parse}
+
+#: The checks of each zod version, by its reading (``servers.regex_reading``).
+_CHECKS = {"zod3": ZOD3_CHECKS, "zod4": ZOD4_CHECKS}
+
+
+def _checker(checks: dict[str, Any]) -> Any:
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    for name, check in checks.items():
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or bool(check(value)))
+    return checker
+
+
 @functools.lru_cache(maxsize=1)
 def zod3_format_checker() -> Any:
     """A ``jsonschema.FormatChecker`` asserting formats as a zod 3 server does: ``ZOD3_CHECKS`` only (any other
     format passes); a value that is no string passes (as every format check)."""
-    from jsonschema import FormatChecker
+    return _checker(ZOD3_CHECKS)
 
-    checker = FormatChecker(formats=())
-    for name, check in ZOD3_CHECKS.items():
-        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or bool(check(value)))
-    return checker
+
+@functools.lru_cache(maxsize=1)
+def zod4_format_checker() -> Any:
+    """A ``jsonschema.FormatChecker`` asserting formats as a zod 4 server does where its listing names no pattern:
+    ``ZOD4_CHECKS`` only (every other format is read by the pattern listed beside it)."""
+    return _checker(ZOD4_CHECKS)
+
+
+def bare_format_texts(framework: str | None) -> tuple[str, ...]:
+    """The JSON texts (compact, as ``jsontext.canonical`` writes them) of the ``format`` entries ``framework``'s own
+    checks read: any ``"format"`` for zod 3, ``"format":"uri"`` and ``"format":"jwt"`` for zod 4, none else."""
+    if framework == "zod3":
+        return ('"format"',)
+    return tuple(f'"format":"{name}"' for name in _CHECKS.get(framework or "", {}))
 
 
 #: Input rules that are warnings only because hosts assert the keyword differently (``format``): on arguments the
@@ -104,5 +157,5 @@ SERVER_DECIDED_RULES = frozenset({"input-format-changed"})
 
 def checks_bare_formats(framework: str | None) -> bool:
     """Does a server of ``framework`` (a wording or reading: ``zod3``, ``zod4``, ``pydantic``) check a ``format`` it
-    lists without a pattern with its own code? zod 3 only (``ZOD3_CHECKS``)."""
-    return framework == "zod3"
+    lists without a pattern with its own code? zod 3 (``ZOD3_CHECKS``) and zod 4 (``ZOD4_CHECKS``)."""
+    return framework in _CHECKS

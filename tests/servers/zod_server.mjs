@@ -83,7 +83,7 @@ const tools = old
       format_ulid: { x: zod4 ? z.ulid() : z.string().ulid() }, // zod 3: /…/i, listed without the i
       flags_i: { x: z.string().regex(/^abc$/i) }, // the listing keeps ^abc$ only
       added_email: { x: zod4 ? z.email() : z.string().email() }, // zod 3: a bare format zod checks
-      added_url: { x: zod4 ? z.url() : z.string().url() }, // new URL()
+      added_url: { x: zod4 ? z.url() : z.string().url() }, // new URL(): zod 4 lists it bare too ("uri")
       flags_s: { x: z.string().regex(/^a.b$/s) }, // "." takes a newline under s; the listing keeps ^a.b$
       step_small: { x: z.number().multipleOf(0.00001) }, // zod 3: String(0.00007) is "0.00007", 5 places
       // zod 3: (:ss.sss)+, listed as a plain "time" (zod 4 lists a bare pattern, worded as its own: not read here)
