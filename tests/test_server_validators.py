@@ -392,6 +392,10 @@ def test_zod_reads_strings_as_utf16_code_units(sid: str, audited: dict[tuple[str
     url = found[("added_url", "breaking")]
     assert url["server"]["outcome"] == "rejected", url
     assert url["server"]["error"].endswith(("Invalid URL at x", "Invalid url at x")), url
+    if sid.startswith("zod4"):  # z.iso.time({precision: 3}) refuses a repeated seconds group, in its own words
+        time = found[("time_precision", "breaking")]
+        assert time["witness"]["instance"] == {"x": "00:00:00.000:00.000"}, time
+        assert time["server"]["error"].startswith("Invalid ISO time"), time
     if sid.startswith("zod3"):
         for tool, value in (("format_email", "a@b.c"), ("format_datetime", "2020-01-01t00:00:00z")):
             f = found[(tool, "breaking")]

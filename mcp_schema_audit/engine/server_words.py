@@ -11,6 +11,7 @@ keys, string lengths, patterns and number bounds are the frameworks' own (checke
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,6 +98,8 @@ def _zod(error: ValidationError, version: int) -> str | None:
     fmt = error.schema.get("format") if isinstance(error.schema, dict) else None
     if kw == "pattern" and version == 4 and isinstance(fmt, str) and fmt in _ZOD4_FORMAT_NOUNS:
         return f"Invalid {_ZOD4_FORMAT_NOUNS[fmt]}"  # the pattern of zod 4's own z.email(), z.iso.datetime() …
+    if kw == "pattern" and version == 4 and isinstance(value, str) and _ZOD4_TIME.fullmatch(value):
+        return "Invalid ISO time"  # z.iso.time(): zod 4 lists its pattern without a format
     return _zod_bounds(kw, value, version)
 
 
@@ -130,6 +133,14 @@ _ZOD4_FORMAT_NOUNS = {
     "emoji": "emoji",
 }
 
+
+#: zod 4's own ``z.iso.time({precision})`` pattern, the one format it lists as a bare ``pattern`` (zod 4.6
+#: ``regexes.time``: ``hh:mm``, then by precision nothing (-1), ``:ss`` (0), ``:ss.`` and N digits, or optional
+#: seconds with any fraction when none is given).
+_ZOD4_TIME = re.compile(
+    r"\^\(\?:\[01\]\\d\|2\[0-3\]\):\[0-5\]\\d"
+    r"(?:|:\[0-5\]\\d|:\[0-5\]\\d\\\.\\d\{[1-9][0-9]*\}|\(\?::\[0-5\]\\d\(\?:\\\.\\d\+\)\?\)\?)\$"
+)
 
 #: The same for the formats zod 4 lists without a pattern (``zod_formats.ZOD4_CHECKS``).
 _ZOD4_BARE_FORMAT_NOUNS = {"uri": "URL", "jwt": "JWT"}

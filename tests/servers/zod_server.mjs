@@ -86,8 +86,8 @@ const tools = old
       added_url: { x: zod4 ? z.url() : z.string().url() }, // new URL(): zod 4 lists it bare too ("uri")
       flags_s: { x: z.string().regex(/^a.b$/s) }, // "." takes a newline under s; the listing keeps ^a.b$
       step_small: { x: z.number().multipleOf(0.00001) }, // zod 3: String(0.00007) is "0.00007", 5 places
-      // zod 3: (:ss.sss)+, listed as a plain "time" (zod 4 lists a bare pattern, worded as its own: not read here)
-      time_precision: { x: zod4 ? z.string() : z.string().time({ precision: 3 }) },
+      // zod 3: (:ss.sss)+, listed as a plain "time"; zod 4 lists a bare pattern and words it as its own time check
+      time_precision: { x: zod4 ? z.iso.time({ precision: 3 }) : z.string().time({ precision: 3 }) },
     };
 
 const answer = (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] });
